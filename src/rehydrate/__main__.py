@@ -1,0 +1,7 @@
+"""``python -m rehydrate``."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,77 @@
+"""The ``rehydrate`` command line: a lazy click group and the one place errors become exit codes.
+
+Each command lives in its own module under ``rehydrate.cli`` and is imported
+only when invoked, so the pre-commit hook pays for click and nothing else.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import click
+
+from ..errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, RehydrateError
+
+# command name -> "module:attribute" under rehydrate.cli
+COMMANDS: dict[str, str] = {
+    "init": "init:command",
+    "state": "state:command",
+}
+# Commands whose module exists are listed; see _available().
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(COMMANDS))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in COMMANDS:
+            import importlib
+
+            module, _, attr = COMMANDS[cmd_name].partition(":")
+            command: click.Command = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+            return command
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="rehydrate", message="rehydrate %(version)s")
+def cli() -> None:
+    """Keep an agent's working state in three git ledgers; guard them; rehydrate from them."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI and map every outcome to the contract's exit codes."""
+    try:
+        result = cli.main(args=list(argv) if argv is not None else None, prog_name="rehydrate",
+                          standalone_mode=False)
+    except RehydrateError as exc:
+        click.echo(f"rehydrate: {exc}", err=True)
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("rehydrate: interrupted", err=True)
+        return EXIT_INTERRUPTED
+    except KeyboardInterrupt:
+        click.echo("rehydrate: interrupted", err=True)
+        return EXIT_INTERRUPTED
+    except click.ClickException as exc:
+        exc.show()
+        return EXIT_USAGE if exc.exit_code not in (0, 1) else exc.exit_code
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # a bug: never let a traceback pass for an answer
+        import os
+        import traceback
+
+        click.echo(
+            f"rehydrate: internal error ({type(exc).__name__}: {exc}). This is a bug; please "
+            "report it with the command you ran. Set REHYDRATE_DEBUG=1 for the traceback.",
+            err=True,
+        )
+        if os.environ.get("REHYDRATE_DEBUG"):
+            traceback.print_exc(file=sys.stderr)
+        return EXIT_INTERNAL
+    return result if isinstance(result, int) else 0

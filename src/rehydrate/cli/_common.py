@@ -1,0 +1,60 @@
+"""Helpers shared by commands: repository, configuration, sources, output."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from ..config import Config, load_config
+from ..errors import RehydrateError
+from ..git import Repo, find_repo
+from ..state import Source
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def open_repo() -> tuple[Repo, Config]:
+    repo = find_repo()
+    return repo, load_config(repo.root)
+
+
+def source_options(*, staged: bool = False, default: str = "rev") -> Callable[[F], F]:
+    """--rev R | --worktree (and --staged where allowed)."""
+
+    def decorate(func: F) -> F:
+        func = click.option("--worktree", is_flag=True,
+                            help="Read the ledgers from the work tree.")(func)
+        if staged:
+            func = click.option("--staged", is_flag=True,
+                                help="Read the ledgers from the index.")(func)
+        func = click.option("--rev", metavar="R", default=None,
+                            help=f"Read the ledgers at revision R{' (default HEAD)' if default == 'rev' else ''}.")(func)
+        return func
+
+    return decorate
+
+
+def pick_source(rev: str | None, worktree: bool, staged: bool = False,
+                default: str = "rev") -> Source:
+    chosen = [name for name, on in (("rev", rev is not None), ("worktree", worktree),
+                                    ("staged", staged)) if on]
+    if len(chosen) > 1:
+        raise RehydrateError(
+            "choose one of --rev, --staged, --worktree", code="usage",
+            fix="pass at most one source option",
+        )
+    kind = chosen[0] if chosen else default
+    return Source(kind, (rev or "HEAD") if kind == "rev" else None)
+
+
+def emit_json(obj: Any) -> None:
+    """One JSON object on stdout, deterministic."""
+    click.echo(json.dumps(obj, ensure_ascii=False, indent=2))
+
+
+def note(message: str) -> None:
+    """A message for people: stderr."""
+    click.echo(message, err=True)

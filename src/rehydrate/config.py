@@ -1,0 +1,177 @@
+"""Configuration: ``.rehydrate.toml`` or ``[tool.rehydrate]`` in ``pyproject.toml``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from .errors import ConfigError
+from .ledgers.model import KNOWN_COLUMNS
+
+DEFAULT_PATHS: Mapping[str, str] = {
+    "spec": "docs/Spec.md",
+    "task": "docs/Task.md",
+    "failures": "docs/Failed_Attempts.md",
+}
+KNOWN_SECTIONS = frozenset({
+    "constraints", "contracts", "decisions", "phases", "next action", "obligations",
+    "external writes", "approvals", "verified", "completion checks", "rollback", "retired",
+    "failures",
+})
+# key -> (type, default). Tables (ledgers, aliases) are handled apart.
+_SCALARS: Mapping[str, tuple[type, Any]] = {
+    "prompt_template": (str, None),
+    "diff_lines": (int, 200),
+    "max_tokens": (int, None),
+    "max_ledger_bytes": (int, 32 * 1024 * 1024),
+    "record_events": (bool, False),
+    "id_scheme": (str, "sequential"),
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings in force for one repository. Defaults need no file at all."""
+
+    paths: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_PATHS))
+    section_aliases: Mapping[str, str] = field(default_factory=dict)
+    column_aliases: Mapping[str, str] = field(default_factory=dict)
+    prompt_template: str | None = None
+    diff_lines: int = 200
+    max_tokens: int | None = None
+    max_ledger_bytes: int = 32 * 1024 * 1024
+    record_events: bool = False
+    id_scheme: str = "sequential"
+    origin: str | None = None  # file the settings came from
+
+    def path_of(self, kind: str) -> str:
+        return self.paths[kind]
+
+
+def load_config(root: Path) -> Config:
+    """Read settings from the work tree at ``root``; invalid settings are errors."""
+    dotfile = root / ".rehydrate.toml"
+    pyproject = root / "pyproject.toml"
+    found: list[tuple[str, dict[str, Any]]] = []
+    if dotfile.is_file():
+        data = _load_toml(dotfile)
+        found.append((".rehydrate.toml", data.get("tool", {}).get("rehydrate", data)))
+    if pyproject.is_file():
+        text = pyproject.read_text(encoding="utf-8", errors="replace")
+        if "rehydrate" in text:  # skip parsing TOML on the hot path when it cannot apply
+            table = _load_toml(pyproject).get("tool", {}).get("rehydrate")
+            if table is not None:
+                found.append(("pyproject.toml", table))
+    if not found:
+        return Config()
+    if len(found) > 1:
+        raise ConfigError(
+            "settings in both .rehydrate.toml and pyproject.toml [tool.rehydrate]",
+            file=".rehydrate.toml", code="config_ambiguous", fix="keep one of the two",
+        )
+    origin, table = found[0]
+    return _validate(table, origin)
+
+
+def _load_toml(path: Path) -> dict[str, Any]:
+    import tomllib
+
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"not valid TOML: {exc}", file=path.name, code="config_invalid",
+            fix="fix the TOML syntax",
+        ) from None
+
+
+def _validate(table: Mapping[str, Any], origin: str) -> Config:
+    if not isinstance(table, dict):
+        raise ConfigError("[tool.rehydrate] must be a table", file=origin, code="config_invalid")
+    values: dict[str, Any] = {"origin": origin}
+    for key, raw in table.items():
+        if key == "ledgers":
+            values["paths"] = _paths(raw, origin)
+        elif key == "aliases":
+            values["section_aliases"], values["column_aliases"] = _aliases(raw, origin)
+        elif key in _SCALARS:
+            kind = _SCALARS[key][0]
+            if not isinstance(raw, kind) or (kind is int and isinstance(raw, bool)):
+                raise ConfigError(
+                    f"{key} must be a {kind.__name__}, not {raw!r}", file=origin,
+                    code="config_invalid", fix=f"set {key} to a {kind.__name__}",
+                )
+            if kind is int and raw <= 0:
+                raise ConfigError(f"{key} must be positive", file=origin, code="config_invalid")
+            values[key] = raw
+        else:
+            raise ConfigError(
+                f"unknown setting {key!r}", file=origin, code="config_invalid",
+                fix="known settings: ledgers, aliases, " + ", ".join(sorted(_SCALARS)),
+            )
+    if values.get("id_scheme", "sequential") not in ("sequential", "branch-safe"):
+        raise ConfigError(
+            "id_scheme must be 'sequential' or 'branch-safe'", file=origin, code="config_invalid"
+        )
+    return Config(**values)
+
+
+def _paths(raw: Any, origin: str) -> dict[str, str]:
+    if not isinstance(raw, dict):
+        raise ConfigError("ledgers must be a table", file=origin, code="config_invalid")
+    paths = dict(DEFAULT_PATHS)
+    for kind, value in raw.items():
+        if kind not in DEFAULT_PATHS:
+            raise ConfigError(
+                f"unknown ledger {kind!r}", file=origin, code="config_invalid",
+                fix="ledgers are: spec, task, failures",
+            )
+        paths[kind] = safe_relpath(value, origin)
+    if len(set(paths.values())) != len(paths):
+        raise ConfigError("two ledgers share one path", file=origin, code="config_invalid")
+    return paths
+
+
+def safe_relpath(value: Any, origin: str) -> str:
+    """A repository-relative POSIX path that cannot leave the repository."""
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"path {value!r} must be a non-empty string", file=origin,
+                          code="config_invalid")
+    path = PurePosixPath(value.replace("\\", "/"))
+    parts = [p for p in path.parts if p not in ("", ".")]
+    if path.is_absolute() or ".." in parts or not parts or parts[0] == ".git":
+        raise ConfigError(
+            f"path {value!r} leaves the repository", file=origin, code="path_outside_repo",
+            fix="use a path relative to the repository root, without '..'",
+        )
+    return "/".join(parts)
+
+
+def _aliases(raw: Any, origin: str) -> tuple[dict[str, str], dict[str, str]]:
+    if not isinstance(raw, dict):
+        raise ConfigError("aliases must be a table", file=origin, code="config_invalid")
+    sections: dict[str, str] = {}
+    columns: dict[str, str] = {}
+    for group, target, known in (("sections", sections, KNOWN_SECTIONS),
+                                 ("columns", columns, KNOWN_COLUMNS)):
+        entries = raw.get(group, {})
+        if not isinstance(entries, dict):
+            raise ConfigError(f"aliases.{group} must be a table", file=origin,
+                              code="config_invalid")
+        for alias, canonical in entries.items():
+            name = str(canonical).strip().lower()
+            if name not in known:
+                raise ConfigError(
+                    f"aliases.{group}: {alias!r} points at unknown {group[:-1]} {canonical!r}",
+                    file=origin, code="config_invalid",
+                    fix="known: " + ", ".join(sorted(known)),
+                )
+            target[" ".join(alias.split()).lower()] = name
+    unknown = set(raw) - {"sections", "columns"}
+    if unknown:
+        raise ConfigError(f"unknown alias group(s) {sorted(unknown)}", file=origin,
+                          code="config_invalid", fix="use aliases.sections and aliases.columns")
+    return sections, columns

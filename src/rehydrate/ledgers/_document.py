@@ -1,0 +1,260 @@
+"""Shared ledger reading: bytes -> lines -> front matter -> sections -> records."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import LedgerParseError
+from . import _frontmatter
+from ._markdown import Section, split_sections
+from ._table import Table, normalize
+from .model import RETIRED, Ledger, ProseSection, Retired, Schema
+
+MAX_LEDGER_BYTES = 32 * 1024 * 1024
+_BOM = b"\xef\xbb\xbf"
+_BLOB = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+# Cc except tab; Cf except ZWNJ/ZWJ (U+200C/D); line/paragraph separators; tag characters.
+_FORBIDDEN = re.compile(
+    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
+    "\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e007f]"
+)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a ledger reader needs besides the bytes."""
+
+    path: str
+    section_aliases: Mapping[str, str]  # lowercase alias -> canonical section
+    column_aliases: Mapping[str, str]  # lowercase alias -> canonical header
+    max_bytes: int = MAX_LEDGER_BYTES
+
+
+def decode(data: bytes, ctx: Context) -> list[str]:
+    """Bytes to lines: size cap first, BOM and CRLF folded, invalid UTF-8 refused."""
+    if len(data) > ctx.max_bytes:
+        raise LedgerParseError(
+            f"ledger is {len(data)} bytes, over the {ctx.max_bytes}-byte cap",
+            file=ctx.path, line=1, code="too_large",
+            fix="retire and archive old rows, or raise max_ledger_bytes in the configuration",
+        )
+    if data.startswith(_BOM):
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LedgerParseError(
+            f"invalid UTF-8 at byte {exc.start}", file=ctx.path,
+            line=data[: exc.start].count(b"\n") + 1, code="bad_encoding",
+            fix="save the file as UTF-8",
+        ) from None
+    if "\x00" in text:
+        raise LedgerParseError(
+            "NUL byte in ledger", file=ctx.path, line=text[: text.index("\x00")].count("\n") + 1,
+            code="bad_encoding", fix="remove the NUL byte; ledgers are text",
+        )
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [t[:-1] if t.endswith("\r") else t for t in lines]
+
+
+def check_text(value: str, ctx: Context, line: int, item_id: str | None = None) -> None:
+    """Refuse invisible, bidi, control and tag characters inside an item."""
+    bad = _FORBIDDEN.search(value)
+    if bad:
+        raise LedgerParseError(
+            f"invisible or control character U+{ord(bad.group()):04X} in an item "
+            f"(column {bad.start() + 1} of the cell)",
+            file=ctx.path, line=line, item_id=item_id, code="forbidden_character",
+            fix="remove it; it changes what the model reads without showing",
+        )
+
+
+def records(schema: Schema, table: Table, ctx: Context) -> list[Any]:
+    """Turn one table into records of ``schema.record``, checked cell by cell."""
+    index: dict[str, int] = {}
+    extra: list[tuple[int, str]] = []
+    for pos, raw in enumerate(table.header):
+        name = raw.lower()
+        name = ctx.column_aliases.get(name, name)
+        if name in index or any(name == e for _, e in extra):
+            raise LedgerParseError(
+                f"column {raw!r} appears twice", file=ctx.path, line=table.line,
+                code="table_malformed", fix="keep one column of each name",
+            )
+        if any(c.header == name for c in schema.columns):
+            index[name] = pos
+        else:
+            extra.append((pos, name))
+    for column in schema.columns:
+        if column.required and column.header not in index:
+            raise LedgerParseError(
+                f"the {schema.section!r} table has no {column.header!r} column",
+                file=ctx.path, line=table.line, code="missing_column",
+                fix="columns: " + ", ".join(c.header for c in schema.columns if c.required),
+            )
+    out = []
+    for row in table.rows:
+        item_id = row.cells[index["id"]]
+        for cell in row.cells:
+            check_text(cell, ctx, row.line, item_id or None)
+        if not item_id:
+            raise LedgerParseError(
+                "row has an empty ID", file=ctx.path, line=row.line, code="empty_id",
+                fix="give every row an ID (e.g. C-001, F-012, P3)",
+            )
+        kwargs: dict[str, str] = {}
+        for column in schema.columns:
+            value = row.cells[index[column.header]] if column.header in index else ""
+            if column.name in schema.values:
+                value = _vocabulary(schema, column.name, value, ctx, row.line, item_id)
+            elif column.required and not value:
+                retiring = schema is RETIRED
+                raise LedgerParseError(
+                    f"required cell {column.header!r} is empty", file=ctx.path, line=row.line,
+                    item_id=item_id, code="retire_without_reason" if retiring else "empty_cell",
+                    fix="retiring needs a reason" if retiring else f"fill in {column.header!r}",
+                )
+            kwargs[column.name] = value
+        if schema.section == "verified" and not _BLOB.match(kwargs["blob"]):
+            raise LedgerParseError(
+                "Blob must be a full git blob id", file=ctx.path, line=row.line,
+                item_id=item_id, code="bad_blob",
+                fix="record `git hash-object <artifact>` (or use `rehydrate task verified add`)",
+            )
+        out.append(schema.record(
+            line=row.line, extra=tuple((name, row.cells[pos]) for pos, name in extra), **kwargs
+        ))
+    return out
+
+
+def _vocabulary(
+    schema: Schema, name: str, value: str, ctx: Context, line: int, item_id: str
+) -> str:
+    allowed = schema.values[name]
+    canon = value.upper() if name == "level" else value.lower()
+    if canon not in allowed:
+        what = "Level" if name == "level" else "Status"
+        raise LedgerParseError(
+            f"unknown {what} {value!r} in {schema.section!r}", file=ctx.path, line=line,
+            item_id=item_id, code=f"unknown_{name}", fix="use one of: " + ", ".join(allowed),
+        )
+    return canon
+
+
+def canonical_section(section: Section, ctx: Context) -> str | None:
+    if section.title is None:
+        return None
+    name = normalize(section.title).lower()
+    return ctx.section_aliases.get(name, name)
+
+
+def read(
+    kind: str,
+    data: bytes,
+    ctx: Context,
+    schemas: Mapping[str, Schema | None],
+    pick_tables: Callable[[list[tuple[str | None, Section]]], dict[int, Schema]],
+    finish: Callable[[Mapping[str, Any], Mapping[str | None, Section], Context], dict[str, Any]],
+) -> Ledger:
+    """Parse one ledger. ``pick_tables`` maps id(table) -> schema for item tables."""
+    lines = decode(data, ctx)
+    meta, skip = _frontmatter.split(lines, ctx.path)
+    declared = meta.get("ledger")
+    if declared is not None and declared != kind:
+        raise LedgerParseError(
+            f"front matter says ledger: {declared!r}, but this path is the {kind} ledger",
+            file=ctx.path, line=1, code="frontmatter_invalid",
+            fix=f"set 'ledger: {kind}' or fix the configured path",
+        )
+    sections = list(split_sections(lines[skip:], ctx.path, skip + 1))
+    keyed = [(canonical_section(s, ctx), s) for s in sections]
+    seen: dict[str, int] = {}
+    for key, section in keyed:
+        if key in schemas or key == "retired":
+            if key in seen:
+                raise LedgerParseError(
+                    f"section {section.title!r} appears twice (first at line {seen[key]})",
+                    file=ctx.path, line=section.line, code="duplicate_section",
+                    fix="merge the two sections into one",
+                )
+            seen[key] = section.line
+    chosen = pick_tables(keyed)
+    for key, section in keyed:
+        if key == "retired":
+            for table in section.tables:
+                chosen[id(table)] = RETIRED
+    items: dict[str, list[Any]] = {}
+    retired: list[Retired] = []
+    prose: list[ProseSection] = []
+    for key, section in keyed:
+        item_lines: set[int] = set()
+        for table in section.tables:
+            schema = chosen.get(id(table))
+            if schema is None:
+                continue
+            item_lines.update(range(table.line, table.end_line + 1))
+            built = records(schema, table, ctx)
+            if schema is RETIRED:
+                retired.extend(built)
+            else:
+                items.setdefault(schema.section, []).extend(built)
+        text = "\n".join(t for no, t in section.lines if no not in item_lines)
+        prose.append(ProseSection(section.title, key, section.line, text))
+    _check_ids(items, retired, ctx)
+    extra = finish(meta, {k: s for k, s in keyed}, ctx)
+    return Ledger(
+        kind=kind, path=ctx.path, meta=extra.pop("meta", meta), prose=tuple(prose),
+        items={k: tuple(v) for k, v in items.items()}, retired=tuple(retired), **extra,
+    )
+
+
+def tables_by_section(
+    schemas: Mapping[str, Schema | None],
+) -> Callable[[list[tuple[str | None, Section]]], dict[int, Schema]]:
+    """The usual rule: every table in a known item section is an item table."""
+
+    def pick(keyed: list[tuple[str | None, Section]]) -> dict[int, Schema]:
+        out: dict[int, Schema] = {}
+        for key, section in keyed:
+            schema = schemas.get(key) if key else None
+            if schema is not None:
+                for table in section.tables:
+                    out[id(table)] = schema
+        return out
+
+    return pick
+
+
+def _check_ids(items: Mapping[str, list[Any]], retired: list[Retired], ctx: Context) -> None:
+    first: dict[str, int] = {}
+    for records_ in items.values():
+        for record in records_:
+            if record.id in first:
+                raise LedgerParseError(
+                    f"duplicate ID (first used at line {first[record.id]})", file=ctx.path,
+                    line=record.line, item_id=record.id, code="duplicate_id",
+                    fix="IDs are never reused: give this row the next free ID",
+                )
+            first[record.id] = record.line
+    done: dict[str, int] = {}
+    for row in retired:
+        if row.id not in first:
+            raise LedgerParseError(
+                "retired row names no item of this ledger", file=ctx.path, line=row.line,
+                item_id=row.id, code="retired_unknown_id",
+                fix="retire an existing item by its ID; the item's own row stays where it is",
+            )
+        if row.id in done:
+            raise LedgerParseError(
+                f"item is retired twice (first at line {done[row.id]})", file=ctx.path,
+                line=row.line, item_id=row.id, code="duplicate_id",
+                fix="keep one retirement row per item",
+            )
+        done[row.id] = row.line

@@ -1,0 +1,141 @@
+"""Markdown document structure: level-2 sections, fenced code, tables and prose.
+
+A line scanner finds sections, code fences and table blocks in one linear pass;
+it is exact for the plain ATX style ledgers use. Where the prose holds
+constructs on which a line scanner and CommonMark could disagree (setext
+underlines, HTML blocks, indented '#'), mistune's AST is consulted as a second
+opinion and any disagreement is an error: fail closed, never guess.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import LedgerParseError
+from ._table import Table, parse_table
+
+_HEADING2 = re.compile(r"^##(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_FENCE_OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
+_CONFLICT = re.compile(r"^(?:<{7}|>{7}|\|{7})(?: |$)|^={7}$")
+_AMBIGUOUS = re.compile(r"^(?: {0,3}<|[ \t]+#|\t| {0,3}(?:=+|-+)[ \t]*$)")
+
+
+@dataclass(frozen=True)
+class Section:
+    """A level-2 section (title None for the text before the first heading)."""
+
+    title: str | None
+    line: int  # heading line, or first body line of the preamble
+    tables: tuple[Table, ...]
+    lines: tuple[tuple[int, str], ...]  # every body line, tables included, verbatim
+
+
+def split_sections(lines: list[str], path: str, first_line: int) -> tuple[Section, ...]:
+    """Split body lines (already decoded, no line endings) into sections."""
+    sections: list[Section] = []
+    title: str | None = None
+    head_line = first_line
+    tables: list[Table] = []
+    body: list[tuple[int, str]] = []
+    pending: list[tuple[int, str]] = []
+    fence: tuple[str, int] | None = None
+    fence_line = 0
+    ambiguous = False
+    heading_count = 0
+    shadow: list[str] = []  # the document with table lines blanked, for mistune
+
+    def flush_table() -> None:
+        if pending:
+            tables.append(parse_table(pending, path))
+            pending.clear()
+
+    def close_section() -> None:
+        flush_table()
+        sections.append(
+            Section(title, head_line, tuple(tables), tuple(body))
+        )
+
+    for offset, text in enumerate(lines):
+        no = first_line + offset
+        if _CONFLICT.match(text):
+            raise LedgerParseError(
+                "merge-conflict marker", file=path, line=no, code="conflict_marker",
+                fix="resolve the conflict (or use `rehydrate merge-driver`) before committing",
+            )
+        shadow.append("" if fence is None and text.lstrip(" \t").startswith("|") else text)
+        if fence is not None:
+            body.append((no, text))
+            stripped = text.lstrip(" ")
+            if len(text) - len(stripped) <= 3 and stripped.startswith(fence[0] * fence[1]):
+                if stripped.rstrip(" \t").strip(fence[0]) == "":
+                    fence = None
+            continue
+        if text.lstrip(" \t").startswith("|"):
+            pending.append((no, text))
+            body.append((no, text))
+            continue
+        flush_table()
+        opened = _FENCE_OPEN.match(text)
+        if opened and not (opened.group(2)[0] == "`" and "`" in opened.group(3)):
+            fence = (opened.group(2)[0], len(opened.group(2)))
+            fence_line = no
+            body.append((no, text))
+            continue
+        if "<!--" in text:
+            raise LedgerParseError(
+                "HTML comment in a ledger (invisible when rendered, still read by the model)",
+                file=path, line=no, code="html_comment",
+                fix="write the note as visible text, e.g. a '> ' quote line",
+            )
+        heading = _HEADING2.match(text)
+        if heading:
+            close_section()
+            title = (heading.group(1) or "").strip()
+            head_line = no
+            tables, body = [], []
+            heading_count += 1
+            continue
+        if _AMBIGUOUS.match(text):
+            ambiguous = True
+        body.append((no, text))
+    if fence is not None:
+        raise LedgerParseError(
+            "code fence is never closed", file=path, line=fence_line, code="unclosed_fence",
+            fix="close the fence; everything after it would be hidden from the parser",
+        )
+    close_section()
+    if ambiguous:
+        _cross_check(sections, shadow, heading_count, path)
+    return tuple(sections)
+
+
+def _cross_check(
+    sections: list[Section], shadow: list[str], heading_count: int, path: str
+) -> None:
+    """Ask mistune how many top-level level-2 headings the document really has."""
+    import mistune
+
+    tokens = mistune.create_markdown(renderer=None)("\n".join(shadow) + "\n")
+    seen = sum(
+        1 for tok in tokens
+        if isinstance(tok, dict) and tok.get("type") == "heading"
+        and tok.get("attrs", {}).get("level") == 2
+    )
+    if seen != heading_count:
+        suspect = _first_suspect(sections)
+        raise LedgerParseError(
+            f"section structure is ambiguous: {seen} level-2 headings per CommonMark, "
+            f"{heading_count} written as '## ' lines",
+            file=path, line=suspect, code="ambiguous_structure",
+            fix="write sections as '## Name' at the start of a line (no setext '---' "
+                "underlines, no headings inside HTML or lists)",
+        )
+
+
+def _first_suspect(sections: list[Section]) -> int | None:
+    for section in sections:
+        for no, text in section.lines:
+            if not text.lstrip(" \t").startswith("|") and _AMBIGUOUS.match(text):
+                return no
+    return None

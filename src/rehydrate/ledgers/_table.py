@@ -1,0 +1,108 @@
+"""Strict pipe-table rows: split, unescape and render cells (stricter than GFM).
+
+A row starts and ends with ``|``; a ``|`` preceded by a backslash is a literal
+pipe (also inside inline code). Short and long rows are errors, never padded
+or truncated.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import LedgerParseError
+
+_DELIMITER_CELL = re.compile(r"^:?-+:?$")
+_SPACES = re.compile(r"[ \t]+")
+
+
+@dataclass(frozen=True)
+class TableRow:
+    line: int
+    cells: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Table:
+    line: int  # line of the header row
+    header: tuple[str, ...]
+    rows: tuple[TableRow, ...]
+    end_line: int
+
+
+def normalize(value: str) -> str:
+    """Trim and collapse ASCII spaces and tabs only (no Unicode normalisation)."""
+    return _SPACES.sub(" ", value).strip(" \t")
+
+
+def split_row(text: str, path: str, line: int) -> tuple[str, ...]:
+    """Split one table line into unescaped, trimmed cells."""
+    body = text.strip(" \t")
+    if not body.startswith("|"):
+        raise LedgerParseError(
+            "table row must start with '|'", file=path, line=line, code="table_malformed",
+            fix="write every row as '| a | b |'",
+        )
+    if len(body) < 2 or not body.endswith("|") or body.endswith("\\|"):
+        raise LedgerParseError(
+            "table row must end with an unescaped '|'", file=path, line=line,
+            code="table_malformed", fix="close the row with ' |'",
+        )
+    parts = re.split(r"(?<!\\)\|", body[1:-1])
+    return tuple(normalize(p.replace("\\|", "|")) for p in parts)
+
+
+def escape_cell(value: str) -> str:
+    """Render a cell value so that split_row gives it back unchanged."""
+    return value.replace("|", "\\|")
+
+
+def render_row(cells: tuple[str, ...] | list[str]) -> str:
+    return "| " + " | ".join(escape_cell(c) for c in cells) + " |"
+
+
+def is_delimiter_row(cells: tuple[str, ...]) -> bool:
+    return all(_DELIMITER_CELL.match(c.replace(" ", "")) for c in cells)
+
+
+def parse_table(lines: list[tuple[int, str]], path: str) -> Table:
+    """Parse consecutive '|' lines (header, delimiter, rows) into a Table."""
+    first_no, first_text = lines[0]
+    header = split_row(first_text, path, first_no)
+    if len(lines) < 2:
+        raise LedgerParseError(
+            "a line starting with '|' is not part of a table (no delimiter row follows)",
+            file=path, line=first_no, code="stray_table_line",
+            fix="add a '|---|' delimiter row under the header, or remove the leading '|'",
+        )
+    delim_no, delim_text = lines[1]
+    delim = split_row(delim_text, path, delim_no)
+    if not is_delimiter_row(delim):
+        raise LedgerParseError(
+            "second line of a table must be the delimiter row ('|---|---|')",
+            file=path, line=delim_no, code="stray_table_line",
+            fix="put a delimiter row under the header; a '|' line outside a table is not allowed",
+        )
+    width = len(header)
+    if len(delim) != width:
+        raise LedgerParseError(
+            f"delimiter row has {len(delim)} cells, header has {width}",
+            file=path, line=delim_no, code="table_malformed",
+            fix="give the delimiter row one '---' per header column",
+        )
+    if any(not h for h in header):
+        raise LedgerParseError(
+            "table header has an empty column name", file=path, line=first_no,
+            code="table_malformed", fix="name every column",
+        )
+    rows = []
+    for no, text in lines[2:]:
+        cells = split_row(text, path, no)
+        if len(cells) != width:
+            raise LedgerParseError(
+                f"row has {len(cells)} cells, the header has {width}",
+                file=path, line=no, code="table_malformed",
+                fix="give the row exactly one cell per column (write a literal pipe as '\\|')",
+            )
+        rows.append(TableRow(no, cells))
+    return Table(first_no, header, tuple(rows), lines[-1][0])

@@ -1,0 +1,96 @@
+"""``rehydrate init``: scaffold the ledgers and the AGENTS.md section; never overwrite."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import DEFAULT_PATHS, Config, safe_relpath
+from .errors import ConfigError
+from .git import Repo
+from .ledgers import KINDS
+from .templates import LEDGER_TEMPLATES, read_template
+
+AGENTS_BEGIN = "<!-- rehydrate:begin -->"
+AGENTS_END = "<!-- rehydrate:end -->"
+
+
+@dataclass(frozen=True)
+class Action:
+    path: str
+    what: str  # "created" | "kept" | "appended"
+
+
+def plan_paths(config: Config, ledger_dir: str | None) -> dict[str, str]:
+    """Ledger paths for init: the configured ones, or DIR/<default name> with --dir."""
+    if ledger_dir is None:
+        return dict(config.paths)
+    folder = safe_relpath(ledger_dir, "--dir")
+    paths = {k: f"{folder}/{LEDGER_TEMPLATES[k]}" for k in KINDS}
+    if config.origin and dict(config.paths) != paths:
+        raise ConfigError(
+            f"--dir {ledger_dir} disagrees with the ledger paths in {config.origin}",
+            file=config.origin, code="config_conflict",
+            fix="drop --dir, or change [ledgers] in the configuration",
+        )
+    return paths
+
+
+def write_new(path: Path, text: str) -> bool:
+    """Create ``path`` atomically unless it exists; True if written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write(text)
+    return True
+
+
+def _refuse_escape(repo: Repo, relpath: str) -> Path:
+    target = repo.root / relpath
+    real = os.path.realpath(target)
+    root = os.path.realpath(repo.root)
+    if os.path.commonpath([real, root]) != root:
+        raise ConfigError(f"{relpath} resolves outside the repository", file=relpath,
+                          code="path_outside_repo", fix="remove the symlink")
+    return target
+
+
+def init_repo(repo: Repo, config: Config, ledger_dir: str | None = None,
+              write_config: bool = False) -> list[Action]:
+    """Create what is missing; report what was kept. Idempotent."""
+    paths = plan_paths(config, ledger_dir)
+    actions: list[Action] = []
+    for kind in KINDS:
+        target = _refuse_escape(repo, paths[kind])
+        made = not target.exists() and not target.is_symlink() and write_new(
+            target, read_template(LEDGER_TEMPLATES[kind]))
+        actions.append(Action(paths[kind], "created" if made else "kept"))
+    if (write_config or paths != dict(DEFAULT_PATHS)) and config.origin is None:
+        lines = ["# rehydrate settings (see docs/configuration.md)", "[ledgers]"]
+        lines += [f'{k} = "{paths[k]}"' for k in KINDS]
+        made = write_new(_refuse_escape(repo, ".rehydrate.toml"), "\n".join(lines) + "\n")
+        actions.append(Action(".rehydrate.toml", "created" if made else "kept"))
+    actions.append(_agents_section(repo, paths))
+    return actions
+
+
+def _agents_section(repo: Repo, paths: dict[str, str]) -> Action:
+    body = read_template("AGENTS.md")
+    for kind in KINDS:
+        body = body.replace("{" + kind + "}", paths[kind])
+    block = f"{AGENTS_BEGIN}\n{body.rstrip()}\n{AGENTS_END}\n"
+    target = _refuse_escape(repo, "AGENTS.md")
+    if write_new(target, "# Agents\n\n" + block):
+        return Action("AGENTS.md", "created")
+    current = target.read_text(encoding="utf-8")
+    if AGENTS_BEGIN in current:
+        return Action("AGENTS.md", "kept")
+    sep = "" if current.endswith("\n\n") else ("\n" if current.endswith("\n") else "\n\n")
+    tmp = target.with_name(f".AGENTS.md.{os.getpid()}.tmp")
+    tmp.write_text(current + sep + block, encoding="utf-8")
+    os.replace(tmp, target)
+    return Action("AGENTS.md", "appended")

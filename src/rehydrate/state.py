@@ -1,0 +1,184 @@
+"""Pinned state: the three parsed ledgers at one source, their pins, the semantic checksum."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from . import git
+from .config import Config
+from .errors import LedgerParseError
+from .ledgers import KINDS, Ledger, parse_ledger
+from .ledgers._table import normalize
+
+CHECKSUM_PREFIX = "rehydrate-checksum/v1:sha256:"
+SOURCES = ("rev", "staged", "worktree")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where ledgers are read from: a commit, the index, or the work tree."""
+
+    kind: str  # "rev" | "staged" | "worktree"
+    rev: str | None = None  # as given by the user, for kind "rev"
+
+    @property
+    def label(self) -> str:
+        return f"rev {self.rev}" if self.kind == "rev" else self.kind
+
+
+@dataclass(frozen=True)
+class Pin:
+    kind: str
+    path: str
+    blob: str | None
+    last_commit: str | None
+    source: str
+
+
+@dataclass(frozen=True)
+class State:
+    repo: git.Repo
+    head: str | None
+    branch: str | None
+    source: Source
+    commit: str | None  # the commit read for kind "rev"
+    ledgers: Mapping[str, Ledger]
+    pins: Mapping[str, Pin]
+    checksum: str
+
+
+def read_files(repo: git.Repo, config: Config, source: Source,
+               head: str | None) -> tuple[str | None, dict[str, git.Blob]]:
+    """The raw ledger files at ``source``: (commit read, path -> Blob)."""
+    paths = [config.path_of(k) for k in KINDS]
+    if source.kind == "worktree":
+        return None, git.read_worktree(repo, paths)
+    if source.kind == "staged":
+        return None, git.read_index(repo, paths)
+    commit = git.resolve_commit(repo, source.rev or "HEAD")
+    return commit, git.read_at(repo, commit, paths)
+
+
+def parse_file(kind: str, blob: git.Blob, config: Config, where: str) -> Ledger:
+    """Parse one ledger file; absence, symlinks and odd modes are errors, never 'empty'."""
+    if blob.data is None and blob.mode is None:
+        raise LedgerParseError(
+            f"ledger not found ({where})", file=blob.path, code="ledger_missing",
+            fix="run `rehydrate init` (or fix the path in the configuration)",
+        )
+    if blob.mode == "120000":
+        raise LedgerParseError(
+            "ledger is a symlink", file=blob.path, code="ledger_symlink",
+            fix="commit the ledger as a regular file",
+        )
+    if blob.mode not in git.REGULAR_MODES or blob.data is None:
+        raise LedgerParseError(
+            f"ledger is not a regular file (mode {blob.mode})", file=blob.path,
+            code="ledger_not_regular", fix="make it a regular file",
+        )
+    return parse_ledger(
+        kind, blob.path, blob.data, section_aliases=config.section_aliases,
+        column_aliases=config.column_aliases, max_bytes=config.max_ledger_bytes,
+    )
+
+
+def load_state(repo: git.Repo, config: Config, source: Source) -> State:
+    """Read, parse and pin the three ledgers at ``source``."""
+    head = git.head(repo)
+    commit, files = read_files(repo, config, source, head)
+    ledgers = {k: parse_file(k, files[config.path_of(k)], config, source.label) for k in KINDS}
+    paths = [config.path_of(k) for k in KINDS]
+    last = git.last_commits(repo, commit if source.kind == "rev" else head, paths)
+    pins = {
+        k: Pin(k, config.path_of(k), files[config.path_of(k)].blob,
+               last[config.path_of(k)], source.label)
+        for k in KINDS
+    }
+    return State(repo, head, git.branch(repo), source, commit, ledgers, pins, checksum(ledgers))
+
+
+def checksum_payload(ledgers: Mapping[str, Ledger]) -> dict[str, Any]:
+    """The resume-critical content: item cells, retired IDs, next action, task, objective.
+
+    Set-like sections are sorted by ID; phases keep their order; prose, revision and
+    row order elsewhere are left out.
+    """
+    payload: dict[str, Any] = {}
+    for kind in KINDS:
+        ledger = ledgers[kind]
+        sections: dict[str, Any] = {}
+        for name, records in ledger.items.items():
+            rows = [_cells(r) for r in records]
+            ordered = name == "phases"
+            sections[name] = rows if ordered else sorted(rows, key=lambda r: r["id"])
+        payload[kind] = {"items": sections, "retired": sorted(ledger.retired_ids)}
+    task = ledgers["task"]
+    payload["task"].update({
+        "task": normalize(task.task_id),
+        "objective": normalize(task.objective),
+        "next_action": normalize(task.next_action.text) if task.next_action else None,
+    })
+    return payload
+
+
+def _cells(record: Any) -> dict[str, str]:
+    return {k: normalize(v) for k, v in record.cells().items()}
+
+
+def checksum(ledgers: Mapping[str, Ledger]) -> str:
+    text = json.dumps(checksum_payload(ledgers), ensure_ascii=False, sort_keys=True,
+                      separators=(",", ":"))
+    return CHECKSUM_PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def worktree_differs(repo: git.Repo, pins: Mapping[str, Pin]) -> list[str]:
+    """Ledger paths whose work-tree bytes differ from the pinned blob."""
+    current = git.read_worktree(repo, [p.path for p in pins.values()])
+    return [p.path for p in pins.values() if current[p.path].blob != p.blob]
+
+
+def commit_differs(repo: git.Repo, commit: str | None, pins: Mapping[str, Pin]) -> list[str]:
+    """Ledger paths whose pinned blob differs from what ``commit`` holds (no blob reads)."""
+    paths = [p.path for p in pins.values()]
+    entries = git.tree_entries(repo, commit, paths) if commit else {}
+    return [p.path for p in pins.values() if entries.get(p.path, ("", None))[1] != p.blob]
+
+
+def ledger_to_json(ledger: Ledger) -> dict[str, Any]:
+    retired = ledger.retired_ids
+    out: dict[str, Any] = {
+        "items": {
+            name: [dict(r.cells(), line=r.line, active=r.id not in retired) for r in records]
+            for name, records in ledger.items.items()
+        },
+        "retired": [dict(r.cells(), line=r.line) for r in ledger.retired],
+    }
+    if ledger.kind == "task":
+        out["task"] = ledger.task_id
+        out["revision"] = ledger.revision
+        out["objective"] = ledger.objective
+        out["next_action"] = ledger.next_action.text if ledger.next_action else None
+    return out
+
+
+def state_to_json(state: State, differs: list[str] | None = None) -> dict[str, Any]:
+    return {
+        "schema": "rehydrate/state-v1",
+        "head": state.head,
+        "branch": state.branch,
+        "source": state.source.kind,
+        "rev": state.commit,
+        "checksum": state.checksum,
+        "ledgers": {
+            kind: {
+                "path": pin.path, "blob": pin.blob, "last_commit": pin.last_commit,
+                "source": pin.source, **ledger_to_json(state.ledgers[kind]),
+            }
+            for kind, pin in state.pins.items()
+        },
+        "differs_from_head": differs or [],
+    }
