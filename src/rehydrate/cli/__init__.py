@@ -18,7 +18,6 @@ COMMANDS: dict[str, str] = {
     "init": "init:command",
     "state": "state:command",
 }
-# Commands whose module exists are listed; see _available().
 
 
 class LazyGroup(click.Group):
