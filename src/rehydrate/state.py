@@ -5,8 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import git
 from .config import Config
@@ -18,8 +17,7 @@ CHECKSUM_PREFIX = "rehydrate-checksum/v1:sha256:"
 SOURCES = ("rev", "staged", "worktree")
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(NamedTuple):
     """Where ledgers are read from: a commit, the index, or the work tree."""
 
     kind: str  # "rev" | "staged" | "worktree"
@@ -30,8 +28,7 @@ class Source:
         return f"rev {self.rev}" if self.kind == "rev" else self.kind
 
 
-@dataclass(frozen=True)
-class Pin:
+class Pin(NamedTuple):
     kind: str
     path: str
     blob: str | None
@@ -39,8 +36,7 @@ class Pin:
     source: str
 
 
-@dataclass(frozen=True)
-class State:
+class State(NamedTuple):
     repo: git.Repo
     head: str | None
     branch: str | None
@@ -104,17 +100,20 @@ def load_state(repo: git.Repo, config: Config, source: Source) -> State:
 def checksum_payload(ledgers: Mapping[str, Ledger]) -> dict[str, Any]:
     """The resume-critical content: item cells, retired IDs, next action, task, objective.
 
-    Set-like sections are sorted by ID; phases keep their order; prose, revision and
-    row order elsewhere are left out.
+    Each section is ``{"columns": [...], "rows": [[id, *cells, extra pairs], ...]}``;
+    set-like sections are sorted by ID, phases keep their order; prose, revision and row
+    order elsewhere are left out. Cells are already normalised by the parser.
     """
     payload: dict[str, Any] = {}
     for kind in KINDS:
         ledger = ledgers[kind]
         sections: dict[str, Any] = {}
         for name, records in ledger.items.items():
-            rows = [_cells(r) for r in records]
-            ordered = name == "phases"
-            sections[name] = rows if ordered else sorted(rows, key=lambda r: r["id"])
+            rows = [[r[0], *r[2:-1], sorted(r[-1])] for r in records]
+            if name != "phases":
+                rows.sort(key=lambda row: row[0])
+            columns = list(records[0]._fields) if records else []
+            sections[name] = {"columns": columns, "rows": rows}
         payload[kind] = {"items": sections, "retired": sorted(ledger.retired_ids)}
     task = ledgers["task"]
     payload["task"].update({
@@ -123,10 +122,6 @@ def checksum_payload(ledgers: Mapping[str, Ledger]) -> dict[str, Any]:
         "next_action": normalize(task.next_action.text) if task.next_action else None,
     })
     return payload
-
-
-def _cells(record: Any) -> dict[str, str]:
-    return {k: normalize(v) for k, v in record.cells().items()}
 
 
 def checksum(ledgers: Mapping[str, Ledger]) -> str:

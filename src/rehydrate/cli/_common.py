@@ -30,8 +30,9 @@ def source_options(*, staged: bool = False, default: str = "rev") -> Callable[[F
         if staged:
             func = click.option("--staged", is_flag=True,
                                 help="Read the ledgers from the index.")(func)
+        suffix = " (default HEAD)" if default == "rev" else ""
         func = click.option("--rev", metavar="R", default=None,
-                            help=f"Read the ledgers at revision R{' (default HEAD)' if default == 'rev' else ''}.")(func)
+                            help=f"Read the ledgers at revision R{suffix}.")(func)
         return func
 
     return decorate

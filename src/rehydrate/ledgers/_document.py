@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import LedgerParseError
 from . import _frontmatter
@@ -23,16 +22,17 @@ _FORBIDDEN = re.compile(
     "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
     "\U000e0000-\U000e007f]"
 )
+_FORBIDDEN_ASCII = re.compile("[\x00-\x08\x0a-\x1f\x7f]")
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(NamedTuple):
     """What a ledger reader needs besides the bytes."""
 
     path: str
     section_aliases: Mapping[str, str]  # lowercase alias -> canonical section
     column_aliases: Mapping[str, str]  # lowercase alias -> canonical header
     max_bytes: int = MAX_LEDGER_BYTES
+    scan_cells: bool = True  # False once the whole text is known to hold no forbidden char
 
 
 def decode(data: bytes, ctx: Context) -> list[str]:
@@ -61,7 +61,17 @@ def decode(data: bytes, ctx: Context) -> list[str]:
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    return [t[:-1] if t.endswith("\r") else t for t in lines]
+    if "\r" in text:
+        lines = [t[:-1] if t.endswith("\r") else t for t in lines]
+    return lines
+
+
+def has_forbidden(lines: list[str]) -> bool:
+    """Whether any line holds a character refused inside items (one scan of the text)."""
+    text = "\t".join(lines)
+    if text.isascii():  # the common case; a narrow class scans far faster
+        return _FORBIDDEN_ASCII.search(text) is not None
+    return _FORBIDDEN.search(text) is not None
 
 
 def check_text(value: str, ctx: Context, line: int, item_id: str | None = None) -> None:
@@ -100,37 +110,42 @@ def records(schema: Schema, table: Table, ctx: Context) -> list[Any]:
                 fix="columns: " + ", ".join(c.header for c in schema.columns if c.required),
             )
     out = []
+    positions = [index.get(c.header) for c in schema.columns]  # column 0 is the ID
+    required = [i for i, c in enumerate(schema.columns)
+                if c.required and c.name not in schema.values]
+    closed = [(i, c.name) for i, c in enumerate(schema.columns) if c.name in schema.values]
+    build = schema.record  # record fields are (id, line, *schema columns[1:]) in this order
     for row in table.rows:
-        item_id = row.cells[index["id"]]
-        for cell in row.cells:
-            check_text(cell, ctx, row.line, item_id or None)
+        cells = row.cells
+        values = [cells[p] if p is not None else "" for p in positions]
+        item_id = values[0]
+        if ctx.scan_cells:
+            for cell in cells:
+                check_text(cell, ctx, row.line, item_id or None)
         if not item_id:
             raise LedgerParseError(
                 "row has an empty ID", file=ctx.path, line=row.line, code="empty_id",
                 fix="give every row an ID (e.g. C-001, F-012, P3)",
             )
-        kwargs: dict[str, str] = {}
-        for column in schema.columns:
-            value = row.cells[index[column.header]] if column.header in index else ""
-            if column.name in schema.values:
-                value = _vocabulary(schema, column.name, value, ctx, row.line, item_id)
-            elif column.required and not value:
+        for i in required:
+            if not values[i]:
+                header = schema.columns[i].header
                 retiring = schema is RETIRED
                 raise LedgerParseError(
-                    f"required cell {column.header!r} is empty", file=ctx.path, line=row.line,
+                    f"required cell {header!r} is empty", file=ctx.path, line=row.line,
                     item_id=item_id, code="retire_without_reason" if retiring else "empty_cell",
-                    fix="retiring needs a reason" if retiring else f"fill in {column.header!r}",
+                    fix="retiring needs a reason" if retiring else f"fill in {header!r}",
                 )
-            kwargs[column.name] = value
-        if schema.section == "verified" and not _BLOB.match(kwargs["blob"]):
+        for i, name in closed:
+            values[i] = _vocabulary(schema, name, values[i], ctx, row.line, item_id)
+        if schema.section == "verified" and not _BLOB.match(values[3]):
             raise LedgerParseError(
                 "Blob must be a full git blob id", file=ctx.path, line=row.line,
                 item_id=item_id, code="bad_blob",
                 fix="record `git hash-object <artifact>` (or use `rehydrate task verified add`)",
             )
-        out.append(schema.record(
-            line=row.line, extra=tuple((name, row.cells[pos]) for pos, name in extra), **kwargs
-        ))
+        more = tuple((name, cells[pos]) for pos, name in extra) if extra else ()
+        out.append(build(item_id, row.line, *values[1:], extra=more))
     return out
 
 
@@ -165,6 +180,8 @@ def read(
 ) -> Ledger:
     """Parse one ledger. ``pick_tables`` maps id(table) -> schema for item tables."""
     lines = decode(data, ctx)
+    if not has_forbidden(lines):
+        ctx = ctx._replace(scan_cells=False)
     meta, skip = _frontmatter.split(lines, ctx.path)
     declared = meta.get("ledger")
     if declared is not None and declared != kind:

@@ -10,7 +10,7 @@ opinion and any disagreement is an error: fail closed, never guess.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..errors import LedgerParseError
 from ._table import Table, parse_table
@@ -21,8 +21,7 @@ _CONFLICT = re.compile(r"^(?:<{7}|>{7}|\|{7})(?: |$)|^={7}$")
 _AMBIGUOUS = re.compile(r"^(?: {0,3}<|[ \t]+#|\t| {0,3}(?:=+|-+)[ \t]*$)")
 
 
-@dataclass(frozen=True)
-class Section:
+class Section(NamedTuple):
     """A level-2 section (title None for the text before the first heading)."""
 
     title: str | None
@@ -58,6 +57,11 @@ def split_sections(lines: list[str], path: str, first_line: int) -> tuple[Sectio
 
     for offset, text in enumerate(lines):
         no = first_line + offset
+        if fence is None and text[:1] == "|" and not text.startswith("|||||||"):
+            pending.append((no, text))  # hot path: a table row at column 0
+            body.append((no, text))
+            shadow.append("")
+            continue
         if _CONFLICT.match(text):
             raise LedgerParseError(
                 "merge-conflict marker", file=path, line=no, code="conflict_marker",

@@ -1,0 +1,118 @@
+"""Shared fixtures: real git repositories in tmp_path, pinned identities, in-process CLI."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test Author",
+    "GIT_AUTHOR_EMAIL": "author@example.com",
+    "GIT_AUTHOR_DATE": "2026-01-01T00:00:00+00:00",
+    "GIT_COMMITTER_NAME": "Test Committer",
+    "GIT_COMMITTER_EMAIL": "committer@example.com",
+    "GIT_COMMITTER_DATE": "2026-01-01T00:00:00+00:00",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+@pytest.fixture(autouse=True)
+def _pinned_git(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+    for key in ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "NO_COLOR", "PRE_COMMIT_FROM_REF",
+                "PRE_COMMIT_TO_REF"):
+        monkeypatch.delenv(key, raising=False)
+    (home / ".gitconfig").write_text(
+        "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n[core]\n\tautocrlf = false\n"
+    )
+
+
+def git(repo: Path, *args: str, input: str | None = None, check: bool = True
+        ) -> subprocess.CompletedProcess[str]:
+    """Run real git in ``repo``."""
+    return subprocess.run(["git", *args], cwd=repo, input=input, text=True, capture_output=True,
+                          check=check)
+
+
+def write(repo: Path, relpath: str, text: str, *, dedent: bool = True) -> Path:
+    path = repo / relpath
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text) if dedent else text, encoding="utf-8", newline="")
+    return path
+
+
+def commit(repo: Path, message: str = "change", *extra: str) -> str:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message, *extra)
+    return git(repo, "rev-parse", "HEAD").stdout.strip()
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+def run(repo: Path, *args: str, input: str | None = None) -> Result:
+    """Run the rehydrate CLI in-process with ``repo`` as the working directory."""
+    from rehydrate.cli import main
+
+    old_cwd = os.getcwd()
+    old = sys.stdin, sys.stdout, sys.stderr
+    out, err = io.StringIO(), io.StringIO()
+    sys.stdin = io.StringIO(input or "")
+    sys.stdout, sys.stderr = out, err
+    try:
+        os.chdir(repo)
+        code = main(list(args))
+    finally:
+        os.chdir(old_cwd)
+        sys.stdin, sys.stdout, sys.stderr = old
+    return Result(code, out.getvalue(), err.getvalue())
+
+
+def run_subprocess(repo: Path, *args: str, input: str | None = None,
+                   env: dict[str, str] | None = None) -> Result:
+    """Run ``python -m rehydrate`` as a real process (for hooks, exit codes, stdin)."""
+    proc = subprocess.run([sys.executable, "-m", "rehydrate", *args], cwd=repo, input=input,
+                          text=True, capture_output=True, env={**os.environ, **(env or {})})
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Iterator[Path]:
+    """An empty git repository (no commits)."""
+    path = tmp_path / "repo"
+    path.mkdir()
+    git(path, "init", "-q")
+    yield path
+
+
+def scaffold(repo: Path) -> None:
+    """Write the template ledgers (what `rehydrate init` does, without a hook)."""
+    from rehydrate.config import load_config
+    from rehydrate.git import find_repo
+    from rehydrate.scaffold import init_repo
+
+    init_repo(find_repo(repo), load_config(repo))
+
+
+@pytest.fixture
+def ledger_repo(repo: Path) -> Path:
+    """A repository with the three template ledgers committed (HEAD exists)."""
+    scaffold(repo)
+    commit(repo, "init ledgers")
+    return repo
