@@ -1,0 +1,50 @@
+"""``rehydrate check``: the continuity decision alone (CONTRACT §7), cheap enough for hooks."""
+
+from __future__ import annotations
+
+import click
+
+from ._common import emit_json, note, open_repo, pick_source, source_options
+from ._record import record_option
+
+
+@click.command("check")
+@source_options()
+@click.option("--envelope", type=click.File("rb"), default=None,
+              help="A continuity envelope to check against the ledgers.")
+@click.option("--summary", type=click.File("rb"), default=None,
+              help="The summary: its digest is checked against the envelope; without "
+                   "--envelope its resume manifest is verified.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@record_option
+def command(rev: str | None, worktree: bool, envelope: click.utils.LazyFile | None,
+            summary: click.utils.LazyFile | None, as_json: bool, record: bool) -> int:
+    """Print the decision: reauthorization_required (0), blocked_on_reconciliation (3) or
+    continuity_validation_failed (2). There is no 'authorized' result."""
+    from ..continuity import run_check
+
+    repo, config = open_repo()
+    outcome = run_check(repo, config, pick_source(rev, worktree),
+                        envelope.read() if envelope else None,
+                        summary.read() if summary else None)
+    decision = outcome.decision
+    error = outcome.error
+    if as_json:
+        extra = {} if error is None else {"error": {
+            "code": error.code, "file": error.file, "line": error.line, "id": error.item_id}}
+        emit_json({"schema": "rehydrate/check-v1", **decision.to_json(),
+                   "checksum": outcome.checksum, "envelope_id": outcome.envelope_id, **extra})
+    else:
+        click.echo(decision.decision)
+        for reason in decision.reasons:
+            click.echo("  " + " ".join(x for x in (reason.code, reason.path, reason.field,
+                                                   reason.id) if x), err=True)
+    if error is not None:
+        note(f"rehydrate: {error}")
+    if record or config.record_events:
+        from ..events import record_decision
+
+        record_decision(repo.root, decision, command="check", pins=outcome.pins,
+                        checksum=outcome.checksum, envelope_id=outcome.envelope_id,
+                        summary_sha256=outcome.summary_sha256)
+    return decision.exit_code

@@ -1,0 +1,40 @@
+"""``rehydrate envelope create``: a continuity envelope before a compaction or reset."""
+
+from __future__ import annotations
+
+import click
+
+from ._common import emit_json, note, open_repo, pick_source, source_options
+from ._record import record_option
+
+
+@click.group("envelope")
+def command() -> None:
+    """Continuity envelopes (rehydrate/continuity-envelope-v1)."""
+
+
+@command.command("create")
+@source_options()
+@click.option("--reset-reason", type=click.Choice(["context_compaction", "context_reset",
+                                                   "process_restart", "handoff"]),
+              default="context_compaction", show_default=True, help="Why the context is reset.")
+@click.option("--summary", type=click.File("rb"), default=None,
+              help="The summary to bind by its sha256.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write to FILE instead of stdout.")
+@record_option
+def create(rev: str | None, worktree: bool, reset_reason: str,
+           summary: click.utils.LazyFile | None, output: str | None, record: bool) -> int:
+    """Write an envelope: pins, checksum, summary digest, pending obligations, unknown writes,
+    consumed approvals. Its id is derived from its content."""
+    from ..continuity import write_envelope
+
+    repo, config = open_repo()
+    envelope = write_envelope(repo, config, pick_source(rev, worktree), reset_reason,
+                              summary.read() if summary else None, output,
+                              record=record or config.record_events, command="envelope create")
+    if output:
+        note(f"wrote {output} ({envelope['envelope_id']})")
+    else:
+        emit_json(envelope)
+    return 0

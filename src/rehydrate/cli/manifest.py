@@ -1,0 +1,33 @@
+"""``rehydrate manifest``: the resume manifest a compactor embeds in its summary."""
+
+from __future__ import annotations
+
+import click
+
+from ._common import open_repo, pick_source, source_options
+
+
+@click.command("manifest")
+@source_options()
+@click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml",
+              show_default=True, help="Serialisation of the manifest.")
+@click.option("--fenced", is_flag=True,
+              help="Wrap it in a ```resume-manifest block, ready to paste into a summary.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Write to FILE instead of stdout.")
+def command(rev: str | None, worktree: bool, fmt: str, fenced: bool, output: str | None) -> int:
+    """Emit the resume manifest (rehydrate/resume-manifest-v1): IDs, statuses, pins, checksum."""
+    from ..manifest import FENCE_INFO, build_manifest, dump_manifest
+    from ..state import load_state
+
+    repo, config = open_repo()
+    state = load_state(repo, config, pick_source(rev, worktree))
+    text = dump_manifest(build_manifest(state), fmt)
+    if fenced:
+        text = f"```{FENCE_INFO}\n{text}```\n"
+    if output:
+        with open(output, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+    else:
+        click.echo(text, nl=False)
+    return 0

@@ -1,0 +1,72 @@
+"""``rehydrate summary propose|promote|show``: two-phase, compare-and-swap summary promotion."""
+
+from __future__ import annotations
+
+import click
+
+from ._common import emit_json, note, open_repo
+
+
+@click.group("summary")
+def command() -> None:
+    """Compaction summaries kept as git blobs under refs/rehydrate/summaries/."""
+
+
+@command.command("propose")
+@click.argument("file", type=click.File("rb"))
+def propose(file: click.utils.LazyFile) -> int:
+    """Store FILE as a candidate summary and print its id (nothing is promoted yet)."""
+    from ..summaries import candidate_ref
+    from ..summaries import propose as store
+
+    repo, _ = open_repo()
+    blob = store(repo, file.read())
+    click.echo(blob)
+    note(f"candidate stored as {candidate_ref(blob)}; promote it with: "
+         f"rehydrate summary promote {blob} --expect <current id or none>")
+    return 0
+
+
+@command.command("promote")
+@click.argument("candidate")
+@click.option("--expect", required=True, metavar="CURRENT",
+              help="The current summary id you verified against, or 'none' for the first.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def promote(candidate: str, expect: str, as_json: bool) -> int:
+    """Verify CANDIDATE against HEAD, then move the current summary ref with a
+    compare-and-swap; a failed verification keeps the candidate under rejected/."""
+    from ..summaries import CURRENT, rejected_ref
+    from ..summaries import promote as run
+
+    repo, config = open_repo()
+    result = run(repo, config, candidate, expect)
+    if as_json:
+        emit_json({"schema": "rehydrate/summary-promotion-v1", "outcome": result.outcome,
+                   "candidate": result.candidate, "previous": result.previous,
+                   "verification": result.verification.to_json()})
+    else:
+        click.echo(f"{result.outcome} {result.candidate}")
+    if result.outcome == "promoted":
+        note(f"{CURRENT} -> {result.candidate}")
+        return 0
+    for reason in result.verification.reasons:
+        note("  " + " ".join(x for x in (reason.code, reason.field, reason.id) if x))
+    note(f"verification failed ({result.verification.action}); current summary untouched; "
+         f"candidate kept as {rejected_ref(result.candidate)}")
+    return 1
+
+
+@command.command("show")
+@click.argument("which", default="current")
+@click.option("--id", "only_id", is_flag=True, help="Print the summary's id only.")
+def show(which: str, only_id: bool) -> int:
+    """Print the current summary (or a candidate / rejected one by id)."""
+    from ..summaries import show as read
+
+    repo, _ = open_repo()
+    blob, data = read(repo, which)
+    if only_id:
+        click.echo(blob)
+    else:
+        click.echo(data.decode("utf-8", "replace"), nl=False)
+    return 0

@@ -1,0 +1,76 @@
+"""The CLI's one error handler: every outcome maps to the contract's exit codes."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import run
+from rehydrate import errors
+
+
+def test_bad_flag_is_a_usage_error(ledger_repo):
+    result = run(ledger_repo, "state", "--no-such-flag")
+    assert result.code == errors.EXIT_USAGE and "no-such-flag" in result.err
+
+
+def test_conflicting_sources_are_a_usage_error(ledger_repo):
+    result = run(ledger_repo, "state", "--rev", "HEAD", "--worktree")
+    assert result.code == errors.EXIT_USAGE and "choose one" in result.err
+
+
+def test_internal_error_exits_70_without_a_traceback(ledger_repo, monkeypatch):
+    import rehydrate.state
+
+    def boom(*args, **kwargs):
+        raise ZeroDivisionError("simulated bug")
+
+    monkeypatch.setattr(rehydrate.state, "load_state", boom)
+    result = run(ledger_repo, "state")
+    assert result.code == errors.EXIT_INTERNAL
+    assert "This is a bug" in result.err and "Traceback" not in result.err
+
+
+def test_interrupt_exits_130(ledger_repo, monkeypatch):
+    import rehydrate.state
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(rehydrate.state, "load_state", interrupted)
+    assert run(ledger_repo, "state").code == errors.EXIT_INTERRUPTED
+
+
+@pytest.mark.parametrize("exc,code", [
+    pytest.param(errors.CASConflict("stale"), errors.EXIT_REFUSED, id="cas-conflict"),
+    pytest.param(errors.Refused("no"), errors.EXIT_REFUSED, id="refused"),
+    pytest.param(errors.LedgerParseError("bad", file="docs/Spec.md", line=3),
+                 errors.EXIT_USAGE, id="parse-error"),
+    pytest.param(errors.GitError("git broke"), errors.EXIT_USAGE, id="git-error"),
+])
+def test_error_types_map_to_exit_codes(ledger_repo, monkeypatch, exc, code):
+    import rehydrate.state
+
+    def fail(*args, **kwargs):
+        raise exc
+
+    monkeypatch.setattr(rehydrate.state, "load_state", fail)
+    result = run(ledger_repo, "state")
+    assert result.code == code and result.out == ""
+    assert str(exc) in result.err
+
+
+def test_every_command_has_a_docstring_and_loads():
+    import click
+
+    from rehydrate.cli import COMMANDS, cli
+
+    ctx = click.Context(cli)
+    for name in COMMANDS:
+        command = cli.get_command(ctx, name)
+        assert command is not None, name
+        assert command.help and command.help.strip(), f"{name} has no docstring"
+
+
+def test_version(ledger_repo):
+    result = run(ledger_repo, "--version")
+    assert result.code == 0 and "rehydrate" in result.out
