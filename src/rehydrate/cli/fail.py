@@ -1,0 +1,46 @@
+"""``rehydrate fail add|retire``: record a failed attempt without hand-editing the table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ._write import run_write, write_options
+
+
+@click.group("fail")
+def command() -> None:
+    """Append to (or retire from) the failed-attempts ledger."""
+
+
+@command.command("add")
+@click.option("--tried", required=True, help="What was tried (put the command in `backticks`).")
+@click.option("--failure", required=True, help="How it failed.")
+@click.option("--workaround", required=True, help="What to do instead.")
+@write_options
+def add(tried: str, failure: str, workaround: str, **opts: Any) -> int:
+    """Append a failed attempt with the next free ID; print the ID."""
+    from ..writers import add_row, cell
+
+    values = {"tried": cell("--tried", tried), "failure": cell("--failure", failure),
+              "workaround": cell("--workaround", workaround)}
+    return run_write(add_row("failures", "fail add", "failures", values), **opts)
+
+
+@command.command("retire")
+@click.argument("item_id", metavar="ID")
+@click.option("--reason", required=True, help="Why it no longer applies.")
+@click.option("--replaced-by", default="", help="The ID that supersedes it.")
+@click.option("--date", default=None, metavar="YYYY-MM-DD",
+              help="Retirement date (default: today, UTC).")
+@write_options
+def retire(item_id: str, reason: str, replaced_by: str, date: str | None, **opts: Any) -> int:
+    """Retire failed attempt ID with a reason (its row stays)."""
+    from ..writers import cell
+    from ..writers import retire as retire_op
+
+    op = retire_op("failures", cell("ID", item_id), cell("--reason", reason),
+                   cell("--replaced-by", replaced_by, required=False),
+                   cell("--date", date, required=False) or None)
+    return run_write(op, **opts)

@@ -1,0 +1,168 @@
+"""check-command: which commands a failed attempt covers (precision over recall)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import commit, run, write
+from rehydrate.commandmatch import attempts_in_cell, commands_in, match
+
+
+def _verdict(tried: str, command: str) -> str | None:
+    found = None
+    for attempt in attempts_in_cell(tried):
+        for candidate in commands_in(command):
+            found = found or match(candidate, attempt)
+    return found
+
+
+MUSL = "`go test -tags=musl ./...`"
+PAIRS = [
+    # blocked: the same attempt, however it is written
+    pytest.param(MUSL, "go test -tags=musl ./...", "exact", id="identical"),
+    pytest.param(MUSL, "go   test   -tags=musl   ./...", "exact", id="whitespace"),
+    pytest.param(MUSL, "go test '-tags=musl' ./...", "exact", id="single-quoted"),
+    pytest.param(MUSL, 'go test -tags="musl" ./...', "exact", id="quoted-value"),
+    pytest.param(MUSL, "go test -tags musl ./...", "exact", id="flag-space-value"),
+    pytest.param(MUSL, "CGO_ENABLED=1 go test -tags=musl ./...", "exact", id="env-prefix"),
+    pytest.param(MUSL, "env GOOS=linux go test -tags=musl ./...", "exact", id="env-wrapper"),
+    pytest.param(MUSL, "sudo -u ci time nice -n 5 go test -tags=musl ./...", "exact",
+                 id="wrappers"),
+    pytest.param(MUSL, "/usr/local/go/bin/go test -tags=musl ./...", "exact", id="full-path"),
+    pytest.param(MUSL, "cd svc && go test -tags=musl ./... 2>&1 | tail -20", "exact",
+                 id="inside-a-pipeline"),
+    pytest.param(MUSL, "go test -tags=musl -v ./...", "loose", id="extra-cosmetic-flag"),
+    pytest.param(MUSL, "go test -v -count=1 -tags=musl ./...", "loose", id="reordered-extra"),
+    pytest.param(MUSL, "go test -tags=musl ./internal/crypto", "loose",
+                 id="same-distinctive-flag-other-package"),
+    pytest.param("`cargo build --release --target x86_64`",
+                 "cargo build --target x86_64 --release", "exact", id="reordered-long-flags"),
+    pytest.param("`cargo build --release --target x86_64`",
+                 "cargo build --target=x86_64 --release --verbose", "loose",
+                 id="equals-form-and-verbose"),
+    pytest.param('`curl -X POST /v1/charge -H "Idempotency-Key: abc"`',
+                 "curl -H 'Idempotency-Key: abc' -X POST /v1/charge", "exact",
+                 id="reordered-short-flags-with-values"),
+    pytest.param("`npm install --legacy-peer-deps`", "npm install --legacy-peer-deps --silent",
+                 "loose", id="rare-boolean-flag-kept"),
+    pytest.param("`CGO_ENABLED=0 go build ./...`", "env CGO_ENABLED=0 go build ./...", "exact",
+                 id="failed-env-present"),
+    pytest.param("`pytest -x tests/a.py`", "pytest tests/a.py -x", "exact",
+                 id="flag-after-positional"),
+    pytest.param("make clean", "make clean", "exact", id="whole-cell-command"),
+    pytest.param("`go test -race ./...`", "go test -race -v ./...", "loose",
+                 id="bare-flag-then-cosmetic"),
+    pytest.param(MUSL, "go test -tags=musl ./... '", "loose",
+                 id="unbalanced-quote-split-on-spaces"),
+    # allowed: near misses
+    pytest.param(MUSL, "go test ./...", None, id="without-the-failing-flag"),
+    pytest.param(MUSL, "go test -tags=darwin_arm64 ./...", None, id="the-workaround"),
+    pytest.param(MUSL, "go build -tags=musl ./...", None, id="other-subcommand"),
+    pytest.param(MUSL, "gofmt -tags=musl ./...", None, id="other-program"),
+    pytest.param(MUSL, "echo 'go test -tags=musl ./...'", None, id="quoted-as-data"),
+    pytest.param("`cargo build --release --target x86_64`",
+                 "cargo build --target aarch64 --release", None, id="other-flag-value"),
+    pytest.param("`pytest -x tests/a.py`", "pytest -x tests/b.py", None,
+                 id="short-flags-are-not-distinctive"),
+    pytest.param("`CGO_ENABLED=0 go build ./...`", "go build ./...", None,
+                 id="failed-env-missing"),
+    pytest.param("`CGO_ENABLED=0 go build ./...`", "CGO_ENABLED=1 go build ./...", None,
+                 id="failed-env-other-value"),
+    pytest.param("`npm install --legacy-peer-deps`", "npm install", None, id="plain-install"),
+    pytest.param("`go test -race ./...`", "go test -race ./pkg", None,
+                 id="bare-flag-other-positional"),
+    pytest.param("Used the redis cache", "redis-server", None, id="prose-cell"),
+    pytest.param("Example: crashes", "Example: crashes", None, id="prose-is-not-a-command"),
+    pytest.param("`cd build && make -j8`", "cd build", None, id="setup-step-ignored"),
+]
+
+
+@pytest.mark.parametrize(("tried", "command", "expected"), PAIRS)
+def test_match_table(tried: str, command: str, expected: str | None) -> None:
+    assert _verdict(tried, command) == expected
+
+
+def test_table_has_enough_of_both_kinds() -> None:
+    blocked = [p for p in PAIRS if p.values[2] is not None]
+    allowed = [p for p in PAIRS if p.values[2] is None]
+    assert len(blocked) >= 10 and len(allowed) >= 10
+
+
+FAILURES = """\
+# Failed attempts
+
+| ID | Tried | Failure | Workaround |
+|---|---|---|---|
+| F-001 | `go test -tags=musl ./...` | linker crash (error 22) | use `-tags=darwin_arm64` |
+| F-002 | `npm install --force` | broke the lockfile | `npm ci` |
+
+## Retired
+
+| ID | Reason | Date | Replaced by |
+|---|---|---|---|
+| F-002 | lockfile fixed | 2026-01-01 | |
+"""
+
+
+@pytest.fixture
+def failures_repo(ledger_repo: Path) -> Path:
+    write(ledger_repo, "docs/Failed_Attempts.md", FAILURES)
+    commit(ledger_repo, "failures")
+    return ledger_repo
+
+
+def test_cli_refuses_with_row_on_stderr(failures_repo: Path) -> None:
+    result = run(failures_repo, "check-command", "--", "go", "test", "-tags=musl", "-v", "./...")
+    assert result.code == 1
+    assert result.out == ""
+    for text in ("F-001", "loose", "linker crash (error 22)", "use `-tags=darwin_arm64`",
+                 "docs/Failed_Attempts.md:5"):
+        assert text in result.err
+
+
+def test_cli_allows_with_exit_zero(failures_repo: Path) -> None:
+    result = run(failures_repo, "check-command", "--", "go", "test", "./...")
+    assert (result.code, result.out, result.err) == (0, "", "")
+
+
+def test_retired_row_never_matches(failures_repo: Path) -> None:
+    assert run(failures_repo, "check-command", "--", "npm", "install", "--force").code == 0
+
+
+def test_cli_json(failures_repo: Path) -> None:
+    result = run(failures_repo, "check-command", "--json", "--", "go test -tags=musl ./...")
+    assert result.code == 1
+    data = json.loads(result.out)
+    assert data["schema"] == "rehydrate/check-command-v1"
+    assert data["verdict"] == "refused"
+    assert [(m["id"], m["match"]) for m in data["matches"]] == [("F-001", "exact")]
+    assert data["matches"][0]["workaround"] == "use `-tags=darwin_arm64`"
+
+
+def test_cli_stdin_json(failures_repo: Path) -> None:
+    event = {"hook_event_name": "PreToolUse", "tool_name": "Bash",
+             "tool_input": {"command": "GOFLAGS=-mod=mod go test -tags=musl ./..."}}
+    result = run(failures_repo, "check-command", "--stdin-json", input=json.dumps(event))
+    assert result.code == 1 and "F-001" in result.err
+
+
+BAD_USAGE = [
+    pytest.param(("check-command",), "", id="nothing"),
+    pytest.param(("check-command", "--stdin-json"), "not json", id="stdin-not-json"),
+    pytest.param(("check-command", "--stdin-json"), '{"tool_input": {}}', id="no-command"),
+    pytest.param(("check-command", "--stdin-json", "--", "ls"), "{}", id="both"),
+]
+
+
+@pytest.mark.parametrize(("args", "stdin"), BAD_USAGE)
+def test_cli_usage_errors_exit_2(failures_repo: Path, args: tuple[str, ...], stdin: str) -> None:
+    assert run(failures_repo, *args, input=stdin).code == 2
+
+
+def test_unreadable_failures_ledger_exits_2(failures_repo: Path) -> None:
+    write(failures_repo, "docs/Failed_Attempts.md", FAILURES + "| stray |\n")
+    result = run(failures_repo, "check-command", "--", "ls")
+    assert result.code == 2 and "docs/Failed_Attempts.md" in result.err
