@@ -10,6 +10,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -21,6 +22,11 @@ GIT_ENV = {
     "GIT_COMMITTER_DATE": "2026-01-01T00:00:00+00:00",
 }
 REHYDRATE = [sys.executable, "-m", "rehydrate"]
+
+# Cache bytecode as on a user's machine: some sandboxes set PYTHONDONTWRITEBYTECODE, which
+# would make every timed run recompile rehydrate's modules. Child processes inherit this.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+os.environ.setdefault("PYTHONPYCACHEPREFIX", tempfile.mkdtemp(prefix="rehydrate-bench-pyc-"))
 IMPORT_CLICK = [sys.executable, "-c", "import click"]
 
 
@@ -66,6 +72,8 @@ def interleaved(commands: dict[str, Callable[[], object]], rounds: int = 11
                 ) -> dict[str, float]:
     """Median seconds per command, running the commands in turn each round."""
     samples: dict[str, list[float]] = {name: [] for name in commands}
+    for func in commands.values():  # warm-up: caches, bytecode
+        func()
     for _ in range(rounds):
         for name, func in commands.items():
             start = time.perf_counter()

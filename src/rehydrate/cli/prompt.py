@@ -1,0 +1,84 @@
+"""``rehydrate prompt``: the rehydration prompt (CONTRACT §6), pinned to a revision."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from ._common import note, open_repo, pick_source, source_options
+
+
+@click.command("prompt")
+@source_options()
+@click.option("--max-tokens", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Token budget; optional parts are cut first, mandatory ones never.")
+@click.option("--diff-lines", type=click.IntRange(min=0), default=None, metavar="N",
+              help="Show at most N lines of the latest commit's diff (default 200).")
+@click.option("--template", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Working protocol template (default: templates/protocol.md).")
+@click.option("--format", "fmt", type=click.Choice(["md", "json"]), default="md",
+              show_default=True, help="Markdown text, or one rehydrate/prompt-v1 JSON object.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Write to FILE atomically instead of stdout.")
+@click.option("--envelope-out", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Also write a continuity envelope for the prompt's pins to FILE.")
+@click.option("--record", is_flag=True,
+              help="Append a trace event to .rehydrate/events.jsonl (also: record_events = true).")
+def command(rev: str | None, worktree: bool, max_tokens: int | None, diff_lines: int | None,
+            template: str | None, fmt: str, output: str | None,
+            envelope_out: str | None = None, record: bool = False) -> int:
+    """The rehydration prompt: header, Spec, Task, Failed attempts, latest commit, protocol.
+
+    Exits 3 (after writing the whole prompt) when an external write's outcome is
+    unknown, 2 when a ledger cannot be parsed or the mandatory parts exceed --max-tokens.
+    """
+    import json
+
+    from ..errors import EXIT_USAGE, LedgerParseError
+    from ..prompt import PromptOptions, load_prompt, read_protocol, write_atomic
+
+    repo, config = open_repo()
+    source = pick_source(rev, worktree)
+    options = PromptOptions(
+        max_tokens=max_tokens if max_tokens is not None else config.max_tokens,
+        diff_lines=diff_lines if diff_lines is not None else config.diff_lines,
+        protocol=read_protocol(repo, config, template),
+    )
+    try:
+        prompt = load_prompt(repo, config, source, options)
+    except LedgerParseError as exc:
+        note(f"rehydrate: continuity_validation_failed (ledger_invalid): {exc}")
+        if record or config.record_events:
+            from ..decision import invalid
+            from ..events import record_decision
+
+            record_decision(repo.root, invalid(exc), command="prompt")
+        return EXIT_USAGE
+    text = prompt.text if fmt == "md" else json.dumps(
+        prompt.to_json(), ensure_ascii=False, indent=2) + "\n"
+    if output:
+        write_atomic(output, text)
+    else:
+        _emit(text)
+    if envelope_out or record or config.record_events:
+        from ..continuity import after_prompt
+
+        after_prompt(repo, config, source, prompt, text, envelope_out=envelope_out,
+                     record=record or config.record_events)
+    if prompt.decision.exit_code:
+        ids = ", ".join(r.id or r.code for r in prompt.decision.reasons)
+        note(f"rehydrate: {prompt.decision.decision}: reconcile {ids} by reading before "
+             "anything else; the prompt says how")
+    return prompt.decision.exit_code
+
+
+def _emit(text: str) -> None:
+    """UTF-8 bytes on stdout whatever the locale (click.echo rescans 1 MB prompts for ANSI)."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(text)
+        return
+    sys.stdout.flush()
+    buffer.write(text.encode("utf-8"))
+    buffer.flush()
