@@ -8,7 +8,6 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .errors import ConfigError
-from .ledgers.model import KNOWN_COLUMNS
 
 DEFAULT_PATHS: Mapping[str, str] = {
     "spec": "docs/Spec.md",
@@ -150,13 +149,21 @@ def safe_relpath(value: Any, origin: str) -> str:
     return "/".join(parts)
 
 
+def _known_columns() -> frozenset[str]:
+    # Imported here: the ledger parser is not needed to read settings, and the
+    # pre-commit hook's no-ledger-staged path should not pay for importing it.
+    from .ledgers.model import KNOWN_COLUMNS
+
+    return KNOWN_COLUMNS
+
+
 def _aliases(raw: Any, origin: str) -> tuple[dict[str, str], dict[str, str]]:
     if not isinstance(raw, dict):
         raise ConfigError("aliases must be a table", file=origin, code="config_invalid")
     sections: dict[str, str] = {}
     columns: dict[str, str] = {}
     for group, target, known in (("sections", sections, KNOWN_SECTIONS),
-                                 ("columns", columns, KNOWN_COLUMNS)):
+                                 ("columns", columns, _known_columns())):
         entries = raw.get(group, {})
         if not isinstance(entries, dict):
             raise ConfigError(f"aliases.{group} must be a table", file=origin,

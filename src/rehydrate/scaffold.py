@@ -78,19 +78,25 @@ def init_repo(repo: Repo, config: Config, ledger_dir: str | None = None,
     return actions
 
 
-def _agents_section(repo: Repo, paths: dict[str, str]) -> Action:
+def claude_section(repo: Repo, config: Config, ledger_dir: str | None = None) -> Action:
+    """The same working-protocol section, between the same markers, in CLAUDE.md."""
+    return _agents_section(repo, plan_paths(config, ledger_dir), "CLAUDE.md", "Claude")
+
+
+def _agents_section(repo: Repo, paths: dict[str, str], name: str = "AGENTS.md",
+                    title: str = "Agents") -> Action:
     body = read_template("AGENTS.md")
     for kind in KINDS:
         body = body.replace("{" + kind + "}", paths[kind])
     block = f"{AGENTS_BEGIN}\n{body.rstrip()}\n{AGENTS_END}\n"
-    target = _refuse_escape(repo, "AGENTS.md")
-    if write_new(target, "# Agents\n\n" + block):
-        return Action("AGENTS.md", "created")
+    target = _refuse_escape(repo, name)
+    if write_new(target, f"# {title}\n\n" + block):
+        return Action(name, "created")
     current = target.read_text(encoding="utf-8")
     if AGENTS_BEGIN in current:
-        return Action("AGENTS.md", "kept")
+        return Action(name, "kept")
     sep = "" if current.endswith("\n\n") else ("\n" if current.endswith("\n") else "\n\n")
-    tmp = target.with_name(f".AGENTS.md.{os.getpid()}.tmp")
+    tmp = target.with_name(f".{name}.{os.getpid()}.tmp")
     tmp.write_text(current + sep + block, encoding="utf-8")
     os.replace(tmp, target)
-    return Action("AGENTS.md", "appended")
+    return Action(name, "appended")

@@ -17,6 +17,23 @@ from ..errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, RehydrateError
 COMMANDS: dict[str, str] = {
     "init": "init:command",
     "state": "state:command",
+    "guard": "guard:command",
+    "diff": "diff:command",
+    "hook": "hook:group",
+    "prompt": "prompt:command",
+    "fail": "fail:command",
+    "task": "task:command",
+    "spec": "spec:command",
+    "check-command": "check_command:command",
+    "manifest": "manifest:command",
+    "verify": "verify:command",
+    "check": "check:command",
+    "envelope": "envelope:command",
+    "summary": "summary:command",
+    "merge-driver": "merge_driver:command",
+    "status": "status:command",
+    "log": "log:command",
+    "demo": "demo:command",
 }
 
 

@@ -12,13 +12,34 @@ from ._common import note, open_repo
               help="Folder for the three ledgers (default: docs).")
 @click.option("--config", "write_config", is_flag=True,
               help="Also write a .rehydrate.toml with the ledger paths.")
-def command(ledger_dir: str | None, write_config: bool) -> int:
+@click.option("--no-hook", "no_hook", is_flag=True,
+              help="Do not install the guard as pre-commit / pre-merge-commit hook.")
+@click.option("--claude", is_flag=True,
+              help="Also wire the Claude Code hooks (.claude/settings.json) and CLAUDE.md.")
+def command(ledger_dir: str | None, write_config: bool, no_hook: bool, claude: bool) -> int:
     """Scaffold the three ledgers and an AGENTS.md section; never overwrites."""
     from ..scaffold import init_repo
 
     repo, config = open_repo()
     for action in init_repo(repo, config, ledger_dir, write_config):
         note(f"{action.what:>8}  {action.path}")
+    if not no_hook:
+        from ..integrations.hooks import install
+
+        for hook in install(repo):
+            note(f"{hook.what:>8}  {hook.path}")
+    from ..config import load_config
+    from ..integrations.merge import register_merge_driver
+
+    for line in register_merge_driver(repo, load_config(repo.root)):  # docs/merging.md
+        note(line)
+    if claude:
+        from ..integrations.claude import install_settings
+        from ..scaffold import claude_section
+
+        note(f"{install_settings(repo.root):>8}  .claude/settings.json")
+        section = claude_section(repo, config, ledger_dir)
+        note(f"{section.what:>8}  {section.path}")
     note("next: fill in the ledgers (edit or drop the example rows before the first commit), "
          "then `git add` them and commit; `rehydrate prompt` builds a session's context.")
     return 0

@@ -1,0 +1,70 @@
+"""``rehydrate hook``: a lazy group of hook subcommands (``install``, ``uninstall``, ...).
+
+Subcommands live in ``SUBCOMMANDS`` (name -> "module:attribute" under
+``rehydrate.cli``), like the top-level ``COMMANDS``: another module adds one by
+adding one line there (e.g. ``"claude": "hook_claude:group"``), and it is
+imported only when used.
+"""
+
+from __future__ import annotations
+
+import click
+
+SUBCOMMANDS: dict[str, str] = {
+    "install": "hook:install",
+    "uninstall": "hook:uninstall",
+    "claude": "hook_claude:group",
+}
+
+
+class LazySubgroup(click.Group):
+    """A group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(SUBCOMMANDS))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in SUBCOMMANDS:
+            import importlib
+
+            module, _, attr = SUBCOMMANDS[cmd_name].partition(":")
+            found: click.Command = getattr(importlib.import_module(f"rehydrate.cli.{module}"),
+                                           attr)
+            return found
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group("hook", cls=LazySubgroup)
+def group() -> None:
+    """Install or remove git hooks (and agent-runtime hook adapters)."""
+
+
+@click.command("install")
+@click.option("--force", is_flag=True,
+              help="Replace an existing hook instead of chaining it (kept as a backup).")
+def install(force: bool) -> int:
+    """Install the guard as native pre-commit and pre-merge-commit hooks (chains existing)."""
+    from ..git import find_repo
+    from ..integrations.hooks import install as do_install
+    from ._common import note
+
+    for action in do_install(find_repo(), force=force):
+        note(f"{action.what:>9}  {action.path}")
+    from ..integrations.merge import register_merge_driver
+    from ._common import open_repo
+
+    for line in register_merge_driver(*open_repo()):  # the ledger merge driver, docs/merging.md
+        note(line)
+    return 0
+
+
+@click.command("uninstall")
+def uninstall() -> int:
+    """Remove the guard hooks and restore any hook they chained or replaced."""
+    from ..git import find_repo
+    from ..integrations.hooks import uninstall as do_uninstall
+    from ._common import note
+
+    for action in do_uninstall(find_repo()):
+        note(f"{action.what:>9}  {action.path}")
+    return 0

@@ -1,0 +1,1 @@
+"""Integrations: native git hooks and agent-runtime hook adapters (Claude Code)."""
