@@ -207,6 +207,8 @@ def diff_ledger(old: Ledger | None, new: Ledger | None) -> LedgerDiff:
             changes.append(ItemChange(ADDED, item_id, section, record.line, new=record))
             continue
         old_section, old_record = before[item_id]
+        if old_section == section and old_record[2:] == record[2:]:
+            continue  # same cells, only the line may differ (fast path for long histories)
         cells = _cell_changes(old_record, record)
         if old_section != section:
             cells = (CellChange("section", old_section, section), *cells)

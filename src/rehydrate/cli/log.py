@@ -1,0 +1,52 @@
+"""``rehydrate log``: the ledgers' semantic history, commit by commit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ._common import emit_json, note, open_repo
+
+
+@click.command("log")
+@click.argument("rev_range", metavar="[REV_RANGE]", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print one rehydrate/log-v1 object.")
+def command(rev_range: str | None, as_json: bool) -> int:
+    """What each commit did to the ledgers: items added, retired, strengthened, moved.
+
+    REV_RANGE is anything `git log` takes as one argument (`main`, `A..B`, `HEAD~5..`);
+    the default is the whole history of HEAD. Built on the semantic diff, item by item,
+    never on text diffs; ledger paths and aliases come from the work tree's configuration.
+    """
+    from ..errors import RehydrateError
+    from ..history import history_to_json, ledger_history
+
+    if rev_range is not None and (not rev_range.strip() or rev_range.startswith("-")):
+        raise RehydrateError(f"invalid revision range {rev_range!r}", code="usage",
+                             fix="name a revision or a range such as A..B")
+    repo, config = open_repo()
+    revs = [rev_range or "HEAD"]
+    entries = ledger_history(repo, config, revs)
+    if as_json:
+        emit_json(history_to_json(entries, revs))
+    elif entries:
+        click.echo(render(entries))
+    if not entries:
+        note("no commit in this range changed the ledgers")
+    return 0
+
+
+def render(entries: Any) -> str:
+    """Newest first, like `git log`: a header line per commit, one line per event."""
+    blocks = []
+    for entry in reversed(entries):
+        lines = [f"{entry.commit[:12]}  {entry.date[:10]}  {entry.author}  {entry.subject}"]
+        for event in entry.events:
+            label = event.code.replace("_", " ")
+            ident = f" {event.id}" if event.id else ""
+            move = f" ({event.old} -> {event.new})" if event.old and event.new \
+                and event.code != "next_action" else ""
+            lines.append(f"  {event.mark} {label}{ident}{move}: {event.text}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
