@@ -71,6 +71,29 @@ def is_delimiter_row(cells: tuple[str, ...]) -> bool:
     return all(_DELIMITER_CELL.match(c.replace(" ", "")) for c in cells)
 
 
+def _plain_rows(body: list[tuple[int, str]], width: int) -> tuple[TableRow, ...] | None:
+    """All rows at once when every one is a plain '| a | b |' row; None to go row by row.
+
+    Plain: single-space padding, no escapes, exactly width+1 pipes per row. Then splitting
+    on ' | ' yields exactly the trimmed cells, which is what split_row would return.
+    """
+    if not body:
+        return ()
+    texts = [text for _, text in body]
+    block = "\n".join(texts)
+    count = len(texts)
+    if ("\\" in block or "  " in block or "\t" in block
+            or block.count("|") != count * (width + 1)
+            or ("\n" + block).count("\n| ") != count
+            or (block + "\n").count(" |\n") != count):
+        return None
+    split = [tuple(text[2:-2].split(" | ")) for text in texts]
+    if set(map(len, split)) != {width}:
+        return None
+    first = body[0][0]
+    return tuple(map(TableRow, range(first, first + count), split))
+
+
 def parse_table(lines: list[tuple[int, str]], path: str) -> Table:
     """Parse consecutive '|' lines (header, delimiter, rows) into a Table."""
     first_no, first_text = lines[0]
@@ -101,11 +124,19 @@ def parse_table(lines: list[tuple[int, str]], path: str) -> Table:
             "table header has an empty column name", file=path, line=first_no,
             code="table_malformed", fix="name every column",
         )
+    pipes = width + 1
+    bulk = _plain_rows(lines[2:], width)
+    if bulk is not None:
+        return Table(first_no, header, bulk, lines[-1][0])
     rows = []
     for no, text in lines[2:]:
-        inner = text[1:-1] if text[-1:] == "|" and text[:1] == "|" else None
-        if inner and "\\" not in inner and "  " not in inner and "\t" not in inner:
-            cells = tuple([p.strip(" ") for p in inner.split("|")])  # hot path, same result
+        # Hot path for '| a | b |' rows: exactly width+1 pipes, single spaces, no escapes,
+        # so splitting on ' | ' gives the trimmed cells; anything else takes split_row.
+        if (text[:2] == "| " and text[-2:] == " |" and text.count("|") == pipes
+                and "\\" not in text and "  " not in text and "\t" not in text):
+            cells = tuple(text[2:-2].split(" | "))
+            if len(cells) != width:
+                cells = split_row(text, path, no)
         else:
             cells = split_row(text, path, no)
         if len(cells) != width:
