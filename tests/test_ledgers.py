@@ -211,6 +211,8 @@ TASK_HEAD = "---\nrevision: 1\n---\n"
     pytest.param("spec", "```\n" + CONSTRAINT_HEAD, "unclosed_fence", 1, id="unclosed-fence"),
     pytest.param("spec", "Constraints\n-----------\n| ID | Rule | Level |\n|---|---|---|\n",
                  "ambiguous_structure", 2, id="setext-heading"),
+    pytest.param("spec", "<div>\n## Constraints\n</div>\n", "ambiguous_structure", 1,
+                 id="heading-inside-html-block"),
     pytest.param("spec", "---\nledger: [spec\n---\n", "frontmatter_invalid", 1,
                  id="front-matter-bad-yaml"),
     pytest.param("spec", "---\nledger: spec\n", "frontmatter_invalid", 1,
@@ -312,3 +314,42 @@ def test_failures_ledger_first_table_outside_retired_only():
         "## Other\n| x | y |\n|---|---|\n| 1 | 2 |\n"
     ledger = parse("failures", text)
     assert [f.id for f in ledger.section("failures")] == ["F1"]
+
+
+def test_indented_heading_inside_a_list_is_prose_not_a_section():
+    text = ("## Notes\n- a list item\n\n  ## not a section\n" + CONSTRAINT_HEAD
+            + "| C-1 | a | MUST |\n")
+    ledger = parse("spec", text)
+    assert [p.title for p in ledger.prose] == [None, "Notes", "Constraints"]
+    assert "## not a section" in ledger.prose[1].text
+
+
+def test_record_field_order_matches_schema_columns():
+    from rehydrate.ledgers import model
+
+    for schema in (model.CONSTRAINTS, model.CONTRACTS, model.DECISIONS, model.PHASES,
+                   model.OBLIGATIONS, model.WRITES, model.APPROVALS, model.VERIFIED,
+                   model.CHECKS, model.FAILURES, model.RETIRED):
+        fields = schema.record._fields
+        assert fields[0] == "id" and fields[1] == "line" and fields[-1] == "extra"
+        assert list(fields[2:-1]) == [c.name for c in schema.columns[1:]], schema.section
+
+
+@pytest.mark.parametrize("rows", [
+    pytest.param(["| F-1 | a | b | c | n |", "| F-2 | d | e | f | |"], id="empty-cell"),
+    pytest.param(["| F-1 | a\\|x | b | c | n |"], id="escaped-pipe"),
+    pytest.param(["| F-1 |  a  | b | c | n |"], id="padding"),
+    pytest.param(["|F-1|a|b|c|n|"], id="no-padding"),
+    pytest.param(["| F-1 | a | b | c | n |", "  | F-2 | d | e | f | n |"], id="indented-row"),
+    pytest.param(["| F-1 | a | b | c | n |", "| F-2 | d | e | f | n |"], id="plain"),
+])
+def test_bulk_and_row_by_row_table_paths_agree(rows):
+    from rehydrate.ledgers._table import split_row
+
+    text = ("| ID | Tried | Failure | Workaround | Note |\n|---|---|---|---|---|\n"
+            + "\n".join(rows) + "\n")
+    ledger = parse("failures", text)
+    expected = [split_row(r, "x", 1) for r in rows]
+    got = [(f.id, f.tried, f.failure, f.workaround, f.extra[0][1])
+           for f in ledger.section("failures")]
+    assert got == expected
