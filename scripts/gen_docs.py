@@ -64,11 +64,18 @@ def walk(command: click.Command, path: tuple[str, ...]) -> Iterator[tuple[tuple[
 
 def help_text(path: tuple[str, ...], command: click.Command) -> str:
     """``rehydrate … --help`` as printed, at a fixed width (so it does not depend on the tty)."""
+    from rehydrate.cli import cli
+
+    # The root context carries the CLI's own settings (``-h``/``--help``), as a real run
+    # does; child contexts inherit them. Without this the output depended on whether an
+    # earlier in-process run had already cached a command's help option.
     parent = None
     for name in path[:-1]:
-        parent = click.Context(click.Command(name), info_name=name, parent=parent)
+        settings = cli.context_settings if parent is None else {}
+        parent = click.Context(click.Command(name), info_name=name, parent=parent, **settings)
+    settings = cli.context_settings if parent is None else {}
     ctx = click.Context(command, info_name=path[-1], parent=parent, terminal_width=WIDTH,
-                        max_content_width=WIDTH)
+                        max_content_width=WIDTH, **settings)
     return command.get_help(ctx)
 
 
