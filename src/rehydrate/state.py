@@ -100,20 +100,24 @@ def load_state(repo: git.Repo, config: Config, source: Source) -> State:
 def checksum_payload(ledgers: Mapping[str, Ledger]) -> dict[str, Any]:
     """The resume-critical content: item cells, retired IDs, next action, task, objective.
 
-    Each section is ``{"columns": [...], "rows": [[id, *cells, extra pairs], ...]}``;
-    set-like sections are sorted by ID, phases keep their order; prose, revision and row
-    order elsewhere are left out. Cells are already normalised by the parser.
+    Each section is ``{"columns": [...], "rows": TEXT}``: every row is its ID, its cells
+    in column order and then its extra columns as ``name U+001D value`` sorted by name,
+    joined by U+001F; rows are joined by U+001E, sorted (that is, by ID) except phases,
+    which keep their order. Those separators are control characters, which the parser
+    refuses inside items and headers, so the text is unambiguous. Prose, revision and
+    the order of rows in unordered sections are left out; cells are already normalised.
     """
     payload: dict[str, Any] = {}
     for kind in KINDS:
         ledger = ledgers[kind]
         sections: dict[str, Any] = {}
         for name, records in ledger.items.items():
-            rows = [[r[0], *r[2:-1], sorted(r[-1])] for r in records]
+            rows = [_UNIT.join(r[:1] + r[2:-1]) if not r[-1] else _row_with_extra(r)
+                    for r in records]
             if name != "phases":
-                rows.sort(key=lambda row: row[0])
+                rows.sort()
             columns = list(records[0]._fields) if records else []
-            sections[name] = {"columns": columns, "rows": rows}
+            sections[name] = {"columns": columns, "rows": _RECORD.join(rows)}
         payload[kind] = {"items": sections, "retired": sorted(ledger.retired_ids)}
     task = ledgers["task"]
     payload["task"].update({
@@ -122,6 +126,14 @@ def checksum_payload(ledgers: Mapping[str, Ledger]) -> dict[str, Any]:
         "next_action": normalize(task.next_action.text) if task.next_action else None,
     })
     return payload
+
+
+_UNIT, _RECORD, _GROUP = "\x1f", "\x1e", "\x1d"
+
+
+def _row_with_extra(record: Any) -> str:
+    extra = [name + _GROUP + value for name, value in sorted(record[-1])]
+    return _UNIT.join((*record[:1], *record[2:-1], *extra))
 
 
 def checksum(ledgers: Mapping[str, Ledger]) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any, NamedTuple
 
 from ..errors import LedgerParseError
@@ -89,6 +90,7 @@ def records(schema: Schema, table: Table, ctx: Context) -> list[Any]:
     """Turn one table into records of ``schema.record``, checked cell by cell."""
     index: dict[str, int] = {}
     extra: list[tuple[int, str]] = []
+    check_text("\t".join(table.header), ctx, table.line)
     for pos, raw in enumerate(table.header):
         name = raw.lower()
         name = ctx.column_aliases.get(name, name)
@@ -118,6 +120,9 @@ def records(schema: Schema, table: Table, ctx: Context) -> list[Any]:
     # a row with no empty cell needs no per-cell work at all.
     plain = (not extra and not closed and not ctx.scan_cells
              and positions == list(range(len(positions))))
+    if plain and table.filled:
+        make = partial(tuple.__new__, build)
+        return list(map(make, [(c[0], no, *c[1:], ()) for no, c in table.rows]))
     for row in table.rows:
         cells = row.cells
         if plain and "" not in cells:

@@ -10,6 +10,7 @@ ledgers use, are read without importing YAML at all.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -65,17 +66,30 @@ def _simple(block: list[str], path: str) -> dict[str, Any] | None:
     return meta
 
 
-def _yaml(block: list[str], path: str) -> dict[str, Any]:
-    import frontmatter
+def strict_yaml_load(text: str, *, typed: bool = False) -> Any:
+    """Load YAML refusing anchors, aliases and duplicate or non-string keys.
+
+    Every scalar stays a string unless ``typed`` (then YAML's safe types: null, bool, int,
+    float). Raises ``yaml.YAMLError`` (or ``RecursionError``/``ValueError`` on hostile input).
+    """
     import yaml
 
-    class StrictLoader(yaml.BaseLoader):
-        """All scalars stay strings; no anchors, aliases or duplicate keys."""
+    return yaml.load(text, Loader=_strict_loader(typed))  # noqa: S506 - a BaseLoader/SafeLoader
+
+
+@functools.cache
+def _strict_loader(typed: bool) -> Any:
+    import yaml
+
+    base: Any = yaml.SafeLoader if typed else yaml.BaseLoader
+
+    class StrictLoader(base):
+        """``base`` minus anchors, aliases and duplicate or non-string keys."""
 
         def compose_node(self, parent: Any, index: Any) -> Any:
             event = self.peek_event()
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-                raise yaml.YAMLError("anchors and aliases are not allowed in front matter")
+                raise yaml.YAMLError("anchors and aliases are not allowed")
             return super().compose_node(parent, index)
 
         def construct_mapping(self, node: Any, deep: bool = False) -> Any:
@@ -87,8 +101,15 @@ def _yaml(block: list[str], path: str) -> dict[str, Any]:
                 seen.add(key)
             return super().construct_mapping(node, deep=deep)
 
+    return StrictLoader
+
+
+def _yaml(block: list[str], path: str) -> dict[str, Any]:
+    import frontmatter
+    import yaml
+
     try:
-        meta = frontmatter.YAMLHandler().load("\n".join(block), Loader=StrictLoader)
+        meta = frontmatter.YAMLHandler().load("\n".join(block), Loader=_strict_loader(False))
     except (yaml.YAMLError, RecursionError, ValueError) as exc:
         raise LedgerParseError(
             f"front matter is not valid YAML: {str(exc).splitlines()[0]}", file=path, line=1,

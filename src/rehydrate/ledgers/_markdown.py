@@ -55,13 +55,31 @@ def split_sections(lines: list[str], path: str, first_line: int) -> tuple[Sectio
             Section(title, head_line, tuple(tables), tuple(body))
         )
 
-    for offset, text in enumerate(lines):
+    # Whether each line starts with '|': lets the loop take a run of table rows in one step.
+    piped = [text[:1] == "|" for text in lines] + [False]
+    total = len(lines)
+    offset = 0
+    while offset < total:
+        text = lines[offset]
         no = first_line + offset
-        if fence is None and text[:1] == "|" and not text.startswith("|||||||"):
-            pending.append((no, text))  # hot path: a table row at column 0
-            body.append((no, text))
-            shadow.append("")
+        if fence is None and piped[offset]:
+            end = piped.index(False, offset)  # hot path: a run of rows at column 0
+            run = lines[offset:end]
+            bad = None
+            if "\n|||||||" in "\n" + "\n".join(run):
+                bad = next((i for i, t in enumerate(run) if _CONFLICT.match(t)), None)
+            if bad is not None:
+                raise LedgerParseError(
+                    "merge-conflict marker", file=path, line=no + bad, code="conflict_marker",
+                    fix="resolve the conflict (or use `rehydrate merge-driver`) before committing",
+                )
+            numbered = list(zip(range(no, no + len(run)), run))
+            pending.extend(numbered)
+            body.extend(numbered)
+            shadow.extend([""] * len(run))
+            offset = end
             continue
+        offset += 1
         if _CONFLICT.match(text):
             raise LedgerParseError(
                 "merge-conflict marker", file=path, line=no, code="conflict_marker",

@@ -8,6 +8,7 @@ or truncated.
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import NamedTuple
 
 from ..errors import LedgerParseError
@@ -27,6 +28,11 @@ class Table(NamedTuple):
     header: tuple[str, ...]
     rows: tuple[TableRow, ...]
     end_line: int
+    filled: bool = False  # known to have no empty cell (lets records skip per-row checks)
+
+
+# Build NamedTuples from ready tuples without a Python-level call per row.
+_new_row = partial(tuple.__new__, TableRow)
 
 
 def normalize(value: str) -> str:
@@ -71,14 +77,16 @@ def is_delimiter_row(cells: tuple[str, ...]) -> bool:
     return all(_DELIMITER_CELL.match(c.replace(" ", "")) for c in cells)
 
 
-def _plain_rows(body: list[tuple[int, str]], width: int) -> tuple[TableRow, ...] | None:
+def _plain_rows(body: list[tuple[int, str]], width: int
+                ) -> tuple[tuple[TableRow, ...], bool] | None:
     """All rows at once when every one is a plain '| a | b |' row; None to go row by row.
 
     Plain: single-space padding, no escapes, exactly width+1 pipes per row. Then splitting
     on ' | ' yields exactly the trimmed cells, which is what split_row would return.
+    Also says whether no cell is empty.
     """
     if not body:
-        return ()
+        return (), True
     texts = [text for _, text in body]
     block = "\n".join(texts)
     count = len(texts)
@@ -91,7 +99,8 @@ def _plain_rows(body: list[tuple[int, str]], width: int) -> tuple[TableRow, ...]
     if set(map(len, split)) != {width}:
         return None
     first = body[0][0]
-    return tuple(map(TableRow, range(first, first + count), split))
+    filled = "| |" not in block and "||" not in block
+    return tuple(map(_new_row, zip(range(first, first + count), split))), filled
 
 
 def parse_table(lines: list[tuple[int, str]], path: str) -> Table:
@@ -127,7 +136,7 @@ def parse_table(lines: list[tuple[int, str]], path: str) -> Table:
     pipes = width + 1
     bulk = _plain_rows(lines[2:], width)
     if bulk is not None:
-        return Table(first_no, header, bulk, lines[-1][0])
+        return Table(first_no, header, bulk[0], lines[-1][0], bulk[1])
     rows = []
     for no, text in lines[2:]:
         # Hot path for '| a | b |' rows: exactly width+1 pipes, single spaces, no escapes,
