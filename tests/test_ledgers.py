@@ -353,3 +353,35 @@ def test_bulk_and_row_by_row_table_paths_agree(rows):
     got = [(f.id, f.tried, f.failure, f.workaround, f.extra[0][1])
            for f in ledger.section("failures")]
     assert got == expected
+
+
+@pytest.mark.parametrize("kind,text,line", [
+    pytest.param("spec", "# Spec\n### Constraints\n| ID | Rule | Level |\n|---|---|---|\n"
+                 "| C-1 | a | MUST |\n", 3, id="level-3-heading"),
+    pytest.param("spec", "| ID | Rule | Level |\n|---|---|---|\n| C-1 | a | MUST |\n", 1,
+                 id="constraints-before-any-section"),
+    pytest.param("task", "---\nrevision: 1\n---\n## Notes\n| ID | Phase | Status |\n"
+                 "|---|---|---|\n| P1 | a | todo |\n", 5, id="phases-under-unknown-section"),
+    pytest.param("failures", "| ID | Tried | Failure | Workaround |\n|---|---|---|---|\n"
+                 "\n## More\n| ID | Tried | Failure | Workaround |\n|---|---|---|---|\n", 5,
+                 id="second-failure-table"),
+])
+def test_item_shaped_table_outside_its_section_is_refused(kind, text, line):
+    with pytest.raises(LedgerParseError) as info:
+        parse(kind, text)
+    assert info.value.code == "table_outside_section" and info.value.line == line
+
+
+def test_pipeless_gfm_table_is_refused_not_ignored():
+    text = "## Constraints\nID | Rule | Level\n---|---|---\nC-1 | a | MUST\n"
+    with pytest.raises(LedgerParseError) as info:
+        parse("spec", text)
+    assert info.value.code == "table_malformed" and info.value.line == 3
+
+
+def test_aligned_tables_with_padding_parse():
+    text = ("## Constraints\n\n| ID    | Rule                  | Level    |\n"
+            "| :---- | :-------------------- | :------: |\n"
+            "| C-1   | Keep   two  spaces    |   MUST   |\n")
+    ledger = parse("spec", text)
+    assert ledger.section("constraints")[0].rule == "Keep two spaces"

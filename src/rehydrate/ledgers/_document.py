@@ -226,6 +226,7 @@ def read(
         for table in section.tables:
             schema = chosen.get(id(table))
             if schema is None:
+                _refuse_stray_items(table, section, schemas, ctx)
                 continue
             item_lines.update(range(table.line, table.end_line + 1))
             built = records(schema, table, ctx)
@@ -241,6 +242,28 @@ def read(
         kind=kind, path=ctx.path, meta=extra.pop("meta", meta), prose=tuple(prose),
         items={k: tuple(v) for k, v in items.items()}, retired=tuple(retired), **extra,
     )
+
+
+def _refuse_stray_items(table: Table, section: Section,
+                        schemas: Mapping[str, Schema | None], ctx: Context) -> None:
+    """A table shaped like this ledger's items but outside its section is an error.
+
+    Otherwise a '### Constraints' heading, or a table pasted under the title, would make
+    rows that look like constraints silently count for nothing.
+    """
+    names = {ctx.column_aliases.get(h.lower(), h.lower()) for h in table.header}
+    for schema in schemas.values():
+        if schema is None:
+            continue
+        required = {c.header for c in schema.columns if c.required}
+        if required <= names:
+            where = f"under '## {section.title}'" if section.title else "before any section"
+            raise LedgerParseError(
+                f"a {schema.section!r} table sits {where}, where its rows would not count "
+                f"as items", file=ctx.path, line=table.line, code="table_outside_section",
+                fix=f"move it under '## {schema.section.capitalize()}' (a level-2 heading)"
+                    " or rename its columns if it is not meant as items",
+            )
 
 
 def tables_by_section(

@@ -18,6 +18,10 @@ from ._table import Table, parse_table
 _HEADING2 = re.compile(r"^##(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE_OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _CONFLICT = re.compile(r"^(?:<{7}|>{7}|\|{7})(?: |$)|^={7}$")
+# A GFM delimiter row written without the leading pipe ('---|---'): a table whose rows
+# the strict parser would not see.
+_DASHES = r"[ \t]*:?-+:?[ \t]*"
+_PIPELESS_DELIMITER = re.compile(rf"^ {{0,3}}{_DASHES}\|{_DASHES}(?:\|{_DASHES})*\|?[ \t]*$")
 _AMBIGUOUS = re.compile(r"^(?: {0,3}<|[ \t]+#|\t| {0,3}(?:=+|-+)[ \t]*$)")
 
 
@@ -73,7 +77,7 @@ def split_sections(lines: list[str], path: str, first_line: int) -> tuple[Sectio
                     "merge-conflict marker", file=path, line=no + bad, code="conflict_marker",
                     fix="resolve the conflict (or use `rehydrate merge-driver`) before committing",
                 )
-            numbered = list(zip(range(no, no + len(run)), run))
+            numbered = list(zip(range(no, no + len(run)), run, strict=True))
             pending.extend(numbered)
             body.extend(numbered)
             shadow.extend([""] * len(run))
@@ -109,6 +113,12 @@ def split_sections(lines: list[str], path: str, first_line: int) -> tuple[Sectio
                 "HTML comment in a ledger (invisible when rendered, still read by the model)",
                 file=path, line=no, code="html_comment",
                 fix="write the note as visible text, e.g. a '> ' quote line",
+            )
+        if _PIPELESS_DELIMITER.match(text):
+            raise LedgerParseError(
+                "a table written without leading pipes", file=path, line=no,
+                code="table_malformed",
+                fix="start and end every table line with '|' ('| ID | Rule |', '|---|---|')",
             )
         heading = _HEADING2.match(text)
         if heading:

@@ -100,7 +100,7 @@ def _plain_rows(body: list[tuple[int, str]], width: int
         return None
     first = body[0][0]
     filled = "| |" not in block and "||" not in block
-    return tuple(map(_new_row, zip(range(first, first + count), split))), filled
+    return tuple(map(_new_row, zip(range(first, first + count), split, strict=True))), filled
 
 
 def parse_table(lines: list[tuple[int, str]], path: str) -> Table:
