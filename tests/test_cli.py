@@ -74,3 +74,9 @@ def test_every_command_has_a_docstring_and_loads():
 def test_version(ledger_repo):
     result = run(ledger_repo, "--version")
     assert result.code == 0 and "rehydrate" in result.out
+
+
+def test_unwritable_output_is_an_input_error_not_a_bug(ledger_repo, tmp_path):
+    result = run(ledger_repo, "prompt", "-o", str(tmp_path / "missing-dir" / "p.md"))
+    assert result.code == errors.EXIT_USAGE
+    assert "io_error" in result.err and "missing-dir" in result.err and result.out == ""

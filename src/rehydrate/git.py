@@ -46,9 +46,13 @@ def _git(
         raise GitError("git is not installed or not on PATH", code="git_missing",
                        fix="install git") from None
     if check and proc.returncode != 0:
-        message = proc.stderr.decode("utf-8", "replace").strip() or f"git {args[0]} failed"
+        words = list(args)
+        while len(words) > 2 and words[0] == "-c":  # skip '-c key=value' settings
+            words = words[2:]
+        message = proc.stderr.decode("utf-8", "replace").strip() or f"git {words[0]} failed"
         raise GitError(message.splitlines()[-1], code="git_failed",
-                       fix=f"check the repository (git {' '.join(args[:2])})")
+                       fix=f"check the repository and any revision given (`git {words[0]}` "
+                           "failed)")
     return proc
 
 

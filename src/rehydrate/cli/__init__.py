@@ -7,7 +7,8 @@ only when invoked, so the pre-commit hook pays for click and nothing else.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import click
 
@@ -38,22 +39,29 @@ COMMANDS: dict[str, str] = {
 
 
 class LazyGroup(click.Group):
-    """A group whose subcommands are imported on first use."""
+    """A group whose subcommands (``lazy_commands``: name -> "module:attribute" under
+    ``rehydrate.cli``) are imported on first use."""
+
+    def __init__(self, *args: Any, lazy_commands: Mapping[str, str] | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy_commands = lazy_commands if lazy_commands is not None else {}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(set(super().list_commands(ctx)) | set(COMMANDS))
+        return sorted(set(super().list_commands(ctx)) | set(self.lazy_commands))
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name in COMMANDS:
+        if cmd_name in self.lazy_commands:
             import importlib
 
-            module, _, attr = COMMANDS[cmd_name].partition(":")
+            module, _, attr = self.lazy_commands[cmd_name].partition(":")
             command: click.Command = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
             return command
         return super().get_command(ctx, cmd_name)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, lazy_commands=COMMANDS,
+             context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="rehydrate", message="rehydrate %(version)s")
 def cli() -> None:
     """Keep an agent's working state in three git ledgers; guard them; rehydrate from them."""
@@ -78,6 +86,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE if exc.exit_code not in (0, 1) else exc.exit_code
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # a file we were told to read or write: the user's input
+        where = f" {exc.filename}" if exc.filename else ""
+        click.echo(f"rehydrate: io_error:{where}: {exc.strerror or exc}; check the path and "
+                   "its permissions", err=True)
+        return EXIT_USAGE
     except Exception as exc:  # a bug: never let a traceback pass for an answer
         import os
         import traceback
