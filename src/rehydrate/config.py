@@ -49,20 +49,34 @@ class Config:
         return self.paths[kind]
 
 
+CONFIG_FILES = (".rehydrate.toml", "pyproject.toml")
+
+
 def load_config(root: Path) -> Config:
     """Read settings from the work tree at ``root``; invalid settings are errors."""
-    dotfile = root / ".rehydrate.toml"
-    pyproject = root / "pyproject.toml"
+    texts: dict[str, bytes | None] = {}
+    for name in CONFIG_FILES:
+        path = root / name
+        texts[name] = path.read_bytes() if path.is_file() else None
+    return config_from_files(texts)
+
+
+def config_from_files(texts: Mapping[str, bytes | None]) -> Config:
+    """Settings from the bytes of ``.rehydrate.toml`` and ``pyproject.toml`` (None: absent).
+
+    The guard uses this on the files as committed and as staged, so that a change of
+    settings (a ledger moved by configuration) is judged like any other change.
+    """
     found: list[tuple[str, dict[str, Any]]] = []
-    if dotfile.is_file():
-        data = _load_toml(dotfile)
+    dotfile = texts.get(".rehydrate.toml")
+    if dotfile is not None:
+        data = _load_toml(dotfile, ".rehydrate.toml")
         found.append((".rehydrate.toml", data.get("tool", {}).get("rehydrate", data)))
-    if pyproject.is_file():
-        text = pyproject.read_text(encoding="utf-8", errors="replace")
-        if "rehydrate" in text:  # skip parsing TOML on the hot path when it cannot apply
-            table = _load_toml(pyproject).get("tool", {}).get("rehydrate")
-            if table is not None:
-                found.append(("pyproject.toml", table))
+    pyproject = texts.get("pyproject.toml")
+    if pyproject is not None and b"rehydrate" in pyproject:  # skip TOML when it cannot apply
+        table = _load_toml(pyproject, "pyproject.toml").get("tool", {}).get("rehydrate")
+        if table is not None:
+            found.append(("pyproject.toml", table))
     if not found:
         return Config()
     if len(found) > 1:
@@ -74,15 +88,14 @@ def load_config(root: Path) -> Config:
     return _validate(table, origin)
 
 
-def _load_toml(path: Path) -> dict[str, Any]:
+def _load_toml(data: bytes, name: str) -> dict[str, Any]:
     import tomllib
 
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
+        return tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(
-            f"not valid TOML: {exc}", file=path.name, code="config_invalid",
+            f"not valid TOML: {exc}", file=name, code="config_invalid",
             fix="fix the TOML syntax",
         ) from None
 
