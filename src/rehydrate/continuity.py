@@ -40,7 +40,7 @@ ENVELOPE_SCHEMA = "rehydrate/continuity-envelope-v1"
 RESET_REASONS = ("context_compaction", "context_reset", "process_restart", "handoff")
 
 
-# ---------------------------------------------------------------------------- compare
+# Comparing a manifest with the ledgers.
 
 
 def _weaker_or_other(claimed: str, actual: str) -> str:
@@ -190,7 +190,7 @@ def compare(manifest: Mapping[str, Any], state: State) -> list[Reason]:
     return out
 
 
-# ---------------------------------------------------------------------------- verify
+# Verifying a summary or restatement.
 
 
 @dataclass(frozen=True)
@@ -325,7 +325,7 @@ def verify_source(repo: Any, config: Any, source: Any, text: str
     return verify_text(text, state, _pinned_loader(repo, config)), state
 
 
-# ---------------------------------------------------------------------------- envelopes
+# Continuity envelopes.
 
 
 def sha256_digest(data: bytes) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 
 from .decision import Reason
 from .ledgers import KINDS
+from .ledgers._frontmatter import strict_yaml_load
 from .ledgers.model import (
     APPROVALS,
     CHECKS,
@@ -33,7 +34,7 @@ _OID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 _SETTLED_WRITES = ("confirmed", "not_applied")
 
 
-# ---------------------------------------------------------------------------- build
+# Building the manifest from a state.
 
 
 def _active(ledger: Ledger, name: str) -> tuple[Any, ...]:
@@ -88,7 +89,7 @@ def dump_manifest(manifest: Mapping[str, Any], fmt: str = "yaml") -> str:
     return text
 
 
-# ---------------------------------------------------------------------------- extract
+# Finding a manifest in a text.
 
 
 @dataclass(frozen=True)
@@ -204,31 +205,13 @@ def parse_json(body: str) -> Any:
 def _parse_yaml(body: str) -> Any:
     import yaml
 
-    class StrictLoader(yaml.SafeLoader):
-        """safe_load, minus anchors, aliases and duplicate keys."""
-
-        def compose_node(self, parent: Any, index: Any) -> Any:
-            event = self.peek_event()
-            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-                raise yaml.YAMLError("anchors and aliases are not allowed")
-            return super().compose_node(parent, index)
-
-        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
-            seen: set[Any] = set()
-            for key_node, _ in node.value:
-                key = self.construct_object(key_node, deep=deep)
-                if not isinstance(key, str) or key in seen:
-                    raise yaml.YAMLError("duplicate or non-string key")
-                seen.add(key)
-            return super().construct_mapping(node, deep=deep)
-
     try:
-        return yaml.load(body, Loader=StrictLoader)  # noqa: S506 - StrictLoader is a SafeLoader
+        return strict_yaml_load(body, typed=True)
     except (yaml.YAMLError, RecursionError, ValueError):
         return _ParseFailure()
 
 
-# ---------------------------------------------------------------------------- validate
+# Validating its shape.
 
 
 def safe_id(value: Any) -> str | None:

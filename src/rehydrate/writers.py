@@ -15,16 +15,19 @@ from __future__ import annotations
 
 import os
 import re
-import socket
-import stat
-import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 
 from . import git
+from .atomicfile import (  # noqa: F401 - LOCK_TIMEOUT, TEMP_MARK, lock_path: re-exported
+    LOCK_TIMEOUT,
+    TEMP_MARK,
+    atomic_write,
+    ledger_lock,
+    lock_path,
+    sweep_temp_files,
+)
 from .config import Config
 from .errors import CASConflict, LedgerParseError, Refused, RehydrateError
 from .ids import using
@@ -32,7 +35,7 @@ from .ledgers import Ledger, parse_ledger
 from .ledgers._document import Context, canonical_section, check_text
 from .ledgers._frontmatter import split as split_front_matter
 from .ledgers._markdown import Section, split_sections
-from .ledgers._table import Table, escape_cell, normalize, render_row
+from .ledgers._table import Table, normalize, render_row
 from .ledgers.model import (
     APPROVALS,
     CHECKS,
@@ -48,9 +51,7 @@ from .ledgers.model import (
     WRITES,
     Schema,
 )
-
-LOCK_TIMEOUT = 5.0  # seconds to wait for another writer; REHYDRATE_LOCK_TIMEOUT overrides
-TEMP_MARK = ".rehydrate-"  # temp files: .<name>.rehydrate-<pid>-<nonce>.tmp beside the ledger
+from .rowedit import Text, insert_lines, join_text, replace_line, rewrite_cells, split_text
 
 SCHEMAS: Mapping[str, Schema] = {s.section: s for s in (
     CONSTRAINTS, CONTRACTS, DECISIONS, PHASES, OBLIGATIONS, WRITES, APPROVALS, VERIFIED,
@@ -68,65 +69,8 @@ FIRST_IDS: Mapping[str, str] = {
     "obligations": "O-001", "external writes": "E-001", "approvals": "A-001",
     "verified": "V-001", "completion checks": "X-001", "failures": "F-001",
 }
-_PIPE = re.compile(r"(?<!\\)\|")
 _BULLET = re.compile(r"^([ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?)")
 _REVISION = re.compile(r"^(revision:[ \t]*[\"']?)(\d+)([\"']?[ \t]*(?:#.*)?)$")
-
-
-# Text model: lines without their endings, endings kept apart so they survive untouched.
-
-@dataclass(frozen=True)
-class Text:
-    bom: bool
-    lines: tuple[str, ...]
-    eols: tuple[str, ...]  # "\n", "\r\n", or "" for a last line without one
-
-    @property
-    def newline(self) -> str:
-        """The file's own line ending, for lines a writer adds."""
-        crlf = sum(1 for e in self.eols if e == "\r\n")
-        return "\r\n" if crlf * 2 > len([e for e in self.eols if e]) else "\n"
-
-
-def split_text(data: bytes) -> Text:
-    bom = data.startswith(b"\xef\xbb\xbf")
-    text = data[3 if bom else 0:].decode("utf-8")
-    parts = text.split("\n")
-    lines: list[str] = []
-    eols: list[str] = []
-    for index, part in enumerate(parts):
-        last = index == len(parts) - 1
-        if last and part == "":
-            break
-        eol = "" if last else "\n"
-        if not last and part.endswith("\r"):
-            part, eol = part[:-1], "\r\n"
-        lines.append(part)
-        eols.append(eol)
-    return Text(bom, tuple(lines), tuple(eols))
-
-
-def join_text(text: Text) -> bytes:
-    body = "".join(line + eol for line, eol in zip(text.lines, text.eols, strict=True))
-    return (b"\xef\xbb\xbf" if text.bom else b"") + body.encode("utf-8")
-
-
-def insert_lines(text: Text, index: int, new: Sequence[str]) -> Text:
-    """Insert ``new`` before line ``index`` (0-based); a last line gains its missing EOL."""
-    lines, eols = list(text.lines), list(text.eols)
-    newline = text.newline
-    added = [newline] * len(new)
-    if index == len(lines) and lines and eols[-1] == "":
-        eols[-1] = newline
-        added[-1] = ""  # the file had no final newline: it still has none
-    return Text(text.bom, tuple(lines[:index] + list(new) + lines[index:]),
-                tuple(eols[:index] + added + eols[index:]))
-
-
-def replace_line(text: Text, index: int, line: str) -> Text:
-    lines = list(text.lines)
-    lines[index] = line
-    return Text(text.bom, tuple(lines), text.eols)
 
 
 # Finding sections, tables and rows (the parser's own scanner, so both agree).
@@ -275,26 +219,12 @@ def set_cells(data: bytes, kind: str, section: str, item_id: str, values: Mappin
                     fix=f"add the column to the table header in {ctx.path}",
                 )
             updates = {index[c]: v for c, v in values.items()}
-            line = _rewrite_cells(text.lines[row.line - 1], updates)
+            line = rewrite_cells(text.lines[row.line - 1], updates)
             return join_text(replace_line(text, row.line - 1, line))
     raise RehydrateError(
         f"no {section} row with ID {item_id}", file=ctx.path, item_id=item_id,
         code="unknown_id", fix="check the ID (rehydrate state)",
     )
-
-
-def _rewrite_cells(line: str, updates: Mapping[int, str]) -> str:
-    """Replace cells by position; a shorter value is padded to keep the column width."""
-    pipes = [m.start() for m in _PIPE.finditer(line)]
-    out = [line[:pipes[0] + 1]]
-    for position in range(len(pipes) - 1):
-        segment = line[pipes[position] + 1:pipes[position + 1]]
-        if position in updates:
-            new = " " + escape_cell(updates[position]) + " "
-            segment = new.ljust(len(segment)) if len(new) < len(segment) else new
-        out.append(segment + "|")
-    out.append(line[pipes[-1] + 1:])
-    return "".join(out)
 
 
 def set_next_action(data: bytes, action: str, ctx: Context) -> bytes:
@@ -518,107 +448,6 @@ class WriteResult:
             "path": self.path, "id": self.item_id, "blob_before": self.blob_before,
             "blob_after": self.blob_after, "revision": self.revision, "commit": self.commit,
         }
-
-
-def lock_path(repo: git.Repo, ledger_path: str) -> Path:
-    """``.git/rehydrate/locks/<ledger path>.lock``: per work tree, never committed."""
-    return repo.git_dir / "rehydrate" / "locks" / (ledger_path + ".lock")
-
-
-@contextmanager
-def ledger_lock(repo: git.Repo, ledger_path: str, timeout: float | None = None
-                ) -> Iterator[Path]:
-    """Hold the ledger's ``O_EXCL`` lock file; wait a bounded time, never break it."""
-    lock = lock_path(repo, ledger_path)
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    if timeout is None:
-        timeout = float(os.environ.get("REHYDRATE_LOCK_TIMEOUT", LOCK_TIMEOUT))
-    deadline = time.monotonic() + timeout
-    delay = 0.005
-    while True:
-        try:
-            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-            break
-        except FileExistsError:
-            if time.monotonic() >= deadline:
-                raise _lock_busy(lock, ledger_path, timeout) from None
-            time.sleep(delay)
-            delay = min(delay * 2, 0.05)
-    try:
-        stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        os.write(fd, f"pid {os.getpid()}\nhost {socket.gethostname()}\nsince {stamp}\n".encode())
-        os.close(fd)
-        yield lock
-    finally:
-        try:
-            os.unlink(lock)
-        except FileNotFoundError:
-            pass
-
-
-def _lock_busy(lock: Path, ledger_path: str, timeout: float) -> RehydrateError:
-    try:
-        holder = dict(line.split(" ", 1) for line in lock.read_text().splitlines() if " " in line)
-    except OSError:
-        holder = {}
-    pid = holder.get("pid", "?")
-    alive = ""
-    if pid.isdigit() and holder.get("host") == socket.gethostname():
-        try:
-            os.kill(int(pid), 0)
-            alive = f" (pid {pid} is still running)"
-        except ProcessLookupError:
-            alive = f" (pid {pid} is not running: the lock is stale)"
-        except PermissionError:
-            alive = f" (pid {pid} is running as another user)"
-    return RehydrateError(
-        f"{ledger_path} is locked by another writer since {holder.get('since', '?')}{alive}; "
-        f"waited {timeout:g}s", file=str(lock), code="ledger_locked",
-        fix=f"retry; if no rehydrate writer is running, the lock is stale: remove it with "
-            f"`rm {lock}` (rehydrate never deletes it by itself)",
-    )
-
-
-def sweep_temp_files(target: Path) -> list[Path]:
-    """Remove temp files a killed writer left beside ``target`` (call under the lock)."""
-    gone = []
-    for stray in target.parent.glob(f".{target.name}{TEMP_MARK}*.tmp"):
-        try:
-            stray.unlink()
-            gone.append(stray)
-        except OSError:
-            pass
-    return gone
-
-
-def atomic_write(target: Path, data: bytes) -> None:
-    """Replace ``target`` with ``data``: the old file or the new one, never a torn one.
-
-    The target's file mode is kept (0644 for a new file)."""
-    try:
-        mode = stat.S_IMODE(target.stat().st_mode)
-    except FileNotFoundError:
-        mode = 0o644
-    tmp = target.parent / f".{target.name}{TEMP_MARK}{os.getpid()}-{os.urandom(4).hex()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fchmod(fd, mode)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    dir_fd = os.open(target.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
 
 
 def check_expectations(ledger: Ledger, blob: str, expect_revision: int | None,

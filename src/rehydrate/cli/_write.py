@@ -27,6 +27,33 @@ def write_options(func: F) -> F:
     return func
 
 
+def retire_options(func: F) -> F:
+    """ID, --reason, --replaced-by, --date: what every ``retire`` command takes."""
+    for option in reversed((
+        click.argument("item_id", metavar="ID"),
+        click.option("--reason", required=True, help="Why it no longer applies."),
+        click.option("--replaced-by", default="", help="The ID that supersedes it."),
+        click.option("--date", default=None, metavar="YYYY-MM-DD",
+                     help="Retirement date (default: today, UTC)."),
+    )):
+        func = option(func)
+    return func
+
+
+def retire_operation(kind: str | None, item_id: str, reason: str, replaced_by: str,
+                     date: str | None) -> Any:
+    """The writer operation retiring ``item_id`` (``kind`` None: the ledger holding it)."""
+    from ..writers import cell, find_holder, retire
+
+    item_id = cell("ID", item_id)
+    if kind is None:
+        repo, config = open_repo()
+        kind = find_holder(repo, config, item_id)
+    return retire(kind, item_id, cell("--reason", reason),
+                  cell("--replaced-by", replaced_by, required=False),
+                  cell("--date", date, required=False) or None)
+
+
 def run_write(op: Any, *, expect_revision: int | None, expect_blob: str | None, commit: bool,
               as_json: bool) -> int:
     """Perform one writer operation and report it: the ID on stdout, notes on stderr."""

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from ._write import run_write, write_options
+from ._write import retire_operation, retire_options, run_write, write_options
 
 
 @click.group("fail")
@@ -29,18 +29,8 @@ def add(tried: str, failure: str, workaround: str, **opts: Any) -> int:
 
 
 @command.command("retire")
-@click.argument("item_id", metavar="ID")
-@click.option("--reason", required=True, help="Why it no longer applies.")
-@click.option("--replaced-by", default="", help="The ID that supersedes it.")
-@click.option("--date", default=None, metavar="YYYY-MM-DD",
-              help="Retirement date (default: today, UTC).")
+@retire_options
 @write_options
 def retire(item_id: str, reason: str, replaced_by: str, date: str | None, **opts: Any) -> int:
     """Retire failed attempt ID with a reason (its row stays)."""
-    from ..writers import cell
-    from ..writers import retire as retire_op
-
-    op = retire_op("failures", cell("ID", item_id), cell("--reason", reason),
-                   cell("--replaced-by", replaced_by, required=False),
-                   cell("--date", date, required=False) or None)
-    return run_write(op, **opts)
+    return run_write(retire_operation("failures", item_id, reason, replaced_by, date), **opts)

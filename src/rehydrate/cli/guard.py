@@ -52,14 +52,14 @@ def command(staged: bool, range_: str | None, pre_receive: bool, as_json: bool) 
     if range_ is not None:
         return _finish(_range(repo, config, [range_]), as_json)
     if pre_receive:
-        from ..guard import check_pre_receive
+        from ..guard_git import check_pre_receive
 
         return _finish(check_pre_receive(repo, config, sys.stdin.read().splitlines()), as_json)
     return _staged(repo, config, as_json)
 
 
 def _range(repo: object, config: object, revs: list[str]) -> object:
-    from ..guard import check_range
+    from ..guard_git import check_range
 
     return check_range(repo, config, revs)  # an unknown revision is a GitError: exit 2
 
@@ -76,13 +76,13 @@ def _staged(repo: object, config: object, as_json: bool) -> int:
                        '"waived": [], "checked": {"mode": "staged", "ledgers": [], '
                        '"commits": 0}}')
         return 0
-    from ..guard import check_staged
+    from ..guard_git import check_staged
 
     return _finish(check_staged(repo, config, first), as_json)
 
 
 def _finish(report: object, as_json: bool) -> int:
-    from ..guard import GuardReport
+    from ..guard_git import GuardReport
     from ._common import emit_json, note
 
     assert isinstance(report, GuardReport)

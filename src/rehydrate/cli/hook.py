@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import click
 
+from . import LazyGroup
+
 SUBCOMMANDS: dict[str, str] = {
     "install": "hook:install",
     "uninstall": "hook:uninstall",
@@ -17,24 +19,7 @@ SUBCOMMANDS: dict[str, str] = {
 }
 
 
-class LazySubgroup(click.Group):
-    """A group whose subcommands are imported on first use."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(set(super().list_commands(ctx)) | set(SUBCOMMANDS))
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name in SUBCOMMANDS:
-            import importlib
-
-            module, _, attr = SUBCOMMANDS[cmd_name].partition(":")
-            found: click.Command = getattr(importlib.import_module(f"rehydrate.cli.{module}"),
-                                           attr)
-            return found
-        return super().get_command(ctx, cmd_name)
-
-
-@click.group("hook", cls=LazySubgroup)
+@click.group("hook", cls=LazyGroup, lazy_commands=SUBCOMMANDS)
 def group() -> None:
     """Install or remove git hooks (and agent-runtime hook adapters)."""
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from ._write import run_write, write_options
+from ._write import retire_operation, retire_options, run_write, write_options
 
 
 @click.group("spec")
@@ -37,29 +37,14 @@ def constraint_add(level_: str, rule: str, source: str, **opts: Any) -> int:
 
 
 @command.command("retire")
-@click.argument("item_id", metavar="ID")
-@click.option("--reason", required=True, help="Why it no longer applies.")
-@click.option("--replaced-by", default="", help="The ID that supersedes it.")
-@click.option("--date", default=None, metavar="YYYY-MM-DD",
-              help="Retirement date (default: today, UTC).")
+@retire_options
 @click.option("--ledger", "kind", type=click.Choice(["spec", "task", "failures"]), default=None,
               help="The ledger holding ID (default: found by ID).")
 @write_options
 def retire(item_id: str, reason: str, replaced_by: str, date: str | None, kind: str | None,
            **opts: Any) -> int:
     """Retire item ID of any ledger with a reason (its row stays where it is)."""
-    from ..writers import cell, find_holder
-    from ..writers import retire as retire_op
-    from ._common import open_repo
-
-    item_id = cell("ID", item_id)
-    if kind is None:
-        repo, config = open_repo()
-        kind = find_holder(repo, config, item_id)
-    op = retire_op(kind, item_id, cell("--reason", reason),
-                   cell("--replaced-by", replaced_by, required=False),
-                   cell("--date", date, required=False) or None)
-    return run_write(op, **opts)
+    return run_write(retire_operation(kind, item_id, reason, replaced_by, date), **opts)
 
 
 @command.command("decide")

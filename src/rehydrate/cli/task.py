@@ -55,18 +55,6 @@ def obligation_add(text: str, **opts: Any) -> int:
     return run_write(op, **opts)
 
 
-@obligation.command("done")
-@click.argument("item_id", metavar="ID")
-@write_options
-def obligation_done(item_id: str, **opts: Any) -> int:
-    """Mark obligation ID done."""
-    from ..writers import cell, update_row
-
-    op = update_row("task", "task obligation done", "obligations", cell("ID", item_id),
-                    {"status": "done"})
-    return run_write(op, **opts)
-
-
 @command.group("write")
 def write_group() -> None:
     """External writes: add, settle."""
@@ -111,22 +99,6 @@ def approval() -> None:
     """Approvals: consume, expire, revoke (never back to granted)."""
 
 
-def _approval(verb: str, new_status: str) -> None:
-    @approval.command(verb, help=f"Mark approval ID {new_status} (never usable again).")
-    @click.argument("item_id", metavar="ID")
-    @write_options
-    def move(item_id: str, **opts: Any) -> int:
-        from ..writers import cell, update_row
-
-        op = update_row("task", f"task approval {verb}", "approvals", cell("ID", item_id),
-                        {"status": new_status})
-        return run_write(op, **opts)
-
-
-for _verb, _status in (("consume", "consumed"), ("expire", "expired"), ("revoke", "revoked")):
-    _approval(_verb, _status)
-
-
 @command.group("verified")
 def verified() -> None:
     """Verifications pinned to the artifact's git blob id."""
@@ -168,13 +140,23 @@ def check_add(text: str, **opts: Any) -> int:
     return run_write(op, **opts)
 
 
-@check.command("pass")
-@click.argument("item_id", metavar="ID")
-@write_options
-def check_pass(item_id: str, **opts: Any) -> int:
-    """Mark completion check ID passed."""
-    from ..writers import cell, update_row
+def _status_move(group: click.Group, verb: str, section: str, new_status: str,
+                 help_text: str) -> None:
+    """Register ``task <group> <verb> ID``: move one row of ``section`` to ``new_status``."""
+    action = f"task {group.name} {verb}"
 
-    op = update_row("task", "task check pass", "completion checks", cell("ID", item_id),
-                    {"status": "passed"})
-    return run_write(op, **opts)
+    @group.command(verb, help=help_text)
+    @click.argument("item_id", metavar="ID")
+    @write_options
+    def move(item_id: str, **opts: Any) -> int:
+        from ..writers import cell, update_row
+
+        op = update_row("task", action, section, cell("ID", item_id), {"status": new_status})
+        return run_write(op, **opts)
+
+
+_status_move(obligation, "done", "obligations", "done", "Mark obligation ID done.")
+_status_move(check, "pass", "completion checks", "passed", "Mark completion check ID passed.")
+for _verb, _status in (("consume", "consumed"), ("expire", "expired"), ("revoke", "revoked")):
+    _status_move(approval, _verb, "approvals", _status,
+                 f"Mark approval ID {_status} (never usable again).")

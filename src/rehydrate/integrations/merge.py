@@ -93,9 +93,9 @@ def _parsed_before(repo: git.Repo, config: Config, kind: str) -> frozenset[str]:
     need not parse HEAD's 10,000-row ledger again; empty for the other ledgers."""
     if kind != "failures":
         return frozenset()
-    from ..guard import _load_trusted
+    from ..appendonly import load_trusted
 
-    return _load_trusted(repo, config)
+    return load_trusted(repo, config)
 
 
 def _write(path: Path, data: bytes) -> None:
