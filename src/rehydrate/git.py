@@ -149,6 +149,30 @@ def cat_blobs(repo: Repo, ids: Sequence[str]) -> dict[str, bytes]:
     return result
 
 
+def read_specs(repo: Repo, specs: Sequence[str]) -> dict[str, bytes | None]:
+    """Objects named like ``HEAD:path`` or ``:path`` (the index); None when absent.
+
+    One ``git cat-file --batch`` process.
+    """
+    if not specs:
+        return {}
+    out = _git(repo.root, "cat-file", "--batch", input="".join(s + "\n" for s in specs).encode())
+    data = out.stdout
+    result: dict[str, bytes | None] = {}
+    pos = 0
+    for spec in specs:
+        end = data.index(b"\n", pos)
+        header = data[pos:end]
+        if header.endswith(b" missing") or header.endswith(b" ambiguous"):
+            result[spec] = None
+            pos = end + 1
+            continue
+        size = int(header.split()[2])
+        result[spec] = data[end + 1:end + 1 + size]
+        pos = end + 1 + size + 1
+    return result
+
+
 def tree_entries(repo: Repo, commit: str, paths: Iterable[str]) -> dict[str, tuple[str, str]]:
     """path -> (mode, blob id) at ``commit`` for the given paths (absent ones left out)."""
     paths = list(paths)

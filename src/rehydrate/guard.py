@@ -60,6 +60,10 @@ SUPERSEDE = "add a new row with a new ID and retire the old one with `Replaced b
 
 # code -> how to do it properly (every code the guard can give has an entry)
 FIXES: Mapping[str, str] = {
+    "config_changed": "ledger paths and header/section aliases are part of the ledgers: revert "
+                      "the change in the settings file. To really move or re-alias ledgers, "
+                      "commit it alone with a 'Rehydrate-Waiver: <reason>' trailer for the CI "
+                      "range check (the local hook never honours a waiver)",
     "row_deleted": f"put the row back; to take it out of force, {RETIRE}",
     "immutable_cell_changed": f"restore the cell; to change it, {SUPERSEDE}",
     "level_weakened": f"restore the level; a level may only get stricter. To relax a rule, "

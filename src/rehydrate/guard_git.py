@@ -97,7 +97,7 @@ def _regular(mode: str) -> bool:
 def check_change(kind: str, change: Any, data: Mapping[str, bytes], parser: _Parser, *,
                  reserved_ids: frozenset[str] = frozenset(),
                  renamed_to: Callable[[], str | None] | None = None,
-                 trusted: frozenset[str] = frozenset(),
+                 trusted: frozenset[str] = frozenset(), old_parser: _Parser | None = None,
                  ) -> tuple[list[Violation], Ledger | None, Ledger | None]:
     """Rules for one raw change of one ledger path: (violations, old ledger, new ledger).
 
@@ -136,7 +136,8 @@ def check_change(kind: str, change: Any, data: Mapping[str, bytes], parser: _Par
             return verdict, None, None
     old: Ledger | None = None
     if old_present:
-        parsed = parser.parse(kind, path, change.old_blob, data[change.old_blob])
+        parsed = (old_parser or parser).parse(kind, path, change.old_blob,
+                                              data[change.old_blob])
         old = parsed if isinstance(parsed, _Ledger) else None
     parsed = parser.parse(kind, path, change.new_blob, new_data)
     if not isinstance(parsed, _Ledger):
@@ -163,13 +164,53 @@ def _excuse_merge(kind: str, found: list[Violation], change: Any, other_blobs: l
     return excuse_merge(found, parent, merged, others)
 
 
+def settings_violations(old: Any, new: Any, had_ledgers: bool) -> list[Violation]:
+    """A settings change that moves or re-aliases existing ledgers (``config_changed``).
+
+    Settings decide which file is which ledger and how its headers read, so changing them
+    once ledgers exist could hide a ledger from the guard (point ``spec`` at a fresh file)
+    as surely as deleting it. Before any ledger exists they are free to change.
+    """
+    from .ledgers import KINDS
+
+    if not had_ledgers:
+        return []
+    where = new.origin or old.origin or ".rehydrate.toml"
+    out = [Violation("config_changed", where, None, kind,
+                     f"the {kind} ledger's configured path changed from {old.paths[kind]} to "
+                     f"{new.paths[kind]}", FIXES["config_changed"])
+           for kind in KINDS if old.paths[kind] != new.paths[kind]]
+    if (dict(old.section_aliases), dict(old.column_aliases)) != (
+            dict(new.section_aliases), dict(new.column_aliases)):
+        out.append(Violation("config_changed", where, None, None,
+                             "the section or column aliases changed", FIXES["config_changed"]))
+    return out
+
+
+def staged_settings(repo: Any) -> tuple[Any, Any]:
+    """(settings as committed in HEAD, settings as staged): one ``git cat-file``."""
+    from . import git
+    from .config import CONFIG_FILES, config_from_files
+
+    specs = [f"HEAD:{name}" for name in CONFIG_FILES] + [f":{name}" for name in CONFIG_FILES]
+    got = git.read_specs(repo, specs)
+    old = config_from_files({name: got[f"HEAD:{name}"] for name in CONFIG_FILES})
+    new = config_from_files({name: got[f":{name}"] for name in CONFIG_FILES})
+    return old, new
+
+
+def settings_changed(old: Any, new: Any) -> bool:
+    return (dict(old.paths), dict(old.section_aliases), dict(old.column_aliases)) != (
+        dict(new.paths), dict(new.section_aliases), dict(new.column_aliases))
+
+
 def _sorted(violations: list[Violation]) -> tuple[Violation, ...]:
     return tuple(sorted(violations, key=lambda v: (v.path, v.line or 0, v.code, v.item_id or "",
                                                    v.message)))
 
 
-def check_staged(repo: Any, config: Any, first: tuple[str, list[Any]] | None = None
-                 ) -> GuardReport:
+def check_staged(repo: Any, config: Any, first: tuple[str, list[Any]] | None = None,
+                 *, old_config: Any = None, extra: Sequence[Violation] = ()) -> GuardReport:
     """The index (inherited GIT_INDEX_FILE) against HEAD, and every MERGE_HEAD in a merge.
 
     Reads staged blobs with ``git cat-file``, never the work tree or a textual diff.
@@ -188,10 +229,12 @@ def check_staged(repo: Any, config: Any, first: tuple[str, list[Any]] | None = N
            if b not in _ZERO and _regular(mode)]
     data = git.cat_blobs(repo, ids)
     parser = _Parser(config)
-    trusted = load_trusted(repo, config) if "failures" in {kinds.get(c.path) for _, cs in bases
-                                                              for c in cs} else frozenset()
+    same = old_config is None or not settings_changed(old_config, config)
+    old_parser = parser if same else _Parser(old_config)
+    trusted = load_trusted(repo, config) if same and "failures" in {
+        kinds.get(c.path) for _, cs in bases for c in cs} else frozenset()
     good: set[str] = set()
-    out: list[Violation] = []
+    out: list[Violation] = list(extra)
     checked: set[str] = set()
     firsts: dict[str, Any] = {}  # HEAD's change per path, for merge excuses
     for label, changes in bases:
@@ -201,7 +244,7 @@ def check_staged(repo: Any, config: Any, first: tuple[str, list[Any]] | None = N
                 continue
             checked.add(change.path)
             found, old, new = check_change(
-                kind, change, data, parser, trusted=trusted,
+                kind, change, data, parser, trusted=trusted, old_parser=old_parser,
                 renamed_to=lambda c=change, b=label: git.find_rename(repo, b, None, c.path))
             if label == bases[0][0]:
                 firsts[change.path] = change
@@ -234,6 +277,7 @@ def check_range(repo: Any, config: Any, revs: list[str], *, mode: str = "range",
     updates).
     """
     from . import git
+    from .config import CONFIG_FILES
     from .ledgers import KINDS
 
     kinds = {config.path_of(k): k for k in KINDS}
@@ -243,7 +287,11 @@ def check_range(repo: Any, config: Any, revs: list[str], *, mode: str = "range",
     for entry in entries:
         pairs.extend((entry.commit, p) for p in (entry.parents or (None,)))
     pairs.extend(tips)
-    answers = git.diff_pairs(repo, pairs, paths)
+    answers = git.diff_pairs(repo, pairs, [*paths, *CONFIG_FILES])
+    settings = {pair: _settings_in_range(repo, pair, changes)
+                for pair, changes in zip(pairs, answers, strict=True)
+                if any(c.path in CONFIG_FILES for c in changes)}
+    answers = [[c for c in changes if c.path in kinds] for changes in answers]
     ids = [b for changes in answers for c in changes
            for b, mode_ in ((c.old_blob, c.old_mode), (c.new_blob, c.new_mode))
            if b not in _ZERO and _regular(mode_)]
@@ -260,6 +308,7 @@ def check_range(repo: Any, config: Any, revs: list[str], *, mode: str = "range",
         states: dict[tuple[str | None, str], Ledger | None] = {}
         new_states: dict[str, Ledger] = {}
         for parent in parents:
+            found.extend(settings.get((commit, parent), []))
             for change in per_pair[(commit, parent)]:
                 kind = kinds.get(change.path)
                 if kind is None:
@@ -313,6 +362,29 @@ def check_range(repo: Any, config: Any, revs: list[str], *, mode: str = "range",
             violations.extend(found)
     return GuardReport(mode, tuple(violations), tuple(waived),
                        tuple(sorted(kinds)), len(entries))
+
+
+def _settings_in_range(repo: Any, pair: tuple[str, str | None], changes: list[Any]
+                       ) -> list[Violation]:
+    """``config_changed`` findings for one (commit, parent) whose settings files changed."""
+    from . import git
+    from .config import CONFIG_FILES, config_from_files
+    from .errors import ConfigError
+
+    commit, parent = pair
+    specs = [f"{rev}:{name}" for rev in (commit, parent) if rev for name in CONFIG_FILES]
+    got = git.read_specs(repo, specs)
+    try:
+        new = config_from_files({n: got[f"{commit}:{n}"] for n in CONFIG_FILES})
+        old = config_from_files({n: got.get(f"{parent}:{n}") for n in CONFIG_FILES})
+    except ConfigError as exc:
+        return [Violation("config_changed", exc.file or ".rehydrate.toml", None, None,
+                          f"the settings cannot be read: {exc.message}",
+                          FIXES["config_changed"])]
+    if parent is None or not settings_changed(old, new):
+        return []
+    present = git.tree_entries(repo, parent, list(old.paths.values()))
+    return settings_violations(old, new, bool(present))
 
 
 def check_pre_receive(repo: Any, config: Any, lines: list[str]) -> GuardReport:

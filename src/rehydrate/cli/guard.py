@@ -65,11 +65,25 @@ def _range(repo: object, config: object, revs: list[str]) -> object:
 
 
 def _staged(repo: object, config: object, as_json: bool) -> int:
-    from ..git import Repo, diff_cached_head, merge_heads
+    """The index against HEAD, with the settings as staged (the work tree's settings file
+    could point the guard elsewhere) and a settings change itself judged too."""
+    from ..git import Repo, diff_cached_head, merge_heads, tree_entries
+    from ..guard_git import settings_changed, settings_violations, staged_settings
 
     assert isinstance(repo, Repo)
+    old_config, config = staged_settings(repo)
     paths = list(config.paths.values())  # type: ignore[attr-defined]
+    extra = []
+    if settings_changed(old_config, config):
+        old_paths = list(old_config.paths.values())
+        had = bool(tree_entries(repo, "HEAD", old_paths)) if first_commit_exists(repo) else False
+        extra = settings_violations(old_config, config, had)
     first = diff_cached_head(repo, paths)
+    if extra:
+        from ..guard_git import check_staged
+
+        return _finish(check_staged(repo, config, first, old_config=old_config, extra=extra),
+                       as_json)
     if not first[1] and not merge_heads(repo):
         if as_json:
             click.echo('{"schema": "rehydrate/guard-v1", "ok": true, "violations": [], '
@@ -78,7 +92,14 @@ def _staged(repo: object, config: object, as_json: bool) -> int:
         return 0
     from ..guard_git import check_staged
 
-    return _finish(check_staged(repo, config, first), as_json)
+    return _finish(check_staged(repo, config, first, old_config=old_config), as_json)
+
+
+def first_commit_exists(repo: object) -> bool:
+    from ..git import Repo, head
+
+    assert isinstance(repo, Repo)
+    return head(repo) is not None
 
 
 def _finish(report: object, as_json: bool) -> int:
