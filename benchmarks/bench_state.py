@@ -18,8 +18,17 @@ from _harness import IMPORT_CLICK, REHYDRATE, failure_rows, interleaved, make_re
 
 
 def parse_seconds(rows: int, rounds: int) -> float:
-    """Median in-process parse time of a failure ledger with ``rows`` rows."""
+    """Median in-process parse time of a failure ledger with ``rows`` rows.
+
+    Garbage collection is tuned as in the CLI process (``rehydrate.cli.entry``).
+    """
+    import gc
+
     from rehydrate.ledgers import parse_ledger
+
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
 
     data = ("# Failed attempts\n\n| ID | Tried | Failure | Workaround |\n|---|---|---|---|\n"
             + failure_rows(0, rows)).encode()
