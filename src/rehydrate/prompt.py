@@ -30,6 +30,7 @@ from .ledgers.model import LEVEL_STRENGTH
 from .redact import redact
 from .state import Pin, Source, State
 from .tokens import count_tokens, counter
+from .verifications import artifact_blobs, artifact_key, split_stale
 
 SCHEMA = "rehydrate/prompt-v1"
 LEDGER_LABEL = "ledger-data"
@@ -352,21 +353,11 @@ def _open_obligations(state: State) -> _Listing:
                     (("ID", "id"), ("Obligation", "obligation"), ("Status", "status")))
 
 
-def _artifact_key(artifact: str) -> str:
-    path = artifact.strip().strip("`").strip()
-    while path.startswith("./"):
-        path = path[2:]
-    return path
-
-
 def _task(state: State, decision: Decision, artifacts: Mapping[str, str | None] | None) -> str:
     task = state.ledgers["task"]
     writes = task.active("external writes")
     approvals = task.active("approvals")
-    stale, current = [], []
-    for v in task.active("verified"):
-        now = (artifacts or {}).get(_artifact_key(v.artifact))
-        (current if now == v.blob else stale).append((v, now))
+    stale, current = split_stale(task.active("verified"), artifacts or {})
     revision = f" (revision {task.revision})" if task.revision is not None else ""
     parts = [
         f"## 2. Task — `{state.pins['task'].path}`{revision}",
@@ -409,7 +400,7 @@ def _task(state: State, decision: Decision, artifacts: Mapping[str, str | None] 
 def _current(artifacts: Mapping[str, str | None] | None, v: Any) -> str:
     if artifacts is None:
         return "not checked"
-    return artifacts.get(_artifact_key(v.artifact)) or "missing"
+    return artifacts.get(artifact_key(v.artifact)) or "missing"
 
 
 def _failures_listing(state: State) -> _Listing:
@@ -676,29 +667,6 @@ def read_protocol(repo: git.Repo, config: Config, template: str | None) -> str |
         ) from None
 
 
-def _artifacts(repo: git.Repo, state: State) -> dict[str, str | None]:
-    paths = sorted({_artifact_key(v.artifact) for v in state.ledgers["task"].section("verified")})
-    safe = [p for p in paths if p and not p.startswith("/") and ".." not in p.split("/")]
-    found: dict[str, str | None] = {p: None for p in paths}
-    if not safe:
-        return found
-    if state.source.kind == "worktree":
-        for path in safe:
-            try:
-                found[path] = git.read_worktree(repo, [path])[path].blob
-            except RehydrateError:
-                found[path] = None
-        return found
-    if state.source.kind == "staged":
-        entries = git.index_entries(repo, safe)
-    else:
-        entries = git.tree_entries(repo, state.commit, safe) if state.commit else {}
-    for path in safe:
-        entry = entries.get(path)
-        found[path] = entry[1] or None if entry else None
-    return found
-
-
 def gather(repo: git.Repo, config: Config, source: Source, diff_lines: int) -> PromptInputs:
     """Load the pinned state and everything else the prompt shows (the impure part)."""
     from .state import commit_differs, load_state, worktree_differs
@@ -723,7 +691,7 @@ def gather(repo: git.Repo, config: Config, source: Source, diff_lines: int) -> P
         differs = commit_differs(repo, state.head, state.pins) if state.head else []
         commit = state.head
     info = git.show_commit(repo, commit, diff_lines) if commit else None
-    return PromptInputs(state, info, differs, _artifacts(repo, state))
+    return PromptInputs(state, info, differs, artifact_blobs(repo, state))
 
 
 def load_prompt(repo: git.Repo, config: Config, source: Source,
