@@ -88,6 +88,27 @@ def config_from_files(texts: Mapping[str, bytes | None]) -> Config:
     return _validate(table, origin)
 
 
+def staged_settings(repo: Any) -> tuple[Config, Config]:
+    """(settings as committed in HEAD, settings as staged in the index): one ``git cat-file``.
+
+    The guard decides which files are ledgers from these, never from the work tree, whose
+    settings file could point it elsewhere.
+    """
+    from .git import read_specs
+
+    specs = [f"HEAD:{name}" for name in CONFIG_FILES] + [f":{name}" for name in CONFIG_FILES]
+    got = read_specs(repo, specs)
+    old = config_from_files({name: got[f"HEAD:{name}"] for name in CONFIG_FILES})
+    new = config_from_files({name: got[f":{name}"] for name in CONFIG_FILES})
+    return old, new
+
+
+def settings_changed(old: Config, new: Config) -> bool:
+    """Whether the ledger paths or the aliases differ (what decides what a ledger is)."""
+    return (dict(old.paths), dict(old.section_aliases), dict(old.column_aliases)) != (
+        dict(new.paths), dict(new.section_aliases), dict(new.column_aliases))
+
+
 def _load_toml(data: bytes, name: str) -> dict[str, Any]:
     import tomllib
 

@@ -187,23 +187,6 @@ def settings_violations(old: Any, new: Any, had_ledgers: bool) -> list[Violation
     return out
 
 
-def staged_settings(repo: Any) -> tuple[Any, Any]:
-    """(settings as committed in HEAD, settings as staged): one ``git cat-file``."""
-    from . import git
-    from .config import CONFIG_FILES, config_from_files
-
-    specs = [f"HEAD:{name}" for name in CONFIG_FILES] + [f":{name}" for name in CONFIG_FILES]
-    got = git.read_specs(repo, specs)
-    old = config_from_files({name: got[f"HEAD:{name}"] for name in CONFIG_FILES})
-    new = config_from_files({name: got[f":{name}"] for name in CONFIG_FILES})
-    return old, new
-
-
-def settings_changed(old: Any, new: Any) -> bool:
-    return (dict(old.paths), dict(old.section_aliases), dict(old.column_aliases)) != (
-        dict(new.paths), dict(new.section_aliases), dict(new.column_aliases))
-
-
 def _sorted(violations: list[Violation]) -> tuple[Violation, ...]:
     return tuple(sorted(violations, key=lambda v: (v.path, v.line or 0, v.code, v.item_id or "",
                                                    v.message)))
@@ -229,6 +212,8 @@ def check_staged(repo: Any, config: Any, first: tuple[str, list[Any]] | None = N
            if b not in _ZERO and _regular(mode)]
     data = git.cat_blobs(repo, ids)
     parser = _Parser(config)
+    from .config import settings_changed
+
     same = old_config is None or not settings_changed(old_config, config)
     old_parser = parser if same else _Parser(old_config)
     trusted = load_trusted(repo, config) if same and "failures" in {
@@ -368,7 +353,7 @@ def _settings_in_range(repo: Any, pair: tuple[str, str | None], changes: list[An
                        ) -> list[Violation]:
     """``config_changed`` findings for one (commit, parent) whose settings files changed."""
     from . import git
-    from .config import CONFIG_FILES, config_from_files
+    from .config import CONFIG_FILES, config_from_files, settings_changed
     from .errors import ConfigError
 
     commit, parent = pair

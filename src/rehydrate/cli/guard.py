@@ -39,6 +39,8 @@ def command(staged: bool, range_: str | None, pre_receive: bool, as_json: bool) 
         repo = find_repo()
     except GitError:
         repo = find_bare_repo()  # a server: settings from a .rehydrate.toml in the git dir
+    if staged or not (range_ or pre_receive or os.environ.get("PRE_COMMIT_TO_REF")):
+        return _staged(repo, as_json)  # settings as staged and as in HEAD, not the work tree
     config = load_config(repo.root)
     from_ref = os.environ.get("PRE_COMMIT_FROM_REF")
     to_ref = os.environ.get("PRE_COMMIT_TO_REF")
@@ -55,7 +57,7 @@ def command(staged: bool, range_: str | None, pre_receive: bool, as_json: bool) 
         from ..guard_git import check_pre_receive
 
         return _finish(check_pre_receive(repo, config, sys.stdin.read().splitlines()), as_json)
-    return _staged(repo, config, as_json)
+    return _staged(repo, as_json)
 
 
 def _range(repo: object, config: object, revs: list[str]) -> object:
@@ -64,17 +66,19 @@ def _range(repo: object, config: object, revs: list[str]) -> object:
     return check_range(repo, config, revs)  # an unknown revision is a GitError: exit 2
 
 
-def _staged(repo: object, config: object, as_json: bool) -> int:
+def _staged(repo: object, as_json: bool) -> int:
     """The index against HEAD, with the settings as staged (the work tree's settings file
     could point the guard elsewhere) and a settings change itself judged too."""
+    from ..config import settings_changed, staged_settings
     from ..git import Repo, diff_cached_head, merge_heads, tree_entries
-    from ..guard_git import settings_changed, settings_violations, staged_settings
 
     assert isinstance(repo, Repo)
     old_config, config = staged_settings(repo)
-    paths = list(config.paths.values())  # type: ignore[attr-defined]
+    paths = list(config.paths.values())
     extra = []
     if settings_changed(old_config, config):
+        from ..guard_git import settings_violations
+
         old_paths = list(old_config.paths.values())
         had = bool(tree_entries(repo, "HEAD", old_paths)) if first_commit_exists(repo) else False
         extra = settings_violations(old_config, config, had)
