@@ -12,6 +12,7 @@ once). Both steps are idempotent. ``run_driver`` is what
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,8 +29,7 @@ NOTES_SHOWN = 20  # notes printed one per line; the rest are summarised on one l
 def driver_command() -> str:
     """The configured driver: this Python's rehydrate, by absolute path (no PATH lookup)."""
     python = os.path.abspath(sys.executable)
-    quoted = f"'{python}'" if any(c in python for c in " \"'$`\\") else python
-    return f"{quoted} -m rehydrate merge-driver %O %A %B %P"
+    return f"{shlex.quote(python)} -m rehydrate merge-driver %O %A %B %P"
 
 
 def _pattern(path: str) -> str:
