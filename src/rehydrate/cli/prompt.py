@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import click
 
@@ -36,9 +35,8 @@ def command(rev: str | None, worktree: bool, max_tokens: int | None, diff_lines:
     """
     import json
 
-    from ..atomicfile import atomic_write
     from ..errors import EXIT_USAGE, LedgerParseError
-    from ..prompt import PromptOptions, load_prompt, read_protocol
+    from ..prompt import PromptOptions, load_prompt, read_protocol, write_atomic
 
     repo, config = open_repo()
     source = pick_source(rev, worktree)
@@ -60,7 +58,7 @@ def command(rev: str | None, worktree: bool, max_tokens: int | None, diff_lines:
     text = prompt.text if fmt == "md" else json.dumps(
         prompt.to_json(), ensure_ascii=False, indent=2) + "\n"
     if output:
-        atomic_write(Path(output), text.encode("utf-8"))
+        write_atomic(output, text)
     else:
         _emit(text)
     if envelope_out or record or config.record_events:
