@@ -611,7 +611,7 @@ def load(repo: Path):  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("blocked", [False, True], ids=["clear", "blocked"])
 def test_capped_core_fits_and_counts_what_is_only_in_the_file(repo: Path, blocked: bool
                                                               ) -> None:
-    from rehydrate.prompt import capped_core
+    from rehydrate.prompt_capped import capped_core
 
     big_failures_repo(repo, 420, blocked=blocked)
     prompt, state = load(repo)
@@ -637,7 +637,7 @@ def test_capped_core_fits_and_counts_what_is_only_in_the_file(repo: Path, blocke
 @pytest.mark.parametrize("max_chars", [200, 1200, 3000])
 def test_capped_core_never_exceeds_and_says_when_the_core_does_not_fit(repo: Path,
                                                                       max_chars: int) -> None:
-    from rehydrate.prompt import capped_core
+    from rehydrate.prompt_capped import capped_core
 
     big_failures_repo(repo, 50)
     prompt, state = load(repo)
@@ -652,7 +652,7 @@ def test_capped_core_never_exceeds_and_says_when_the_core_does_not_fit(repo: Pat
 
 
 def test_capped_core_keeps_an_injection_fenced(repo: Path) -> None:
-    from rehydrate.prompt import capped_core
+    from rehydrate.prompt_capped import capped_core
 
     make_shop(repo)
     prompt, state = load(repo)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -35,8 +36,9 @@ def command(rev: str | None, worktree: bool, max_tokens: int | None, diff_lines:
     """
     import json
 
+    from ..atomicfile import atomic_write
     from ..errors import EXIT_USAGE, LedgerParseError
-    from ..prompt import PromptOptions, load_prompt, read_protocol, write_atomic
+    from ..prompt import PromptOptions, load_prompt, read_protocol
 
     repo, config = open_repo()
     source = pick_source(rev, worktree)
@@ -58,7 +60,7 @@ def command(rev: str | None, worktree: bool, max_tokens: int | None, diff_lines:
     text = prompt.text if fmt == "md" else json.dumps(
         prompt.to_json(), ensure_ascii=False, indent=2) + "\n"
     if output:
-        write_atomic(output, text)
+        atomic_write(Path(output), text.encode("utf-8"))
     else:
         _emit(text)
     if envelope_out or record or config.record_events:

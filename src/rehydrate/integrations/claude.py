@@ -154,7 +154,8 @@ def _commit_hint(paths: Sequence[str]) -> str:
 def session_start(event: Event) -> HookResult:
     """The rehydration context for a new, resumed, cleared or compacted session."""
     from ..errors import LedgerParseError
-    from ..prompt import PromptOptions, build_prompt, capped_core, gather, read_protocol
+    from ..prompt import PromptOptions, build_prompt, gather, read_protocol
+    from ..prompt_capped import capped_core
     from ..state import Source
 
     if event.problem:
