@@ -21,7 +21,13 @@ GIT_ENV = {
     "GIT_AUTHOR_DATE": "2026-01-01T00:00:00+00:00",
     "GIT_COMMITTER_DATE": "2026-01-01T00:00:00+00:00",
 }
-REHYDRATE = [sys.executable, "-m", "rehydrate"]
+def _entry_point() -> list[str]:
+    """The installed ``rehydrate`` script beside this interpreter (what users run); else -m."""
+    script = Path(sys.executable).with_name("rehydrate")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "rehydrate"]
+
+
+REHYDRATE = _entry_point()
 
 # Cache bytecode as on a user's machine: some sandboxes set PYTHONDONTWRITEBYTECODE, which
 # would make every timed run recompile rehydrate's modules. Child processes inherit this.

@@ -25,6 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).parent))
+from _harness import REHYDRATE  # noqa: E402
+
 # Bytecode caching as on a user's machine (this sandbox sets PYTHONDONTWRITEBYTECODE,
 # which would charge every run for compiling every module); pycs go to a scratch prefix.
 ENV = {
@@ -94,7 +97,7 @@ def main() -> int:
         commands = {
             "import click": [sys.executable, "-c", "import click"],
             "git show HEAD": ["git", "show", "HEAD"],
-            "rehydrate prompt": [sys.executable, "-m", "rehydrate", "prompt"],
+            "rehydrate prompt": [*REHYDRATE, "prompt"],
             # what the shared parser costs alone (imports + load_state), for the report
             "load_state only": [sys.executable, "-c", LOAD_STATE],
         }
