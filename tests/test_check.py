@@ -70,3 +70,14 @@ def test_bad_source_options_are_usage_errors(repo):
     make_repo(repo)
     assert run(repo, "check", "--rev", "HEAD", "--worktree").code == 2
     assert run(repo, "check", "--rev", "no-such-rev").code == 2
+
+
+def test_check_on_head_notes_uncommitted_ledgers(ledger_repo):
+    from conftest import run, write
+
+    task = (ledger_repo / "docs/Task.md").read_text()
+    write(ledger_repo, "docs/Task.md", task.replace("| pending |", "| unknown |")
+          .replace("revision: 1", "revision: 2"), dedent=False)
+    head = run(ledger_repo, "check")
+    assert head.code == 0 and "docs/Task.md" in head.err and "--worktree" in head.err
+    assert run(ledger_repo, "check", "--worktree").code == 3

@@ -148,6 +148,16 @@ def worktree_differs(repo: git.Repo, pins: Mapping[str, Pin]) -> list[str]:
     return [p.path for p in pins.values() if current[p.path].blob != p.blob]
 
 
+def uncommitted_ledgers(repo: git.Repo, config: Config) -> list[str]:
+    """Ledger paths whose work-tree bytes differ from HEAD (for a note when a command
+    decided on HEAD while the work tree holds something newer)."""
+    paths = [config.path_of(k) for k in KINDS]
+    head = git.head(repo)
+    committed = git.tree_entries(repo, head, paths) if head else {}
+    current = git.read_worktree(repo, paths)
+    return [p for p in paths if current[p].blob != committed.get(p, ("", None))[1]]
+
+
 def commit_differs(repo: git.Repo, commit: str | None, pins: Mapping[str, Pin]) -> list[str]:
     """Ledger paths whose pinned blob differs from what ``commit`` holds (no blob reads)."""
     paths = [p.path for p in pins.values()]

@@ -41,6 +41,8 @@ def command(rev: str | None, worktree: bool, envelope: click.utils.LazyFile | No
                                                    reason.id) if x), err=True)
     if error is not None:
         note(f"rehydrate: {error}")
+    if rev is None and not worktree:
+        _note_uncommitted(repo, config)
     if record or config.record_events:
         from ..events import record_decision
 
@@ -48,3 +50,17 @@ def command(rev: str | None, worktree: bool, envelope: click.utils.LazyFile | No
                         checksum=outcome.checksum, envelope_id=outcome.envelope_id,
                         summary_sha256=outcome.summary_sha256)
     return decision.exit_code
+
+
+def _note_uncommitted(repo: object, config: object) -> None:
+    """Say so when the decision was taken on HEAD but the work tree holds newer ledgers."""
+    from ..errors import RehydrateError
+    from ..state import uncommitted_ledgers
+
+    try:
+        differ = uncommitted_ledgers(repo, config)  # type: ignore[arg-type]
+    except RehydrateError:
+        return
+    if differ:
+        note(f"note: decided on HEAD; the work tree's {', '.join(differ)} differ from it "
+             "(uncommitted). `rehydrate check --worktree` includes them; commit them.")
