@@ -158,6 +158,8 @@ TASK_HEAD = "---\nrevision: 1\n---\n"
                  "missing_column", 2, id="missing-required-column"),
     pytest.param("spec", CONSTRAINT_HEAD + "| C-1 | a | MUSTN'T |\n",
                  "unknown_level", 4, id="unknown-level"),
+    pytest.param("spec", CONSTRAINT_HEAD + "| C-1 | a | MU\u017fT |\n", "unknown_level", 4,
+                 id="look-alike-level"),
     pytest.param("task", TASK_HEAD + "## Phases\n| ID | Phase | Status |\n|---|---|---|\n"
                  "| P1 | a | started |\n", "unknown_status", 7, id="unknown-status"),
     pytest.param("spec", CONSTRAINT_HEAD + "| C-1 | a |\n", "table_malformed", 4,

@@ -164,7 +164,8 @@ def _vocabulary(
     schema: Schema, name: str, value: str, ctx: Context, line: int, item_id: str
 ) -> str:
     allowed = schema.values[name]
-    canon = value.upper() if name == "level" else value.lower()
+    # ASCII case folding only: 'MUſT'.upper() would be 'MUST' (no look-alike is accepted).
+    canon = (value.upper() if name == "level" else value.lower()) if value.isascii() else value
     if canon not in allowed:
         what = "Level" if name == "level" else "Status"
         raise LedgerParseError(
