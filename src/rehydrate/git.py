@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -268,34 +268,49 @@ def read_worktree(repo: Repo, paths: Sequence[str]) -> dict[str, Blob]:
 
 def last_commits(repo: Repo, commit: str | None, paths: Sequence[str]) -> dict[str, str | None]:
     """For each path, the last commit at or before ``commit`` that touched it (one process)."""
+    return start_last_commits(repo, commit, paths)()
+
+
+def start_last_commits(repo: Repo, commit: str | None, paths: Sequence[str]
+                       ) -> Callable[..., dict[str, str | None]]:
+    """Start ``last_commits``' git process now; the returned function collects the answer.
+
+    Lets a caller parse while git walks the history. Call it with ``cancel=True`` to stop
+    the process without reading (for example when parsing failed).
+    """
     found: dict[str, str | None] = {p: None for p in paths}
     if commit is None:
-        return found
+        return lambda cancel=False: found
     proc = subprocess.Popen(
         ["git", "log", "-z", "--format=%x01%H", "--name-only", "--no-renames", commit, "--",
          *paths],
         cwd=repo.root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
     )
     assert proc.stdout is not None
-    buffer = b""
-    missing = set(paths)
-    try:
-        while missing:
-            chunk = proc.stdout.read1(65536) if hasattr(proc.stdout, "read1") else b""
-            if not chunk:
-                break
-            buffer += chunk
-            *records, buffer = buffer.split(b"\x01")
-            for record in records:
-                _scan_log_record(record, found, missing)
-        if missing and buffer:
-            _scan_log_record(buffer, found, missing)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.stdout.close()
-        proc.wait()
-    return found
+    stdout = proc.stdout
+
+    def collect(cancel: bool = False) -> dict[str, str | None]:
+        buffer = b""
+        missing = set() if cancel else set(paths)
+        try:
+            while missing:
+                chunk = stdout.read1(65536)
+                if not chunk:
+                    break
+                buffer += chunk
+                *records, buffer = buffer.split(b"\x01")
+                for record in records:
+                    _scan_log_record(record, found, missing)
+            if missing and buffer:
+                _scan_log_record(buffer, found, missing)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            stdout.close()
+            proc.wait()
+        return found
+
+    return collect
 
 
 def _scan_log_record(record: bytes, found: dict[str, str | None], missing: set[str]) -> None:

@@ -55,7 +55,8 @@ def read_files(repo: git.Repo, config: Config, source: Source,
         return None, git.read_worktree(repo, paths)
     if source.kind == "staged":
         return None, git.read_index(repo, paths)
-    commit = git.resolve_commit(repo, source.rev or "HEAD")
+    rev = source.rev or "HEAD"
+    commit = head if rev == "HEAD" and head else git.resolve_commit(repo, rev)
     return commit, git.read_at(repo, commit, paths)
 
 
@@ -86,9 +87,16 @@ def load_state(repo: git.Repo, config: Config, source: Source) -> State:
     """Read, parse and pin the three ledgers at ``source``."""
     head = git.head(repo)
     commit, files = read_files(repo, config, source, head)
-    ledgers = {k: parse_file(k, files[config.path_of(k)], config, source.label) for k in KINDS}
     paths = [config.path_of(k) for k in KINDS]
-    last = git.last_commits(repo, commit if source.kind == "rev" else head, paths)
+    # git walks the history for the pins while the ledgers are parsed.
+    collect = git.start_last_commits(repo, commit if source.kind == "rev" else head, paths)
+    try:
+        ledgers = {k: parse_file(k, files[config.path_of(k)], config, source.label)
+                   for k in KINDS}
+    except BaseException:
+        collect(cancel=True)
+        raise
+    last = collect()
     pins = {
         k: Pin(k, config.path_of(k), files[config.path_of(k)].blob,
                last[config.path_of(k)], source.label)
