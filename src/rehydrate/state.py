@@ -157,8 +157,10 @@ def worktree_differs(repo: git.Repo, pins: Mapping[str, Pin]) -> list[str]:
 
 
 def uncommitted_ledgers(repo: git.Repo, config: Config) -> list[str]:
-    """Ledger paths whose work-tree bytes differ from HEAD (for a note when a command
-    decided on HEAD while the work tree holds something newer)."""
+    """Ledger paths whose work-tree bytes differ from HEAD (all of them before a first
+    commit); ``status`` and ``check`` use it to say the work tree holds something newer.
+    The Claude Code adapter asks ``git status`` instead, so a change staged and then undone
+    in the work tree still counts as uncommitted there."""
     paths = [config.path_of(k) for k in KINDS]
     head = git.head(repo)
     committed = git.tree_entries(repo, head, paths) if head else {}

@@ -16,7 +16,7 @@ from typing import Any
 from . import git
 from .config import Config
 from .decision import Decision, decide
-from .state import Source, State, load_state
+from .state import Source, State, load_state, uncommitted_ledgers
 from .verifications import Checked, artifact_blobs, split_stale
 
 SCHEMA = "rehydrate/status-v1"
@@ -195,18 +195,6 @@ def progress_bar(phases: Sequence[Any], width: int = BAR_WIDTH) -> str:
     filled = done * width // len(phases)
     active = min(width - filled, -(-doing * width // len(phases)))
     return "[" + "#" * filled + ">" * active + "-" * (width - filled - active) + "]"
-
-
-def uncommitted_ledgers(repo: git.Repo, config: Config) -> list[str]:
-    """Ledger paths whose work-tree bytes differ from HEAD (all of them before a first commit)."""
-    from .ledgers import KINDS
-
-    paths = [config.path_of(k) for k in KINDS]
-    current = git.read_worktree(repo, paths)
-    head = git.head(repo)
-    committed = git.tree_entries(repo, head, paths) if head else {}
-    return [p for p in paths
-            if current[p].blob != committed.get(p, ("", None))[1]]
 
 
 def gather(repo: git.Repo, config: Config, source: Source, today: _dt.date) -> StatusView:
