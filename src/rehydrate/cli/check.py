@@ -42,7 +42,7 @@ def command(rev: str | None, worktree: bool, envelope: click.utils.LazyFile | No
     if error is not None:
         note(f"rehydrate: {error}")
     if rev is None and not worktree:
-        _note_uncommitted(repo, config)
+        _note_uncommitted(repo, config, outcome.pins)
     if record or config.record_events:
         from ..events import record_decision
 
@@ -52,13 +52,21 @@ def command(rev: str | None, worktree: bool, envelope: click.utils.LazyFile | No
     return decision.exit_code
 
 
-def _note_uncommitted(repo: object, config: object) -> None:
-    """Say so when the decision was taken on HEAD but the work tree holds newer ledgers."""
+def _note_uncommitted(repo: object, config: object, pins: dict | None) -> None:
+    """Say so when the decision was taken on HEAD but the work tree holds newer ledgers.
+
+    The blobs just read at HEAD are compared with the work tree; no second git read."""
     from ..errors import RehydrateError
+    from ..git import read_worktree
     from ..state import uncommitted_ledgers
 
     try:
-        differ = uncommitted_ledgers(repo, config)  # type: ignore[arg-type]
+        if pins:
+            committed = pins["ledgers"]
+            current = read_worktree(repo, list(committed))  # type: ignore[arg-type]
+            differ = [p for p, blob in committed.items() if current[p].blob != blob]
+        else:  # the ledgers at HEAD could not be read: ask git
+            differ = uncommitted_ledgers(repo, config)  # type: ignore[arg-type]
     except RehydrateError:
         return
     if differ:
