@@ -70,7 +70,7 @@ def _staged(repo: object, as_json: bool) -> int:
     """The index against HEAD, with the settings as staged (the work tree's settings file
     could point the guard elsewhere) and a settings change itself judged too."""
     from ..config import settings_changed, staged_settings
-    from ..git import Repo, diff_cached_head, merge_heads, tree_entries
+    from ..git import Repo, diff_cached_head, head, merge_heads, tree_entries
 
     assert isinstance(repo, Repo)
     old_config, config = staged_settings(repo)
@@ -80,7 +80,7 @@ def _staged(repo: object, as_json: bool) -> int:
         from ..guard_git import settings_violations
 
         old_paths = list(old_config.paths.values())
-        had = bool(tree_entries(repo, "HEAD", old_paths)) if first_commit_exists(repo) else False
+        had = bool(tree_entries(repo, "HEAD", old_paths)) if head(repo) else False
         extra = settings_violations(old_config, config, had)
     first = diff_cached_head(repo, paths)
     if extra:
@@ -97,13 +97,6 @@ def _staged(repo: object, as_json: bool) -> int:
     from ..guard_git import check_staged
 
     return _finish(check_staged(repo, config, first, old_config=old_config), as_json)
-
-
-def first_commit_exists(repo: object) -> bool:
-    from ..git import Repo, head
-
-    assert isinstance(repo, Repo)
-    return head(repo) is not None
 
 
 def _finish(report: object, as_json: bool) -> int:
