@@ -266,16 +266,12 @@ def read_worktree(repo: Repo, paths: Sequence[str]) -> dict[str, Blob]:
     return out
 
 
-def last_commits(repo: Repo, commit: str | None, paths: Sequence[str]) -> dict[str, str | None]:
-    """For each path, the last commit at or before ``commit`` that touched it (one process)."""
-    return start_last_commits(repo, commit, paths)()
-
-
 def start_last_commits(repo: Repo, commit: str | None, paths: Sequence[str]
                        ) -> Callable[..., dict[str, str | None]]:
-    """Start ``last_commits``' git process now; the returned function collects the answer.
+    """For each path, the last commit at or before ``commit`` that touched it (one process).
 
-    Lets a caller parse while git walks the history. Call it with ``cancel=True`` to stop
+    The git process starts now; the returned function collects the answer, so a caller can
+    parse while git walks the history. Call it with ``cancel=True`` to stop
     the process without reading (for example when parsing failed).
     """
     found: dict[str, str | None] = {p: None for p in paths}
