@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from .errors import ConfigError
 
-DEFAULT_PATHS: Mapping[str, str] = {
+DEFAULT_PATHS: Mapping[str, str] = MappingProxyType({
     "spec": "docs/Spec.md",
     "task": "docs/Task.md",
     "failures": "docs/Failed_Attempts.md",
-}
+})
+_NO_ALIASES: Mapping[str, str] = MappingProxyType({})
 KNOWN_SECTIONS = frozenset({
     "constraints", "contracts", "decisions", "phases", "next action", "obligations",
     "external writes", "approvals", "verified", "completion checks", "rollback", "retired",
@@ -30,13 +31,12 @@ _SCALARS: Mapping[str, tuple[type, Any]] = {
 }
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(NamedTuple):
     """Settings in force for one repository. Defaults need no file at all."""
 
-    paths: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_PATHS))
-    section_aliases: Mapping[str, str] = field(default_factory=dict)
-    column_aliases: Mapping[str, str] = field(default_factory=dict)
+    paths: Mapping[str, str] = DEFAULT_PATHS
+    section_aliases: Mapping[str, str] = _NO_ALIASES
+    column_aliases: Mapping[str, str] = _NO_ALIASES
     prompt_template: str | None = None
     diff_lines: int = 200
     max_tokens: int | None = None

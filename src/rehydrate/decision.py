@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .errors import EXIT_BLOCKED, EXIT_OK, EXIT_USAGE, RehydrateError
 from .ledgers import Ledger
@@ -19,8 +19,7 @@ EXIT_CODES: Mapping[str, int] = {
 }
 
 
-@dataclass(frozen=True)
-class Reason:
+class Reason(NamedTuple):
     """One finding: a stable code, and the item ID / field / ledger path it concerns."""
 
     code: str
@@ -37,10 +36,9 @@ class Reason:
         return out
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(NamedTuple):
     decision: str
-    reasons: tuple[Reason, ...] = field(default=())
+    reasons: tuple[Reason, ...] = ()
 
     @property
     def exit_code(self) -> int:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -64,8 +63,7 @@ class PromptSection(NamedTuple):
     mandatory: bool
 
 
-@dataclass(frozen=True)
-class PromptOptions:
+class PromptOptions(NamedTuple):
     """How to build the prompt; ``protocol`` None means the shipped templates/protocol.md."""
 
     max_tokens: int | None = None
@@ -74,8 +72,7 @@ class PromptOptions:
     show_retired: bool = True
 
 
-@dataclass(frozen=True)
-class Prompt:
+class Prompt(NamedTuple):
     """The built prompt: its text, its parts in order, the decision and the pins."""
 
     text: str
@@ -153,8 +150,7 @@ def _id_text(item_id: str) -> str:
     return item_id if _SAFE_ID.match(item_id) else "(see its ID in the fenced list)"
 
 
-@dataclass(frozen=True)
-class _Listing:
+class _Listing(NamedTuple):
     """Rows of one kind, ready to render as a fenced table (used by both renderers)."""
 
     key: str  # counting key for the capped core

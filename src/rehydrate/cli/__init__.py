@@ -105,15 +105,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERNAL
     return result if isinstance(result, int) else 0
 
-
-def entry() -> None:
-    """The console script and ``python -m rehydrate``: one short-lived process."""
-    import gc
-
-    # A short-lived process building many small immutable records: collect garbage rarely
-    # (the records hold no reference cycles) and never re-scan import-time objects.
-    # Parsing a 10,000-row ledger gets ~20% faster. Not done in main(): tests call it
-    # in-process many times.
-    gc.freeze()
-    gc.set_threshold(50_000, 20, 100)
-    sys.exit(main())

@@ -36,7 +36,6 @@ def command(rev: str | None, worktree: bool, max_tokens: int | None, diff_lines:
     """
     import json
 
-    from ..atomicfile import atomic_write
     from ..errors import EXIT_USAGE, LedgerParseError
     from ..prompt import PromptOptions, load_prompt, read_protocol
 
@@ -60,6 +59,8 @@ def command(rev: str | None, worktree: bool, max_tokens: int | None, diff_lines:
     text = prompt.text if fmt == "md" else json.dumps(
         prompt.to_json(), ensure_ascii=False, indent=2) + "\n"
     if output:
+        from ..atomicfile import atomic_write
+
         atomic_write(Path(output), text.encode("utf-8"))
     else:
         _emit(text)

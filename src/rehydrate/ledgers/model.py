@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 LEVEL_STRENGTH: Mapping[str, int] = {
@@ -221,8 +220,7 @@ class NextAction(NamedTuple):
     line: int
 
 
-@dataclass(frozen=True)
-class Ledger:
+class Ledger(NamedTuple):
     """A parsed ledger of any kind. Item tuples are empty for kinds that lack them."""
 
     kind: str  # "spec" | "task" | "failures"
