@@ -1,7 +1,5 @@
 """Configuration: ``.rehydrate.toml`` or ``[tool.rehydrate]`` in ``pyproject.toml``."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType

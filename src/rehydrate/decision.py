@@ -1,7 +1,5 @@
 """The continuity decision (CONTRACT §7). There is no 'authorized' result."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from typing import NamedTuple
 

@@ -263,10 +263,11 @@ def diff_sources(repo: Any, config: Any, old: Any, new: Any) -> list[LedgerDiff]
     from . import git
     from .errors import LedgerParseError
     from .ledgers import KINDS
-    from .state import parse_file, read_files
+    from .state import commit_of, parse_file, read_files
 
     head = git.head(repo)
-    sides = [read_files(repo, config, source, head)[1] for source in (old, new)]
+    sides = [read_files(repo, config, source, commit_of(repo, source, head))
+             for source in (old, new)]
     out = []
     for kind in KINDS:
         path = config.path_of(kind)

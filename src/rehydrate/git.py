@@ -5,8 +5,6 @@ The hot path uses plain ``git`` processes: one ``rev-parse``, one ``ls-tree`` or
 costs ~100 ms) is kept for colder paths that other modules may need.
 """
 
-from __future__ import annotations
-
 import os
 import subprocess
 from collections.abc import Callable, Iterable, Sequence
@@ -347,11 +345,22 @@ class CommitInfo(NamedTuple):
 
 def show_commit(repo: Repo, commit: str, diff_lines: int,
                 exclude: Sequence[str] = SECRET_FILE_PATTERNS) -> CommitInfo:
-    """SHA, subject, author date, ``--stat`` and the first ``diff_lines`` patch lines.
+    """SHA, subject, author date, ``--stat`` and the first ``diff_lines`` patch lines."""
+    info = start_show_commit(repo, commit, diff_lines, exclude)()
+    assert info is not None
+    return info
+
+
+def start_show_commit(repo: Repo, commit: str, diff_lines: int,
+                      exclude: Sequence[str] = SECRET_FILE_PATTERNS
+                      ) -> Callable[..., CommitInfo | None]:
+    """Start reading ``commit`` for the prompt; the returned function collects it
+    (``cancel=True``: stop git and return None, for example when parsing failed).
 
     One ``git diff-tree --always`` process (``git show`` prints nothing at all when the
     pathspec excludes every change), read as a stream and stopped once the bound is reached,
-    so a huge commit costs no more than a small one. External diff drivers and
+    so a huge commit costs no more than a small one. It starts now, so git computes the
+    ``--stat`` while the caller parses the ledgers. External diff drivers and
     textconv filters are off (they run arbitrary programs); secret-looking files are
     left out by pathspec.
     """
@@ -363,42 +372,50 @@ def show_commit(repo: Repo, commit: str, diff_lines: int,
     proc = subprocess.Popen(args, cwd=repo.root, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     assert proc.stdout is not None and proc.stderr is not None
-    lines: list[bytes] = []
-    cut = False
-    try:
-        header = proc.stdout.readline()
-        stat: list[bytes] = []
-        line = proc.stdout.readline()
-        if line == b"---\n":
-            line = proc.stdout.readline()
-            while line and line != b"\n":
-                stat.append(line)
-                line = proc.stdout.readline()
-            line = proc.stdout.readline()
-        while line:
-            if len(lines) >= diff_lines:
-                cut = True
-                break
-            lines.append(line)
-            line = proc.stdout.readline()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.stdout.close()
-        err = proc.stderr.read()
-        proc.stderr.close()
-        code = proc.wait()
-    if not cut and code != 0 or header.count(b"\0") < 3:
-        message = err.decode("utf-8", "replace").strip() or "git diff-tree failed"
-        raise GitError(message.splitlines()[-1], code="git_failed",
-                       fix=f"check that {commit} is a commit (git show {commit})")
-    sha, subject, date, _ = header.decode("utf-8", "replace").split("\0", 3)
-    return CommitInfo(
-        sha=sha, subject=subject, author_date=date,
-        stat=b"".join(stat).decode("utf-8", "replace").rstrip("\n"),
-        diff=b"".join(lines).decode("utf-8", "replace").rstrip("\n"),
-        diff_lines=len(lines), diff_cut=cut, excluded=tuple(exclude),
-    )
+    stdout, stderr = proc.stdout, proc.stderr
+
+    def collect(cancel: bool = False) -> CommitInfo | None:
+        lines: list[bytes] = []
+        cut = False
+        header = b""
+        try:
+            if cancel:
+                return None
+            header = stdout.readline()
+            stat: list[bytes] = []
+            line = stdout.readline()
+            if line == b"---\n":
+                line = stdout.readline()
+                while line and line != b"\n":
+                    stat.append(line)
+                    line = stdout.readline()
+                line = stdout.readline()
+            while line:
+                if len(lines) >= diff_lines:
+                    cut = True
+                    break
+                lines.append(line)
+                line = stdout.readline()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            stdout.close()
+            err = stderr.read()
+            stderr.close()
+            code = proc.wait()
+        if not cut and code != 0 or header.count(b"\0") < 3:
+            message = err.decode("utf-8", "replace").strip() or "git diff-tree failed"
+            raise GitError(message.splitlines()[-1], code="git_failed",
+                           fix=f"check that {commit} is a commit (git show {commit})")
+        sha, subject, date, _ = header.decode("utf-8", "replace").split("\0", 3)
+        return CommitInfo(
+            sha=sha, subject=subject, author_date=date,
+            stat=b"".join(stat).decode("utf-8", "replace").rstrip("\n"),
+            diff=b"".join(lines).decode("utf-8", "replace").rstrip("\n"),
+            diff_lines=len(lines), diff_cut=cut, excluded=tuple(exclude),
+        )
+
+    return collect
 
 
 # Refs and objects for two-phase summary promotion (refs under refs/rehydrate/).

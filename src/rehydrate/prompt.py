@@ -11,8 +11,6 @@ run that starts a line of the data, so no data line can close it; every
 instruction of the prompt stays outside the fences.
 """
 
-from __future__ import annotations
-
 import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -159,28 +157,44 @@ class _Listing(NamedTuple):
     rows: tuple[tuple[str, ...], ...]
     empty: str = "None."
     preface: str = ""
+    verbatim: str | None = None  # the rows exactly as _table renders them (from the file)
 
     def render(self, limit: int | None = None) -> str:
         rows = self.rows if limit is None else self.rows[:limit]
         parts = [self.heading]
         if self.preface and rows:
             parts.append(self.preface)
-        parts.append(fence(_table(self.header, rows)) if rows else self.empty)
+        if not rows:
+            parts.append(self.empty)
+        elif self.verbatim is not None and len(rows) == len(self.rows):
+            parts.append(fence(_table(self.header, ()) + "\n" + self.verbatim))
+        else:
+            parts.append(fence(_table(self.header, rows)))
         return "\n\n".join(parts)
 
 
 def _listing(key: str, heading: str, records: Sequence[Any], columns: Sequence[tuple[str, str]],
              *, empty: str = "None.", preface: str = "",
              extra_cells: Callable[[Any], Sequence[str]] | None = None,
-             extra_header: Sequence[str] = ()) -> _Listing:
-    """A fenced table of ``records``: (title, attribute) columns, then any extra columns."""
+             extra_header: Sequence[str] = (), verbatim: str | None = None) -> _Listing:
+    """A fenced table of ``records``: (title, attribute) columns, then any extra columns.
+
+    ``verbatim``: the rows as the ledger holds them, when they are exactly what
+    rendering ``records`` in these columns would give (Ledger.plain_rows).
+    """
     extras: list[str] = []
-    for record in records:
-        for name, _ in record.extra:
-            if name not in extras:
-                extras.append(name)
+    if any(record.extra for record in records):
+        for record in records:
+            for name, _ in record.extra:
+                if name not in extras:
+                    extras.append(name)
     header = tuple([t for t, _ in columns] + list(extra_header) + extras)
     attrs = [attr for _, attr in columns]
+    if records and extra_cells is None and not extras:  # whole columns at C speed
+        fields = records[0]._fields
+        by_field = list(zip(*records, strict=True))
+        rows_ = tuple(zip(*(by_field[fields.index(attr)] for attr in attrs), strict=True))
+        return _Listing(key, heading, header, rows_, empty, preface, verbatim)
     get = attrgetter(*attrs) if len(attrs) > 1 else (lambda r: (getattr(r, attrs[0]),))
     rows: list[tuple[str, ...]] = []
     for record in records:
@@ -399,12 +413,16 @@ def _current(artifacts: Mapping[str, str | None] | None, v: Any) -> str:
 
 
 def _failures_listing(state: State) -> _Listing:
-    return _listing("failures", "## 3. Failed attempts — do not repeat these",
-                    state.ledgers["failures"].active("failures"),
+    ledger = state.ledgers["failures"]
+    active = ledger.active("failures")
+    # every row active: the ledger's own lines are the rendered rows (no second join)
+    verbatim = (ledger.plain_rows.get("failures")
+                if len(active) == len(ledger.section("failures")) else None)
+    return _listing("failures", "## 3. Failed attempts — do not repeat these", active,
                     (("ID", "id"), ("Tried", "tried"), ("Failure", "failure"),
                      ("Workaround", "workaround")),
                     preface="Each row was tried and failed. Do not try it again; use its "
-                            "workaround.")
+                            "workaround.", verbatim=verbatim)
 
 
 def _retired(state: State) -> str:
@@ -557,11 +575,14 @@ def read_protocol(repo: git.Repo, config: Config, template: str | None) -> str |
 
 
 def gather(repo: git.Repo, config: Config, source: Source, diff_lines: int) -> PromptInputs:
-    """Load the pinned state and everything else the prompt shows (the impure part)."""
-    from .state import commit_differs, load_state, worktree_differs
+    """Load the pinned state and everything else the prompt shows (the impure part).
+
+    git computes the latest commit's diff while the ledgers are parsed.
+    """
+    from .state import commit_differs, load_state, resolve, worktree_differs
 
     try:
-        state = load_state(repo, config, source)
+        head, commit = resolve(repo, source)
     except GitError as exc:
         if exc.code == "bad_revision" and source.rev == "HEAD" and git.head(repo) is None:
             raise RehydrateError(
@@ -570,17 +591,23 @@ def gather(repo: git.Repo, config: Config, source: Source, diff_lines: int) -> P
                 fix="commit the ledgers (git add docs && git commit), or pass --worktree",
             ) from None
         raise
-    if source.kind == "rev":
-        try:
-            differs = worktree_differs(repo, state.pins)
-        except RehydrateError:  # unreadable in the work tree: say it differs, never fail
-            differs = [pin.path for pin in state.pins.values()]
-        commit = state.commit
-    else:
-        differs = commit_differs(repo, state.head, state.pins) if state.head else []
-        commit = state.head
-    info = git.show_commit(repo, commit, diff_lines) if commit else None
-    return PromptInputs(state, info, differs, artifact_blobs(repo, state))
+    shown = commit if source.kind == "rev" else head
+    collect = git.start_show_commit(repo, shown, diff_lines) if shown else None
+    try:
+        state = load_state(repo, config, source, (head, commit))
+        if source.kind == "rev":
+            try:
+                differs = worktree_differs(repo, state.pins)
+            except RehydrateError:  # unreadable in the work tree: say it differs, never fail
+                differs = [pin.path for pin in state.pins.values()]
+        else:
+            differs = commit_differs(repo, state.head, state.pins) if state.head else []
+        artifacts = artifact_blobs(repo, state)
+    except BaseException:
+        if collect is not None:
+            collect(cancel=True)
+        raise
+    return PromptInputs(state, collect() if collect is not None else None, differs, artifacts)
 
 
 def load_prompt(repo: git.Repo, config: Config, source: Source,

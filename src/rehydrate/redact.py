@@ -12,8 +12,6 @@ missing (a diff cut short) is redacted as far as PEM characters go: fail closed,
 without swallowing unrelated text.
 """
 
-from __future__ import annotations
-
 import re
 from typing import NamedTuple
 

@@ -1,7 +1,5 @@
 """Pinned state: the three parsed ledgers at one source, their pins, the semantic checksum."""
 
-from __future__ import annotations
-
 import hashlib
 import json
 from collections.abc import Mapping
@@ -47,17 +45,29 @@ class State(NamedTuple):
     checksum: str
 
 
+def resolve(repo: git.Repo, source: Source) -> tuple[str | None, str | None]:
+    """(HEAD, the commit ``source`` reads: None for the index and the work tree)."""
+    head = git.head(repo)
+    return head, commit_of(repo, source, head)
+
+
+def commit_of(repo: git.Repo, source: Source, head: str | None) -> str | None:
+    """The commit ``source`` reads (None for the index and the work tree)."""
+    if source.kind != "rev":
+        return None
+    rev = source.rev or "HEAD"
+    return head if rev == "HEAD" and head else git.resolve_commit(repo, rev)
+
+
 def read_files(repo: git.Repo, config: Config, source: Source,
-               head: str | None) -> tuple[str | None, dict[str, git.Blob]]:
-    """The raw ledger files at ``source``: (commit read, path -> Blob)."""
+               commit: str | None) -> dict[str, git.Blob]:
+    """The raw ledger files at ``source`` (``commit``: the one ``resolve`` gave)."""
     paths = [config.path_of(k) for k in KINDS]
     if source.kind == "worktree":
-        return None, git.read_worktree(repo, paths)
+        return git.read_worktree(repo, paths)
     if source.kind == "staged":
-        return None, git.read_index(repo, paths)
-    rev = source.rev or "HEAD"
-    commit = head if rev == "HEAD" and head else git.resolve_commit(repo, rev)
-    return commit, git.read_at(repo, commit, paths)
+        return git.read_index(repo, paths)
+    return git.read_at(repo, commit, paths)
 
 
 def parse_file(kind: str, blob: git.Blob, config: Config, where: str) -> Ledger:
@@ -83,10 +93,12 @@ def parse_file(kind: str, blob: git.Blob, config: Config, where: str) -> Ledger:
     )
 
 
-def load_state(repo: git.Repo, config: Config, source: Source) -> State:
-    """Read, parse and pin the three ledgers at ``source``."""
-    head = git.head(repo)
-    commit, files = read_files(repo, config, source, head)
+def load_state(repo: git.Repo, config: Config, source: Source,
+               resolved: tuple[str | None, str | None] | None = None) -> State:
+    """Read, parse and pin the three ledgers at ``source`` (``resolved``: what
+    ``resolve(repo, source)`` returned, when the caller needed it first)."""
+    head, commit = resolved if resolved is not None else resolve(repo, source)
+    files = read_files(repo, config, source, commit)
     paths = [config.path_of(k) for k in KINDS]
     # git walks the history for the pins while the ledgers are parsed.
     collect = git.start_last_commits(repo, commit if source.kind == "rev" else head, paths)
@@ -120,8 +132,12 @@ def checksum_payload(ledgers: Mapping[str, Ledger]) -> dict[str, Any]:
         ledger = ledgers[kind]
         sections: dict[str, Any] = {}
         for name, records in ledger.items.items():
-            rows = [_UNIT.join(r[:1] + r[2:-1]) if not r[-1] else _row_with_extra(r)
-                    for r in records]
+            if any(r[-1] for r in records):
+                rows = [_UNIT.join(r[:1] + r[2:-1]) if not r[-1] else _row_with_extra(r)
+                        for r in records]
+            else:  # no extra columns: join whole columns at C speed (10,000 rows)
+                fields = list(zip(*records, strict=True)) or [()] * 3
+                rows = list(map(_UNIT.join, zip(fields[0], *fields[2:-1], strict=True)))
             if name != "phases":
                 rows.sort()
             columns = list(records[0]._fields) if records else []

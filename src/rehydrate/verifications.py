@@ -5,8 +5,6 @@ current blob id of every artifact at the state's own source (commit, index or wo
 tree) in one git process; ``split_stale`` is pure.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 

@@ -1,10 +1,9 @@
 """Shared ledger reading: bytes -> lines -> front matter -> sections -> records."""
 
-from __future__ import annotations
-
 import re
 from collections.abc import Callable, Mapping
 from functools import partial
+from itertools import repeat
 from typing import Any, NamedTuple
 
 from ..errors import LedgerParseError
@@ -66,8 +65,18 @@ def decode(data: bytes, ctx: Context) -> list[str]:
     return lines
 
 
-def has_forbidden(lines: list[str]) -> bool:
-    """Whether any line holds a character refused inside items (one scan of the text)."""
+# Every character _FORBIDDEN refuses that is ASCII, but for the line feed.
+_ASCII_FORBIDDEN = bytes(c for c in range(0x20) if c not in (0x09, 0x0A)) + b"\x7f"
+
+
+def has_forbidden(lines: list[str], data: bytes | None = None) -> bool:
+    """Whether any line holds a character refused inside items (one scan of the text).
+
+    ``data``, the bytes the lines came from, allows a faster scan when it is plain ASCII
+    without carriage returns (which ``decode`` strips at line ends).
+    """
+    if data is not None and data.isascii() and b"\r" not in data:
+        return len(data.translate(None, _ASCII_FORBIDDEN)) != len(data)
     text = " ".join(lines).replace("\t", " ")
     if text.isprintable():  # every refused character is non-printable: one fast C scan
         return False
@@ -86,8 +95,13 @@ def check_text(value: str, ctx: Context, line: int, item_id: str | None = None) 
         )
 
 
-def records(schema: Schema, table: Table, ctx: Context) -> list[Any]:
-    """Turn one table into records of ``schema.record``, checked cell by cell."""
+def records(schema: Schema, table: Table, ctx: Context) -> tuple[list[Any], str | None]:
+    """Turn one table into records of ``schema.record``, checked cell by cell.
+
+    Also returns the table's rows as written when rendering the records as a pipe table
+    in the schema's column order would give exactly those lines (else None): a plain
+    table with every column of the schema, in order, and no other.
+    """
     index: dict[str, int] = {}
     extra: list[tuple[int, str]] = []
     check_text("\t".join(table.header), ctx, table.line)
@@ -120,9 +134,11 @@ def records(schema: Schema, table: Table, ctx: Context) -> list[Any]:
     # a row with no empty cell needs no per-cell work at all.
     plain = (not extra and not closed and not ctx.scan_cells
              and positions == list(range(len(positions))))
-    if plain and table.filled:
-        make = partial(tuple.__new__, build)
-        return list(map(make, [(c[0], no, *c[1:], ()) for no, c in table.rows]))
+    if plain and table.filled and table.parsed_rows is None:
+        ids, *rest = table.columns
+        lines = range(table.first_row, table.first_row + len(ids))
+        return list(map(partial(tuple.__new__, build),
+                        zip(ids, lines, *rest, repeat((), len(ids)), strict=True))), table.block
     for row in table.rows:
         cells = row.cells
         if plain and "" not in cells:
@@ -157,7 +173,7 @@ def records(schema: Schema, table: Table, ctx: Context) -> list[Any]:
             )
         more = tuple((name, cells[pos]) for pos, name in extra) if extra else ()
         out.append(build(item_id, row.line, *values[1:], extra=more))
-    return out
+    return out, None
 
 
 def _vocabulary(
@@ -192,7 +208,7 @@ def read(
 ) -> Ledger:
     """Parse one ledger. ``pick_tables`` maps id(table) -> schema for item tables."""
     lines = decode(data, ctx)
-    if not has_forbidden(lines):
+    if not has_forbidden(lines, data):
         ctx = ctx._replace(scan_cells=False)
     meta, skip = _frontmatter.split(lines, ctx.path)
     declared = meta.get("ledger")
@@ -220,29 +236,50 @@ def read(
             for table in section.tables:
                 chosen[id(table)] = RETIRED
     items: dict[str, list[Any]] = {}
+    blocks: dict[str, str | None] = {}
     retired: list[Retired] = []
     prose: list[ProseSection] = []
     for key, section in keyed:
-        item_lines: set[int] = set()
+        spans: list[tuple[int, int]] = []
         for table in section.tables:
             schema = chosen.get(id(table))
             if schema is None:
                 _refuse_stray_items(table, section, schemas, ctx)
                 continue
-            item_lines.update(range(table.line, table.end_line + 1))
-            built = records(schema, table, ctx)
+            spans.append((table.line, table.end_line))
+            built, block = records(schema, table, ctx)
             if schema is RETIRED:
                 retired.extend(built)
             else:
                 items.setdefault(schema.section, []).extend(built)
-        text = "\n".join(t for no, t in section.lines if no not in item_lines)
-        prose.append(ProseSection(section.title, key, section.line, text))
+                # verbatim rows only for a section made of one table
+                blocks[schema.section] = None if schema.section in blocks else block
+        prose.append(ProseSection(section.title, key, section.line,
+                                  _prose_text(section.lines, spans)))
     _check_ids(items, retired, ctx)
     extra = finish(meta, {k: s for k, s in keyed}, ctx)
     return Ledger(
         kind=kind, path=ctx.path, meta=extra.pop("meta", meta), prose=tuple(prose),
-        items={k: tuple(v) for k, v in items.items()}, retired=tuple(retired), **extra,
+        items={k: tuple(v) for k, v in items.items()}, retired=tuple(retired),
+        plain_rows={k: v for k, v in blocks.items() if v}, **extra,
     )
+
+
+def _prose_text(lines: tuple[tuple[int, str], ...], spans: list[tuple[int, int]]) -> str:
+    """The section's lines outside the item tables' line spans (first, last), joined."""
+    if not spans:
+        return "\n".join([text for _, text in lines])
+    first = lines[0][0]
+    if lines[-1][0] - first != len(lines) - 1:  # numbered with gaps: skip line by line
+        skip = {no for start, end in spans for no in range(start, end + 1)}
+        return "\n".join([text for no, text in lines if no not in skip])
+    kept: list[str] = []
+    pos = 0
+    for start, end in sorted(spans):
+        kept.extend([text for _, text in lines[pos:max(pos, start - first)]])
+        pos = max(pos, end - first + 1)
+    kept.extend([text for _, text in lines[pos:]])
+    return "\n".join(kept)
 
 
 def _refuse_stray_items(table: Table, section: Section,
@@ -285,6 +322,11 @@ def tables_by_section(
 
 
 def _check_ids(items: Mapping[str, list[Any]], retired: list[Retired], ctx: Context) -> None:
+    ids = [record.id for records_ in items.values() for record in records_]
+    gone = [row.id for row in retired]
+    known = set(ids)
+    if len(known) == len(ids) and len(set(gone)) == len(gone) and known.issuperset(gone):
+        return  # the usual case, checked with sets; the loops below find the line to blame
     first: dict[str, int] = {}
     for records_ in items.values():
         for record in records_:

@@ -7,8 +7,6 @@ underlines, HTML blocks, indented '#'), mistune's AST is consulted as a second
 opinion and any disagreement is an error: fail closed, never guess.
 """
 
-from __future__ import annotations
-
 import re
 from typing import NamedTuple
 

@@ -5,10 +5,9 @@ pipe (also inside inline code). Short and long rows are errors, never padded
 or truncated.
 """
 
-from __future__ import annotations
-
 import re
 from functools import partial
+from itertools import repeat
 from typing import NamedTuple
 
 from ..errors import LedgerParseError
@@ -26,9 +25,23 @@ class TableRow(NamedTuple):
 class Table(NamedTuple):
     line: int  # line of the header row
     header: tuple[str, ...]
-    rows: tuple[TableRow, ...]
+    parsed_rows: tuple[TableRow, ...] | None  # None when ``columns`` holds the cells
     end_line: int
+    # A plain table (every row '| a | b |'): its cells column by column, top to bottom,
+    # and the line of its first row. Lets 10,000 rows become records with no per-row
+    # Python code; ``rows`` builds TableRows from them only when asked.
+    columns: tuple[tuple[str, ...], ...] = ()
+    first_row: int = 0
     filled: bool = False  # known to have no empty cell (lets records skip per-row checks)
+    block: str = ""  # a plain table's rows as written, joined by line feeds
+
+    @property
+    def rows(self) -> tuple[TableRow, ...]:
+        if self.parsed_rows is not None:
+            return self.parsed_rows
+        count = len(self.columns[0])
+        return tuple(map(_new_row, zip(range(self.first_row, self.first_row + count),
+                                       zip(*self.columns, strict=True), strict=True)))
 
 
 # Build NamedTuples from ready tuples without a Python-level call per row.
@@ -77,30 +90,31 @@ def is_delimiter_row(cells: tuple[str, ...]) -> bool:
     return all(_DELIMITER_CELL.match(c.replace(" ", "")) for c in cells)
 
 
-def _plain_rows(body: list[tuple[int, str]], width: int
-                ) -> tuple[tuple[TableRow, ...], bool] | None:
-    """All rows at once when every one is a plain '| a | b |' row; None to go row by row.
+def _plain_columns(texts: list[str], width: int
+                   ) -> tuple[tuple[tuple[str, ...], ...], bool, str] | None:
+    """All cells, column by column, when every row is a plain '| a | b |' row; else None.
 
-    Plain: single-space padding, no escapes, exactly width+1 pipes per row. Then splitting
-    on ' | ' yields exactly the trimmed cells, which is what split_row would return.
-    Also says whether no cell is empty.
+    Plain: single-space padding, no escapes, and in every row exactly ``width + 1`` pipes
+    of which the inner ones all sit in ' | '. Then every ' | ' is a cell separator, so the
+    rows joined into one string split into exactly the trimmed cells that split_row would
+    return, in row order. Also says whether no cell is empty, and gives the joined rows.
     """
-    if not body:
-        return (), True
-    texts = [text for _, text in body]
+    if not texts:
+        return tuple(() for _ in range(width)), True, ""
     block = "\n".join(texts)
     count = len(texts)
     if ("\\" in block or "  " in block or "\t" in block
-            or block.count("|") != count * (width + 1)
-            or ("\n" + block).count("\n| ") != count
-            or (block + "\n").count(" |\n") != count):
+            or not block.startswith("| ") or not block.endswith(" |")
+            or block.count("\n| ") != count - 1 or block.count(" |\n") != count - 1
+            # ' | ' never overlaps a row's first or last pipe, and a row holds at most
+            # width - 1 of them: the total says every row has exactly width - 1.
+            or block.count(" | ") != count * (width - 1)
+            or set(map(str.count, texts, repeat("|"))) != {width + 1}):
         return None
-    split = [tuple(text[2:-2].split(" | ")) for text in texts]
-    if set(map(len, split)) != {width}:
+    cells = block[2:-2].replace(" |\n| ", " | ").split(" | ")
+    if len(cells) != count * width:
         return None
-    first = body[0][0]
-    filled = "| |" not in block and "||" not in block
-    return tuple(map(_new_row, zip(range(first, first + count), split, strict=True))), filled
+    return tuple(tuple(cells[i::width]) for i in range(width)), "" not in cells, block
 
 
 def parse_table(lines: list[tuple[int, str]], path: str) -> Table:
@@ -134,9 +148,11 @@ def parse_table(lines: list[tuple[int, str]], path: str) -> Table:
             code="table_malformed", fix="name every column",
         )
     pipes = width + 1
-    bulk = _plain_rows(lines[2:], width)
+    bulk = _plain_columns([text for _, text in lines[2:]], width)
     if bulk is not None:
-        return Table(first_no, header, bulk[0], lines[-1][0], bulk[1])
+        first_row = lines[2][0] if len(lines) > 2 else delim_no + 1
+        return Table(first_no, header, None, lines[-1][0], bulk[0], first_row, bulk[1],
+                     bulk[2])
     rows = []
     for no, text in lines[2:]:
         # Hot path for '| a | b |' rows: exactly width+1 pipes, single spaces, no escapes,

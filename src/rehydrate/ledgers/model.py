@@ -1,8 +1,7 @@
 """Immutable records for every ledger item kind, and the table schemas that build them."""
 
-from __future__ import annotations
-
 from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 LEVEL_STRENGTH: Mapping[str, int] = {
@@ -230,6 +229,9 @@ class Ledger(NamedTuple):
     items: Mapping[str, tuple[Any, ...]]  # canonical section -> records in file order
     retired: tuple[Retired, ...]
     next_action: NextAction | None = None
+    # canonical section -> its rows exactly as a pipe table of its records in the
+    # schema's column order would render them, when the file holds them that way
+    plain_rows: Mapping[str, str] = MappingProxyType({})
 
     def section(self, name: str) -> tuple[Any, ...]:
         return self.items.get(name, ())
