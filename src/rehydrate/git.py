@@ -7,7 +7,7 @@ costs ~100 ms) is kept for colder paths that other modules may need.
 
 import os
 import subprocess
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -207,10 +207,18 @@ def index_entries(repo: Repo, paths: Iterable[str]) -> dict[str, tuple[str, str]
     return entries
 
 
-def read_blobs(repo: Repo, entries: dict[str, tuple[str, str]], paths: Iterable[str]
-               ) -> dict[str, Blob]:
-    data = cat_blobs(repo, [oid for mode, oid in entries.values() if mode in REGULAR_MODES
-                            or mode == "120000"])
+def read_blobs(repo: Repo, entries: dict[str, tuple[str, str]], paths: Iterable[str],
+               known: Mapping[str, Blob] | None = None) -> dict[str, Blob]:
+    """The blobs ``entries`` name; ``known``: files already read (the work tree), whose
+    bytes are used for any regular entry with the same blob id instead of asking git."""
+    data: dict[str, bytes] = {}
+    for path, (mode, oid) in entries.items():
+        have = known.get(path) if known else None
+        if have is not None and have.blob == oid and have.data is not None \
+                and mode in REGULAR_MODES and have.mode in REGULAR_MODES:
+            data[oid] = have.data  # same blob id: the same bytes (git's own identity)
+    data.update(cat_blobs(repo, [oid for mode, oid in entries.values() if oid not in data and (
+        mode in REGULAR_MODES or mode == "120000")]))
     out: dict[str, Blob] = {}
     for path in paths:
         if path not in entries:
@@ -221,11 +229,17 @@ def read_blobs(repo: Repo, entries: dict[str, tuple[str, str]], paths: Iterable[
     return out
 
 
-def read_at(repo: Repo, commit: str | None, paths: Sequence[str]) -> dict[str, Blob]:
-    """Ledger files as committed in ``commit`` (None: a repository with no commits)."""
+def read_at(repo: Repo, commit: str | None, paths: Sequence[str],
+            worktree: Mapping[str, Blob] | None = None) -> dict[str, Blob]:
+    """Ledger files as committed in ``commit`` (None: a repository with no commits).
+
+    ``worktree``: the same paths as ``read_worktree`` found them; a file there whose blob
+    id equals the committed one is not read from git again (one process and the
+    decompression saved when the ledgers are committed and unchanged).
+    """
     if commit is None:
         return {p: Blob(p, None, None, None) for p in paths}
-    return read_blobs(repo, tree_entries(repo, commit, paths), paths)
+    return read_blobs(repo, tree_entries(repo, commit, paths), paths, worktree)
 
 
 def read_index(repo: Repo, paths: Sequence[str]) -> dict[str, Blob]:

@@ -22,6 +22,7 @@ from . import git
 from .config import Config
 from .decision import BLOCKED_ON_RECONCILIATION, Decision, decide
 from .errors import GitError, RehydrateError
+from .ledgers import KINDS
 from .ledgers.model import LEVEL_STRENGTH
 from .redact import redact
 from .state import Pin, Source, State
@@ -594,12 +595,18 @@ def gather(repo: git.Repo, config: Config, source: Source, diff_lines: int) -> P
     shown = commit if source.kind == "rev" else head
     collect = git.start_show_commit(repo, shown, diff_lines) if shown else None
     try:
-        state = load_state(repo, config, source, (head, commit))
-        if source.kind == "rev":
+        current = None
+        if source.kind != "staged":  # rev: compared with the pins, and spares git reads
             try:
-                differs = worktree_differs(repo, state.pins)
-            except RehydrateError:  # unreadable in the work tree: say it differs, never fail
-                differs = [pin.path for pin in state.pins.values()]
+                current = git.read_worktree(repo, [config.path_of(k) for k in KINDS])
+            except RehydrateError:
+                if source.kind == "worktree":
+                    raise
+        state = load_state(repo, config, source, (head, commit), current)
+        if source.kind == "rev":
+            # unreadable in the work tree: say it differs, never fail
+            differs = (worktree_differs(repo, state.pins, current) if current is not None
+                       else [pin.path for pin in state.pins.values()])
         else:
             differs = commit_differs(repo, state.head, state.pins) if state.head else []
         artifacts = artifact_blobs(repo, state)

@@ -59,15 +59,16 @@ def commit_of(repo: git.Repo, source: Source, head: str | None) -> str | None:
     return head if rev == "HEAD" and head else git.resolve_commit(repo, rev)
 
 
-def read_files(repo: git.Repo, config: Config, source: Source,
-               commit: str | None) -> dict[str, git.Blob]:
-    """The raw ledger files at ``source`` (``commit``: the one ``resolve`` gave)."""
+def read_files(repo: git.Repo, config: Config, source: Source, commit: str | None,
+               worktree: Mapping[str, git.Blob] | None = None) -> dict[str, git.Blob]:
+    """The raw ledger files at ``source`` (``commit``: the one ``resolve`` gave;
+    ``worktree``: the ledger files as ``read_worktree`` found them, if the caller has them)."""
     paths = [config.path_of(k) for k in KINDS]
     if source.kind == "worktree":
-        return git.read_worktree(repo, paths)
+        return dict(worktree) if worktree is not None else git.read_worktree(repo, paths)
     if source.kind == "staged":
         return git.read_index(repo, paths)
-    return git.read_at(repo, commit, paths)
+    return git.read_at(repo, commit, paths, worktree)
 
 
 def parse_file(kind: str, blob: git.Blob, config: Config, where: str) -> Ledger:
@@ -94,11 +95,13 @@ def parse_file(kind: str, blob: git.Blob, config: Config, where: str) -> Ledger:
 
 
 def load_state(repo: git.Repo, config: Config, source: Source,
-               resolved: tuple[str | None, str | None] | None = None) -> State:
+               resolved: tuple[str | None, str | None] | None = None,
+               worktree: Mapping[str, git.Blob] | None = None) -> State:
     """Read, parse and pin the three ledgers at ``source`` (``resolved``: what
-    ``resolve(repo, source)`` returned, when the caller needed it first)."""
+    ``resolve(repo, source)`` returned, when the caller needed it first; ``worktree``:
+    the ledger files as ``read_worktree`` found them, reused where the bytes match)."""
     head, commit = resolved if resolved is not None else resolve(repo, source)
-    files = read_files(repo, config, source, commit)
+    files = read_files(repo, config, source, commit, worktree)
     paths = [config.path_of(k) for k in KINDS]
     # git walks the history for the pins while the ledgers are parsed.
     collect = git.start_last_commits(repo, commit if source.kind == "rev" else head, paths)
@@ -166,9 +169,12 @@ def checksum(ledgers: Mapping[str, Ledger]) -> str:
     return CHECKSUM_PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def worktree_differs(repo: git.Repo, pins: Mapping[str, Pin]) -> list[str]:
-    """Ledger paths whose work-tree bytes differ from the pinned blob."""
-    current = git.read_worktree(repo, [p.path for p in pins.values()])
+def worktree_differs(repo: git.Repo, pins: Mapping[str, Pin],
+                     current: Mapping[str, git.Blob] | None = None) -> list[str]:
+    """Ledger paths whose work-tree bytes differ from the pinned blob (``current``: the
+    work tree as already read)."""
+    if current is None:
+        current = git.read_worktree(repo, [p.path for p in pins.values()])
     return [p.path for p in pins.values() if current[p.path].blob != p.blob]
 
 
