@@ -13,6 +13,7 @@ without swallowing unrelated text.
 """
 
 import re
+from collections.abc import Iterator
 from typing import NamedTuple
 
 MARK = "[REDACTED:{kind}]"
@@ -23,11 +24,21 @@ class Rule(NamedTuple):
     pattern: re.Pattern[str]
     folded: bool = False  # scan the ASCII-lower-cased copy (case-insensitive)
     group: int = 0  # the group holding the secret (0: the whole match)
+    # Rules merged into one pattern to save a scan of the text: the kind of each of its
+    # numbered groups (the last group that matched names the kind; the span is group 0).
+    kinds: tuple[str, ...] = ()
 
 
 def _rule(kind: str, pattern: str, *, folded: bool = False, group: int = 0,
           flags: int = 0) -> Rule:
     return Rule(kind, re.compile(pattern, flags), folded, group)
+
+
+def _merged(prefix: str, alternatives: tuple[tuple[str, str], ...]) -> Rule:
+    """One scan for rules sharing a literal prefix: ``prefix(?:(alt1)|(alt2)...)``."""
+    body = "|".join(f"({pattern})" for _, pattern in alternatives)
+    return Rule(alternatives[0][0], re.compile(f"{prefix}(?:{body})"),
+                kinds=tuple(kind for kind, _ in alternatives))
 
 
 _TAIL = r"(?![A-Za-z0-9])"
@@ -40,15 +51,15 @@ RULES: tuple[Rule, ...] = (
     _rule("private_key", r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----"
                          r"(?:" + _PEM + r"*?-----END[A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|"
                          r"[ \t]*\r?\n" + _PEM + r"*|)"),
-    _rule("aws_access_key", r"AKIA[A-Z0-9]{16}" + _TAIL),
-    _rule("aws_access_key", r"ASIA[A-Z0-9]{16}" + _TAIL),
-    _rule("github_token", r"gh[pousr]_[A-Za-z0-9]{30,255}"),
-    _rule("github_token", r"github_pat_[A-Za-z0-9_]{22,255}"),
+    _merged("A", (("aws_access_key", r"KIA[A-Z0-9]{16}" + _TAIL),
+                  ("aws_access_key", r"SIA[A-Z0-9]{16}" + _TAIL),
+                  ("google_api_key", r"Iza[0-9A-Za-z_-]{35}"))),
+    _merged("g", (("github_token", r"h[pousr]_[A-Za-z0-9]{30,255}"),
+                  ("github_token", r"ithub_pat_[A-Za-z0-9_]{22,255}"))),
     _rule("slack_token", r"xox[abposre]-[A-Za-z0-9-]{10,}"),
     _rule("slack_webhook", r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+"),
     _rule("openai_key", r"sk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{20,}"),
     _rule("stripe_key", r"k_(?:live|test)_[A-Za-z0-9]{16,}"),
-    _rule("google_api_key", r"AIza[0-9A-Za-z_-]{35}"),
     _rule("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
     _rule("url_credentials", r"://[^\s/:@'\"]+:([^\s/@'\"]+)@", group=1),
     _rule("bearer_token", r"bearer[ \t]+([a-z0-9._~+/=-]{8,})", folded=True, group=1),
@@ -59,8 +70,7 @@ RULES: tuple[Rule, ...] = (
 # Assignments: keyword -> kind; the keyword must start the key's word (a prefix like
 # ``db_`` or ``AWS_SECRET_`` is fine), then ``=``/``:`` and a value.
 _ASSIGNMENT_WORDS: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("pass", ("password", "passwd", "passphrase"), "password"),
-    ("pwd", ("pwd",), "password"),
+    ("p", ("password", "passwd", "passphrase", "pwd"), "password"),  # found by _P_WORDS
     ("secret", ("secret",), "secret"),
     ("token", ("token",), "token"),
     ("credential", ("credential",), "credentials"),
@@ -76,16 +86,30 @@ _ASSIGNMENT_TAIL = re.compile(
 )
 
 
+_P_WORDS = re.compile("p(?:ass|wd)")  # one scan for both password hints
+
+
 def _ascii_lower(text: str) -> str:
     """Lower-case ASCII letters; every other character becomes '?' (offsets unchanged)."""
+    if text.isascii():
+        return text.lower()
     return text.encode("ascii", "replace").lower().decode("ascii")
+
+
+def _hits(lowered: str, hint: str) -> Iterator[int]:
+    if hint == "p":
+        yield from (match.start() for match in _P_WORDS.finditer(lowered))
+        return
+    at = lowered.find(hint)
+    while at != -1:
+        yield at
+        at = lowered.find(hint, at + 1)
 
 
 def _assignments(lowered: str) -> list[tuple[int, int, str]]:
     spans = []
     for hint, words, kind in _ASSIGNMENT_WORDS:
-        at = lowered.find(hint)
-        while at != -1:
+        for at in _hits(lowered, hint):
             word = next((w for w in words if lowered.startswith(w, at)), None)
             if word is not None and (
                     hint != "key" or _KEY_QUALIFIER.search(lowered, max(0, at - 16), at)):
@@ -93,7 +117,6 @@ def _assignments(lowered: str) -> list[tuple[int, int, str]]:
                 if match:
                     index = next(i for i in (1, 2, 3) if match.group(i) is not None)
                     spans.append((match.start(index), match.end(index), kind))
-            at = lowered.find(hint, at + 1)
     return spans
 
 
@@ -106,6 +129,10 @@ def find_secrets(text: str) -> list[tuple[int, int, str]]:
             lowered = _ascii_lower(text)
         haystack = lowered if rule.folded else text
         assert haystack is not None
+        if rule.kinds:
+            for match in rule.pattern.finditer(haystack):
+                spans.append((match.start(), match.end(), rule.kinds[match.lastindex - 1]))
+            continue
         for match in rule.pattern.finditer(haystack):
             spans.append((match.start(rule.group), match.end(rule.group), rule.kind))
     if lowered is None:

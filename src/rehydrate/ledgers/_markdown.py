@@ -8,6 +8,7 @@ opinion and any disagreement is an error: fail closed, never guess.
 """
 
 import re
+from itertools import repeat
 from typing import NamedTuple
 
 from ..errors import LedgerParseError
@@ -68,7 +69,7 @@ def split_sections(lines: list[str], path: str, first_line: int) -> tuple[Sectio
             end = piped.index(False, offset)  # hot path: a run of rows at column 0
             run = lines[offset:end]
             bad = None
-            if "\n|||||||" in "\n" + "\n".join(run):
+            if any(map(str.startswith, run, repeat("|||||||"))):
                 bad = next((i for i, t in enumerate(run) if _CONFLICT.match(t)), None)
             if bad is not None:
                 raise LedgerParseError(

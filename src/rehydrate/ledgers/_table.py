@@ -94,10 +94,11 @@ def _plain_columns(texts: list[str], width: int
                    ) -> tuple[tuple[tuple[str, ...], ...], bool, str] | None:
     """All cells, column by column, when every row is a plain '| a | b |' row; else None.
 
-    Plain: single-space padding, no escapes, and in every row exactly ``width + 1`` pipes
-    of which the inner ones all sit in ' | '. Then every ' | ' is a cell separator, so the
-    rows joined into one string split into exactly the trimmed cells that split_row would
-    return, in row order. Also says whether no cell is empty, and gives the joined rows.
+    Plain: single-space padding, no escapes, every row '| ... |' with exactly ``width + 1``
+    pipes, and every inner pipe inside ' | '. Then the rows, joined with their boundaries
+    ' |\n| ' turned into ' | ', split on ' | ' into exactly the trimmed cells that
+    split_row would return, in row order. Also says whether no cell is empty, and gives
+    the joined rows.
     """
     if not texts:
         return tuple(() for _ in range(width)), True, ""
@@ -105,13 +106,13 @@ def _plain_columns(texts: list[str], width: int
     count = len(texts)
     if ("\\" in block or "  " in block or "\t" in block
             or not block.startswith("| ") or not block.endswith(" |")
-            or block.count("\n| ") != count - 1 or block.count(" |\n") != count - 1
-            # ' | ' never overlaps a row's first or last pipe, and a row holds at most
-            # width - 1 of them: the total says every row has exactly width - 1.
-            or block.count(" | ") != count * (width - 1)
             or set(map(str.count, texts, repeat("|"))) != {width + 1}):
         return None
-    cells = block[2:-2].replace(" |\n| ", " | ").split(" | ")
+    joined = block[2:-2].replace(" |\n| ", " | ")
+    if "\n" in joined:  # some row does not start with '| ' or end with ' |'
+        return None
+    # joined holds count * width - 1 pipes; count * width cells means each is a separator
+    cells = joined.split(" | ")
     if len(cells) != count * width:
         return None
     return tuple(tuple(cells[i::width]) for i in range(width)), "" not in cells, block
