@@ -283,16 +283,16 @@ def test_every_format_character_but_zwj_and_zwnj_is_refused():
     import sys
     import unicodedata
 
-    from rehydrate.ledgers._document import _FORBIDDEN
+    from rehydrate.ledgers._document import forbidden
 
     allowed = {0x200C, 0x200D}
     missed = [
         hex(cp) for cp in range(sys.maxunicode + 1)
         if unicodedata.category(chr(cp)) == "Cf" and cp not in allowed
-        and not _FORBIDDEN.match(chr(cp))
+        and not forbidden().match(chr(cp))
     ]
     assert missed == []
-    assert not _FORBIDDEN.match("\u200c") and not _FORBIDDEN.match("\u200d")
+    assert not forbidden().match("\u200c") and not forbidden().match("\u200d")
 
 
 def test_front_matter_values_stay_strings():
@@ -387,3 +387,15 @@ def test_aligned_tables_with_padding_parse():
             "| C-1   | Keep   two  spaces    |   MUST   |\n")
     ledger = parse("spec", text)
     assert ledger.section("constraints")[0].rule == "Keep two spaces"
+
+
+def test_ascii_fast_scan_agrees_with_the_full_scan_for_every_ascii_character() -> None:
+    from rehydrate.ledgers._document import has_forbidden
+
+    for code in range(128):
+        if code in (0x0A, 0x0D):  # line breaks: decode splits and strips them first
+            continue
+        lines = ["# T", f"| F-1 | a{chr(code)}b | c | d |"]
+        data = ("\n".join(lines) + "\n").encode("ascii")
+        assert has_forbidden(lines, data) == has_forbidden(lines), hex(code)
+    assert has_forbidden(["| a\rb |"], b"| a\rb |\n")  # a lone CR: the full scan decides

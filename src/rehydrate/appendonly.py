@@ -133,7 +133,7 @@ def table_edit(old: bytes, new: bytes, config: Any, path: str = "",
     """
     from .errors import LedgerParseError
     from .guard import check_ledger
-    from .ledgers._document import _FORBIDDEN
+    from .ledgers._document import forbidden
     from .ledgers._table import split_row
     from .ledgers.model import FAILURES, Ledger
 
@@ -169,7 +169,7 @@ def table_edit(old: bytes, new: bytes, config: Any, path: str = "",
         for offset, raw in enumerate(lines):
             line = raw[:-1] if raw.endswith("\r") else raw
             if (not line.lstrip(" \t").startswith("|") or line.startswith("|||||||")
-                    or _FORBIDDEN.search(line)):
+                    or forbidden().search(line)):
                 return None
             try:
                 cells = split_row(line, "", 0)

@@ -2,7 +2,7 @@
 
 import re
 from collections.abc import Callable, Mapping
-from functools import partial
+from functools import cache, partial
 from itertools import repeat
 from typing import Any, NamedTuple
 
@@ -14,14 +14,20 @@ from .model import RETIRED, Ledger, ProseSection, Retired, Schema
 
 MAX_LEDGER_BYTES = 32 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
-_BLOB = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+_BLOB = r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$"
 # Cc except tab; Cf except ZWNJ/ZWJ (U+200C/D); line/paragraph separators; tag characters.
-_FORBIDDEN = re.compile(
+_FORBIDDEN = (
     "[\x00-\x08\x0a-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
     "\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
     "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
     "\U000e0000-\U000e007f]"
 )
+
+
+@cache
+def forbidden() -> re.Pattern[str]:
+    """The characters refused inside items, compiled on first use (clean ASCII never asks)."""
+    return re.compile(_FORBIDDEN)
 
 
 class Context(NamedTuple):
@@ -80,12 +86,12 @@ def has_forbidden(lines: list[str], data: bytes | None = None) -> bool:
     text = " ".join(lines).replace("\t", " ")
     if text.isprintable():  # every refused character is non-printable: one fast C scan
         return False
-    return _FORBIDDEN.search(text) is not None
+    return forbidden().search(text) is not None
 
 
 def check_text(value: str, ctx: Context, line: int, item_id: str | None = None) -> None:
     """Refuse invisible, bidi, control and tag characters inside an item."""
-    bad = _FORBIDDEN.search(value)
+    bad = forbidden().search(value)
     if bad:
         raise LedgerParseError(
             f"invisible or control character U+{ord(bad.group()):04X} in an item "
@@ -165,7 +171,7 @@ def records(schema: Schema, table: Table, ctx: Context) -> tuple[list[Any], str 
                 )
         for i, name in closed:
             values[i] = _vocabulary(schema, name, values[i], ctx, row.line, item_id)
-        if schema.section == "verified" and not _BLOB.match(values[3]):
+        if schema.section == "verified" and not re.match(_BLOB, values[3]):
             raise LedgerParseError(
                 "Blob must be a full git blob id", file=ctx.path, line=row.line,
                 item_id=item_id, code="bad_blob",
