@@ -51,6 +51,7 @@ _KIND_TITLES: Mapping[str, str] = {"spec": "Spec", "task": "Task", "failures": "
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$")
 _LEADING_TILDES = re.compile(r"^[ \t]*(~{3,})", re.MULTILINE)
 _LABELS = re.compile(r"(ledger|git)-data-")
+_DATA = re.compile("-data-")
 _TITLE_ONLY = re.compile(r"\A\s*# [^\n]*\s*\Z")
 
 
@@ -119,10 +120,10 @@ class PromptOverBudget(RehydrateError):
 def fence(body: str, label: str = LEDGER_LABEL) -> str:
     """Quote ``body`` as data: redacted, labels neutralised, a fence no data line can close."""
     body = redact(body)
-    if "-data-" in body:
+    if _DATA.search(body):  # a literal-prefix scan: faster than `in` on megabytes
         body = _LABELS.sub(lambda m: m.group(1) + "-data\\-", body)
-    longest = max((len(m) for m in _LEADING_TILDES.findall(body)), default=0) if "~~~" in body \
-        else 0
+    longest = max((len(m) for m in _LEADING_TILDES.findall(body)), default=0) \
+        if "~" in body and "~~~" in body else 0  # one tilde: a memchr
     tildes = "~" * max(4, longest + 1)
     digest = hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:12]
     return f"{tildes} {label}-{digest}\n{body}\n{tildes}"
