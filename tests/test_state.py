@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import commit, git, run, scaffold, write
 
@@ -148,3 +150,20 @@ def test_python_dash_m_works(ledger_repo):
 
     result = run_subprocess(ledger_repo, "state", "--json")
     assert result.code == 0 and json.loads(result.out)["schema"] == "rehydrate/state-v1"
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_json_values)
+def test_canonical_json_is_what_json_dumps_gives(value) -> None:
+    """The checksum's own serializer writes exactly the bytes json.dumps would."""
+    from rehydrate.state import canonical_json
+
+    assert canonical_json(value) == json.dumps(value, ensure_ascii=False, sort_keys=True,
+                                               separators=(",", ":"))

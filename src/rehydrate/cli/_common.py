@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -53,6 +52,8 @@ def pick_source(rev: str | None, worktree: bool, staged: bool = False,
 
 def emit_json(obj: Any) -> None:
     """One JSON object on stdout, deterministic."""
+    import json
+
     click.echo(json.dumps(obj, ensure_ascii=False, indent=2))
 
 

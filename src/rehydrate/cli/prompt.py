@@ -34,8 +34,6 @@ def command(rev: str | None, worktree: bool, max_tokens: int | None, diff_lines:
     Exits 3 (after writing the whole prompt) when an external write's outcome is
     unknown, 2 when a ledger cannot be parsed or the mandatory parts exceed --max-tokens.
     """
-    import json
-
     from ..errors import EXIT_USAGE, LedgerParseError
     from ..prompt import PromptOptions, load_prompt, read_protocol
 
@@ -56,8 +54,12 @@ def command(rev: str | None, worktree: bool, max_tokens: int | None, diff_lines:
 
             record_decision(repo.root, invalid(exc), command="prompt")
         return EXIT_USAGE
-    text = prompt.text if fmt == "md" else json.dumps(
-        prompt.to_json(), ensure_ascii=False, indent=2) + "\n"
+    if fmt == "md":
+        text = prompt.text
+    else:
+        import json
+
+        text = json.dumps(prompt.to_json(), ensure_ascii=False, indent=2) + "\n"
     if output:
         from ..atomicfile import atomic_write
 
