@@ -62,19 +62,28 @@ def run(repo: Repo, *args: str, input: bytes | None = None, check: bool = True,
 
 def find_repo(cwd: str | Path | None = None) -> Repo:
     """The repository containing ``cwd`` (works from subdirectories and linked worktrees)."""
+    return find_repo_and_head(cwd)[0]
+
+
+def find_repo_and_head(cwd: str | Path | None = None) -> tuple[Repo, str | None]:
+    """``find_repo`` and ``head`` in one ``git rev-parse`` (HEAD None: no commits yet)."""
     proc = _git(
         cwd or os.getcwd(), "rev-parse", "--show-toplevel", "--absolute-git-dir",
-        "--git-common-dir", "--show-object-format", check=False,
+        "--git-common-dir", "--show-object-format", "--verify", "-q", "HEAD^{commit}",
+        check=False,
     )
-    if proc.returncode != 0:
+    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    # exit 1 with the four answers: HEAD did not verify (an unborn branch)
+    if proc.returncode not in (0, 1) or len(lines) < 4:
         raise GitError(
             "not inside a git work tree", code="not_a_repo",
             fix="run this inside a git repository (git init)",
         )
-    top, git_dir, common, fmt = proc.stdout.decode("utf-8", "surrogateescape").splitlines()[:4]
+    top, git_dir, common, fmt = lines[:4]
     git_path = Path(git_dir)
     common_path = Path(common) if os.path.isabs(common) else (Path(cwd or os.getcwd()) / common)
-    return Repo(Path(top), git_path, common_path.resolve(), fmt.strip() or "sha1")
+    head = lines[4].strip() if proc.returncode == 0 and len(lines) > 4 else None
+    return Repo(Path(top), git_path, common_path.resolve(), fmt.strip() or "sha1"), head or None
 
 
 def find_bare_repo(cwd: str | Path | None = None) -> Repo:

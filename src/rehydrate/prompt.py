@@ -156,7 +156,7 @@ class _Listing(NamedTuple):
     key: str  # counting key for the capped core
     heading: str
     header: tuple[str, ...]
-    rows: tuple[tuple[str, ...], ...]
+    rows: Sequence[tuple[str, ...]]
     empty: str = "None."
     preface: str = ""
     verbatim: str | None = None  # the rows exactly as _table renders them (from the file)
@@ -173,6 +173,30 @@ class _Listing(NamedTuple):
         else:
             parts.append(fence(_table(self.header, rows)))
         return "\n\n".join(parts)
+
+
+class _Rows(Sequence[tuple[str, ...]]):
+    """A listing's rows, built from the records' columns (at C speed) on first read: the
+    failure table rendered from the ledger's own lines never reads them."""
+
+    __slots__ = ("_records", "_fields", "_rows")
+
+    def __init__(self, records: Sequence[Any], fields: tuple[int, ...]) -> None:
+        self._records = records
+        self._fields = fields
+        self._rows: tuple[tuple[str, ...], ...] | None = None
+
+    def _all(self) -> tuple[tuple[str, ...], ...]:
+        if self._rows is None:
+            by_field = list(zip(*self._records, strict=True))
+            self._rows = tuple(zip(*(by_field[i] for i in self._fields), strict=True))
+        return self._rows
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._all()[index]
 
 
 def _listing(key: str, heading: str, records: Sequence[Any], columns: Sequence[tuple[str, str]],
@@ -192,10 +216,9 @@ def _listing(key: str, heading: str, records: Sequence[Any], columns: Sequence[t
                     extras.append(name)
     header = tuple([t for t, _ in columns] + list(extra_header) + extras)
     attrs = [attr for _, attr in columns]
-    if records and extra_cells is None and not extras:  # whole columns at C speed
+    if records and extra_cells is None and not extras:
         fields = records[0]._fields
-        by_field = list(zip(*records, strict=True))
-        rows_ = tuple(zip(*(by_field[fields.index(attr)] for attr in attrs), strict=True))
+        rows_ = _Rows(records, tuple(fields.index(attr) for attr in attrs))
         return _Listing(key, heading, header, rows_, empty, preface, verbatim)
     get = attrgetter(*attrs) if len(attrs) > 1 else (lambda r: (getattr(r, attrs[0]),))
     rows: list[tuple[str, ...]] = []
@@ -576,15 +599,17 @@ def read_protocol(repo: git.Repo, config: Config, template: str | None) -> str |
         ) from None
 
 
-def gather(repo: git.Repo, config: Config, source: Source, diff_lines: int) -> PromptInputs:
+def gather(repo: git.Repo, config: Config, source: Source, diff_lines: int,
+           head: str | None = None, head_known: bool = False) -> PromptInputs:
     """Load the pinned state and everything else the prompt shows (the impure part).
 
-    git computes the latest commit's diff while the ledgers are parsed.
+    git computes the latest commit's diff while the ledgers are parsed. ``head``: HEAD's
+    commit id as the caller found it (``head_known``), else it is asked for.
     """
     from .state import commit_differs, load_state, resolve, worktree_differs
 
     try:
-        head, commit = resolve(repo, source)
+        head, commit = resolve(repo, source, head, head_known)
     except GitError as exc:
         if exc.code == "bad_revision" and source.rev == "HEAD" and git.head(repo) is None:
             raise RehydrateError(
@@ -619,9 +644,10 @@ def gather(repo: git.Repo, config: Config, source: Source, diff_lines: int) -> P
 
 
 def load_prompt(repo: git.Repo, config: Config, source: Source,
-                options: PromptOptions) -> Prompt:
+                options: PromptOptions, head: str | None = None,
+                head_known: bool = False) -> Prompt:
     """gather + build_prompt: the prompt for ``source`` with ``options``."""
-    inputs = gather(repo, config, source, options.diff_lines)
+    inputs = gather(repo, config, source, options.diff_lines, head, head_known)
     return build_prompt(inputs.state, options, commit_info=inputs.commit_info,
                         worktree_differs=inputs.worktree_differs, artifacts=inputs.artifacts)
 

@@ -44,9 +44,15 @@ class State(NamedTuple):
     checksum: str
 
 
-def resolve(repo: git.Repo, source: Source) -> tuple[str | None, str | None]:
-    """(HEAD, the commit ``source`` reads: None for the index and the work tree)."""
-    head = git.head(repo)
+def resolve(repo: git.Repo, source: Source, head: str | None = None,
+            head_known: bool = False) -> tuple[str | None, str | None]:
+    """(HEAD, the commit ``source`` reads: None for the index and the work tree).
+
+    ``head``: HEAD's commit id when the caller already has it (``head_known``; None then
+    means no commits yet).
+    """
+    if not head_known:
+        head = git.head(repo)
     return head, commit_of(repo, source, head)
 
 

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import click
 
-from ._common import note, open_repo, pick_source, source_options
+from ..config import load_config
+from ..git import find_repo_and_head
+from ._common import note, pick_source, source_options
 
 
 @click.command("prompt")
@@ -37,7 +39,8 @@ def command(rev: str | None, worktree: bool, max_tokens: int | None, diff_lines:
     from ..errors import EXIT_USAGE, LedgerParseError
     from ..prompt import PromptOptions, load_prompt, read_protocol
 
-    repo, config = open_repo()
+    repo, head = find_repo_and_head()
+    config = load_config(repo.root)
     source = pick_source(rev, worktree)
     options = PromptOptions(
         max_tokens=max_tokens if max_tokens is not None else config.max_tokens,
@@ -45,7 +48,7 @@ def command(rev: str | None, worktree: bool, max_tokens: int | None, diff_lines:
         protocol=read_protocol(repo, config, template),
     )
     try:
-        prompt = load_prompt(repo, config, source, options)
+        prompt = load_prompt(repo, config, source, options, head, head_known=True)
     except LedgerParseError as exc:
         note(f"rehydrate: continuity_validation_failed (ledger_invalid): {exc}")
         if record or config.record_events:

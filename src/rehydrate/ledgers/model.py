@@ -245,6 +245,8 @@ class Ledger(NamedTuple):
         return frozenset(r.id for r in self.retired)
 
     def active(self, name: str) -> tuple[Any, ...]:
+        if not self.retired:
+            return self.section(name)
         gone = self.retired_ids
         return tuple(r for r in self.section(name) if r.id not in gone)
 
