@@ -131,8 +131,10 @@ def hash_blob(data: bytes, object_format: str = "sha1") -> str:
     """The git blob id of ``data`` (what ``git hash-object`` prints, without filters)."""
     import hashlib  # here: ~4 ms that the hook's no-ledger path does not need
 
-    algo = hashlib.sha256 if object_format == "sha256" else hashlib.sha1
-    return algo(b"blob %d\0" % len(data) + data).hexdigest()
+    digest = hashlib.sha256() if object_format == "sha256" else hashlib.sha1()
+    digest.update(b"blob %d\0" % len(data))
+    digest.update(data)  # no header + data copy: a megabyte ledger is never duplicated
+    return digest.hexdigest()
 
 
 def cat_blobs(repo: Repo, ids: Sequence[str]) -> dict[str, bytes]:

@@ -11,7 +11,6 @@ run that starts a line of the data, so no data line can close it; every
 instruction of the prompt stays outside the fences.
 """
 
-import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from operator import attrgetter
@@ -25,7 +24,7 @@ from .errors import GitError, RehydrateError
 from .ledgers import KINDS
 from .ledgers.model import LEVEL_STRENGTH
 from .redact import redact
-from .state import Pin, Source, State
+from .state import Pin, Source, State, sha256_text
 from .tokens import count_tokens, counter
 from .verifications import artifact_blobs, artifact_key, split_stale
 
@@ -119,14 +118,28 @@ class PromptOverBudget(RehydrateError):
 
 def fence(body: str, label: str = LEDGER_LABEL) -> str:
     """Quote ``body`` as data: redacted, labels neutralised, a fence no data line can close."""
-    body = redact(body)
-    if _DATA.search(body):  # a literal-prefix scan: faster than `in` on megabytes
-        body = _LABELS.sub(lambda m: m.group(1) + "-data\\-", body)
-    longest = max((len(m) for m in _LEADING_TILDES.findall(body)), default=0) \
-        if "~" in body and "~~~" in body else 0  # one tilde: a memchr
+    return "".join(_fenced((body,), label))
+
+
+def _fenced(lines: Sequence[str], label: str) -> list[str]:
+    """``fence`` as pieces: the opening line, the body, the closing line.
+
+    ``lines``: the body in pieces that each end a line but the last (so no redaction,
+    label or tilde run can span two), kept apart so a megabyte body is not copied to
+    be quoted; the caller joins the result once.
+    """
+    body = [_neutralised(redact(piece)) for piece in lines]
+    longest = max((len(m) for piece in body if "~" in piece and "~~~" in piece
+                   for m in _LEADING_TILDES.findall(piece)), default=0)  # "~": a memchr
     tildes = "~" * max(4, longest + 1)
-    digest = hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-    return f"{tildes} {label}-{digest}\n{body}\n{tildes}"
+    digest = sha256_text(body, "surrogatepass")[:12]
+    return [f"{tildes} {label}-{digest}\n", *body, f"\n{tildes}"]
+
+
+def _neutralised(text: str) -> str:
+    if _DATA.search(text):  # a literal-prefix scan: faster than `in` on megabytes
+        return _LABELS.sub(lambda m: m.group(1) + "-data\\-", text)
+    return text
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -169,7 +182,9 @@ class _Listing(NamedTuple):
         if not rows:
             parts.append(self.empty)
         elif self.verbatim is not None and len(rows) == len(self.rows):
-            parts.append(fence(_table(self.header, ()) + "\n" + self.verbatim))
+            # the ledger's own lines, quoted without being copied into a table first
+            quoted = _fenced((_table(self.header, ()) + "\n", self.verbatim), LEDGER_LABEL)
+            return "".join(["\n\n".join(parts), "\n\n", *quoted])
         else:
             parts.append(fence(_table(self.header, rows)))
         return "\n\n".join(parts)

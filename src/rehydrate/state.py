@@ -1,7 +1,7 @@
 """Pinned state: the three parsed ledgers at one source, their pins, the semantic checksum."""
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 from . import git
@@ -169,8 +169,20 @@ def _row_with_extra(record: Any) -> str:
 
 
 def checksum(ledgers: Mapping[str, Ledger]) -> str:
-    text = canonical_json(checksum_payload(ledgers))
-    return CHECKSUM_PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    pieces: list[str] = []
+    _encode(checksum_payload(ledgers), pieces)
+    return CHECKSUM_PREFIX + sha256_text(pieces)
+
+
+def sha256_text(pieces: Iterable[str], errors: str = "strict") -> str:
+    """The SHA-256 hex digest of the UTF-8 encoding of ``pieces`` joined, read in slices:
+    a megabyte of ledger text is never copied whole just to be hashed."""
+    digest = hashlib.sha256()
+    step = 1 << 16
+    for text in pieces:
+        for start in range(0, len(text), step):
+            digest.update(text[start:start + step].encode("utf-8", errors))
+    return digest.hexdigest()
 
 
 try:  # the json package's own string encoder, without importing the package (~1.5 ms)

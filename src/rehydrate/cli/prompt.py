@@ -88,5 +88,7 @@ def _emit(text: str) -> None:
         sys.stdout.write(text)
         return
     sys.stdout.flush()
-    buffer.write(text.encode("utf-8"))
+    step = 1 << 16  # encoded piece by piece: no second copy of a megabyte prompt in memory
+    for start in range(0, len(text), step):
+        buffer.write(text[start:start + step].encode("utf-8", "surrogateescape"))
     buffer.flush()

@@ -108,13 +108,18 @@ def _plain_columns(texts: list[str], width: int
             or not block.startswith("| ") or not block.endswith(" |")
             or set(map(str.count, texts, repeat("|"))) != {width + 1}):
         return None
-    joined = block[2:-2].replace(" |\n| ", " | ")
+    joined = block.replace(" |\n| ", " | ")
     if "\n" in joined:  # some row does not start with '| ' or end with ' |'
         return None
-    # joined holds count * width - 1 pipes; count * width cells means each is a separator
+    # joined holds count * width + 1 pipes, the first and the last ones its ends; then
+    # count * width cells means every other one is a separator
     cells = joined.split(" | ")
     if len(cells) != count * width:
         return None
+    if len(cells) == 1:
+        cells[0] = cells[0][2:-2]
+    else:
+        cells[0], cells[-1] = cells[0][2:], cells[-1][:-2]
     return tuple(tuple(cells[i::width]) for i in range(width)), "" not in cells, block
 
 
