@@ -167,3 +167,39 @@ def test_canonical_json_is_what_json_dumps_gives(value) -> None:
 
     assert canonical_json(value) == json.dumps(value, ensure_ascii=False, sort_keys=True,
                                                separators=(",", ":"))
+
+
+_checksum_cell = st.one_of(
+    st.text(alphabet=st.sampled_from("abé -"), min_size=1, max_size=6),
+    st.text(alphabet=st.sampled_from('ab "é|\\-\u00a0'), min_size=1, max_size=6),
+).map(lambda text: " ".join(text.split())).filter(
+    lambda text: text and not text.endswith("\\"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows=st.lists(st.tuples(_checksum_cell, _checksum_cell, _checksum_cell), max_size=8),
+       order=st.one_of(st.just(list(range(8))), st.permutations(range(8))),
+       numbering=st.sampled_from(["F-{:03d}", "F-{}", "f{}", "F-{}A"]))
+def test_checksum_text_is_the_documented_json(rows, order, numbering):
+    """The checksum hashes exactly json.dumps(checksum_payload) as documented, however the
+    rows are joined and escaped on the way (sorted by ID, quotes, backslashes, pipes)."""
+    import hashlib
+
+    from rehydrate.ledgers import parse_ledger
+    from rehydrate.ledgers._table import render_row
+    from rehydrate.state import _UNIT, CHECKSUM_PREFIX, checksum, checksum_payload
+
+    ids = [numbering.format(i) for i in order if i < len(rows)]
+    lines = ["# Failed attempts", "", "## Failures", "", "| ID | Tried | Failure | Workaround |",
+             "|---|---|---|---|"]
+    lines += [render_row([i, *cells]) for i, cells in zip(ids, rows, strict=True)]
+    failures = parse_ledger("failures", "f.md", ("\n".join(lines) + "\n").encode("utf-8"))
+    spec = parse_ledger("spec", "s.md", b"# Spec\n")
+    task = parse_ledger("task", "t.md", b"---\ntask: T\nobjective: O\nrevision: 1\n---\n# T\n")
+    ledgers = {"spec": spec, "task": task, "failures": failures}
+    payload = checksum_payload(ledgers)
+    expected_rows = "\x1e".join(sorted(
+        _UNIT.join((f.id, f.tried, f.failure, f.workaround)) for f in failures.section("failures")))
+    payload["failures"]["items"]["failures"]["rows"] = expected_rows  # the plain str form
+    text = json.dumps(payload, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    assert checksum(ledgers) == CHECKSUM_PREFIX + hashlib.sha256(text.encode()).hexdigest()
