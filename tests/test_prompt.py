@@ -6,6 +6,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -722,3 +723,22 @@ def test_no_data_can_close_or_fake_a_fence(pieces: list[str]) -> None:
     assert flags[0] is False and flags[-1] is False
     assert len(lines) == body.count("\n") + 5  # before, opening, body..., closing, after
     assert all(flags[2:-2]) and not flags[1] and not flags[-2]
+
+
+def test_a_reader_that_stops_early_is_no_failure(ledger_repo: Path) -> None:
+    """`rehydrate prompt | head`: the prompt is larger than the pipe; no traceback, and the
+    exit code is still the continuity decision's (never 1, which means a refusal)."""
+    rows = "".join(f"| F-{i:04d} | tried {i} {'x' * 80} | failed {i} | use {i} |\n"
+                   for i in range(1, 2001))
+    write(ledger_repo, "docs/Failed_Attempts.md", "# Failed attempts\n\n## Failures\n\n"
+          "| ID | Tried | Failure | Workaround |\n|---|---|---|---|\n" + rows)
+    commit(ledger_repo, "many failures")
+    for args in (["prompt"], ["state", "--json"]):
+        proc = subprocess.Popen([sys.executable, "-m", "rehydrate", *args], cwd=ledger_repo,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.read(64)
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+        assert proc.wait() == 0, err
+        assert "Traceback" not in err and "Exception ignored" not in err, err

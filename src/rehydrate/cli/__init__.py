@@ -86,6 +86,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE if exc.exit_code not in (0, 1) else exc.exit_code
     except BrokenPipeError:
         return 0
+    except SystemExit:
+        # click turns EPIPE (`rehydrate log | head`) into exit 1, which here means a
+        # refusal; the reader stopping early is no failure
+        if type(sys.stdout).__name__ == "_PacifyFlushWrapper":
+            return 0
+        raise
     except OSError as exc:  # a file we were told to read or write: the user's input
         where = f" {exc.filename}" if exc.filename else ""
         click.echo(f"rehydrate: io_error:{where}: {exc.strerror or exc}; check the path and "

@@ -87,8 +87,13 @@ def _emit(text: str) -> None:
     if buffer is None:
         sys.stdout.write(text)
         return
-    sys.stdout.flush()
     step = 1 << 16  # encoded piece by piece: no second copy of a megabyte prompt in memory
-    for start in range(0, len(text), step):
-        buffer.write(text[start:start + step].encode("utf-8", "surrogateescape"))
-    buffer.flush()
+    try:
+        sys.stdout.flush()
+        for start in range(0, len(text), step):
+            buffer.write(text[start:start + step].encode("utf-8", "surrogateescape"))
+        buffer.flush()
+    except BrokenPipeError:
+        # the reader stopped early (`rehydrate prompt | head`); the exit code still says
+        # what the continuity decision was
+        pass
