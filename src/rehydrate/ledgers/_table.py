@@ -15,6 +15,7 @@ from ..errors import LedgerParseError
 _DELIMITER_CELL = re.compile(r"^:?-+:?$")
 _SPACES = re.compile(r"[ \t]+")
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+_DOUBLE_SPACE = re.compile("  ")  # a literal-prefix scan: faster than `in` on megabytes
 
 
 class TableRow(NamedTuple):
@@ -104,7 +105,7 @@ def _plain_columns(texts: list[str], width: int
         return tuple(() for _ in range(width)), True, ""
     block = "\n".join(texts)
     count = len(texts)
-    if ("\\" in block or "  " in block or "\t" in block
+    if ("\\" in block or "\t" in block or _DOUBLE_SPACE.search(block)
             or not block.startswith("| ") or not block.endswith(" |")
             or set(map(str.count, texts, repeat("|"))) != {width + 1}):
         return None
