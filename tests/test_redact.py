@@ -114,3 +114,24 @@ def test_redaction_is_idempotent_and_only_grows_markers(text: str) -> None:
     assert redact(once) == once
     if "[REDACTED:" not in once:
         assert once == text
+
+
+def test_a_rule_skipped_for_a_missing_character_could_not_have_matched() -> None:
+    """A rule is skipped when its `needs` character is absent: that character must be a
+    literal every match holds (outside character classes; none of these rules has it in
+    an optional part)."""
+    import re
+
+    from rehydrate.redact import RULES, redact
+
+    gated = [rule for rule in RULES if rule.needs]
+    assert {rule.kind for rule in gated} >= {"jwt", "url_credentials"}
+    for rule in gated:
+        outside_classes = re.sub(r"\[(?:\\.|[^\]])*\]", "", rule.pattern.pattern)
+        assert "?" not in outside_classes.split(rule.needs)[0][-3:], rule.kind
+        assert rule.needs in outside_classes, (rule.kind, rule.pattern.pattern)
+    # and the gated rules still fire when their character is there
+    assert "[REDACTED:url_credentials]" in redact("https://u:hunter22@example.com")
+    token = ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+             "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U")
+    assert redact(f"jwt {token}") == "jwt [REDACTED:jwt]"
