@@ -12,7 +12,8 @@ from collections.abc import Callable
 import pytest
 
 from rehydrate.config import Config
-from rehydrate.git import RawChange, hash_blob
+from rehydrate.git import hash_blob
+from rehydrate.git_changes import RawChange
 from rehydrate.guard import (
     FIXES,
     RULES,

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rehydrate.git import hash_blob, merge_file
+from rehydrate.git import hash_blob
+from rehydrate.git_changes import merge_file
 from rehydrate.guard import check_ledger
 from rehydrate.ledgers import parse_ledger
 from rehydrate.ledgers._document import Context

@@ -197,16 +197,16 @@ def check_staged(repo: Any, config: Any, first: tuple[str, list[Any]] | None = N
     """The index (inherited GIT_INDEX_FILE) against HEAD, and every MERGE_HEAD in a merge.
 
     Reads staged blobs with ``git cat-file``, never the work tree or a textual diff.
-    ``first`` is ``git.diff_cached_head`` when the caller already ran it.
+    ``first`` is ``git_changes.diff_cached_head`` when the caller already ran it.
     """
-    from . import git
+    from . import git, git_changes
     from .ledgers import KINDS
 
     kinds = {config.path_of(k): k for k in KINDS}
     paths = list(kinds)
-    bases = [first or git.diff_cached_head(repo, paths)]
-    for merge_head in git.merge_heads(repo):
-        bases.append((merge_head, git.diff_cached(repo, merge_head, paths)))
+    bases = [first or git_changes.diff_cached_head(repo, paths)]
+    for merge_head in git_changes.merge_heads(repo):
+        bases.append((merge_head, git_changes.diff_cached(repo, merge_head, paths)))
     ids = [b for _, changes in bases for c in changes
            for b, mode in ((c.old_blob, c.old_mode), (c.new_blob, c.new_mode))
            if b not in _ZERO and _regular(mode)]
@@ -230,7 +230,7 @@ def check_staged(repo: Any, config: Any, first: tuple[str, list[Any]] | None = N
             checked.add(change.path)
             found, old, new = check_change(
                 kind, change, data, parser, trusted=trusted, old_parser=old_parser,
-                renamed_to=lambda c=change, b=label: git.find_rename(repo, b, None, c.path))
+                renamed_to=lambda c=change, b=label: git_changes.find_rename(repo, b, None, c.path))
             if label == bases[0][0]:
                 firsts[change.path] = change
             elif found:
@@ -261,18 +261,18 @@ def check_range(repo: Any, config: Any, revs: list[str], *, mode: str = "range",
     into a waived report. ``tips`` are extra (new, old) pairs compared directly (forced
     updates).
     """
-    from . import git
+    from . import git, git_changes
     from .config import CONFIG_FILES
     from .ledgers import KINDS
 
     kinds = {config.path_of(k): k for k in KINDS}
     paths = list(kinds)
-    entries = git.log_entries(repo, revs) if revs else []
+    entries = git_changes.log_entries(repo, revs) if revs else []
     pairs: list[tuple[str, str | None]] = []
     for entry in entries:
         pairs.extend((entry.commit, p) for p in (entry.parents or (None,)))
     pairs.extend(tips)
-    answers = git.diff_pairs(repo, pairs, [*paths, *CONFIG_FILES])
+    answers = git_changes.diff_pairs(repo, pairs, [*paths, *CONFIG_FILES])
     settings = {pair: _settings_in_range(repo, pair, changes)
                 for pair, changes in zip(pairs, answers, strict=True)
                 if any(c.path in CONFIG_FILES for c in changes)}
@@ -315,8 +315,8 @@ def check_range(repo: Any, config: Any, revs: list[str], *, mode: str = "range",
                                 others |= {i.id for i in got.all_items()}
                 result, old, new = check_change(
                     kind, change, data, parser, reserved_ids=frozenset(reserved - others),
-                    renamed_to=lambda c=change, p=parent, n=commit: git.find_rename(
-                        repo, p or git.EMPTY_TREE[repo.object_format], n, c.path))
+                    renamed_to=lambda c=change, p=parent, n=commit: git_changes.find_rename(
+                        repo, p or git_changes.EMPTY_TREE[repo.object_format], n, c.path))
                 if len(parents) > 1 and result:
                     result = _excuse_merge(kind, result, change, other_blobs, data, parser)
                 found.extend(result)

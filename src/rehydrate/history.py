@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import diff as d
-from . import git
+from . import git, git_changes
 from .config import Config
 from .errors import LedgerParseError
 from .ledgers import KINDS, Ledger, parse_ledger
@@ -251,7 +251,7 @@ def _side(blobs: _Blobs, kind: str, path: str, mode: str, blob: str,
     return parsed if isinstance(parsed, Ledger) else last_good.get(path)
 
 
-def _path_events(kind: str, change: git.PathChange, blobs: _Blobs,
+def _path_events(kind: str, change: git_changes.PathChange, blobs: _Blobs,
                  last_good: dict[str, Ledger]) -> list[Event]:
     path = change.path
     new: Ledger | None = None
@@ -288,7 +288,7 @@ def ledger_history(repo: git.Repo, config: Config, revs: Sequence[str]) -> list[
     kinds = {config.path_of(k): k for k in KINDS}
     if git.head(repo) is None:
         return []
-    commits = git.path_log(repo, revs, list(kinds))
+    commits = git_changes.path_log(repo, revs, list(kinds))
     wanted = [blob for c in commits for ch in c.changes
               for _mode, blob in (*ch.old, (ch.new_mode, ch.new_blob))
               if _mode in _REGULAR]

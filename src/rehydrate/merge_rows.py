@@ -63,7 +63,7 @@ class _Side(NamedTuple):
 
 def no_text_merge(ours: bytes, base: bytes, theirs: bytes) -> tuple[bytes, bool]:
     """The default ``merge_text``: refuses, since only git can merge prose."""
-    raise RuntimeError("both sides changed the prose: pass merge_text (git.merge_file)")
+    raise RuntimeError("both sides changed the prose: pass merge_text (git_changes.merge_file)")
 
 
 class _Merger:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from . import git
+from . import git, git_changes
 from .atomicfile import (  # noqa: F401 - LOCK_TIMEOUT, TEMP_MARK, lock_path: re-exported
     LOCK_TIMEOUT,
     TEMP_MARK,
@@ -530,7 +530,7 @@ def write(repo: git.Repo, config: Config, op: Operation, *, expect_revision: int
         made = None
         if commit:
             message = f"rehydrate: {op.action} {change.item_id}".rstrip()
-            made = git.commit_paths(repo, [path], message)
+            made = git_changes.commit_paths(repo, [path], message)
     head = git.head(repo)
     committed = git.tree_entries(repo, head, [path]).get(path, ("", ""))[1] if head else ""
     return WriteResult(op.kind, op.action, path, change.item_id, before.blob, after, revision,

@@ -70,7 +70,8 @@ def _staged(repo: object, as_json: bool) -> int:
     """The index against HEAD, with the settings as staged (the work tree's settings file
     could point the guard elsewhere) and a settings change itself judged too."""
     from ..config import settings_changed, staged_settings
-    from ..git import Repo, diff_cached_head, head, merge_heads, tree_entries
+    from ..git import Repo, head, tree_entries
+    from ..git_changes import diff_cached_head, merge_heads
 
     assert isinstance(repo, Repo)
     old_config, config = staged_settings(repo)

@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import git
+from .. import git, git_changes
 from ..config import Config
 
 DRIVER = "rehydrate"
@@ -127,7 +127,7 @@ def run_driver(base: Path, ours: Path, theirs: Path, path: str, *, marker_size: 
     kind = kinds.get(relative)
     data = [p.read_bytes() for p in (base, ours, theirs)]
     if kind is None:
-        merged, clean = git.merge_file(data[1], data[0], data[2], marker_size=marker_size,
+        merged, clean = git_changes.merge_file(data[1], data[0], data[2], marker_size=marker_size,
                                        labels=(f"ours:{path}", "base", f"theirs:{path}"))
         ours.write_bytes(merged)
         note = (f"rehydrate merge-driver: {path} is not a configured ledger "
@@ -136,7 +136,7 @@ def run_driver(base: Path, ours: Path, theirs: Path, path: str, *, marker_size: 
                              [note] + ([] if clean else [f"{path}: text conflict"]))
 
     def merge_text(o: bytes, b: bytes, t: bytes) -> tuple[bytes, bool]:
-        return git.merge_file(o, b, t, marker_size=marker_size,
+        return git_changes.merge_file(o, b, t, marker_size=marker_size,
                               labels=(f"ours:{path}", "base", f"theirs:{path}"))
 
     result = merge_ledger(kind, data[0], data[1], data[2], relative,
