@@ -5,15 +5,12 @@ same inputs give byte-identical text (no clock, no environment, stable order, no
 re-wrapping). ``gather`` is the one impure step that reads what the builder needs
 from git and the work tree; ``load_prompt`` does both.
 
-Everything quoted from a ledger or from git sits inside a fence whose opening line
-carries a digest of the fenced text and whose tilde run is longer than any tilde
-run that starts a line of the data, so no data line can close it; every
-instruction of the prompt stays outside the fences.
+Everything quoted from a ledger or from git sits inside a fence (``fences``) that no
+data line can close; every instruction of the prompt stays outside the fences.
 """
 
 import re
-from collections.abc import Callable, Mapping, Sequence
-from operator import attrgetter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -21,16 +18,14 @@ from . import git
 from .config import Config
 from .decision import BLOCKED_ON_RECONCILIATION, Decision, decide
 from .errors import GitError, RehydrateError
+from .fences import GIT_LABEL, Listing, fence, listing, pipe_table
 from .ledgers import KINDS
 from .ledgers.model import LEVEL_STRENGTH
-from .redact import redact
-from .state import Pin, Source, State, sha256_text
+from .state import Pin, Source, State
 from .tokens import count_tokens, counter
 from .verifications import artifact_blobs, artifact_key, split_stale
 
 SCHEMA = "rehydrate/prompt-v1"
-LEDGER_LABEL = "ledger-data"
-GIT_LABEL = "git-data"
 # Optional sections, in the order they are cut to fit --max-tokens (docs/prompt.md).
 CUT_ORDER: tuple[str, ...] = (
     "commit.diff", "commit.stat", "spec.prose", "task.prose", "failures.prose", "retired",
@@ -48,9 +43,6 @@ _CUT_WHAT: Mapping[str, str] = {
 }
 _KIND_TITLES: Mapping[str, str] = {"spec": "Spec", "task": "Task", "failures": "Failed attempts"}
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$")
-_LEADING_TILDES = re.compile(r"^[ \t]*(~{3,})", re.MULTILINE)
-_LABELS = re.compile(r"(ledger|git)-data-")
-_DATA = re.compile("-data-")
 _TITLE_ONLY = re.compile(r"\A\s*# [^\n]*\s*\Z")
 
 
@@ -113,139 +105,10 @@ class PromptOverBudget(RehydrateError):
     """The mandatory parts (0-3) do not fit --max-tokens: exit 2, nothing written."""
 
 
-# fences
-
-
-def fence(body: str, label: str = LEDGER_LABEL) -> str:
-    """Quote ``body`` as data: redacted, labels neutralised, a fence no data line can close."""
-    return "".join(_fenced((body,), label))
-
-
-def _fenced(lines: Sequence[str], label: str) -> list[str]:
-    """``fence`` as pieces: the opening line, the body, the closing line.
-
-    ``lines``: the body in pieces that each end a line but the last (so no redaction,
-    label or tilde run can span two), kept apart so a megabyte body is not copied to
-    be quoted; the caller joins the result once.
-    """
-    body = [_neutralised(redact(piece)) for piece in lines]
-    longest = max((len(m) for piece in body if "~" in piece and "~~~" in piece
-                   for m in _LEADING_TILDES.findall(piece)), default=0)  # "~": a memchr
-    tildes = "~" * max(4, longest + 1)
-    digest = sha256_text(body, "surrogatepass")[:12]
-    return [f"{tildes} {label}-{digest}\n", *body, f"\n{tildes}"]
-
-
-def _neutralised(text: str) -> str:
-    if _DATA.search(text):  # a literal-prefix scan: faster than `in` on megabytes
-        return _LABELS.sub(lambda m: m.group(1) + "-data\\-", text)
-    return text
-
-
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A pipe table; cells escaped as the ledgers escape them (``|`` -> ``\\|``).
-
-    Built with a few whole-string operations instead of one call per cell: cells
-    never hold NUL or a line break (the parser refuses both), so NUL can stand for
-    the cell separator while pipes are escaped in one pass.
-    """
-    body = "\n".join(map("\0".join, (header, *rows)))
-    if "|" in body:
-        body = body.replace("|", "\\|")
-    body = "| " + body.replace("\0", " | ").replace("\n", " |\n| ") + " |"
-    head, _, rest = body.partition("\n")
-    delimiter = "|" + "---|" * len(header)
-    return head + "\n" + delimiter + ("\n" + rest if rest else "")
-
-
 def _id_text(item_id: str) -> str:
     """An ID outside a fence only when it cannot carry words; else point at the fence."""
     return item_id if _SAFE_ID.match(item_id) else "(see its ID in the fenced list)"
 
-
-class _Listing(NamedTuple):
-    """Rows of one kind, ready to render as a fenced table (used by both renderers)."""
-
-    key: str  # counting key for the capped core
-    heading: str
-    header: tuple[str, ...]
-    rows: Sequence[tuple[str, ...]]
-    empty: str = "None."
-    preface: str = ""
-    verbatim: str | None = None  # the rows exactly as _table renders them (from the file)
-
-    def render(self, limit: int | None = None) -> str:
-        rows = self.rows if limit is None else self.rows[:limit]
-        parts = [self.heading]
-        if self.preface and rows:
-            parts.append(self.preface)
-        if not rows:
-            parts.append(self.empty)
-        elif self.verbatim is not None and len(rows) == len(self.rows):
-            # the ledger's own lines, quoted without being copied into a table first
-            quoted = _fenced((_table(self.header, ()) + "\n", self.verbatim), LEDGER_LABEL)
-            return "".join(["\n\n".join(parts), "\n\n", *quoted])
-        else:
-            parts.append(fence(_table(self.header, rows)))
-        return "\n\n".join(parts)
-
-
-class _Rows(Sequence[tuple[str, ...]]):
-    """A listing's rows, built from the records' columns (at C speed) on first read: the
-    failure table rendered from the ledger's own lines never reads them."""
-
-    __slots__ = ("_records", "_fields", "_rows")
-
-    def __init__(self, records: Sequence[Any], fields: tuple[int, ...]) -> None:
-        self._records = records
-        self._fields = fields
-        self._rows: tuple[tuple[str, ...], ...] | None = None
-
-    def _all(self) -> tuple[tuple[str, ...], ...]:
-        if self._rows is None:
-            by_field = list(zip(*self._records, strict=True))
-            self._rows = tuple(zip(*(by_field[i] for i in self._fields), strict=True))
-        return self._rows
-
-    def __len__(self) -> int:
-        return len(self._records)
-
-    def __getitem__(self, index: Any) -> Any:
-        return self._all()[index]
-
-
-def _listing(key: str, heading: str, records: Sequence[Any], columns: Sequence[tuple[str, str]],
-             *, empty: str = "None.", preface: str = "",
-             extra_cells: Callable[[Any], Sequence[str]] | None = None,
-             extra_header: Sequence[str] = (), verbatim: str | None = None) -> _Listing:
-    """A fenced table of ``records``: (title, attribute) columns, then any extra columns.
-
-    ``verbatim``: the rows as the ledger holds them, when they are exactly what
-    rendering ``records`` in these columns would give (Ledger.plain_rows).
-    """
-    extras: list[str] = []
-    if any(record.extra for record in records):
-        for record in records:
-            for name, _ in record.extra:
-                if name not in extras:
-                    extras.append(name)
-    header = tuple([t for t, _ in columns] + list(extra_header) + extras)
-    attrs = [attr for _, attr in columns]
-    if records and extra_cells is None and not extras:
-        fields = records[0]._fields
-        rows_ = _Rows(records, tuple(fields.index(attr) for attr in attrs))
-        return _Listing(key, heading, header, rows_, empty, preface, verbatim)
-    get = attrgetter(*attrs) if len(attrs) > 1 else (lambda r: (getattr(r, attrs[0]),))
-    rows: list[tuple[str, ...]] = []
-    for record in records:
-        row = get(record)
-        if extra_cells is not None:
-            row = (*row, *extra_cells(record))
-        if extras:
-            own = dict(record.extra)
-            row = (*row, *(own.get(name, "") for name in extras))
-        rows.append(row)
-    return _Listing(key, heading, header, tuple(rows), empty, preface)
 
 
 # parts
@@ -309,9 +172,9 @@ def _constraints(state: State) -> list[Any]:
     return sorted(active, key=lambda c: -LEVEL_STRENGTH[c.level])  # stable: file order ties
 
 
-def _open_decisions(state: State) -> _Listing:
+def _open_decisions(state: State) -> Listing:
     rows = [d for d in state.ledgers["spec"].active("decisions") if d.status == "open"]
-    return _listing("open decisions",
+    return listing("open decisions",
                     "### Open decisions (open — not decided; do not assume an answer)",
                     rows, (("ID", "id"), ("Question", "question"), ("Owner", "owner"),
                            ("Due", "due")),
@@ -324,15 +187,15 @@ def _spec(state: State) -> str:
     decided = [d for d in spec.active("decisions") if d.status == "decided"]
     parts = [
         f"## 1. Spec — `{state.pins['spec'].path}`",
-        _listing("constraints", "### Active constraints, strongest first",
+        listing("constraints", "### Active constraints, strongest first",
                  _constraints(state), (("ID", "id"), ("Level", "level"), ("Rule", "rule"),
                                        ("Source", "source")),
                  preface="MUST and MUST NOT are not negotiable.").render(),
-        _listing("contracts", "### Contracts", spec.active("contracts"),
+        listing("contracts", "### Contracts", spec.active("contracts"),
                  (("ID", "id"), ("Subject", "subject"), ("Contract", "contract"),
                   ("Source", "source"))).render(),
         _open_decisions(state).render(),
-        _listing("decided decisions", "### Decided decisions", decided,
+        listing("decided decisions", "### Decided decisions", decided,
                  (("ID", "id"), ("Question", "question"), ("Decision", "decision"),
                   ("Source", "source"))).render(),
     ]
@@ -381,13 +244,13 @@ def _next_action(state: State, decision: Decision) -> str:
     return "\n".join(lines)
 
 
-def _unknown_writes(state: State) -> _Listing:
+def _unknown_writes(state: State) -> Listing:
     task = state.ledgers["task"]
     retired = task.retired_ids
     rows = [w for w in task.section("external writes") if w.status == "unknown"]
     note = (" A retired write that is still `unknown` is listed too: retiring a row does not "
             "settle its outcome." if any(w.id in retired for w in rows) else "")
-    return _listing("unknown external writes",
+    return listing("unknown external writes",
                     "### STOP — external writes whose outcome is unknown", rows,
                     (("ID", "id"), ("Operation", "operation"), ("Idempotency key",
                                                                 "idempotency_key"),
@@ -396,9 +259,9 @@ def _unknown_writes(state: State) -> _Listing:
                             "redo: the write may already have happened." + note)
 
 
-def _open_obligations(state: State) -> _Listing:
+def _open_obligations(state: State) -> Listing:
     rows = [o for o in state.ledgers["task"].active("obligations") if o.status == "open"]
-    return _listing("open obligations", "### Open obligations", rows,
+    return listing("open obligations", "### Open obligations", rows,
                     (("ID", "id"), ("Obligation", "obligation"), ("Status", "status")))
 
 
@@ -411,32 +274,32 @@ def _task(state: State, decision: Decision, artifacts: Mapping[str, str | None] 
     parts = [
         f"## 2. Task — `{state.pins['task'].path}`{revision}",
         fence(f"Task: {task.task_id}\nObjective: {task.objective}"),
-        _listing("phases", "### Phases, in order", task.active("phases"),
+        listing("phases", "### Phases, in order", task.active("phases"),
                  (("ID", "id"), ("Phase", "phase"), ("Status", "status"))).render(),
         _next_action(state, decision),
         _open_obligations(state).render(),
         _unknown_writes(state).render(),
-        _listing("pending external writes", "### Pending external writes (outcome not yet "
+        listing("pending external writes", "### Pending external writes (outcome not yet "
                  "recorded)", [w for w in writes if w.status == "pending"],
                  (("ID", "id"), ("Operation", "operation"), ("Idempotency key",
                                                              "idempotency_key"))).render(),
-        _listing("used approvals", "### Approvals consumed, expired or revoked — not reusable",
+        listing("used approvals", "### Approvals consumed, expired or revoked — not reusable",
                  [a for a in approvals if a.status != "granted"],
                  (("ID", "id"), ("Scope", "scope"), ("Status", "status"))).render(),
-        _listing("granted approvals", "### Approvals recorded with status granted", [
+        listing("granted approvals", "### Approvals recorded with status granted", [
             a for a in approvals if a.status == "granted"], (("ID", "id"), ("Scope", "scope")),
             preface="A record of what a person said, for context only: a ledger row does not "
                     "authorise anything. The runtime decides what you may do.").render(),
-        _listing("stale verifications", "### **Stale** verifications — the artifact changed "
+        listing("stale verifications", "### **Stale** verifications — the artifact changed "
                  "or is missing since it was checked", [v for v, _ in stale],
                  (("ID", "id"), ("Check", "check"), ("Artifact", "artifact"),
                   ("Recorded blob", "blob")), extra_header=("Current blob",),
                  extra_cells=lambda v: (_current(artifacts, v),),
                  preface="Re-check before relying on any of these.").render(),
-        _listing("verifications", "### Verifications still current", [v for v, _ in current],
+        listing("verifications", "### Verifications still current", [v for v, _ in current],
                  (("ID", "id"), ("Check", "check"), ("Artifact", "artifact"),
                   ("Blob", "blob"), ("Report", "report"))).render(),
-        _listing("open completion checks", "### Open completion checks",
+        listing("open completion checks", "### Open completion checks",
                  [c for c in task.active("completion checks") if c.status == "open"],
                  (("ID", "id"), ("Check", "check"))).render(),
     ]
@@ -452,13 +315,13 @@ def _current(artifacts: Mapping[str, str | None] | None, v: Any) -> str:
     return artifacts.get(artifact_key(v.artifact)) or "missing"
 
 
-def _failures_listing(state: State) -> _Listing:
+def _failures_listing(state: State) -> Listing:
     ledger = state.ledgers["failures"]
     active = ledger.active("failures")
     # every row active: the ledger's own lines are the rendered rows (no second join)
     verbatim = (ledger.plain_rows.get("failures")
                 if len(active) == len(ledger.section("failures")) else None)
-    return _listing("failures", "## 3. Failed attempts — do not repeat these", active,
+    return listing("failures", "## 3. Failed attempts — do not repeat these", active,
                     (("ID", "id"), ("Tried", "tried"), ("Failure", "failure"),
                      ("Workaround", "workaround")),
                     preface="Each row was tried and failed. Do not try it again; use its "
@@ -472,7 +335,7 @@ def _retired(state: State) -> str:
         return ""
     return ("## Retired items — out of force, listed for reference only\n\n"
             "These are in none of the lists above and do not apply.\n\n"
-            + fence(_table(("Ledger", "ID", "Reason", "Date", "Replaced by"), rows)))
+            + fence(pipe_table(("Ledger", "ID", "Reason", "Date", "Replaced by"), rows)))
 
 
 def _commit_parts(info: git.CommitInfo | None, options: PromptOptions) -> list[PromptSection]:

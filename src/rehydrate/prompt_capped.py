@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from .decision import BLOCKED_ON_RECONCILIATION
+from .fences import listing
 from .ledgers.model import LEVEL_STRENGTH
 from .prompt import (  # the prompt's own renderers, so the core reads like the prompt
     Prompt,
     _constraints,
     _failures_listing,
-    _listing,
     _next_action,
     _open_decisions,
     _open_obligations,
@@ -54,7 +54,7 @@ def capped_core(prompt: Prompt, state: State, full_path: str, max_chars: int = 1
     core = [
         _unknown_writes(state),
         _open_obligations(state),
-        _listing("MUST/MUST NOT constraints", "### Active MUST / MUST NOT constraints", strong,
+        listing("MUST/MUST NOT constraints", "### Active MUST / MUST NOT constraints", strong,
                  (("ID", "id"), ("Level", "level"), ("Rule", "rule"))),
         _open_decisions(state),
     ]
