@@ -165,7 +165,7 @@ def test_canonical_json_is_what_json_dumps_gives(value) -> None:
     """The checksum's own serializer writes exactly the bytes json.dumps would."""
     from rehydrate.state import canonical_json
 
-    assert canonical_json(value) == json.dumps(value, ensure_ascii=False, sort_keys=True,
+    assert "".join(canonical_json(value)) == json.dumps(value, ensure_ascii=False, sort_keys=True,
                                                separators=(",", ":"))
 
 

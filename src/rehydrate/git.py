@@ -370,18 +370,11 @@ class CommitInfo(NamedTuple):
     excluded: tuple[str, ...] = SECRET_FILE_PATTERNS  # file-name globs left out, any depth
 
 
-def show_commit(repo: Repo, commit: str, diff_lines: int,
-                exclude: Sequence[str] = SECRET_FILE_PATTERNS) -> CommitInfo:
-    """SHA, subject, author date, ``--stat`` and the first ``diff_lines`` patch lines."""
-    info = start_show_commit(repo, commit, diff_lines, exclude)()
-    assert info is not None
-    return info
-
-
 def start_show_commit(repo: Repo, commit: str, diff_lines: int,
                       exclude: Sequence[str] = SECRET_FILE_PATTERNS
                       ) -> Callable[..., CommitInfo | None]:
-    """Start reading ``commit`` for the prompt; the returned function collects it
+    """Start reading ``commit`` for the prompt: SHA, subject, author date, ``--stat`` and
+    the first ``diff_lines`` patch lines. The returned function collects them
     (``cancel=True``: stop git and return None, for example when parsing failed).
 
     One ``git diff-tree --always`` process (``git show`` prints nothing at all when the

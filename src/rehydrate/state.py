@@ -198,9 +198,7 @@ def _row_with_extra(record: Any) -> str:
 
 
 def checksum(ledgers: Mapping[str, Ledger]) -> str:
-    pieces: list[str] = []
-    _encode(checksum_payload(ledgers), pieces)
-    return CHECKSUM_PREFIX + sha256_text(pieces)
+    return CHECKSUM_PREFIX + sha256_text(canonical_json(checksum_payload(ledgers)))
 
 
 def sha256_text(pieces: Iterable[str], errors: str = "strict") -> str:
@@ -220,12 +218,13 @@ except ImportError:  # pragma: no cover - Pythons without the C accelerator
     from json.encoder import py_encode_basestring as _quote
 
 
-def canonical_json(value: Any) -> str:
-    """``json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))`` for
-    dicts with string keys, lists, strings, ints, booleans and None (the checksum payload)."""
+def canonical_json(value: Any) -> list[str]:
+    """``json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))``, in
+    pieces to be hashed (never joined into one megabyte string), for dicts with string
+    keys, lists, strings, ints, booleans and None (the checksum payload)."""
     out: list[str] = []
     _encode(value, out)
-    return "".join(out)
+    return out
 
 
 def _encode(value: Any, out: list[str]) -> None:
