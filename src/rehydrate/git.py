@@ -1,10 +1,10 @@
 """Every git read and write goes through here (one ``_git()`` choke point).
 
 The hot path uses plain ``git`` processes: one ``rev-parse``, one ``ls-tree`` or
-``ls-files``, one ``cat-file --batch`` for all blobs. GitPython (``import git``
-costs ~100 ms) is kept for colder paths that other modules may need. What changed
-between revisions (diffs, logs, merges, commits) is in ``git_changes``, which runs
-git through the same ``_git()``.
+``ls-files``, one ``cat-file --batch`` for all blobs. What changed between revisions
+(diffs, logs, merges, commits) is in ``git_changes``, which runs git through the same
+``_git()``. Every call ignores ``refs/replace/*`` and grafts: an object substituted
+behind the guard's back must not change what it reads.
 """
 
 import os
@@ -34,13 +34,20 @@ class Blob(NamedTuple):
     mode: str | None  # "100644", "120000" (symlink), ... ; None when absent
 
 
+# What every git call runs with: no replacement objects (``git replace``) and no graft
+# file, so history and blobs are the ones the commits really hold.
+_NO_SUBSTITUTION = {"GIT_NO_REPLACE_OBJECTS": "1", "GIT_GRAFT_FILE": os.devnull}
+
+
 def _git(
     cwd: Path | str, *args: str, input: bytes | None = None, check: bool = True,
-    env: dict[str, str] | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
+    full_env = {**(os.environ if env is None else env), **_NO_SUBSTITUTION}
     try:
         proc = subprocess.run(
-            ["git", *args], cwd=cwd, input=input, capture_output=True, check=False, env=env,
+            ["git", *args], cwd=cwd, input=input, capture_output=True, check=False,
+            env=full_env,
         )
     except FileNotFoundError:
         raise GitError("git is not installed or not on PATH", code="git_missing",
@@ -57,7 +64,7 @@ def _git(
 
 
 def run(repo: Repo, *args: str, input: bytes | None = None, check: bool = True,
-        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+        env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
     """Run git at the repository root (public door for other modules)."""
     return _git(repo.root, *args, input=input, check=check, env=env)
 
@@ -306,6 +313,7 @@ def start_last_commits(repo: Repo, commit: str | None, paths: Sequence[str]
         ["git", "log", "-z", "--format=%x01%H", "--name-only", "--no-renames", commit, "--",
          *paths],
         cwd=repo.root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        env={**os.environ, **_NO_SUBSTITUTION},
     )
     assert proc.stdout is not None
     stdout = proc.stdout
@@ -390,7 +398,7 @@ def start_show_commit(repo: Repo, commit: str, diff_lines: int,
             "-p", "--format=%H%x00%s%x00%aI%x00", "--end-of-options", commit, "--",
             *(":(exclude,glob)**/" + pattern for pattern in exclude)]
     proc = subprocess.Popen(args, cwd=repo.root, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+                            stderr=subprocess.PIPE, env={**os.environ, **_NO_SUBSTITUTION})
     assert proc.stdout is not None and proc.stderr is not None
     stdout, stderr = proc.stdout, proc.stderr
 

@@ -343,8 +343,9 @@ def check_diff(kind: str, diff: LedgerDiff, old: Ledger | None, new: Ledger, *,
 # Names that moved to guard_git / appendonly, still importable from here. Resolved on first
 # use: the writers import this module on every edit and need none of them.
 _MOVED = {
-    **dict.fromkeys(("GuardReport", "Waived", "_Parser", "check_change", "check_pre_receive",
-                     "check_range", "check_staged", "parse_violation"), "guard_git"),
+    **dict.fromkeys(("GuardReport", "Waived", "_Parser", "check_change", "check_staged",
+                     "parse_violation"), "guard_git"),
+    **dict.fromkeys(("check_pre_receive", "check_range"), "guard_range"),
     **dict.fromkeys(("append_only", "table_edit"), "appendonly"),
 }
 

@@ -1,9 +1,9 @@
-"""The guard over git states: the staged index, commit ranges, and a pre-receive hook.
+"""The guard over git states: the staged index, and what every git mode shares.
 
-``check_staged`` (the pre-commit hook), ``check_range`` (CI) and
-``check_pre_receive`` (a server hook) read ledger blobs with one ``git cat-file``
-and apply ``guard.check_ledger`` to every change of a ledger path; a failure
-ledger that only grew by rows goes through ``appendonly.table_edit`` instead.
+``check_staged`` (the pre-commit hook) reads ledger blobs with one ``git cat-file``
+and applies ``guard.check_ledger`` to every change of a ledger path (``check_change``);
+a failure ledger that only grew by rows goes through ``appendonly.table_edit``
+instead. History (CI ranges, a server's pre-receive hook) is ``guard_range``.
 """
 
 from __future__ import annotations
@@ -90,6 +90,13 @@ class _Parser:
         return self.cache[key]
 
 
+class _Unset:
+    """No value given (None is a value: 'no ledger')."""
+
+
+UNSET = _Unset()
+
+
 def _regular(mode: str) -> bool:
     return mode in ("100644", "100755")
 
@@ -98,11 +105,14 @@ def check_change(kind: str, change: Any, data: Mapping[str, bytes], parser: _Par
                  reserved_ids: frozenset[str] = frozenset(),
                  renamed_to: Callable[[], str | None] | None = None,
                  trusted: frozenset[str] = frozenset(), old_parser: _Parser | None = None,
+                 old_ledger: Ledger | None | _Unset = UNSET,
                  ) -> tuple[list[Violation], Ledger | None, Ledger | None]:
     """Rules for one raw change of one ledger path: (violations, old ledger, new ledger).
 
-    An old state that is absent, not a regular file, or unparseable is compared as
-    'no ledger yet' (the commit that broke it is refused by the range check). When the
+    ``old_ledger``, when given, is what the new state is judged against (the range
+    check passes the last parseable state). Otherwise an old state that is absent, not a
+    regular file, or unparseable is compared as 'no ledger yet': the local hook knows
+    only HEAD, and the range check refuses the commit that broke it. When the
     old failure ledger is ``trusted`` (it parsed before) and the change only inserts
     well-formed rows into its table, nothing is parsed and both ledgers come back None.
     """
@@ -135,7 +145,9 @@ def check_change(kind: str, change: Any, data: Mapping[str, bytes], parser: _Par
         if verdict is not None:
             return verdict, None, None
     old: Ledger | None = None
-    if old_present:
+    if not isinstance(old_ledger, _Unset):
+        old = old_ledger
+    elif old_present:
         parsed = (old_parser or parser).parse(kind, path, change.old_blob,
                                               data[change.old_blob])
         old = parsed if isinstance(parsed, _Ledger) else None
@@ -250,158 +262,3 @@ def check_staged(repo: Any, config: Any, first: tuple[str, list[Any]] | None = N
     if good:
         save_trusted(repo, config, good, trusted)
     return GuardReport("staged", _sorted(out), (), tuple(sorted(checked)), 0)
-
-
-def check_range(repo: Any, config: Any, revs: list[str], *, mode: str = "range",
-                tips: Sequence[tuple[str, str]] = ()) -> GuardReport:
-    """Every commit of ``revs`` (rev-list arguments) against each of its parents.
-
-    IDs seen in any earlier state along a commit's ancestry are reserved (a deleted ID
-    cannot come back); a ``Rehydrate-Waiver:`` trailer turns that commit's violations
-    into a waived report. ``tips`` are extra (new, old) pairs compared directly (forced
-    updates).
-    """
-    from . import git, git_changes
-    from .config import CONFIG_FILES
-    from .ledgers import KINDS
-
-    kinds = {config.path_of(k): k for k in KINDS}
-    paths = list(kinds)
-    entries = git_changes.log_entries(repo, revs) if revs else []
-    pairs: list[tuple[str, str | None]] = []
-    for entry in entries:
-        pairs.extend((entry.commit, p) for p in (entry.parents or (None,)))
-    pairs.extend(tips)
-    answers = git_changes.diff_pairs(repo, pairs, [*paths, *CONFIG_FILES])
-    settings = {pair: _settings_in_range(repo, pair, changes)
-                for pair, changes in zip(pairs, answers, strict=True)
-                if any(c.path in CONFIG_FILES for c in changes)}
-    answers = [[c for c in changes if c.path in kinds] for changes in answers]
-    ids = [b for changes in answers for c in changes
-           for b, mode_ in ((c.old_blob, c.old_mode), (c.new_blob, c.new_mode))
-           if b not in _ZERO and _regular(mode_)]
-    data = git.cat_blobs(repo, ids)
-    parser = _Parser(config)
-    waivers = {e.commit: e.waiver for e in entries}
-    seen: dict[str, dict[str, frozenset[str]]] = {}
-    per_pair = dict(zip(pairs, answers, strict=True))
-    violations: list[Violation] = []
-    waived: list[Waived] = []
-    for commit, parents in [(e.commit, e.parents or (None,)) for e in entries] + [
-            (new, (old,)) for new, old in tips]:
-        found: list[Violation] = []
-        states: dict[tuple[str | None, str], Ledger | None] = {}
-        new_states: dict[str, Ledger] = {}
-        for parent in parents:
-            found.extend(settings.get((commit, parent), []))
-            for change in per_pair[(commit, parent)]:
-                kind = kinds.get(change.path)
-                if kind is None:
-                    continue
-                reserved = seen.get(parent or "", {}).get(kind, frozenset())
-                others = set()
-                other_blobs: list[str] = []  # the other parents' versions, for merge excuses
-                for other in parents:
-                    if other != parent:
-                        other_change = next((c for c in per_pair[(commit, other)]
-                                             if c.path == change.path), None)
-                        # that parent's version (what this commit holds, when unchanged)
-                        blob, mode_ = ((change.new_blob, change.new_mode) if other_change is None
-                                       else (other_change.old_blob, other_change.old_mode))
-                        other_blobs.append(blob)
-                        if blob not in _ZERO and _regular(mode_):
-                            got = parser.parse(kind, change.path, blob, data[blob])
-                            if isinstance(got, Ledger):
-                                others |= {i.id for i in got.all_items()}
-                result, old, new = check_change(
-                    kind, change, data, parser, reserved_ids=frozenset(reserved - others),
-                    renamed_to=lambda c=change, p=parent, n=commit: git_changes.find_rename(
-                        repo, p or git_changes.EMPTY_TREE[repo.object_format], n, c.path))
-                if len(parents) > 1 and result:
-                    result = _excuse_merge(kind, result, change, other_blobs, data, parser)
-                found.extend(result)
-                states[(parent, kind)] = old
-                if new is not None:
-                    new_states[kind] = new
-        mine: dict[str, frozenset[str]] = {}
-        for kind in KINDS:
-            union: set[str] = set()
-            base: frozenset[str] | None = None
-            for parent in parents:
-                inherited = seen.get(parent or "", {}).get(kind, frozenset())
-                base = inherited if base is None else base
-                union |= inherited
-                old_state = states.get((parent, kind))
-                if old_state is not None:
-                    union |= {i.id for i in old_state.all_items()}
-            if kind in new_states:
-                union |= {i.id for i in new_states[kind].all_items()}
-            mine[kind] = base if base is not None and len(union) == len(base) else frozenset(union)
-        seen[commit] = mine
-        found = [Violation(v.code, v.path, v.line, v.item_id, v.message, v.fix, commit=commit)
-                 for v in found]
-        reason = waivers.get(commit)
-        if found and reason:
-            waived.append(Waived(commit, reason, _sorted(found)))
-        else:
-            violations.extend(found)
-    return GuardReport(mode, tuple(violations), tuple(waived),
-                       tuple(sorted(kinds)), len(entries))
-
-
-def _settings_in_range(repo: Any, pair: tuple[str, str | None], changes: list[Any]
-                       ) -> list[Violation]:
-    """``config_changed`` findings for one (commit, parent) whose settings files changed."""
-    from . import git
-    from .config import CONFIG_FILES, config_from_files, settings_changed
-    from .errors import ConfigError
-
-    commit, parent = pair
-    specs = [f"{rev}:{name}" for rev in (commit, parent) if rev for name in CONFIG_FILES]
-    got = git.read_specs(repo, specs)
-    try:
-        new = config_from_files({n: got[f"{commit}:{n}"] for n in CONFIG_FILES})
-        old = config_from_files({n: got.get(f"{parent}:{n}") for n in CONFIG_FILES})
-    except ConfigError as exc:
-        return [Violation("config_changed", exc.file or ".rehydrate.toml", None, None,
-                          f"the settings cannot be read: {exc.message}",
-                          FIXES["config_changed"])]
-    if parent is None or not settings_changed(old, new):
-        return []
-    present = git.tree_entries(repo, parent, list(old.paths.values()))
-    return settings_violations(old, new, bool(present))
-
-
-def check_pre_receive(repo: Any, config: Any, lines: list[str]) -> GuardReport:
-    """``<old> <new> <ref>`` lines (a pre-receive hook's stdin): every new commit, and a
-    forced update's old tip against its new tip."""
-    from . import git
-    from .errors import RehydrateError
-
-    revs: list[str] = []
-    tips: list[tuple[str, str]] = []
-    for raw in lines:
-        if not raw.strip():
-            continue
-        parts = raw.split()
-        if len(parts) != 3:
-            raise RehydrateError(f"bad pre-receive line {raw.strip()!r}", code="usage",
-                                 fix="feed '<old> <new> <ref>' lines on stdin")
-        old, new, _ref = parts
-        if not all(len(o) in (40, 64) and all(c in "0123456789abcdef" for c in o)
-                   for o in (old, new)):
-            raise RehydrateError(f"bad object id in pre-receive line {raw.strip()!r}",
-                                 code="usage", fix="feed '<old> <new> <ref>' lines on stdin")
-        if new in _ZERO:
-            continue  # a deletion: nothing to check
-        revs.append(new)
-        if old not in _ZERO:
-            proc = git.run(repo, "merge-base", "--is-ancestor", old, new, check=False)
-            if proc.returncode == 1:
-                tips.append((new, old))
-            elif proc.returncode != 0:
-                raise git.GitError(f"cannot compare {old[:12]} with {new[:12]}",
-                                   code="git_failed", fix="check the repository")
-    if not revs:
-        return GuardReport("pre-receive")
-    return check_range(repo, config, [*revs, "--not", "--all"], mode="pre-receive", tips=tips)

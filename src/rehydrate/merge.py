@@ -269,6 +269,32 @@ def renumbered(parent: Ledger, merged: Ledger, others: Iterable[Ledger]) -> dict
     return out
 
 
+def renumbered_content(old: Ledger, new: Ledger) -> dict[str, str]:
+    """Items of ``old`` whose exact content ``new`` holds under an ID ``old`` never had:
+    {old ID: new ID}. What a rebase leaves when the merge driver renumbered the branch's
+    rows to make room for upstream ones; the retirement, if any, must have moved along.
+    """
+    mine = {r.id: r for r in old.all_items()}
+    now = {r.id: r for r in new.all_items()}
+    fresh: dict[tuple[tuple[str, str], ...], list[str]] = {}
+    for rid, record in now.items():
+        if rid not in mine:
+            fresh.setdefault((record.kind, *_content(record)), []).append(rid)
+    retired_old, retired_new = old.retired_ids, new.retired_ids
+    out: dict[str, str] = {}
+    for item_id, record in mine.items():
+        there = now.get(item_id)
+        if there is not None and _content(there) == _content(record):
+            continue
+        matches = fresh.get((record.kind, *_content(record)), [])
+        while matches:
+            candidate = matches.pop(0)
+            if item_id not in retired_old or candidate in retired_new:
+                out[item_id] = candidate
+                break
+    return out
+
+
 def excuse_merge(violations: list[Any], parent: Ledger, merged: Ledger,
                  others: Iterable[Ledger]) -> list[Any]:
     """Drop the guard's findings that a merge commit cannot avoid, compared with ``parent``.

@@ -38,6 +38,19 @@ COMMANDS: dict[str, str] = {
 }
 
 
+_verdict = [0]
+
+
+def verdict(code: int) -> int:
+    """Record a command's verdict before its output is printed, and return it.
+
+    A reader that goes away (``rehydrate guard --json | true``) makes printing fail; the
+    exit code is then still the verdict (a refusal stays 1), never 0 by accident.
+    """
+    _verdict[0] = code
+    return code
+
+
 class LazyGroup(click.Group):
     """A group whose subcommands (``lazy_commands``: name -> "module:attribute" under
     ``rehydrate.cli``) are imported on first use."""
@@ -69,6 +82,7 @@ def cli() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and map every outcome to the contract's exit codes."""
+    _verdict[0] = 0
     try:
         result = cli.main(args=list(argv) if argv is not None else None, prog_name="rehydrate",
                           standalone_mode=False)
@@ -85,12 +99,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         exc.show()
         return EXIT_USAGE if exc.exit_code not in (0, 1) else exc.exit_code
     except BrokenPipeError:
-        return 0
+        return _verdict[0]
     except SystemExit:
         # click turns EPIPE (`rehydrate log | head`) into exit 1, which here means a
-        # refusal; the reader stopping early is no failure
+        # refusal; the reader stopping early is no failure, and a verdict recorded before
+        # printing (``verdict``) is kept
         if type(sys.stdout).__name__ == "_PacifyFlushWrapper":
-            return 0
+            return _verdict[0]
         raise
     except OSError as exc:  # a file we were told to read or write: the user's input
         where = f" {exc.filename}" if exc.filename else ""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from . import verdict
 from ._common import emit_json, note, open_repo, pick_source, source_options
 from ._record import record_option
 
@@ -29,6 +30,7 @@ def command(rev: str | None, worktree: bool, envelope: click.utils.LazyFile | No
                         summary.read() if summary else None)
     decision = outcome.decision
     error = outcome.error
+    verdict(decision.exit_code)
     if as_json:
         extra = {} if error is None else {"error": {
             "code": error.code, "file": error.file, "line": error.line, "id": error.item_id}}

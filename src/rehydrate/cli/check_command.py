@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from . import verdict
 from ._common import emit_json, note, open_repo
 
 
@@ -19,7 +20,7 @@ def command(argv: tuple[str, ...], stdin_json: bool, as_json: bool) -> int:
     import sys
 
     from ..commandmatch import check_command, command_from_hook, load_failures
-    from ..errors import RehydrateError
+    from ..errors import EXIT_OK, EXIT_REFUSED, RehydrateError
 
     if stdin_json == bool(argv):
         raise RehydrateError("give either -- CMD ARGS... or --stdin-json", code="usage",
@@ -37,10 +38,11 @@ def command(argv: tuple[str, ...], stdin_json: bool, as_json: bool) -> int:
         text = argv[0] if len(argv) == 1 else shlex.join(argv)
     repo, config = open_repo()
     hits = check_command(text, load_failures(repo, config))
+    code = verdict(EXIT_REFUSED if hits else EXIT_OK)
     if as_json:
         emit_json({"schema": "rehydrate/check-command-v1", "command": text,
                    "verdict": "refused" if hits else "allowed",
                    "matches": [h.to_json() for h in hits]})
     for hit in hits:
         note(f"refused: this repeats a failed attempt\n{hit}")
-    return 1 if hits else 0
+    return code

@@ -15,17 +15,44 @@ import click
 _ZERO = frozenset({"0" * 40, "0" * 64})
 
 
-@click.command("guard")
+_HELP = """Refuse ledger changes that delete, weaken or rewrite (exit 1).
+
+\b
+Modes (one at a time):
+  --staged        the index against HEAD (the default; the pre-commit hook)
+  --range A..B    every commit of B not in A against each of its parents; when B
+                  does not descend from A (a force-push, rebase, amend), also A's
+                  ledgers against B's. `--range B` checks B's whole history; an
+                  all-zero A (a new branch) too.
+  --pre-receive   '<old> <new> <ref>' lines on stdin (a server hook): each ref's
+                  new commits, a forced update's old tip against its new tip; a
+                  protected branch (the default branch, git config
+                  rehydrate.protectedBranch) cannot be deleted; refs/replace/* is
+                  refused.
+
+\b
+What to do about a refusal: each line names the file, the item, the rule and
+the fix. To take an item out of force, retire it under `## Retired` with a
+reason (its row stays). A commit that must break a rule on purpose carries a
+'Rehydrate-Waiver: <reason>' trailer: the range and server checks report it as
+waived (that commit only); the local hook never honours it.
+
+Exit codes: 0 pass, 1 refused, 2 bad arguments or a repository the guard cannot
+read (a shallow clone that lacks the history: fetch it in full).
+"""
+
+
+@click.command("guard", help=_HELP, short_help="Refuse ledger changes that delete, weaken "
+               "or rewrite (exit 1).")
 @click.option("--staged", is_flag=True, help="Check the index against HEAD (the default; "
               "what the pre-commit hook runs).")
 @click.option("--range", "range_", metavar="A..B", default=None,
-              help="Check every commit in A..B against each of its parents (CI).")
+              help="Check every commit in A..B against each of its parents, and A against B "
+                   "when B does not descend from A (CI).")
 @click.option("--pre-receive", "pre_receive", is_flag=True,
               help="Read '<old> <new> <ref>' lines on stdin (a server-side pre-receive hook).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def command(staged: bool, range_: str | None, pre_receive: bool, as_json: bool) -> int:
-    """Refuse ledger changes that delete, weaken or rewrite (exit 1); see docs/guard.md."""
-    from ..config import load_config
     from ..errors import RehydrateError
     from ..git import GitError, find_bare_repo, find_repo
 
@@ -39,31 +66,27 @@ def command(staged: bool, range_: str | None, pre_receive: bool, as_json: bool) 
         repo = find_repo()
     except GitError:
         repo = find_bare_repo()  # a server: settings from a .rehydrate.toml in the git dir
-    if staged or not (range_ or pre_receive or os.environ.get("PRE_COMMIT_TO_REF")):
-        return _staged(repo, as_json)  # settings as staged and as in HEAD, not the work tree
-    config = load_config(repo.root)
     from_ref = os.environ.get("PRE_COMMIT_FROM_REF")
     to_ref = os.environ.get("PRE_COMMIT_TO_REF")
     if not (staged or range_ or pre_receive) and from_ref and to_ref:
+        # the pre-commit framework's pre-push stage
         if from_ref.startswith("-") or to_ref.startswith("-"):
             raise RehydrateError("invalid PRE_COMMIT_FROM_REF / PRE_COMMIT_TO_REF",
                                  code="usage", fix="set them to commit ids")
-        revs = ([to_ref, "--not", "--remotes"] if from_ref in _ZERO
-                else [f"{from_ref}..{to_ref}"])
-        return _finish(_range(repo, config, revs), as_json)
+        from ..guard_range import RangeSpec, check_range, resolve_range
+
+        spec = (RangeSpec((to_ref, "--not", "--remotes")) if from_ref in _ZERO
+                else resolve_range(repo, f"{from_ref}..{to_ref}"))
+        return _finish(check_range(repo, spec), as_json)
     if range_ is not None:
-        return _finish(_range(repo, config, [range_]), as_json)
+        from ..guard_range import check_range, resolve_range
+
+        return _finish(check_range(repo, resolve_range(repo, range_)), as_json)
     if pre_receive:
-        from ..guard_git import check_pre_receive
+        from ..guard_range import check_pre_receive
 
-        return _finish(check_pre_receive(repo, config, sys.stdin.read().splitlines()), as_json)
+        return _finish(check_pre_receive(repo, sys.stdin.read().splitlines()), as_json)
     return _staged(repo, as_json)
-
-
-def _range(repo: object, config: object, revs: list[str]) -> object:
-    from ..guard_git import check_range
-
-    return check_range(repo, config, revs)  # an unknown revision is a GitError: exit 2
 
 
 def _staged(repo: object, as_json: bool) -> int:
@@ -101,10 +124,13 @@ def _staged(repo: object, as_json: bool) -> int:
 
 
 def _finish(report: object, as_json: bool) -> int:
+    from ..errors import EXIT_OK, EXIT_REFUSED
     from ..guard_git import GuardReport
+    from . import verdict
     from ._common import emit_json, note
 
     assert isinstance(report, GuardReport)
+    code = verdict(EXIT_REFUSED if report.violations else EXIT_OK)
     for waived in report.waived:
         note(f"waived: commit {waived.commit[:12]} (Rehydrate-Waiver: {waived.reason})")
         for violation in waived.violations:
@@ -114,7 +140,10 @@ def _finish(report: object, as_json: bool) -> int:
     if as_json:
         emit_json(report.to_json())
     if report.violations:
+        if report.mode != "staged":
+            from ..guard_range import REWRITE_HINT
+
+            note(REWRITE_HINT)
         note(f"rehydrate guard: refused ({len(report.violations)} violation"
-             f"{'s' if len(report.violations) != 1 else ''}; see docs/guard.md)")
-        return 1
-    return 0
+             f"{'s' if len(report.violations) != 1 else ''}; see `rehydrate guard --help`)")
+    return code

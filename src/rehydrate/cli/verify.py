@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from . import verdict
 from ._common import emit_json, note, open_repo, pick_source, source_options
 from ._record import record_option
 
@@ -28,6 +29,7 @@ def command(file: click.utils.LazyFile, rev: str | None, worktree: bool, as_json
                              code="summary_invalid", fix="save it as UTF-8") from None
     repo, config = open_repo()
     verification, state = verify_source(repo, config, pick_source(rev, worktree), text)
+    verdict(verification.exit_code)
     if as_json:
         emit_json(verification.to_json())
     else:
