@@ -175,6 +175,7 @@ class _Walk:
         self.repo = repo
         self.settings = settings
         self.states: dict[str, dict[str, _State]] = {}
+        self.entries: dict[str, dict[str, tuple[str, str]]] = {}  # commit -> ledger entries
         self.data: dict[str, bytes] = {}
 
     def state(self, commit: str | None, kind: str) -> _State:
@@ -190,7 +191,9 @@ class _Walk:
     def _outside(self, commit: str, kind: str) -> _State:
         config = self.settings.of(commit)
         path = config.path_of(kind)
-        entry = tree_entries(self.repo, commit, [path]).get(path)
+        if commit not in self.entries:  # one ls-tree for the three ledgers
+            self.entries[commit] = tree_entries(self.repo, commit, list(config.paths.values()))
+        entry = self.entries[commit].get(path)
         ledger = self._parse(kind, path, entry, config)
         good = ledger if ledger is not None else self._last_good(commit, kind, path, config)
         return _State(ledger, good, _ids(ledger))
