@@ -336,3 +336,22 @@ def test_a_verdict_survives_a_reader_that_goes_away(tmp_path: Path, reader: str)
     log = subprocess.run(["bash", "-c", f"set -o pipefail; '{sys.executable}' -m rehydrate "
                           "log | head -1"], cwd=repo, capture_output=True, text=True)
     assert log.returncode == 0 and "Traceback" not in log.stderr
+
+
+@pytest.mark.parametrize("how", ["break", "delete"])
+def test_the_local_hook_judges_past_a_broken_head(tmp_path: Path, how: str) -> None:
+    """HEAD's ledger broken or deleted with --no-verify: the next commit through the hook
+    is compared with the last version that parsed, not with 'no ledger'."""
+    repo, base = make_repo(tmp_path / "repo")
+    if how == "break":
+        _failures(repo, BASE["failures"] + BROKEN, "break")
+    else:
+        git(repo, "rm", "-q", FAIL)
+        assert commit(repo, "--no-verify", message="rm").returncode == 0
+    head = git(repo, "rev-parse", "HEAD").stdout.strip()
+    write_bytes(repo, FAIL, BASE["failures"].replace(F2, "").encode())
+    refused = commit(repo, message="smaller")
+    assert refused.returncode != 0 and "row_deleted" in refused.stderr
+    assert git(repo, "rev-parse", "HEAD").stdout.strip() == head
+    write_bytes(repo, FAIL, BASE["failures"].replace(F2, F2 + F4).encode())  # the twin
+    assert commit(repo, message="restore and grow").returncode == 0

@@ -204,6 +204,31 @@ def _sorted(violations: list[Violation]) -> tuple[Violation, ...]:
                                                    v.message)))
 
 
+def _parses(kind: str, change: Any, data: Mapping[str, bytes], parser: _Parser) -> bool:
+    if change.old_blob in _ZERO or not _regular(change.old_mode):
+        return False
+    return isinstance(parser.parse(kind, change.path, change.old_blob, data[change.old_blob]),
+                      Ledger)
+
+
+def last_parseable(repo: Any, commit: str, kind: str, path: str, parser: _Parser
+                   ) -> Ledger | None:
+    """The newest parseable version of ``path`` at or before ``commit`` (None: none of the
+    last 200 versions parses, or there never was one). A ledger broken or deleted by one
+    commit must not make the next compare with 'no ledger'."""
+    from . import git
+
+    out = git.run(repo, "log", "--format=%H", "-n", "200", "--end-of-options", commit,
+                  "--", f":(literal){path}").stdout.decode().split()
+    for spec, data in git.read_specs(repo, [f"{c}:{path}" for c in out]).items():
+        if data is None:
+            continue
+        got = parser.parse(kind, path, spec, data)
+        if isinstance(got, Ledger):
+            return got
+    return None
+
+
 def check_staged(repo: Any, config: Any, first: tuple[str, list[Any]] | None = None,
                  *, old_config: Any = None, extra: Sequence[Violation] = ()) -> GuardReport:
     """The index (inherited GIT_INDEX_FILE) against HEAD, and every MERGE_HEAD in a merge.
@@ -240,8 +265,15 @@ def check_staged(repo: Any, config: Any, first: tuple[str, list[Any]] | None = N
             if kind is None:
                 continue
             checked.add(change.path)
+            old_ok = change.old_blob in trusted or _parses(kind, change, data, old_parser)
+            past: Ledger | None | _Unset = UNSET
+            if not old_ok and label not in git_changes.EMPTY_TREE.values():
+                # HEAD's version is broken or gone (--no-verify): judge against the last
+                # version that parsed, so the break does not free this commit
+                past = last_parseable(repo, label, kind, change.path, old_parser)
             found, old, new = check_change(
                 kind, change, data, parser, trusted=trusted, old_parser=old_parser,
+                old_ledger=past,
                 renamed_to=lambda c=change, b=label: git_changes.find_rename(repo, b, None, c.path))
             if label == bases[0][0]:
                 firsts[change.path] = change
@@ -250,7 +282,7 @@ def check_staged(repo: Any, config: Any, first: tuple[str, list[Any]] | None = N
                 head_blob = first.old_blob if first is not None else change.new_blob
                 found = _excuse_merge(kind, found, change, [head_blob], data, parser)
             if kind == "failures":
-                if old is not None:
+                if old is not None and old_ok:
                     good.add(change.old_blob)
                 if not found and (new is not None or change.old_blob in trusted):
                     good.add(change.new_blob)

@@ -35,6 +35,7 @@ from .guard_git import (
     _regular,
     _sorted,
     check_change,
+    last_parseable,
     settings_violations,
 )
 from .ledgers import KINDS, Ledger
@@ -195,7 +196,8 @@ class _Walk:
             self.entries[commit] = tree_entries(self.repo, commit, list(config.paths.values()))
         entry = self.entries[commit].get(path)
         ledger = self._parse(kind, path, entry, config)
-        good = ledger if ledger is not None else self._last_good(commit, kind, path, config)
+        good = ledger if ledger is not None else last_parseable(
+            self.repo, commit, kind, path, self.settings.parser(config))
         return _State(ledger, good, _ids(ledger))
 
     def _parse(self, kind: str, path: str, entry: tuple[str, str] | None,
@@ -207,20 +209,6 @@ class _Walk:
             self.data.update(cat_blobs(self.repo, [blob]))
         got = self.settings.parser(config).parse(kind, path, blob, self.data[blob])
         return got if isinstance(got, Ledger) else None
-
-    def _last_good(self, commit: str, kind: str, path: str, config: Config) -> Ledger | None:
-        """The newest parseable version of ``path`` at or before ``commit`` (a break or a
-        deletion before the range must not make the range compare with 'no ledger')."""
-        out = run(self.repo, "log", "--format=%H", "-n", "200", "--end-of-options", commit,
-                  "--", f":(literal){path}").stdout.decode().split()
-        specs = [f"{c}:{path}" for c in out]
-        for spec, data in read_specs(self.repo, specs).items():
-            if data is None:
-                continue
-            got = self.settings.parser(config).parse(kind, path, spec, data)
-            if isinstance(got, Ledger):
-                return got
-        return None
 
     def judge(self, entry: LogEntry, changes: Mapping[str | None, list[RawChange]],
               data: Mapping[str, bytes]) -> list[Violation]:
@@ -410,10 +398,18 @@ def _tip_violations(walk: _Walk, new: str, old: str) -> list[Violation]:
             continue
         found = check_ledger(kind, before, after)
         moved = renumbered_content(before, after)
-        found = [v for v in found if v.item_id not in moved
-                 and not (moved and v.code == "phase_reordered")]
+        if moved:
+            found = [v for v in found if v.item_id not in moved
+                     and not (v.code == "phase_reordered" and _same_order(before, after, moved))]
         out.extend(_at(v, new, note) for v in found)
     return out
+
+
+def _same_order(old: Ledger, new: Ledger, moved: Mapping[str, str]) -> bool:
+    """Whether the phases keep their order once renumbered IDs are read as their new IDs."""
+    order = [moved.get(r.id, r.id) for r in old.section("phases")]
+    wanted = set(order)
+    return order == [r.id for r in new.section("phases") if r.id in wanted]
 
 
 def protected_refs(repo: Repo) -> frozenset[str]:
