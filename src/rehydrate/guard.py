@@ -345,7 +345,8 @@ def check_diff(kind: str, diff: LedgerDiff, old: Ledger | None, new: Ledger, *,
 _MOVED = {
     **dict.fromkeys(("GuardReport", "Waived", "_Parser", "check_change", "check_staged",
                      "parse_violation"), "guard_git"),
-    **dict.fromkeys(("check_pre_receive", "check_range"), "guard_range"),
+    "check_range": "guard_range",
+    "check_pre_receive": "guard_receive",
     **dict.fromkeys(("append_only", "table_edit"), "appendonly"),
 }
 
