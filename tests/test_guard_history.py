@@ -355,3 +355,38 @@ def test_the_local_hook_judges_past_a_broken_head(tmp_path: Path, how: str) -> N
     assert git(repo, "rev-parse", "HEAD").stdout.strip() == head
     write_bytes(repo, FAIL, BASE["failures"].replace(F2, F2 + F4).encode())  # the twin
     assert commit(repo, message="restore and grow").returncode == 0
+
+
+F6 = "| F-006 | tox -e py | interpreter missing | use nox |\n"
+
+
+def test_octopus_and_hand_resolved_merges_keep_every_side(tmp_path: Path) -> None:
+    repo, base = make_repo(tmp_path / "repo", hook=False)
+    for name, row in (("a", F4), ("b", F5), ("c", F6)):
+        git(repo, "checkout", "-q", "-b", name, base)
+        _failures(repo, BASE["failures"].replace(F2, F2 + row), name)
+    git(repo, "checkout", "-q", "main")
+    write_bytes(repo, FAIL, BASE["failures"].replace(F2, F2 + F4 + F5 + F6).encode())
+    git(repo, "add", "-A")
+    tree = git(repo, "write-tree").stdout.strip()
+    heads = [git(repo, "rev-parse", b).stdout.strip() for b in ("main", "a", "b", "c")]
+    octopus = git(repo, "commit-tree", tree, *[x for h in heads for x in ("-p", h)],
+                  "-m", "octopus").stdout.strip()
+    code, report, err = _range(repo, f"{base}..{octopus}")
+    assert code == 0, err
+    dropped = BASE["failures"].replace(F2, F2 + F4 + F6)
+    write_bytes(repo, FAIL, dropped.encode())
+    git(repo, "add", "-A")
+    tree = git(repo, "write-tree").stdout.strip()
+    bad = git(repo, "commit-tree", tree, *[x for h in heads for x in ("-p", h)],
+              "-m", "octopus dropping b's row").stdout.strip()
+    code, report, err = _range(repo, f"{base}..{bad}")
+    assert code == 1 and {v["id"] for v in report["violations"]} == {"F-005"}, err
+    # a merge resolved by hand, keeping both sides
+    git(repo, "reset", "-q", "--hard")
+    git(repo, "checkout", "-q", "a")
+    git(repo, "merge", "-q", "--no-edit", "--no-verify", "b", check=False)
+    write_bytes(repo, FAIL, BASE["failures"].replace(F2, F2 + F4 + F5).encode())
+    commit(repo, "--no-verify", message="a+b")
+    code, report, err = _range(repo, f"{base}..HEAD")
+    assert code == 0, err
