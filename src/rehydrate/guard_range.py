@@ -176,19 +176,23 @@ class _Walk:
     def __init__(self, repo: Repo, settings: _Settings) -> None:
         self.repo = repo
         self.settings = settings
-        self.states: dict[str, dict[str, _State]] = {}
+        # commit -> kind -> its state, or the parent whose state it inherits unchanged
+        self.states: dict[str, dict[str, _State | str]] = {}
         self.entries: dict[str, dict[str, tuple[str, str]]] = {}  # commit -> ledger entries
         self.data: dict[str, bytes] = {}
 
     def state(self, commit: str | None, kind: str) -> _State:
-        """A commit's state; for one outside the range, read now (lazily)."""
+        """A commit's state: one the walk recorded, inherited unchanged from a parent, or,
+        for a commit outside the range, read now (only when a later change needs it)."""
         if commit is None:
             return _State(None, None, frozenset())
-        if commit not in self.states:
-            self.states[commit] = {}
-        if kind not in self.states[commit]:
-            self.states[commit][kind] = self._outside(commit, kind)
-        return self.states[commit][kind]
+        mine = self.states.setdefault(commit, {})
+        got = mine.get(kind)
+        if isinstance(got, str):  # unchanged since that parent
+            got = mine[kind] = self.state(got, kind)
+        elif got is None:
+            got = mine[kind] = self._outside(commit, kind)
+        return got
 
     def _outside(self, commit: str, kind: str) -> _State:
         config = self.settings.of(commit)
@@ -219,28 +223,25 @@ class _Walk:
         config = self.settings.of(commit)
         parser = self.settings.parser(config)
         found: list[Violation] = []
-        mine: dict[str, _State] = {}
+        mine: dict[str, _State | str] = {}
         for kind in KINDS:
+            per_parent = {p: _change_of(changes[p], config.path_of(kind)) for p in parents}
+            if all(c is None for c in per_parent.values()):
+                if parents[0] is not None:
+                    mine[kind] = parents[0]  # nothing to judge: parsed only if needed later
+                continue
             before = {p: self.state(p, kind) for p in parents}
-            new: Ledger | None = None
-            changed_first = False
-            for parent in parents:
-                change = _change_of(changes[parent], config.path_of(kind))
+            new = before[parents[0]].ledger
+            for parent, change in per_parent.items():
                 if change is None:
                     continue
-                changed_first = changed_first or parent == parents[0]
                 others = [before[o] for o in parents if o != parent]
                 result, got = self._one(kind, change, data, parser, before[parent], others,
                                         commit, parent)
                 found.extend(result)
                 new = got if parent == parents[0] else new
-            first = before[parents[0]]
-            if not changed_first:
-                ledger = first.ledger
-            else:
-                ledger = new
-            seen = frozenset().union(*(s.seen for s in before.values()), _ids(ledger))
-            mine[kind] = _State(ledger, ledger if ledger is not None else first.good, seen)
+            seen = frozenset().union(*(s.seen for s in before.values()), _ids(new))
+            mine[kind] = _State(new, new if new is not None else before[parents[0]].good, seen)
         self.states[commit] = mine
         return found
 
