@@ -63,6 +63,22 @@ def _git(
     return proc
 
 
+def _start(cwd: Path | str, *args: str) -> subprocess.Popen[bytes]:
+    """Start git with its output as a stream (the same environment as ``_git``); the
+    caller reads stdout and must turn a non-zero exit into a ``GitError`` (``_failed``)."""
+    try:
+        return subprocess.Popen(["git", *args], cwd=cwd, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env={**os.environ, **_NO_SUBSTITUTION})
+    except FileNotFoundError:
+        raise GitError("git is not installed or not on PATH", code="git_missing",
+                       fix="install git") from None
+
+
+def _failed(err: bytes, what: str, fix: str) -> GitError:
+    message = err.decode("utf-8", "replace").strip() or f"git {what} failed"
+    return GitError(message.splitlines()[-1], code="git_failed", fix=fix)
+
+
 def run(repo: Repo, *args: str, input: bytes | None = None, check: bool = True,
         env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
     """Run git at the repository root (public door for other modules)."""
@@ -309,22 +325,20 @@ def start_last_commits(repo: Repo, commit: str | None, paths: Sequence[str]
     found: dict[str, str | None] = {p: None for p in paths}
     if commit is None:
         return lambda cancel=False: found
-    proc = subprocess.Popen(
-        ["git", "log", "-z", "--format=%x01%H", "--name-only", "--no-renames", commit, "--",
-         *paths],
-        cwd=repo.root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-        env={**os.environ, **_NO_SUBSTITUTION},
-    )
-    assert proc.stdout is not None
-    stdout = proc.stdout
+    proc = _start(repo.root, "log", "-z", "--format=%x01%H", "--name-only", "--no-renames",
+                  "--end-of-options", commit, "--", *paths)
+    assert proc.stdout is not None and proc.stderr is not None
+    stdout, stderr = proc.stdout, proc.stderr
 
     def collect(cancel: bool = False) -> dict[str, str | None]:
         buffer = b""
         missing = set() if cancel else set(paths)
+        ended = False
         try:
             while missing:
                 chunk = stdout.read1(65536)
                 if not chunk:
+                    ended = True
                     break
                 buffer += chunk
                 *records, buffer = buffer.split(b"\x01")
@@ -333,10 +347,14 @@ def start_last_commits(repo: Repo, commit: str | None, paths: Sequence[str]
             if missing and buffer:
                 _scan_log_record(buffer, found, missing)
         finally:
-            if proc.poll() is None:
+            if proc.poll() is None and not ended:
                 proc.kill()
             stdout.close()
-            proc.wait()
+            err = stderr.read()
+            stderr.close()
+            code = proc.wait()
+        if ended and code != 0:  # a failing log is an error, never "no commit touched it"
+            raise _failed(err, "log", f"check the repository (git log {commit} -- PATH)")
         return found
 
     return collect
@@ -392,13 +410,12 @@ def start_show_commit(repo: Repo, commit: str, diff_lines: int,
     textconv filters are off (they run arbitrary programs); secret-looking files are
     left out by pathspec.
     """
-    args = ["git", *_SHOW_CONFIG, "diff-tree", "--always", "--root", "--no-ext-diff",
+    args = [*_SHOW_CONFIG, "diff-tree", "--always", "--root", "--no-ext-diff",
             "--no-textconv", "--no-color", "--diff-merges=first-parent", "-M",
             "--stat=100,70", "--stat-graph-width=20",
             "-p", "--format=%H%x00%s%x00%aI%x00", "--end-of-options", commit, "--",
             *(":(exclude,glob)**/" + pattern for pattern in exclude)]
-    proc = subprocess.Popen(args, cwd=repo.root, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env={**os.environ, **_NO_SUBSTITUTION})
+    proc = _start(repo.root, *args)
     assert proc.stdout is not None and proc.stderr is not None
     stdout, stderr = proc.stdout, proc.stderr
 
@@ -432,9 +449,7 @@ def start_show_commit(repo: Repo, commit: str, diff_lines: int,
             stderr.close()
             code = proc.wait()
         if not cut and code != 0 or header.count(b"\0") < 3:
-            message = err.decode("utf-8", "replace").strip() or "git diff-tree failed"
-            raise GitError(message.splitlines()[-1], code="git_failed",
-                           fix=f"check that {commit} is a commit (git show {commit})")
+            raise _failed(err, "diff-tree", f"check that {commit} is a commit (git show {commit})")
         sha, subject, date, _ = header.decode("utf-8", "replace").split("\0", 3)
         return CommitInfo(
             sha=sha, subject=subject, author_date=date,
