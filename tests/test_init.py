@@ -35,7 +35,8 @@ def test_init_dir_writes_config_so_other_commands_find_the_ledgers(repo):
     assert (repo / "agent/Task.md").exists()
     assert 'task = "agent/Task.md"' in (repo / ".rehydrate.toml").read_text()
     result = run(repo, "state", "--json")
-    assert result.code == 0, result.err and '"path": "agent/Task.md"' in result.out
+    assert result.code == 0, result.err
+    assert '"path": "agent/Task.md"' in result.out
 
 
 def test_init_refuses_a_dir_outside_the_repo(repo):
