@@ -49,7 +49,7 @@ def common_suffix(a: bytes, b: bytes, limit: int) -> int:
 def failure_table(old: bytes, config: Any) -> tuple[bytes, int, int] | None:
     """(header line, offset of the first data row, offset just past the table) of the
     failure table, when the text before it is plain enough to find it without parsing."""
-    from .ledgers._markdown import _HEADING2
+    from .ledgers._markdown import heading2_title
     from .ledgers._table import normalize
 
     pos, size = 0, len(old)
@@ -71,9 +71,9 @@ def failure_table(old: bytes, config: Any) -> tuple[bytes, int, int] | None:
             return header, delim_end + 1, (stop.start() + 1 if stop else size)
         if _FENCE.match(line):
             return None
-        heading = _HEADING2.match(line.decode("utf-8", "replace"))
-        if heading:
-            name = normalize(heading.group(1) or "").lower()
+        heading = heading2_title(line.decode("utf-8", "replace"))
+        if heading is not None:
+            name = normalize(heading).lower()
             if config.section_aliases.get(name, name) == "retired":
                 return None
         pos = end + 1

@@ -26,7 +26,7 @@ from .diff import (
     LedgerDiff,
     diff_ledger,
 )
-from .ledgers import Ledger
+from .ledgers import Ledger, visible
 from .ledgers.model import LEVEL_POLARITY, LEVEL_STRENGTH
 
 
@@ -226,7 +226,7 @@ def _changed(rule: SectionRule, change: ItemChange, ledger: Ledger) -> Iterator[
             yield _v(code, ledger, line, item, f"status moved {status[0]} -> {status[1]}")
         else:
             allowed.update(move.may_set)
-            missing = [c for c in move.requires if not change.new.cells().get(c, "").strip()]
+            missing = [c for c in move.requires if not visible(change.new.cells().get(c, ""))]
             if missing:
                 yield _v(move.missing_code, ledger, line, item,
                          f"status moved {status[0]} -> {status[1]} with "
@@ -264,7 +264,7 @@ def _item_violations(change: ItemChange, rules: Mapping[str, SectionRule], ledge
     elif change.kind == CHANGED:
         yield from _changed(rule, change, ledger)
     elif change.kind == RETIRED:
-        if not change.reason.strip():
+        if not visible(change.reason):
             yield _v("retire_without_reason", ledger, change.line, change.item_id,
                      "retired without a reason")
         item = next((r for r in ledger.section(change.section) if r.id == change.item_id), None)
@@ -286,7 +286,8 @@ def _task_revision(diff: LedgerDiff, old: Ledger | None, new: Ledger) -> Iterato
         return
     before, after = old.revision, new.revision
     others = (diff.items or diff.reordered or diff.prose or diff.next_action
-              or any(m.column != "revision" for m in diff.meta))
+              or any(m.column != "revision" for m in diff.meta)
+              or old.digest != new.digest)  # any byte but BOM/line endings: prose included
     if before is None or after is None:
         return
     if after < before:

@@ -7,14 +7,21 @@ from itertools import repeat
 from typing import Any, NamedTuple
 
 from ..errors import LedgerParseError
+from ..ids import ID_PATTERN
 from . import _frontmatter
 from ._markdown import Section, split_sections
+from ._render import visible
 from ._table import Table, normalize
 from .model import RETIRED, Ledger, ProseSection, Retired, Schema
 
 MAX_LEDGER_BYTES = 32 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
 _BLOB = r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$"
+_ID_SHAPE = re.compile(ID_PATTERN).fullmatch
+_ID_COLUMNS = frozenset({"id", "replaced_by"})  # cells that hold an ID (or nothing)
+# A line of a joined column with nothing but markup and blanks (MULTILINE: each attempt
+# starts at a line start and stops at its end).
+_BLANK_ASCII_CELL = re.compile(r"^[ \t*_~]*$", re.MULTILINE)
 # Cc except tab; Cf except ZWNJ/ZWJ (U+200C/D); line/paragraph separators; tag characters.
 _FORBIDDEN = (
     "[\x00-\x08\x0a-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
@@ -140,34 +147,45 @@ def records(schema: Schema, table: Table, ctx: Context) -> tuple[list[Any], str 
     # a row with no empty cell needs no per-cell work at all.
     plain = (not extra and not closed and not ctx.scan_cells
              and positions == list(range(len(positions))))
-    if plain and table.filled and table.parsed_rows is None:
+    id_columns = [i for i, c in enumerate(schema.columns) if c.name in _ID_COLUMNS]
+    if plain and table.filled and table.parsed_rows is None and _bulk_clean(
+            table.columns, id_columns, required):
         ids, *rest = table.columns
         lines = range(table.first_row, table.first_row + len(ids))
         return list(map(partial(tuple.__new__, build),
                         zip(ids, lines, *rest, repeat((), len(ids)), strict=True))), table.block
     for row in table.rows:
         cells = row.cells
-        if plain and "" not in cells:
+        if (plain and "" not in cells and _ID_SHAPE(cells[0])
+                and all(visible(cells[i]) for i in required)):
             out.append(build(cells[0], row.line, *cells[1:]))
             continue
         values = [cells[p] if p is not None else "" for p in positions]
         item_id = values[0]
+        shaped = _ID_SHAPE(item_id) is not None
         if ctx.scan_cells:
             for cell in cells:
-                check_text(cell, ctx, row.line, item_id or None)
+                check_text(cell, ctx, row.line, item_id if shaped else None)
         if not item_id:
             raise LedgerParseError(
                 "row has an empty ID", file=ctx.path, line=row.line, code="empty_id",
                 fix="give every row an ID (e.g. C-001, F-012, P3)",
             )
+        for i in id_columns:
+            if values[i] and _ID_SHAPE(values[i]) is None:
+                _refuse_id(values[i], schema.columns[i].header, ctx, row.line,
+                           item_id if shaped else None)
         for i in required:
-            if not values[i]:
+            if not visible(values[i]):
                 header = schema.columns[i].header
                 retiring = schema is RETIRED
                 raise LedgerParseError(
-                    f"required cell {header!r} is empty", file=ctx.path, line=row.line,
+                    f"required cell {header!r} is empty"
+                    + (" (nothing in it renders)" if values[i] else ""),
+                    file=ctx.path, line=row.line,
                     item_id=item_id, code="retire_without_reason" if retiring else "empty_cell",
-                    fix="retiring needs a reason" if retiring else f"fill in {header!r}",
+                    fix="retiring needs a reason (visible text)" if retiring
+                    else f"fill in {header!r} with visible text",
                 )
         for i, name in closed:
             values[i] = _vocabulary(schema, name, values[i], ctx, row.line, item_id)
@@ -180,6 +198,33 @@ def records(schema: Schema, table: Table, ctx: Context) -> tuple[list[Any], str 
         more = tuple((name, cells[pos]) for pos, name in extra) if extra else ()
         out.append(build(item_id, row.line, *values[1:], extra=more))
     return out, None
+
+
+def _bulk_clean(columns: tuple[tuple[str, ...], ...], id_columns: list[int],
+                required: list[int]) -> bool:
+    """Whether every ID cell has an ID's shape and every required cell of a plain table is
+    plain ASCII text with something to show (cheap, a few C-level scans per column);
+    False sends the table through the per-row checks."""
+    for i in id_columns:
+        if not all(map(_ID_SHAPE, columns[i])):
+            return False
+    for i in required:
+        joined = "\n".join(columns[i])
+        if not joined.isascii() or any(c in joined for c in "<&]`\\") \
+                or _BLANK_ASCII_CELL.search(joined):
+            return False
+    return True
+
+
+def _refuse_id(value: str, header: str, ctx: Context, line: int, item_id: str | None) -> None:
+    from ..ids import id_problem
+
+    raise LedgerParseError(
+        f"{header!r} cell is not an ID: {id_problem(value)}", file=ctx.path, line=line,
+        item_id=item_id, code="id_invalid",
+        fix="IDs are ASCII: a letter, then up to 31 letters, digits, '.', '_' or '-' "
+            "(e.g. C-001, F-012, P3)",
+    )
 
 
 def _vocabulary(
