@@ -182,7 +182,13 @@ def _cross_check(
     """Ask mistune how many top-level level-2 headings the document really has."""
     import mistune
 
-    tokens = mistune.create_markdown(renderer=None)("\n".join(shadow) + "\n")
+    # Block structure only: inline parsing cannot add or remove a heading, and mistune's
+    # inline scanner is super-linear on runs of '*' or '[' (seconds on a 1 MB line).
+    block = mistune.create_markdown(renderer=None).block
+    state = block.state_cls()
+    state.process("\n".join(shadow) + "\n")
+    block.parse(state)
+    tokens = state.tokens
     seen = sum(
         1 for tok in tokens
         if isinstance(tok, dict) and tok.get("type") == "heading"
