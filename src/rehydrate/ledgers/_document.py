@@ -156,7 +156,7 @@ def records(schema: Schema, table: Table, ctx: Context) -> tuple[list[Any], str 
                         zip(ids, lines, *rest, repeat((), len(ids)), strict=True))), table.block
     for row in table.rows:
         cells = row.cells
-        if (plain and "" not in cells and _ID_SHAPE(cells[0])
+        if (plain and "" not in cells and all(_ID_SHAPE(cells[i]) for i in id_columns)
                 and all(visible(cells[i]) for i in required)):
             out.append(build(cells[0], row.line, *cells[1:]))
             continue

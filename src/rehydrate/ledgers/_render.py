@@ -64,13 +64,13 @@ def _code_spans(text: str) -> list[tuple[int, int, int]]:
     return spans
 
 
-def _has_visible(text: str) -> bool:
-    """Whether ``text`` (markup already removed) holds a character that renders."""
+def _has_visible(text: str, markup: frozenset[str] = _MARKUP) -> bool:
+    """Whether ``text`` holds a character that renders (``markup`` characters never do)."""
     import unicodedata
 
     # A mark (M) shows only on a visible base, which already answered: marks never decide.
     return any(unicodedata.category(char)[0] in _VISIBLE_CATEGORY
-               and char not in _BLANK_GRAPHICS and char not in _MARKUP for char in text)
+               and char not in _BLANK_GRAPHICS and char not in markup for char in text)
 
 
 def _outside_code(text: str) -> str:
@@ -109,7 +109,7 @@ def visible(cell: str) -> bool:
         pieces: list[str] = []
         pos = 0
         for start, end, ticks in _code_spans(cell):
-            if _has_visible(cell[start + ticks:end - ticks].replace("`", "")):
+            if _has_visible(cell[start + ticks:end - ticks], frozenset()):  # literal text
                 return True
             pieces.append(cell[pos:start])
             pos = end
