@@ -19,9 +19,10 @@ _BOM = b"\xef\xbb\xbf"
 _BLOB = r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$"
 _ID_SHAPE = re.compile(ID_PATTERN).fullmatch
 _ID_COLUMNS = frozenset({"id", "replaced_by"})  # cells that hold an ID (or nothing)
-# A line of a joined column with nothing but markup and blanks (MULTILINE: each attempt
-# starts at a line start and stops at its end).
-_BLANK_ASCII_CELL = re.compile(r"^[ \t*_~]*$", re.MULTILINE)
+# Every cell of a column (joined, each followed by a line feed) is an ID: one C scan
+# (the class excludes the line feed, so each repetition's end is fixed).
+_ID_LINES = re.compile(rf"(?:{ID_PATTERN}\n)*").fullmatch
+_ASCII_MARKUP = b" \t*_~`\\"  # ASCII that never shows by itself (ledgers.md)
 # Cc except tab; Cf except ZWNJ/ZWJ (U+200C/D); line/paragraph separators; tag characters.
 _FORBIDDEN = (
     "[\x00-\x08\x0a-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
@@ -139,8 +140,9 @@ def records(schema: Schema, table: Table, ctx: Context) -> tuple[list[Any], str 
             )
     out = []
     positions = [index.get(c.header) for c in schema.columns]  # column 0 is the ID
+    # cells that must show something (an ID's shape is checked apart, and implies it)
     required = [i for i, c in enumerate(schema.columns)
-                if c.required and c.name not in schema.values]
+                if c.required and c.name not in schema.values and c.name not in _ID_COLUMNS]
     closed = [(i, c.name) for i, c in enumerate(schema.columns) if c.name in schema.values]
     build = schema.record  # record fields are (id, line, *schema columns[1:]) in this order
     # Columns exactly as the schema lists them, no closed vocabulary, no suspicious text:
@@ -154,6 +156,7 @@ def records(schema: Schema, table: Table, ctx: Context) -> tuple[list[Any], str 
         lines = range(table.first_row, table.first_row + len(ids))
         return list(map(partial(tuple.__new__, build),
                         zip(ids, lines, *rest, repeat((), len(ids)), strict=True))), table.block
+    other_ids = [i for i in id_columns if i]  # 'Replaced by'
     for row in table.rows:
         cells = row.cells
         if (plain and "" not in cells and all(_ID_SHAPE(cells[i]) for i in id_columns)
@@ -171,10 +174,11 @@ def records(schema: Schema, table: Table, ctx: Context) -> tuple[list[Any], str 
                 "row has an empty ID", file=ctx.path, line=row.line, code="empty_id",
                 fix="give every row an ID (e.g. C-001, F-012, P3)",
             )
-        for i in id_columns:
+        if not shaped:
+            _refuse_id(item_id, "ID", ctx, row.line, None)
+        for i in other_ids:
             if values[i] and _ID_SHAPE(values[i]) is None:
-                _refuse_id(values[i], schema.columns[i].header, ctx, row.line,
-                           item_id if shaped else None)
+                _refuse_id(values[i], schema.columns[i].header, ctx, row.line, item_id)
         for i in required:
             if not visible(values[i]):
                 header = schema.columns[i].header
@@ -206,12 +210,17 @@ def _bulk_clean(columns: tuple[tuple[str, ...], ...], id_columns: list[int],
     plain ASCII text with something to show (cheap, a few C-level scans per column);
     False sends the table through the per-row checks."""
     for i in id_columns:
-        if not all(map(_ID_SHAPE, columns[i])):
+        if columns[i] and not _ID_LINES("\n".join(columns[i]) + "\n"):
             return False
     for i in required:
         joined = "\n".join(columns[i])
-        if not joined.isascii() or any(c in joined for c in "<&]`\\") \
-                or _BLANK_ASCII_CELL.search(joined):
+        if not joined.isascii() or "<" in joined or "&" in joined or "]" in joined:
+            return False
+        # Without tags, entities and link targets, an ASCII cell shows something iff it
+        # holds a character other than blanks and markup (or a code span of markup,
+        # which the per-row check sees): drop those and look for an emptied cell.
+        rest = joined.encode("ascii").translate(None, _ASCII_MARKUP)
+        if not rest or b"\n\n" in rest or rest[:1] == b"\n" or rest[-1:] == b"\n":
             return False
     return True
 
@@ -261,6 +270,7 @@ def read(
     lines = decode(data, ctx)
     if not has_forbidden(lines, data):
         ctx = ctx._replace(scan_cells=False)
+    markup = b"<" in data or b"]:" in data  # else no line can hold hidden markup
     meta, skip = _frontmatter.split(lines, ctx.path)
     declared = meta.get("ledger")
     if declared is not None and declared != kind:
@@ -269,7 +279,7 @@ def read(
             file=ctx.path, line=1, code="frontmatter_invalid",
             fix=f"set 'ledger: {kind}' or fix the configured path",
         )
-    sections = list(split_sections(lines[skip:], ctx.path, skip + 1))
+    sections = list(split_sections(lines[skip:], ctx.path, skip + 1, markup=markup))
     keyed = [(canonical_section(s, ctx), s) for s in sections]
     seen: dict[str, int] = {}
     for key, section in keyed:

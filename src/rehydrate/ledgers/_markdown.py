@@ -68,8 +68,12 @@ class Section(NamedTuple):
     lines: tuple[tuple[int, str], ...]  # every body line, tables included, verbatim
 
 
-def split_sections(lines: list[str], path: str, first_line: int) -> tuple[Section, ...]:
-    """Split body lines (already decoded, no line endings) into sections."""
+def split_sections(lines: list[str], path: str, first_line: int, *, markup: bool = True
+                   ) -> tuple[Section, ...]:
+    """Split body lines (already decoded, no line endings) into sections.
+
+    ``markup`` False says no line holds '<' or ']:', so none can hold hidden markup.
+    """
     sections: list[Section] = []
     title: str | None = None
     head_line = first_line
@@ -111,8 +115,8 @@ def split_sections(lines: list[str], path: str, first_line: int) -> tuple[Sectio
                     "merge-conflict marker", file=path, line=no + bad, code="conflict_marker",
                     fix="resolve the conflict (or use `rehydrate merge-driver`) before committing",
                 )
-            if any(map(str.__contains__, run, repeat("<"))) or \
-                    any(map(str.__contains__, run, repeat("]:"))):
+            if markup and (any(map(str.__contains__, run, repeat("<")))
+                           or any(map(str.__contains__, run, repeat("]:")))):
                 for index, row in enumerate(run):
                     _refuse_hidden(row, path, no + index)
             numbered = list(zip(range(no, no + len(run)), run, strict=True))
@@ -136,7 +140,8 @@ def split_sections(lines: list[str], path: str, first_line: int) -> tuple[Sectio
                     fence = None
             continue
         if text.lstrip(" \t").startswith("|"):
-            _refuse_hidden(text, path, no)
+            if markup:
+                _refuse_hidden(text, path, no)
             pending.append((no, text))
             body.append((no, text))
             continue
@@ -147,7 +152,8 @@ def split_sections(lines: list[str], path: str, first_line: int) -> tuple[Sectio
             fence_line = no
             body.append((no, text))
             continue
-        _refuse_hidden(text, path, no)
+        if markup:
+            _refuse_hidden(text, path, no)
         if "-" in text and "|" in text and _pipeless_delimiter(text):
             raise LedgerParseError(
                 "a table written without leading pipes", file=path, line=no,

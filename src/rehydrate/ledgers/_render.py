@@ -103,8 +103,12 @@ def visible(cell: str) -> bool:
     removing HTML tags and link targets and decoding entities; the content of
     a code span counts as written (entities and tags in it show literally).
     """
-    if cell.isascii() and not any(c in cell for c in "<&]`\\"):
-        return cell.strip(" \t*_~") != ""  # hot path: plain ASCII text
+    if cell.isascii() and "<" not in cell and "&" not in cell and "]" not in cell:
+        # hot path: no tag, entity or link target, so any other character shows
+        if cell.strip(" \t*_~`\\"):
+            return True
+        if "`" not in cell:
+            return False
     if "`" in cell:
         pieces: list[str] = []
         pos = 0
