@@ -292,8 +292,44 @@ GOOD_IDS = [
     p(replaced_by("F-002"), "", "replaced-by"),
 ]
 
-REFUSED = INVISIBLE + HIDDEN + CHAINED + BYTES + REVISIONS + LOOKALIKE_IDS
-ALLOWED = VISIBLE + SHOWN + SINGLE + SAME_BYTES + GOOD_REVISIONS + GOOD_IDS
+FORBIDDEN = "forbidden_character"
+HIDDEN_CHARACTERS = [
+    p(cell("ok &#x202E;desrever"), FORBIDDEN, "bidi-override-entity-in-cell"),
+    p(cell("ok &#8203;"), FORBIDDEN, "zero-width-space-entity"),
+    p(cell("ok &ZeroWidthSpace;&NoBreak;"), FORBIDDEN, "named-invisible-entities"),
+    p(cell("ok &lrm;"), FORBIDDEN, "lrm-entity"),
+    p(cell("ok &#xE0041;&#xE0042;"), FORBIDDEN, "tag-character-entities"),
+    p(prose("note \u200b hidden"), FORBIDDEN, "zero-width-space-in-prose"),
+    p(prose("note \U000e0069\U000e0067\U000e006e\U000e006f\U000e0072\U000e0065"), FORBIDDEN,
+      "tag-smuggling-in-prose"),
+    p(prose("&#x202E;reversed prose"), FORBIDDEN, "bidi-entity-in-prose"),
+    p(prose("## Notes\u2060"), FORBIDDEN, "word-joiner-in-heading"),
+    p(prose("```\nhidden \U000e0041 in a fence\n```"), FORBIDDEN, "tag-character-in-fence"),
+    p([("task", "objective: ship the fix", "objective: ship &#x202E;the fix"), REV],
+      FORBIDDEN, "entity-in-objective"),
+    p([("spec", DECISION, DECISION + "\n| D-003 | which cache? | decided | | bob | | |")],
+      "decided_without_decision", "decision-added-decided-empty"),
+    p([("spec", DECISION, DECISION + "\n| D-003 | which cache? | decided | &nbsp; | bob | "
+        "| adr-4 |")], "decided_without_decision", "decision-added-decided-invisible"),
+    p([("task", "task: T-1", "task: ship it now"), REV], "id_invalid", "task-id-sentence"),
+    p([("task", "task: T-1", "task: T\u200d-1"), REV], "id_invalid", "task-id-zwj"),
+]
+SHOWN_CHARACTERS = [
+    p(prose("a &amp; b &lt;c&gt; &#65;"), "", "harmless-entities"),
+    p(prose("emoji 👍🏽 and 👨\u200d💻"), "", "emoji"),
+    p(prose("می\u200cخواهم"), "", "persian-zwnj-in-prose"),
+    p(cell("&#x41;&#10;b"), "", "entity-letter-and-newline"),
+    p([("spec", DECISION, DECISION + "\n| D-003 | which cache? | decided | redis | bob | "
+        "| adr-4 |")], "", "decision-added-decided"),
+    p([("spec", DECISION, DECISION + "\n| D-003 | which cache? | open | | bob | | |")], "",
+      "decision-added-open"),
+    p([("task", "task: T-1", "task: T-1.b_2"), REV], "", "task-id"),
+]
+
+REFUSED = (INVISIBLE + HIDDEN + CHAINED + BYTES + REVISIONS + LOOKALIKE_IDS
+           + HIDDEN_CHARACTERS)
+ALLOWED = (VISIBLE + SHOWN + SINGLE + SAME_BYTES + GOOD_REVISIONS + GOOD_IDS
+           + SHOWN_CHARACTERS)
 
 
 def _codes(edit: Edit) -> set[str]:
@@ -323,6 +359,10 @@ GIT_REFUSED = [
     p(revision("9" * 5000), "revision_invalid", "revision-5000-digits"),
     p(fid("\u0421-004"), "id_invalid", "lookalike-id"),
     p(retire_failure("&nbsp;"), "retire_without_reason", "invisible-reason"),
+    p(cell("ok &#x202E;desrever"), FORBIDDEN, "bidi-entity"),
+    p(prose("note \U000e0069\U000e0067\U000e006e"), FORBIDDEN, "tag-smuggling-in-prose"),
+    p([("spec", DECISION, DECISION + "\n| D-003 | which cache? | decided | | bob | | |")],
+      "decided_without_decision", "decision-added-decided-empty"),
 ]
 GIT_ALLOWED = [
     p(cell("`&nbsp;`"), "", "entity-in-code"),

@@ -142,7 +142,7 @@ def table_edit(old: bytes, new: bytes, config: Any, path: str = "",
     from .guard import check_ledger
     from .ids import valid_id
     from .ledgers import visible
-    from .ledgers._document import forbidden
+    from .ledgers._document import entity_forbidden, forbidden
     from .ledgers._render import hidden_markup
     from .ledgers._table import split_row
     from .ledgers.model import FAILURES, Ledger
@@ -179,7 +179,7 @@ def table_edit(old: bytes, new: bytes, config: Any, path: str = "",
         for offset, raw in enumerate(lines):
             line = raw[:-1] if raw.endswith("\r") else raw
             if (not line.lstrip(" \t").startswith("|") or line.startswith("|||||||")
-                    or forbidden().search(line)):
+                    or forbidden().search(line) or ("&" in line and entity_forbidden(line))):
                 return None
             try:
                 cells = split_row(line, "", 0)

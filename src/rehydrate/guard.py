@@ -248,6 +248,23 @@ def _changed(rule: SectionRule, change: ItemChange, ledger: Ledger) -> Iterator[
                  f"{what}{cell.old!r} -> {cell.new!r}{_first_difference(cell.old, cell.new)}")
 
 
+def _added_in_status(rule: SectionRule, change: ItemChange, ledger: Ledger
+                     ) -> Iterator[Violation]:
+    """A row added directly in a status needs what every move into that status needs
+    (a new decision written as ``decided`` still needs Decision and Source)."""
+    status = change.new.cells().get("status", "")
+    into = [move for (_, to), move in rule.moves.items() if to == status]
+    if not into:
+        return
+    needed = set(into[0].requires).intersection(*(m.requires for m in into[1:]))
+    missing = [c for c in into[0].requires if c in needed
+               and not visible(change.new.cells().get(c, ""))]
+    if missing:
+        code = next(m.missing_code for m in into if m.requires)
+        yield _v(code, ledger, change.line, change.item_id,
+                 f"added as {status} with " + ", ".join(missing) + " empty")
+
+
 def _item_violations(change: ItemChange, rules: Mapping[str, SectionRule], ledger: Ledger,
                      old: Ledger | None, reserved: frozenset[str]) -> Iterator[Violation]:
     rule = rules.get(change.section, _IMMUTABLE)
@@ -255,6 +272,7 @@ def _item_violations(change: ItemChange, rules: Mapping[str, SectionRule], ledge
         if change.item_id in reserved:
             yield _v("id_reused", ledger, change.line, change.item_id,
                      "this ID was used before (and deleted); it cannot come back")
+        yield from _added_in_status(rule, change, ledger)
     elif change.kind == REMOVED:
         status = change.old.cells().get("status", "")
         code = rule.deleted_code.get(status, "row_deleted")

@@ -317,6 +317,8 @@ def read(
                 blocks[schema.section] = None if schema.section in blocks else block
         prose.append(ProseSection(section.title, key, section.line,
                                   _prose_text(section.lines, spans)))
+    if ctx.scan_cells or b"&" in data:
+        _check_everywhere(lines, ctx, raw=ctx.scan_cells)
     _check_ids(items, retired, ctx)
     extra = finish(meta, {k: s for k, s in keyed}, ctx)
     return Ledger(
@@ -324,6 +326,36 @@ def read(
         items={k: tuple(v) for k, v in items.items()}, retired=tuple(retired),
         plain_rows={k: v for k, v in blocks.items() if v}, **extra,
     )
+
+
+_RENDERED_BLANKS = {9: 32, 10: 32, 13: 32}  # '&#10;' renders as white space, not hidden
+
+
+def entity_forbidden(text: str) -> re.Match[str] | None:
+    """A refused character that an HTML entity in ``text`` renders as (``&#x202E;``)."""
+    import html
+
+    return forbidden().search(html.unescape(text).translate(_RENDERED_BLANKS))
+
+
+def _check_everywhere(lines: list[str], ctx: Context, *, raw: bool) -> None:
+    """Refuse the characters refused in items anywhere else too (front matter, prose,
+    headings, fences), as written (``raw``) or as an HTML entity that renders as one
+    (``&#x202E;``): text that renders as nothing is still read by the model. Items were
+    checked cell by cell before, with their own line and ID."""
+    bad = forbidden()
+    for no, text in enumerate(lines, start=1):
+        hit = bad.search(text) if raw else None
+        how = ""
+        if hit is None and "&" in text:
+            hit = entity_forbidden(text)
+            how = " written as an HTML entity"
+        if hit is not None:
+            raise LedgerParseError(
+                f"invisible or control character U+{ord(hit.group()):04X}{how}",
+                file=ctx.path, line=no, code="forbidden_character",
+                fix="remove it; it changes what the model reads without showing",
+            )
 
 
 def _prose_text(lines: tuple[tuple[int, str], ...], spans: list[tuple[int, int]]) -> str:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import LedgerParseError
+from ..ids import id_problem
 from ._document import Context, check_text, decode, read, tables_by_section
 from ._markdown import Section
 from ._render import action_words
@@ -98,13 +99,14 @@ def revision_problem(raw: object) -> str | None:
 
 
 def _finish(meta: Mapping[str, Any], sections: Mapping[str | None, Section],
-            ctx: Context, lines: list[str]) -> dict[str, Any]:
+            ctx: Context, lines: Callable[[], list[str]]) -> dict[str, Any]:
+    """Type the front matter; ``lines`` gives the decoded lines (only an error needs them)."""
     raw = meta.get("revision")
     problem = revision_problem(raw)
     if problem is not None:
         raise LedgerParseError(
             f"front matter 'revision' must be a plain decimal integer ({problem})",
-            file=ctx.path, line=_meta_line(lines, "revision"), code="revision_invalid",
+            file=ctx.path, line=_meta_line(lines(), "revision"), code="revision_invalid",
             fix="write 'revision: N' in the front matter, N a plain decimal integer of at "
                 f"most {MAX_REVISION_DIGITS} digits (e.g. 'revision: 1')",
         )
@@ -118,6 +120,14 @@ def _finish(meta: Mapping[str, Any], sections: Mapping[str | None, Section],
                 code="frontmatter_invalid", fix=f"write '{key}: <text>'",
             )
         check_text(value, ctx, 1)
+    task_id = meta.get("task", "")
+    if task_id and id_problem(task_id) is not None:  # it rides into the prompt header
+        raise LedgerParseError(
+            f"front matter 'task' is not an ID: {id_problem(task_id)}", file=ctx.path,
+            line=_meta_line(lines(), "task"), code="id_invalid",
+            fix="write 'task: T-1': an ASCII letter, then up to 31 letters, digits, "
+                "'.', '_' or '-'",
+        )
     return {"meta": fixed, "next_action": _next_action(sections.get("next action"), ctx)}
 
 
@@ -147,13 +157,9 @@ def body_digest(data: bytes) -> str:
 
 
 def parse(data: bytes, ctx: Context) -> Ledger:
-    lines: list[str] = []
-
     def finish(meta: Mapping[str, Any], sections: Mapping[str | None, Section],
                ctx: Context) -> dict[str, Any]:
-        if revision_problem(meta.get("revision")) is not None and not lines:
-            lines.extend(decode(data, ctx))
-        return _finish(meta, sections, ctx, lines)
+        return _finish(meta, sections, ctx, lambda: decode(data, ctx))
 
     ledger = read("task", data, ctx, SCHEMAS, tables_by_section(SCHEMAS), finish)
     return ledger._replace(digest=body_digest(data))
