@@ -194,6 +194,11 @@ CHAINED = [
     p(action("fix it&#10;test"), "next_action_not_single", "newline-entity"),
     p(action("fix it&NewLine;test"), "next_action_not_single", "named-newline-entity"),
     p(action("fix it <i>then</i> test"), "next_action_not_single", "then-in-tag"),
+    p(action("fix it &#124;&#124; test"), "next_action_not_single", "decimal-pipes"),
+    p(action("fix it &AMP;&AMP; test"), "next_action_not_single", "upper-case-entity"),
+    p(action("fix it [then](x) test"), "next_action_not_single", "then-as-link-text"),
+    p(action("fix it `then` test"), "next_action_not_single", "then-in-code"),
+    p(action("fix it T\\HEN test"), "next_action_not_single", "escaped-upper-case"),
     p(action("修正する\uff64その後テストする"), "next_action_not_single",
       "halfwidth-ideographic-comma"),
 ]

@@ -9,7 +9,6 @@ or ``]`` (linear time on any input); nothing imports mistune.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 
 # Letters, symbols that render as nothing: Hangul fillers, braille blank, the
 # ideographic half fill space. (Whitespace, Cf, Cc, Co, Cn and lone marks never count.)
@@ -42,24 +41,29 @@ _LINE_TAGS = frozenset({
 def _code_spans(text: str) -> list[tuple[int, int, int]]:
     """(start, end, run length) of each inline code span, CommonMark's pairing of runs.
 
-    A run of N backticks opens a span closed by the next run of exactly N; runs are
-    found once and each length's runs kept in order, so pairing costs O(n log n).
+    A run of N backticks opens a span closed by the next run of exactly N. Runs are
+    found once and each length's runs kept in order with a cursor that only moves
+    forward, so pairing is linear (rescanning for each opener would be quadratic).
     """
     runs = [(m.start(), m.end()) for m in _TICKS.finditer(text)]
     by_length: dict[int, list[int]] = {}
     for index, (start, end) in enumerate(runs):
         by_length.setdefault(end - start, []).append(index)
+    cursor = dict.fromkeys(by_length, 0)
     spans: list[tuple[int, int, int]] = []
     index = 0
     while index < len(runs):
         start, end = runs[index]
-        same = by_length[end - start]
-        after = bisect_right(same, index)
-        if after == len(same):
+        length = end - start
+        same, at = by_length[length], cursor[length]
+        while at < len(same) and same[at] <= index:
+            at += 1
+        cursor[length] = at
+        if at == len(same):
             index += 1
             continue
-        close = same[after]
-        spans.append((start, runs[close][1], end - start))
+        close = same[at]
+        spans.append((start, runs[close][1], length))
         index = close + 1
     return spans
 
