@@ -111,7 +111,7 @@ def _finish(meta: Mapping[str, Any], sections: Mapping[str | None, Section],
                 f"most {MAX_REVISION_DIGITS} digits (e.g. 'revision: 1')",
         )
     fixed = dict(meta)
-    fixed["revision"] = int(raw)
+    fixed["revision"] = int(str(raw))  # at most 18 ASCII digits: far below int()'s limit
     for key in ("task", "objective"):
         value = meta.get(key, "")
         if not isinstance(value, str):
