@@ -457,3 +457,33 @@ def test_hidden_markup_is_judged_outside_code_spans() -> None:
     assert hidden_markup("`<div hidden>`") is None
     assert hidden_markup("<div hidden>") is not None
     assert hidden_markup("`<!--`") is not None  # a comment opener is refused anywhere
+
+
+@pytest.mark.parametrize(("args", "code"), [
+    pytest.param(("task", "phase", "\u0420-1", "done"), "id_invalid", id="phase-lookalike"),
+    pytest.param(("fail", "retire", SECRET, "--reason", "moot"), "id_invalid",
+                 id="retire-secret-like"),
+    pytest.param(("fail", "retire", "F-001", "--reason", "moot", "--replaced-by", "see F-2"),
+                 "id_invalid", id="replaced-by-sentence"),
+    pytest.param(("fail", "retire", "F-001", "--reason", "\u3164"), "empty_value",
+                 id="retire-reason-filler"),
+    pytest.param(("fail", "add", "--tried", "a", "--failure", "b", "--workaround", "&nbsp;"),
+                 "empty_value", id="add-invisible-workaround"),
+    pytest.param(("task", "next", "fix it &amp;&amp; test"), "next_action_not_single",
+                 id="next-entity-chaining"),
+])
+def test_writers_refuse_what_the_parser_refuses(tmp_path, args, code) -> None:
+    repo, _ = make_repo(tmp_path / "repo", hook=False)
+    result = run(repo, *args)
+    assert result.code in (1, 2) and code in result.err, result.err
+    assert SECRET not in result.err
+    assert git(repo, "status", "--porcelain").stdout == ""  # nothing written
+
+
+def test_writers_accept_the_twins(tmp_path) -> None:
+    repo, _ = make_repo(tmp_path / "repo", hook=False)
+    assert run(repo, "fail", "retire", "F-001", "--reason", "moot",
+               "--replaced-by", "F-002").code == 0
+    assert run(repo, "fail", "add", "--tried", "a", "--failure", "b",
+               "--workaround", "`&nbsp;`").code == 0
+    assert run(repo, "task", "next", "strengthen the flaky test").code == 0

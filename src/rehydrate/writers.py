@@ -353,6 +353,7 @@ def add_row(kind: str, action: str, section: str, values: Mapping[str, str]) -> 
 def update_row(kind: str, action: str, section: str, item_id: str,
                values: Mapping[str, str]) -> Operation:
     """Rewrite some cells of an existing row."""
+    check_id(item_id)
 
     def edit(data: bytes, ledger: Ledger, ctx: Context) -> Change:
         _require(ledger, section, item_id)
