@@ -7,7 +7,7 @@ from itertools import repeat
 from typing import Any, NamedTuple
 
 from ..errors import LedgerParseError
-from ..ids import ID_PATTERN
+from ..ids import ID_PATTERN, id_problem
 from . import _frontmatter
 from ._markdown import Section, split_sections
 from ._render import visible
@@ -226,8 +226,6 @@ def _bulk_clean(columns: tuple[tuple[str, ...], ...], id_columns: list[int],
 
 
 def _refuse_id(value: str, header: str, ctx: Context, line: int, item_id: str | None) -> None:
-    from ..ids import id_problem
-
     raise LedgerParseError(
         f"{header!r} cell is not an ID: {id_problem(value)}", file=ctx.path, line=line,
         item_id=item_id, code="id_invalid",
