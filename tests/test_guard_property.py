@@ -92,6 +92,10 @@ def monotone(old: Model, new: Model) -> bool:
         if d.status == "open" and after.status == "decided" and not (
                 after.decision and after.source):
             return False
+    before = {d.id for d in old.decisions}
+    if any(d.status == "decided" and not (d.decision and d.source)
+           for d in new.decisions if d.id not in before):
+        return False  # added as decided: the same Decision and Source as the move needs
     return all(new.retired.get(i) == reason for i, reason in old.retired.items())
 
 

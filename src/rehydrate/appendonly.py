@@ -15,8 +15,11 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from .ids import ID_PATTERN
+
 BOM = b"\xef\xbb\xbf"
-SIMPLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/#-]*$")
+# An ID's shape (CONTRACT §2), for ``.match``: the merge driver checks inserted rows with it.
+SIMPLE_ID = re.compile(rf"{ID_PATTERN}\Z")
 REQUIRED = ("id", "tried", "failure", "workaround")  # the failure table's own columns
 _TABLE_END = re.compile(rb"\n(?![ \t]*\|)")
 _FENCE = re.compile(rb"^ {0,3}(?:```|~~~)")
@@ -49,7 +52,7 @@ def common_suffix(a: bytes, b: bytes, limit: int) -> int:
 def failure_table(old: bytes, config: Any) -> tuple[bytes, int, int] | None:
     """(header line, offset of the first data row, offset just past the table) of the
     failure table, when the text before it is plain enough to find it without parsing."""
-    from .ledgers._markdown import _HEADING2
+    from .ledgers._markdown import heading2_title
     from .ledgers._table import normalize
 
     pos, size = 0, len(old)
@@ -71,9 +74,9 @@ def failure_table(old: bytes, config: Any) -> tuple[bytes, int, int] | None:
             return header, delim_end + 1, (stop.start() + 1 if stop else size)
         if _FENCE.match(line):
             return None
-        heading = _HEADING2.match(line.decode("utf-8", "replace"))
-        if heading:
-            name = normalize(heading.group(1) or "").lower()
+        heading = heading2_title(line.decode("utf-8", "replace"))
+        if heading is not None:
+            name = normalize(heading).lower()
             if config.section_aliases.get(name, name) == "retired":
                 return None
         pos = end + 1
@@ -112,12 +115,16 @@ def inserted_lines(base: bytes, side: bytes) -> tuple[int, list[str]] | None:
 
 def _mentions(data: bytes, ids: Iterator[str] | list[str]) -> bool:
     """Whether any of ``ids`` appears as a whole table cell anywhere in ``data``."""
-    wanted = [re.escape(i.encode()) for i in ids]
+    wanted = {i.encode() for i in ids}
     if not wanted:
         return False
-    pattern = re.compile(rb"\|[ \t]*(?:" + b"|".join(wanted) + rb")[ \t]*(?:\||\r?$)",
-                         re.MULTILINE)
-    return pattern.search(data) is not None
+    if len(wanted) <= 16:  # one C scan; an alternation of many IDs would cost n * k
+        pattern = re.compile(rb"\|[ \t]*(?:" + b"|".join(map(re.escape, wanted))
+                             + rb")[ \t]*(?:\||\r?$)", re.MULTILINE)
+        return pattern.search(data) is not None
+    return any(piece.strip(b" \t") in wanted
+               for line in data.split(b"\n") if b"|" in line
+               for piece in line.rstrip(b"\r").split(b"|")[1:])
 
 
 def table_edit(old: bytes, new: bytes, config: Any, path: str = "",
@@ -133,7 +140,10 @@ def table_edit(old: bytes, new: bytes, config: Any, path: str = "",
     """
     from .errors import LedgerParseError
     from .guard import check_ledger
-    from .ledgers._document import forbidden
+    from .ids import valid_id
+    from .ledgers import visible
+    from .ledgers._document import entity_forbidden, forbidden
+    from .ledgers._render import hidden_markup
     from .ledgers._table import split_row
     from .ledgers.model import FAILURES, Ledger
 
@@ -169,13 +179,17 @@ def table_edit(old: bytes, new: bytes, config: Any, path: str = "",
         for offset, raw in enumerate(lines):
             line = raw[:-1] if raw.endswith("\r") else raw
             if (not line.lstrip(" \t").startswith("|") or line.startswith("|||||||")
-                    or forbidden().search(line)):
+                    or forbidden().search(line) or ("&" in line and entity_forbidden(line))):
                 return None
             try:
                 cells = split_row(line, "", 0)
             except LedgerParseError:
                 return None
-            if len(cells) != len(header) or not all(cells[i] for i in where.values()):
+            # the parser's own cell rules: an ID's shape, visible required cells, nothing
+            # hidden (anything doubtful goes to the full parse, which names the problem)
+            if (len(cells) != len(header) or not valid_id(cells[where["id"]])
+                    or not all(visible(cells[where[name]]) for name in REQUIRED[1:])
+                    or hidden_markup(line) is not None):
                 return None
             out.append(FAILURES.record(
                 cells[where["id"]], first + offset, cells[where["tried"]],
@@ -192,7 +206,7 @@ def table_edit(old: bytes, new: bytes, config: Any, path: str = "",
     added = [i for i in new_ids if i not in old_ids]
     removed = [i for i in old_ids if i not in set(new_ids)]
     if len(set(new_ids)) != len(new_ids) or any(
-            not SIMPLE_ID.match(i) or i in reserved_ids for i in added):
+            i in reserved_ids for i in added):
         return None
     if _mentions(old, added) or _mentions(old[:start] + old[old_end:], removed):
         return None

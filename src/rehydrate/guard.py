@@ -26,7 +26,7 @@ from .diff import (
     LedgerDiff,
     diff_ledger,
 )
-from .ledgers import Ledger
+from .ledgers import Ledger, visible
 from .ledgers.model import LEVEL_POLARITY, LEVEL_STRENGTH
 
 
@@ -226,7 +226,7 @@ def _changed(rule: SectionRule, change: ItemChange, ledger: Ledger) -> Iterator[
             yield _v(code, ledger, line, item, f"status moved {status[0]} -> {status[1]}")
         else:
             allowed.update(move.may_set)
-            missing = [c for c in move.requires if not change.new.cells().get(c, "").strip()]
+            missing = [c for c in move.requires if not visible(change.new.cells().get(c, ""))]
             if missing:
                 yield _v(move.missing_code, ledger, line, item,
                          f"status moved {status[0]} -> {status[1]} with "
@@ -248,6 +248,23 @@ def _changed(rule: SectionRule, change: ItemChange, ledger: Ledger) -> Iterator[
                  f"{what}{cell.old!r} -> {cell.new!r}{_first_difference(cell.old, cell.new)}")
 
 
+def _added_in_status(rule: SectionRule, change: ItemChange, ledger: Ledger
+                     ) -> Iterator[Violation]:
+    """A row added directly in a status needs what every move into that status needs
+    (a new decision written as ``decided`` still needs Decision and Source)."""
+    status = change.new.cells().get("status", "")
+    into = [move for (_, to), move in rule.moves.items() if to == status]
+    if not into:
+        return
+    needed = set(into[0].requires).intersection(*(m.requires for m in into[1:]))
+    missing = [c for c in into[0].requires if c in needed
+               and not visible(change.new.cells().get(c, ""))]
+    if missing:
+        code = next(m.missing_code for m in into if m.requires)
+        yield _v(code, ledger, change.line, change.item_id,
+                 f"added as {status} with " + ", ".join(missing) + " empty")
+
+
 def _item_violations(change: ItemChange, rules: Mapping[str, SectionRule], ledger: Ledger,
                      old: Ledger | None, reserved: frozenset[str]) -> Iterator[Violation]:
     rule = rules.get(change.section, _IMMUTABLE)
@@ -255,6 +272,7 @@ def _item_violations(change: ItemChange, rules: Mapping[str, SectionRule], ledge
         if change.item_id in reserved:
             yield _v("id_reused", ledger, change.line, change.item_id,
                      "this ID was used before (and deleted); it cannot come back")
+        yield from _added_in_status(rule, change, ledger)
     elif change.kind == REMOVED:
         status = change.old.cells().get("status", "")
         code = rule.deleted_code.get(status, "row_deleted")
@@ -264,7 +282,7 @@ def _item_violations(change: ItemChange, rules: Mapping[str, SectionRule], ledge
     elif change.kind == CHANGED:
         yield from _changed(rule, change, ledger)
     elif change.kind == RETIRED:
-        if not change.reason.strip():
+        if not visible(change.reason):
             yield _v("retire_without_reason", ledger, change.line, change.item_id,
                      "retired without a reason")
         item = next((r for r in ledger.section(change.section) if r.id == change.item_id), None)
@@ -286,7 +304,8 @@ def _task_revision(diff: LedgerDiff, old: Ledger | None, new: Ledger) -> Iterato
         return
     before, after = old.revision, new.revision
     others = (diff.items or diff.reordered or diff.prose or diff.next_action
-              or any(m.column != "revision" for m in diff.meta))
+              or any(m.column != "revision" for m in diff.meta)
+              or old.digest != new.digest)  # any byte but BOM/line endings: prose included
     if before is None or after is None:
         return
     if after < before:

@@ -13,7 +13,6 @@ inputs always give the same ID.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -22,8 +21,11 @@ from typing import NamedTuple
 
 SCHEMES = ("sequential", "branch-safe")
 TAG_DIGITS = 5
-# Lazy prefix, the number, then an optional branch-safe tag ("-" and five hex digits).
-_ID = re.compile(rf"^(.*?)(\d+)(-[0-9a-f]{{{TAG_DIGITS}}})?$")
+MAX_ID_LENGTH = 32
+# CONTRACT §2: an ID is ASCII, a letter then up to 31 letters, digits, '.', '_' or '-'.
+ID_PATTERN = r"[A-Za-z][A-Za-z0-9._-]{0,31}"
+_SHAPE = re.compile(ID_PATTERN)
+_HEX = frozenset("0123456789abcdef")
 
 
 class IdParts(NamedTuple):
@@ -43,12 +45,60 @@ class IdPolicy(NamedTuple):
 _POLICY: ContextVar[IdPolicy | None] = ContextVar("rehydrate_id_policy", default=None)
 
 
-def split_id(item_id: str) -> IdParts | None:
-    """The prefix, number and branch-safe tag of an ID, or None when it has no number."""
-    match = _ID.match(item_id)
-    if match is None:
+def valid_id(value: str) -> bool:
+    """Whether ``value`` has the shape of an ID (CONTRACT §2): no look-alike, no sentence."""
+    return _SHAPE.fullmatch(value) is not None
+
+
+def shown(value: str, limit: int = 12) -> str:
+    """``value`` safe to print in a message: ASCII-escaped, cut after ``limit`` characters.
+
+    An ID cell that is not an ID may be a secret or a sentence: never echo it whole.
+    """
+    head = ascii(value[:limit])
+    return head if len(value) <= limit else f"{head}... ({len(value)} characters)"
+
+
+def id_problem(value: str) -> str | None:
+    """Why ``value`` is not an ID, or None when it is one."""
+    if valid_id(value):
         return None
-    return IdParts(match.group(1), int(match.group(2)), len(match.group(2)), match.group(3) or "")
+    if not value:
+        return "the ID is empty"
+    if len(value) > MAX_ID_LENGTH:
+        return f"the ID {shown(value)} is longer than {MAX_ID_LENGTH} characters"
+    bad = next((c for c in value if not (c.isascii() and (c.isalnum() or c in "._-"))), None)
+    if bad is not None:
+        return f"the ID {shown(value)} holds U+{ord(bad):04X}, which is not allowed in an ID"
+    return f"the ID {shown(value)} does not start with an ASCII letter"
+
+
+def _trailing_digits(text: str) -> int:
+    """Where the run of ASCII digits that ends ``text`` starts (len(text) when none)."""
+    pos = len(text)
+    while pos and "0" <= text[pos - 1] <= "9":
+        pos -= 1
+    return pos
+
+
+def split_id(item_id: str) -> IdParts | None:
+    """The prefix, number and branch-safe tag of an ID, or None when it has no number.
+
+    The shortest prefix wins: ``<prefix><digits>-<5 hex>`` when the ID ends with a tag
+    after digits, else ``<prefix><digits>``. String methods only (linear on any input).
+    """
+    body, tag = item_id, ""
+    cut = len(item_id) - TAG_DIGITS - 1
+    if (cut > 0 and item_id[cut] == "-" and _HEX.issuperset(item_id[cut + 1:])
+            and "0" <= item_id[cut - 1] <= "9"):
+        body, tag = item_id[:cut], item_id[cut:]
+    start = _trailing_digits(body)
+    if start == len(body):
+        return None
+    digits = body[start:]
+    if len(digits) > 18:  # not a counter: keeps int() clear of the conversion limit
+        return None
+    return IdParts(body[:start], int(digits), len(digits), tag)
 
 
 def _highest(existing_ids: Iterable[str], prefix: str) -> int:
@@ -76,6 +126,8 @@ def next_id(existing_ids: Iterable[str], prefix: str, scheme: str = "sequential"
     plain = f"{prefix}{number:0{width}d}"
     if scheme == "sequential":
         return plain
+    import hashlib
+
     # The number is above every number in use, so the tagged ID is free as well.
     seed = "\x1f".join((branch or "", prefix, _content_text(content)))
     return f"{plain}-{hashlib.sha256(seed.encode('utf-8')).hexdigest()[:TAG_DIGITS]}"

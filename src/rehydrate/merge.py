@@ -178,7 +178,9 @@ def _inserted_rows(base: bytes, side: bytes, table: tuple[bytes, int, int], head
     """(line, cells with the ID first and all cells normalised) of the well-formed rows
     ``side`` inserted at one place inside base's failure table, or None."""
     from .appendonly import REQUIRED, SIMPLE_ID, inserted_lines
-    from .ledgers._document import has_forbidden
+    from .ledgers import visible
+    from .ledgers._document import entity_forbidden, has_forbidden
+    from .ledgers._render import hidden_markup
     from .ledgers._table import split_row
 
     lines = inserted_lines(base, side)
@@ -196,7 +198,9 @@ def _inserted_rows(base: bytes, side: bytes, table: tuple[bytes, int, int], head
             return None
         if len(cells) != width or not all(cells[i] for i in required):
             return None
-        if not SIMPLE_ID.match(cells[where]):
+        # the parser's cell rules (shape, visible, nothing hidden): else the full merge
+        if (not SIMPLE_ID.match(cells[where]) or not all(visible(cells[i]) for i in required)
+                or hidden_markup(line) or ("&" in line and entity_forbidden(line))):
             return None
         out.append((line, (cells[where], *cells[:where], *cells[where + 1:])))
     return out

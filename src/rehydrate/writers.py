@@ -31,7 +31,7 @@ from .atomicfile import (  # noqa: F401 - LOCK_TIMEOUT, TEMP_MARK, lock_path: re
 from .config import Config
 from .errors import CASConflict, LedgerParseError, Refused, RehydrateError
 from .ids import using
-from .ledgers import Ledger, parse_ledger
+from .ledgers import Ledger, parse_ledger, visible
 from .ledgers._document import Context, canonical_section, check_text
 from .ledgers._frontmatter import split as split_front_matter
 from .ledgers._markdown import Section, split_sections
@@ -312,13 +312,27 @@ def cell(option: str, value: str | None, *, required: bool = True) -> str:
         raise RehydrateError(f"{option}: {exc.message}", code="bad_value",
                              fix=exc.fix) from None
     value = normalize(value)
-    if required and not value:
-        raise RehydrateError(f"{option} is empty", code="empty_value",
-                             fix=f"give {option} a value")
+    if required and not visible(value):
+        raise RehydrateError(f"{option} is empty" + (" (nothing in it renders)" if value else ""),
+                             code="empty_value", fix=f"give {option} a visible value")
+    return value
+
+
+def check_id(value: str, option: str = "ID") -> str:
+    """Refuse an ID argument that is not an ID (CONTRACT §2), without echoing it whole."""
+    from .ids import id_problem
+
+    problem = id_problem(value)
+    if problem is not None:
+        raise RehydrateError(
+            f"{option}: {problem}", code="id_invalid",
+            fix="IDs are ASCII: a letter, then up to 31 letters, digits, '.', '_' or '-'",
+        )
     return value
 
 
 def _require(ledger: Ledger, section: str, item_id: str) -> None:
+    check_id(item_id)
     if not any(r.id == item_id for r in ledger.section(section)):
         raise RehydrateError(
             f"no {section} item with ID {item_id}", file=ledger.path, item_id=item_id,
@@ -339,6 +353,7 @@ def add_row(kind: str, action: str, section: str, values: Mapping[str, str]) -> 
 def update_row(kind: str, action: str, section: str, item_id: str,
                values: Mapping[str, str]) -> Operation:
     """Rewrite some cells of an existing row."""
+    check_id(item_id)
 
     def edit(data: bytes, ledger: Ledger, ctx: Context) -> Change:
         _require(ledger, section, item_id)
@@ -365,6 +380,10 @@ def next_action(action: str) -> Operation:
 def retire(kind: str, item_id: str, reason: str, replaced_by: str = "",
            date: str | None = None) -> Operation:
     """Add a ``## Retired`` row for an existing item of ``kind``'s ledger."""
+
+    check_id(item_id)
+    if replaced_by:
+        check_id(replaced_by, "--replaced-by")
 
     def edit(data: bytes, ledger: Ledger, ctx: Context) -> Change:
         if not any(r.id == item_id for r in ledger.all_items()):
@@ -539,6 +558,7 @@ def write(repo: git.Repo, config: Config, op: Operation, *, expect_revision: int
 
 def find_holder(repo: git.Repo, config: Config, item_id: str) -> str:
     """Which ledger holds item ``item_id`` (work tree)."""
+    check_id(item_id)
     from .ledgers import KINDS
     from .state import parse_file
 

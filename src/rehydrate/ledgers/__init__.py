@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ._document import MAX_LEDGER_BYTES, Context
+from ._render import visible
 from .model import Ledger
 
 KINDS = ("spec", "task", "failures")
 
-__all__ = ["KINDS", "MAX_LEDGER_BYTES", "Context", "Ledger", "parse_ledger"]
+__all__ = ["KINDS", "MAX_LEDGER_BYTES", "Context", "Ledger", "parse_ledger", "visible"]
 
 
 def parse_ledger(

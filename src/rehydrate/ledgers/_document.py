@@ -7,14 +7,22 @@ from itertools import repeat
 from typing import Any, NamedTuple
 
 from ..errors import LedgerParseError
+from ..ids import ID_PATTERN, id_problem
 from . import _frontmatter
 from ._markdown import Section, split_sections
+from ._render import visible
 from ._table import Table, normalize
 from .model import RETIRED, Ledger, ProseSection, Retired, Schema
 
 MAX_LEDGER_BYTES = 32 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
 _BLOB = r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$"
+_ID_SHAPE = re.compile(ID_PATTERN).fullmatch
+_ID_COLUMNS = frozenset({"id", "replaced_by"})  # cells that hold an ID (or nothing)
+# Every cell of a column (joined, each followed by a line feed) is an ID: one C scan
+# (the class excludes the line feed, so each repetition's end is fixed).
+_ID_LINES = re.compile(rf"(?:{ID_PATTERN}\n)*").fullmatch
+_ASCII_MARKUP = b" \t*_~`\\"  # ASCII that never shows by itself (ledgers.md)
 # Cc except tab; Cf except ZWNJ/ZWJ (U+200C/D); line/paragraph separators; tag characters.
 _FORBIDDEN = (
     "[\x00-\x08\x0a-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
@@ -132,42 +140,56 @@ def records(schema: Schema, table: Table, ctx: Context) -> tuple[list[Any], str 
             )
     out = []
     positions = [index.get(c.header) for c in schema.columns]  # column 0 is the ID
+    # cells that must show something (an ID's shape is checked apart, and implies it)
     required = [i for i, c in enumerate(schema.columns)
-                if c.required and c.name not in schema.values]
+                if c.required and c.name not in schema.values and c.name not in _ID_COLUMNS]
     closed = [(i, c.name) for i, c in enumerate(schema.columns) if c.name in schema.values]
     build = schema.record  # record fields are (id, line, *schema columns[1:]) in this order
     # Columns exactly as the schema lists them, no closed vocabulary, no suspicious text:
     # a row with no empty cell needs no per-cell work at all.
     plain = (not extra and not closed and not ctx.scan_cells
              and positions == list(range(len(positions))))
-    if plain and table.filled and table.parsed_rows is None:
+    id_columns = [i for i, c in enumerate(schema.columns) if c.name in _ID_COLUMNS]
+    if plain and table.filled and table.parsed_rows is None and _bulk_clean(
+            table.columns, id_columns, required):
         ids, *rest = table.columns
         lines = range(table.first_row, table.first_row + len(ids))
         return list(map(partial(tuple.__new__, build),
                         zip(ids, lines, *rest, repeat((), len(ids)), strict=True))), table.block
+    other_ids = [i for i in id_columns if i]  # 'Replaced by'
     for row in table.rows:
         cells = row.cells
-        if plain and "" not in cells:
+        if (plain and "" not in cells and all(_ID_SHAPE(cells[i]) for i in id_columns)
+                and all(visible(cells[i]) for i in required)):
             out.append(build(cells[0], row.line, *cells[1:]))
             continue
         values = [cells[p] if p is not None else "" for p in positions]
         item_id = values[0]
+        shaped = _ID_SHAPE(item_id) is not None
         if ctx.scan_cells:
             for cell in cells:
-                check_text(cell, ctx, row.line, item_id or None)
+                check_text(cell, ctx, row.line, item_id if shaped else None)
         if not item_id:
             raise LedgerParseError(
                 "row has an empty ID", file=ctx.path, line=row.line, code="empty_id",
                 fix="give every row an ID (e.g. C-001, F-012, P3)",
             )
+        if not shaped:
+            _refuse_id(item_id, "ID", ctx, row.line, None)
+        for i in other_ids:
+            if values[i] and _ID_SHAPE(values[i]) is None:
+                _refuse_id(values[i], schema.columns[i].header, ctx, row.line, item_id)
         for i in required:
-            if not values[i]:
+            if not visible(values[i]):
                 header = schema.columns[i].header
                 retiring = schema is RETIRED
                 raise LedgerParseError(
-                    f"required cell {header!r} is empty", file=ctx.path, line=row.line,
+                    f"required cell {header!r} is empty"
+                    + (" (nothing in it renders)" if values[i] else ""),
+                    file=ctx.path, line=row.line,
                     item_id=item_id, code="retire_without_reason" if retiring else "empty_cell",
-                    fix="retiring needs a reason" if retiring else f"fill in {header!r}",
+                    fix="retiring needs a reason (visible text)" if retiring
+                    else f"fill in {header!r} with visible text",
                 )
         for i, name in closed:
             values[i] = _vocabulary(schema, name, values[i], ctx, row.line, item_id)
@@ -180,6 +202,36 @@ def records(schema: Schema, table: Table, ctx: Context) -> tuple[list[Any], str 
         more = tuple((name, cells[pos]) for pos, name in extra) if extra else ()
         out.append(build(item_id, row.line, *values[1:], extra=more))
     return out, None
+
+
+def _bulk_clean(columns: tuple[tuple[str, ...], ...], id_columns: list[int],
+                required: list[int]) -> bool:
+    """Whether every ID cell has an ID's shape and every required cell of a plain table is
+    plain ASCII text with something to show (cheap, a few C-level scans per column);
+    False sends the table through the per-row checks."""
+    for i in id_columns:
+        if columns[i] and not _ID_LINES("\n".join(columns[i]) + "\n"):
+            return False
+    for i in required:
+        joined = "\n".join(columns[i])
+        if not joined.isascii() or "<" in joined or "&" in joined or "]" in joined:
+            return False
+        # Without tags, entities and link targets, an ASCII cell shows something iff it
+        # holds a character other than blanks and markup (or a code span of markup,
+        # which the per-row check sees): drop those and look for an emptied cell.
+        rest = joined.encode("ascii").translate(None, _ASCII_MARKUP)
+        if not rest or b"\n\n" in rest or rest[:1] == b"\n" or rest[-1:] == b"\n":
+            return False
+    return True
+
+
+def _refuse_id(value: str, header: str, ctx: Context, line: int, item_id: str | None) -> None:
+    raise LedgerParseError(
+        f"{header!r} cell is not an ID: {id_problem(value)}", file=ctx.path, line=line,
+        item_id=item_id, code="id_invalid",
+        fix="IDs are ASCII: a letter, then up to 31 letters, digits, '.', '_' or '-' "
+            "(e.g. C-001, F-012, P3)",
+    )
 
 
 def _vocabulary(
@@ -216,6 +268,7 @@ def read(
     lines = decode(data, ctx)
     if not has_forbidden(lines, data):
         ctx = ctx._replace(scan_cells=False)
+    markup = b"<" in data or b"]:" in data  # else no line can hold hidden markup
     meta, skip = _frontmatter.split(lines, ctx.path)
     declared = meta.get("ledger")
     if declared is not None and declared != kind:
@@ -224,7 +277,7 @@ def read(
             file=ctx.path, line=1, code="frontmatter_invalid",
             fix=f"set 'ledger: {kind}' or fix the configured path",
         )
-    sections = list(split_sections(lines[skip:], ctx.path, skip + 1))
+    sections = list(split_sections(lines[skip:], ctx.path, skip + 1, markup=markup))
     keyed = [(canonical_section(s, ctx), s) for s in sections]
     seen: dict[str, int] = {}
     for key, section in keyed:
@@ -262,6 +315,8 @@ def read(
                 blocks[schema.section] = None if schema.section in blocks else block
         prose.append(ProseSection(section.title, key, section.line,
                                   _prose_text(section.lines, spans)))
+    if ctx.scan_cells or b"&" in data:
+        _check_everywhere(lines, ctx, raw=ctx.scan_cells)
     _check_ids(items, retired, ctx)
     extra = finish(meta, {k: s for k, s in keyed}, ctx)
     return Ledger(
@@ -269,6 +324,36 @@ def read(
         items={k: tuple(v) for k, v in items.items()}, retired=tuple(retired),
         plain_rows={k: v for k, v in blocks.items() if v}, **extra,
     )
+
+
+_RENDERED_BLANKS = {9: 32, 10: 32, 13: 32}  # '&#10;' renders as white space, not hidden
+
+
+def entity_forbidden(text: str) -> re.Match[str] | None:
+    """A refused character that an HTML entity in ``text`` renders as (``&#x202E;``)."""
+    import html
+
+    return forbidden().search(html.unescape(text).translate(_RENDERED_BLANKS))
+
+
+def _check_everywhere(lines: list[str], ctx: Context, *, raw: bool) -> None:
+    """Refuse the characters refused in items anywhere else too (front matter, prose,
+    headings, fences), as written (``raw``) or as an HTML entity that renders as one
+    (``&#x202E;``): text that renders as nothing is still read by the model. Items were
+    checked cell by cell before, with their own line and ID."""
+    bad = forbidden()
+    for no, text in enumerate(lines, start=1):
+        hit = bad.search(text) if raw else None
+        how = ""
+        if hit is None and "&" in text:
+            hit = entity_forbidden(text)
+            how = " written as an HTML entity"
+        if hit is not None:
+            raise LedgerParseError(
+                f"invisible or control character U+{ord(hit.group()):04X}{how}",
+                file=ctx.path, line=no, code="forbidden_character",
+                fix="remove it; it changes what the model reads without showing",
+            )
 
 
 def _prose_text(lines: tuple[tuple[int, str], ...], spans: list[tuple[int, int]]) -> str:

@@ -12,16 +12,51 @@ from itertools import repeat
 from typing import NamedTuple
 
 from ..errors import LedgerParseError
+from ._render import hidden_markup
 from ._table import Table, parse_table
 
-_HEADING2 = re.compile(r"^##(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE_OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _CONFLICT = re.compile(r"^(?:<{7}|>{7}|\|{7})(?: |$)|^={7}$")
-# A GFM delimiter row written without the leading pipe ('---|---'): a table whose rows
-# the strict parser would not see.
-_DASHES = r"[ \t]*:?-+:?[ \t]*"
-_PIPELESS_DELIMITER = re.compile(rf"^ {{0,3}}{_DASHES}\|{_DASHES}(?:\|{_DASHES})*\|?[ \t]*$")
+_DELIMITER_CELL = re.compile(r":?-+:?")
 _AMBIGUOUS = re.compile(r"^(?: {0,3}<|[ \t]+#|\t| {0,3}(?:=+|-+)[ \t]*$)")
+
+
+def heading2_title(text: str) -> str | None:
+    """The title of a level-2 ATX heading line ('## Name', '## Name ##'), else None.
+
+    String methods only: a regular expression here was quadratic on '## a', 60,000
+    spaces and 'b'. A closing run of '#' is dropped when a space or tab precedes it.
+    """
+    if not text.startswith("##") or (len(text) > 2 and text[2] not in " \t"):
+        return None
+    title = text[2:].strip(" \t")
+    bare = title.rstrip("#")
+    if not bare:
+        return ""
+    if len(bare) < len(title) and bare[-1] in " \t":
+        return bare.rstrip(" \t")
+    return title
+
+
+def _pipeless_delimiter(text: str) -> bool:
+    """A GFM delimiter row written without the leading pipe ('---|---'): a table whose
+    rows the strict parser would not see."""
+    body = text.strip(" \t")
+    if body.endswith("|"):
+        body = body[:-1]
+    parts = body.split("|")
+    return len(parts) >= 2 and all(_DELIMITER_CELL.fullmatch(p.strip(" \t")) for p in parts)
+
+
+def _refuse_hidden(text: str, path: str, no: int) -> None:
+    problem = hidden_markup(text)
+    if problem:
+        raise LedgerParseError(
+            f"{problem}: invisible when rendered, still read by the model",
+            file=path, line=no, code="html_comment",
+            fix="write the note as visible text, e.g. a '> ' quote line (a literal '<' can "
+                "be written '&lt;')",
+        )
 
 
 class Section(NamedTuple):
@@ -33,8 +68,12 @@ class Section(NamedTuple):
     lines: tuple[tuple[int, str], ...]  # every body line, tables included, verbatim
 
 
-def split_sections(lines: list[str], path: str, first_line: int) -> tuple[Section, ...]:
-    """Split body lines (already decoded, no line endings) into sections."""
+def split_sections(lines: list[str], path: str, first_line: int, *, markup: bool = True
+                   ) -> tuple[Section, ...]:
+    """Split body lines (already decoded, no line endings) into sections.
+
+    ``markup`` False says no line holds '<' or ']:', so none can hold hidden markup.
+    """
     sections: list[Section] = []
     title: str | None = None
     head_line = first_line
@@ -76,6 +115,10 @@ def split_sections(lines: list[str], path: str, first_line: int) -> tuple[Sectio
                     "merge-conflict marker", file=path, line=no + bad, code="conflict_marker",
                     fix="resolve the conflict (or use `rehydrate merge-driver`) before committing",
                 )
+            if markup and (any(map(str.__contains__, run, repeat("<")))
+                           or any(map(str.__contains__, run, repeat("]:")))):
+                for index, row in enumerate(run):
+                    _refuse_hidden(row, path, no + index)
             numbered = list(zip(range(no, no + len(run)), run, strict=True))
             pending.extend(numbered)
             body.extend(numbered)
@@ -97,6 +140,8 @@ def split_sections(lines: list[str], path: str, first_line: int) -> tuple[Sectio
                     fence = None
             continue
         if text.lstrip(" \t").startswith("|"):
+            if markup:
+                _refuse_hidden(text, path, no)
             pending.append((no, text))
             body.append((no, text))
             continue
@@ -107,22 +152,18 @@ def split_sections(lines: list[str], path: str, first_line: int) -> tuple[Sectio
             fence_line = no
             body.append((no, text))
             continue
-        if "<!--" in text:
-            raise LedgerParseError(
-                "HTML comment in a ledger (invisible when rendered, still read by the model)",
-                file=path, line=no, code="html_comment",
-                fix="write the note as visible text, e.g. a '> ' quote line",
-            )
-        if _PIPELESS_DELIMITER.match(text):
+        if markup:
+            _refuse_hidden(text, path, no)
+        if "-" in text and "|" in text and _pipeless_delimiter(text):
             raise LedgerParseError(
                 "a table written without leading pipes", file=path, line=no,
                 code="table_malformed",
                 fix="start and end every table line with '|' ('| ID | Rule |', '|---|---|')",
             )
-        heading = _HEADING2.match(text)
-        if heading:
+        heading = heading2_title(text) if text[:2] == "##" else None
+        if heading is not None:
             close_section()
-            title = (heading.group(1) or "").strip()
+            title = heading.strip()
             head_line = no
             tables, body = [], []
             heading_count += 1
@@ -147,7 +188,13 @@ def _cross_check(
     """Ask mistune how many top-level level-2 headings the document really has."""
     import mistune
 
-    tokens = mistune.create_markdown(renderer=None)("\n".join(shadow) + "\n")
+    # Block structure only: inline parsing cannot add or remove a heading, and mistune's
+    # inline scanner is super-linear on runs of '*' or '[' (seconds on a 1 MB line).
+    block = mistune.create_markdown(renderer=None).block
+    state = block.state_cls()
+    state.process("\n".join(shadow) + "\n")
+    block.parse(state)
+    tokens = state.tokens
     seen = sum(
         1 for tok in tokens
         if isinstance(tok, dict) and tok.get("type") == "heading"

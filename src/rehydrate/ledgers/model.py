@@ -232,6 +232,9 @@ class Ledger(NamedTuple):
     # canonical section -> its rows exactly as a pipe table of its records in the
     # schema's column order would render them, when the file holds them that way
     plain_rows: Mapping[str, str] = MappingProxyType({})
+    # Task.md: a digest of its bytes but BOM and line endings ("" for other kinds), so
+    # that any other change, comments and quoting included, needs a new revision
+    digest: str = ""
 
     def section(self, name: str) -> tuple[Any, ...]:
         return self.items.get(name, ())

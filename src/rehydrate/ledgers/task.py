@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import LedgerParseError
-from ._document import Context, check_text, read, tables_by_section
+from ..ids import id_problem
+from ._document import Context, check_text, decode, read, tables_by_section
 from ._markdown import Section
+from ._render import action_words
 from .model import (
     APPROVALS,
     CHECKS,
@@ -26,18 +28,29 @@ SCHEMAS: Mapping[str, Schema | None] = {
     "external writes": WRITES, "approvals": APPROVALS, "verified": VERIFIED,
     "completion checks": CHECKS, "rollback": None,
 }
+MAX_REVISION_DIGITS = 18
 _BULLET = re.compile(r"^(?:[-*+]|\d{1,9}[.)])[ \t]+")
 # Anything that chains a second action onto the first.
 _CHAINING = re.compile(r"&&|\|\||;|\bthen\b|、その後", re.IGNORECASE)
 
 
 def next_action_problem(text: str) -> str | None:
-    """Why ``text`` is not exactly one action on one line, or None if it is."""
+    """Why ``text`` is not exactly one action on one line, or None if it is.
+
+    Judged on the words a reader sees (``action_words``): escapes, entities, comments,
+    joiners and look-alike operators do not hide a second action.
+    """
     if "\n" in text or "\r" in text:
         return "the next action spans more than one line"
-    chained = _CHAINING.search(text)
+    words = text if text.isascii() and not any(c in text for c in "<&\\") \
+        else action_words(text)
+    if "\n" in words or "\r" in words:
+        return "the next action spans more than one line (a line break renders in it)"
+    chained = _CHAINING.search(words)
     if chained:
-        return f"the next action chains a second action with {chained.group()!r}"
+        how = "" if words == text else " (once escapes, entities and invisible characters " \
+            "are read as they render)"
+        return f"the next action chains a second action with {chained.group()!r}{how}"
     return None
 
 
@@ -66,18 +79,39 @@ def _next_action(section: Section | None, ctx: Context) -> NextAction | None:
     return NextAction(text, no)
 
 
+def revision_problem(raw: object) -> str | None:
+    """Why a front matter ``revision`` value is not a revision, or None when it is one.
+
+    A plain decimal integer: ASCII digits only, at most ``MAX_REVISION_DIGITS`` of them,
+    no sign, no leading zero (but "0"); YAML spellings (0x10, 1_000, 1e3, true) are not.
+    """
+    if raw is None:
+        return "it is missing"
+    if not isinstance(raw, str):
+        return "it is not a single plain value"
+    if len(raw) > MAX_REVISION_DIGITS:
+        return f"it has {len(raw)} characters, over the {MAX_REVISION_DIGITS}-digit limit"
+    if not raw.isascii() or not raw.isdigit():
+        return f"found {raw!r}, not decimal digits"
+    if raw != "0" and raw.startswith("0"):
+        return f"found {raw!r}, with a leading zero"
+    return None
+
+
 def _finish(meta: Mapping[str, Any], sections: Mapping[str | None, Section],
-            ctx: Context) -> dict[str, Any]:
+            ctx: Context, lines: Callable[[], list[str]]) -> dict[str, Any]:
+    """Type the front matter; ``lines`` gives the decoded lines (only an error needs them)."""
     raw = meta.get("revision")
-    if not isinstance(raw, str) or not raw.isascii() or not raw.isdigit():
+    problem = revision_problem(raw)
+    if problem is not None:
         raise LedgerParseError(
-            "front matter 'revision' must be a non-negative integer"
-            + (" (it is missing)" if raw is None else f" (found {raw!r})"),
-            file=ctx.path, line=1, code="revision_invalid",
-            fix="start Task.md with '---', 'revision: 1', '---'",
+            f"front matter 'revision' must be a plain decimal integer ({problem})",
+            file=ctx.path, line=_meta_line(lines(), "revision"), code="revision_invalid",
+            fix="write 'revision: N' in the front matter, N a plain decimal integer of at "
+                f"most {MAX_REVISION_DIGITS} digits (e.g. 'revision: 1')",
         )
     fixed = dict(meta)
-    fixed["revision"] = int(raw)
+    fixed["revision"] = int(str(raw))  # at most 18 ASCII digits: far below int()'s limit
     for key in ("task", "objective"):
         value = meta.get(key, "")
         if not isinstance(value, str):
@@ -86,8 +120,46 @@ def _finish(meta: Mapping[str, Any], sections: Mapping[str | None, Section],
                 code="frontmatter_invalid", fix=f"write '{key}: <text>'",
             )
         check_text(value, ctx, 1)
+    task_id = meta.get("task", "")
+    if task_id and id_problem(task_id) is not None:  # it rides into the prompt header
+        raise LedgerParseError(
+            f"front matter 'task' is not an ID: {id_problem(task_id)}", file=ctx.path,
+            line=_meta_line(lines(), "task"), code="id_invalid",
+            fix="write 'task: T-1': an ASCII letter, then up to 31 letters, digits, "
+                "'.', '_' or '-'",
+        )
     return {"meta": fixed, "next_action": _next_action(sections.get("next action"), ctx)}
 
 
+def _meta_line(lines: list[str], key: str) -> int:
+    """The line of ``key:`` in the front matter (1 when it has none)."""
+    if lines and lines[0].rstrip(" \t") == "---":
+        for index in range(1, len(lines)):
+            text = lines[index]
+            if text.rstrip(" \t") in ("---", "..."):
+                break
+            if text.startswith(key) and text[len(key):].lstrip(" \t").startswith(":"):
+                return index + 1
+    return 1
+
+
+def body_digest(data: bytes) -> str:
+    """A digest of ``data`` that a BOM or line endings (CRLF, a final newline) do not
+    change, and any other byte does (CONTRACT §2: Task.md changes need a new revision)."""
+    import hashlib
+
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    data = data.replace(b"\r\n", b"\n")
+    if data.endswith(b"\n"):
+        data = data[:-1]
+    return hashlib.sha256(data).hexdigest()
+
+
 def parse(data: bytes, ctx: Context) -> Ledger:
-    return read("task", data, ctx, SCHEMAS, tables_by_section(SCHEMAS), _finish)
+    def finish(meta: Mapping[str, Any], sections: Mapping[str | None, Section],
+               ctx: Context) -> dict[str, Any]:
+        return _finish(meta, sections, ctx, lambda: decode(data, ctx))
+
+    ledger = read("task", data, ctx, SCHEMAS, tables_by_section(SCHEMAS), finish)
+    return ledger._replace(digest=body_digest(data))
