@@ -11,7 +11,6 @@ from typing import Any
 
 from .decision import Reason
 from .ledgers import KINDS
-from .ledgers._frontmatter import strict_yaml_load
 from .ledgers.model import (
     APPROVALS,
     CHECKS,
@@ -82,11 +81,9 @@ def dump_manifest(manifest: Mapping[str, Any], fmt: str = "yaml") -> str:
     """Serialise a manifest: YAML (safe_dump, key order kept) or JSON; ends with a newline."""
     if fmt == "json":
         return json.dumps(manifest, ensure_ascii=False, indent=2) + "\n"
-    import yaml
+    from .yamlsafe import dump
 
-    text: str = yaml.safe_dump(dict(manifest), sort_keys=False, allow_unicode=True,
-                               default_flow_style=False, width=100)
-    return text
+    return dump(manifest)
 
 
 # Finding a manifest in a text.
@@ -166,6 +163,10 @@ def extract_manifest(text: str) -> Extracted:
         parsed = _parse(text) if text.strip() and front is None else None
         if isinstance(parsed, dict) and "schema" in parsed:
             found.append(("document", text))
+        elif MANIFEST_SCHEMA in text:
+            # It names the schema but does not parse (a tag, an alias, bad YAML): invalid,
+            # not missing, so the fix is to regenerate it rather than to add one.
+            return Extracted(problem=Reason("manifest_invalid", field="resume-manifest"))
         else:
             return Extracted(problem=Reason("manifest_missing", field="resume-manifest"))
     where, body = found[0]
@@ -203,11 +204,11 @@ def parse_json(body: str) -> Any:
 
 
 def _parse_yaml(body: str) -> Any:
-    import yaml
+    from .yamlsafe import YAMLInputError, load
 
     try:
-        return strict_yaml_load(body, typed=True)
-    except (yaml.YAMLError, RecursionError, ValueError):
+        return load(body, typed=True)
+    except YAMLInputError:
         return _ParseFailure()
 
 
