@@ -103,11 +103,11 @@ def _state_dir(root: Path) -> Path:
 
 
 def _store(root: Path, relpath: str, obj: Any) -> None:
-    from ..writers import atomic_write
+    from ..atomicfile import write_in_repo
 
     _state_dir(root)
     text = obj if isinstance(obj, str) else json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
-    atomic_write(root / relpath, text.encode("utf-8"))
+    write_in_repo(root, relpath, text.encode("utf-8"))
 
 
 def _peek(root: Path, relpath: str) -> dict[str, Any] | None:
@@ -542,7 +542,7 @@ def merge_settings(current: Mapping[str, Any] | None, command: str = HOOK_COMMAN
 
 def install_settings(root: Path) -> str:
     """Write or merge ``.claude/settings.json``; returns 'created', 'updated' or 'kept'."""
-    from ..writers import atomic_write
+    from ..atomicfile import write_in_repo
 
     path = root / ".claude" / "settings.json"
     if path.is_symlink() or (path.parent.is_symlink()):
@@ -562,6 +562,7 @@ def install_settings(root: Path) -> str:
     settings, changed = merge_settings(current)
     if not changed:
         return "kept"
-    path.parent.mkdir(exist_ok=True)
-    atomic_write(path, (json.dumps(settings, ensure_ascii=False, indent=2) + "\n").encode())
+    write_in_repo(root, ".claude/settings.json",
+                  (json.dumps(settings, ensure_ascii=False, indent=2) + "\n").encode(),
+                  create_dirs=True)
     return "created" if current is None else "updated"
