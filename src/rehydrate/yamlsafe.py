@@ -47,8 +47,9 @@ def load(text: str, *, typed: bool = False) -> Any:
         raise YAMLInputError(f"document is larger than {MAX_BYTES // 1024} KiB")
     if "\x00" in text:
         raise YAMLInputError("document contains a NUL character")
-    loader = _loader(typed)(text)
+    loader = None
     try:
+        loader = _loader(typed)(text)  # the reader refuses control characters right here
         return loader.get_single_data()
     except YAMLInputError:
         raise
@@ -65,7 +66,8 @@ def load(text: str, *, typed: bool = False) -> Any:
         # document is refused, never a crash.
         raise YAMLInputError(f"unreadable value ({type(exc).__name__})") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 def dump(data: Mapping[str, Any]) -> str:

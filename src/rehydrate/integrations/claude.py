@@ -86,6 +86,9 @@ def _open(event: Event) -> tuple[git.Repo, Config]:
     from ..config import load_config
 
     where = os.environ.get("CLAUDE_PROJECT_DIR") or event.text("cwd") or os.getcwd()
+    if "\x00" in where or not os.path.isdir(where):  # the event's cwd is input, not a path
+        raise git.GitError(f"the event's cwd {where[:200]!r} is not a directory",
+                           code="not_a_repo", fix="run the hook inside a git repository")
     repo = git.find_repo(where)
     return repo, load_config(repo.root)
 
