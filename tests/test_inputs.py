@@ -36,14 +36,24 @@ SRC = Path(__file__).parents[1] / "src" / "rehydrate"
     pytest.param("a: " + "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5), "nested deeper",
                  id="deep"),
     pytest.param("a: [b", "expected", id="unterminated"),
-    pytest.param("\x1b: x", "special characters", id="control-character"),
+    pytest.param("\x1b: x", "characters are not allowed", id="control-character"),
     pytest.param("a: 0x_", "unreadable value", id="constructor-chokes"),
     pytest.param("a: " + "9" * 5000, "unreadable value", id="huge-int"),
 ])
-def test_yaml_door_refuses_hostile_documents(text, problem):
+@pytest.mark.parametrize("libyaml", [True, False], ids=["libyaml", "pure-python"])
+def test_yaml_door_refuses_hostile_documents(monkeypatch, text, problem, libyaml):
+    import yaml
+
+    if not libyaml:
+        monkeypatch.delattr(yaml, "CSafeLoader", raising=False)
+    elif not hasattr(yaml, "CSafeLoader"):
+        pytest.skip("PyYAML built without libyaml")
     with pytest.raises(YAMLInputError) as info:
         load(text, typed=True)
     assert problem in str(info.value)
+    if "tags" in problem or "aliases" in problem or "merge" in problem:
+        with pytest.raises(YAMLInputError):
+            load(text)  # the all-strings loader of front matter refuses them too
 
 
 def test_billion_laughs_is_refused_at_the_first_anchor():

@@ -9,9 +9,10 @@ limited to null, bool, int and float: a date stays a string. Every failure is on
 ``YAMLInputError`` (a ``ValueError``) carrying a line number, never a PyYAML exception or a
 crash in a constructor.
 
-The pure-Python parser is used, not ``CSafeLoader``: the checks hook the composer, which
-the C parser does not expose, and for the few-KiB documents rehydrate reads the
-difference is well under a millisecond (docs/design.md, "One YAML door").
+With libyaml (``yaml.CSafeLoader``) the checks run over the C parser's event stream
+first and the document is then composed in C, about 8x faster than the pure-Python
+loader (docs/design.md, "One YAML door"); without it the same checks hook the
+pure-Python composer.
 """
 
 from __future__ import annotations
@@ -47,9 +48,12 @@ def load(text: str, *, typed: bool = False) -> Any:
         raise YAMLInputError(f"document is larger than {MAX_BYTES // 1024} KiB")
     if "\x00" in text:
         raise YAMLInputError("document contains a NUL character")
+    fast = hasattr(yaml, "CSafeLoader")
     loader = None
     try:
-        loader = _loader(typed)(text)  # the reader refuses control characters right here
+        if fast:
+            _check_events(yaml.parse(text, Loader=yaml.CBaseLoader))
+        loader = _loader(typed, fast)(text)  # the reader refuses control characters here
         return loader.get_single_data()
     except YAMLInputError:
         raise
@@ -79,29 +83,53 @@ def dump(data: Mapping[str, Any]) -> str:
     return text
 
 
-@functools.cache
-def _loader(typed: bool) -> Any:
+def _check_event(event: Any, depth: int) -> None:
     import yaml
 
-    base: Any = yaml.SafeLoader if typed else yaml.BaseLoader
+    line = event.start_mark.line + 1 if event.start_mark else None
+    if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+        raise YAMLInputError("anchors and aliases (&, *) are not allowed", line)
+    if getattr(event, "tag", None) is not None:
+        raise YAMLInputError(f"explicit tags ({event.tag}) are not allowed", line)
+    if depth > MAX_DEPTH:
+        raise YAMLInputError(f"nested deeper than {MAX_DEPTH} levels", line)
+
+
+def _check_events(events: Any) -> None:
+    """The composer's checks over a parser's event stream (the C parser's)."""
+    import yaml
+
+    depth = 0
+    for event in events:
+        if isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            depth -= 1
+            continue
+        opens = isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent))
+        if opens or isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent)):
+            _check_event(event, depth + 1)
+        depth += opens
+
+
+@functools.cache
+def _loader(typed: bool, fast: bool) -> Any:
+    import yaml
+
+    if fast:
+        base: Any = yaml.CSafeLoader if typed else yaml.CBaseLoader
+    else:
+        base = yaml.SafeLoader if typed else yaml.BaseLoader
 
     class StrictLoader(base):
         """``base`` minus tags, anchors, aliases, merge keys, duplicate or non-string keys,
-        and deep nesting."""
+        and deep nesting (the event checks live in ``compose_node`` for the Python composer;
+        the C composer never calls it, ``_check_events`` ran before)."""
 
         _depth = 0
 
         def compose_node(self, parent: Any, index: Any) -> Any:
-            event = self.peek_event()
-            line = event.start_mark.line + 1 if event.start_mark else None
-            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-                raise YAMLInputError("anchors and aliases (&, *) are not allowed", line)
-            if getattr(event, "tag", None) is not None:
-                raise YAMLInputError(f"explicit tags ({event.tag}) are not allowed", line)
             self._depth += 1
             try:
-                if self._depth > MAX_DEPTH:
-                    raise YAMLInputError(f"nested deeper than {MAX_DEPTH} levels", line)
+                _check_event(self.peek_event(), self._depth)
                 return super().compose_node(parent, index)
             finally:
                 self._depth -= 1
