@@ -203,3 +203,20 @@ def test_only_atomicfile_replaces_files():
     offenders = [str(p.relative_to(SRC)) for p in SRC.rglob("*.py")
                  if p.name != "atomicfile.py" and "os.replace(" in p.read_text()]
     assert offenders == ["integrations/hooks.py"]  # renames a user's hook aside, no write
+
+
+@pytest.mark.parametrize("args", [
+    pytest.param(["verify", "/dev/zero"], id="verify"),
+    pytest.param(["check", "--envelope", "/dev/zero"], id="check-envelope"),
+    pytest.param(["check", "--summary", "/dev/zero"], id="check-summary"),
+    pytest.param(["prompt", "--template", "/dev/zero"], id="prompt-template"),
+    pytest.param(["summary", "propose", "/dev/zero"], id="summary-propose"),
+    pytest.param(["envelope", "create", "--summary", "/dev/zero"], id="envelope-summary"),
+    pytest.param(["merge-driver", "/dev/zero", "/dev/null", "/dev/null", "docs/Task.md"],
+                 id="merge-driver"),
+])
+def test_an_endless_input_file_is_an_error_not_a_hang(ledger_repo, args):
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero")
+    result = run(ledger_repo, *args)
+    assert result.code == 2 and "input_too_large" in result.err, result.err

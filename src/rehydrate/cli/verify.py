@@ -19,8 +19,9 @@ def command(file: click.utils.LazyFile, rev: str | None, worktree: bool, as_json
     faithful and the ledgers are unchanged since its pins)."""
     from ..continuity import check_continuity, pins_of, sha256_digest, verify_source
     from ..errors import RehydrateError
+    from ..readlimit import read_stream
 
-    data = file.read()
+    data = read_stream(file, file.name)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -127,7 +127,10 @@ def run_driver(base: Path, ours: Path, theirs: Path, path: str, *, marker_size: 
     relative = path.replace("\\", "/").lstrip("/")
     kinds = {config.path_of(k): k for k in KINDS}
     kind = kinds.get(relative)
-    data = [p.read_bytes() for p in (base, ours, theirs)]
+    from ..readlimit import read_path
+
+    # git's three temp files; a hostile %O/%A/%B (e.g. /dev/zero) is bounded like a ledger
+    data = [read_path(p, config.max_ledger_bytes) for p in (base, ours, theirs)]
     if kind is None:
         merged, clean = git_changes.merge_file(data[1], data[0], data[2], marker_size=marker_size,
                                        labels=(f"ours:{path}", "base", f"theirs:{path}"))
