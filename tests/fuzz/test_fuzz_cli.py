@@ -168,3 +168,36 @@ def test_merge_driver_over_hostile_sides(frepo, kind, data, other):
         sides.append(path.name)
     target = "notes/other.md" if other else LEDGERS[kind]
     checked(frepo, "merge-driver", *sides, target, allowed=(0, 1, 2))
+
+
+_ARG = st.one_of(
+    st.sampled_from(["", "-", "--", "-h", "HEAD", "HEAD~9", "..", "a..b", "HEAD^{tree}",
+                     ":/", "-1", "0", "99999999999999999999999", "F-001", "P1", "C-001",
+                     "done", "open", "MUST", "../x", "/etc/passwd", ".git/config", "docs",
+                     "/dev/null", "a\nb", "a && b", "|", "\\", "`", "\u202e", "x" * 5000,
+                     "--output=/tmp/x", "--json", "--worktree"]),
+    st.text(max_size=20).map(lambda t: t.replace("\x00", "")))
+_COMMANDS = [
+    ["fail", "add", "--tried", None, "--failure", None, "--workaround", None],
+    ["fail", "add", "--tried", "t", "--failure", "f", "--workaround", "w", "--expect-blob", None],
+    ["fail", "retire", None, "--reason", None],
+    ["task", "next", None, "--expect-revision", None],
+    ["task", "phase", None, None],
+    ["task", "obligation", "add", None],
+    ["task", "verified", "add", "--check", None, "--artifact", None],
+    ["spec", "constraint", "add", "--rule", None, "--level", None],
+    ["spec", "decide", None, "--decision", None, "--source", None],
+    ["retire", None, "--reason", None],
+    ["prompt", "--max-tokens", None], ["prompt", "--diff-lines", None], ["prompt", "--rev", None],
+    ["state", "--rev", None, "--json"], ["diff", None, None], ["log", None],
+    ["guard", "--range", None, "--json"], ["check-command", "--", None, None],
+    ["summary", "promote", None, "--expect", None], ["manifest", "--rev", None],
+]
+
+
+@fuzz(3)
+@given(template=st.sampled_from(_COMMANDS), data=st.data())
+def test_cli_over_hostile_arguments(frepo, template, data):
+    args = [data.draw(_ARG) if part is None else part for part in template]
+    checked(frepo, *args)
+    _restore(frepo)
