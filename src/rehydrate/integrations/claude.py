@@ -99,9 +99,10 @@ def _state_dir(root: Path) -> Path:
         raise RehydrateError(f"{STATE_DIR} is a symlink", file=STATE_DIR, code="unsafe_path",
                              fix=f"remove the symlink {STATE_DIR}")
     folder.mkdir(exist_ok=True)
-    ignore = folder / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("*\n", encoding="utf-8")
+    if not os.path.lexists(folder / ".gitignore"):  # a symlink there is never written through
+        from ..atomicfile import write_in_repo
+
+        write_in_repo(root, f"{STATE_DIR}/.gitignore", b"*\n", exclusive=True)
     return folder
 
 
