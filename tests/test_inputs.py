@@ -220,3 +220,19 @@ def test_an_endless_input_file_is_an_error_not_a_hang(ledger_repo, args):
         pytest.skip("no /dev/zero")
     result = run(ledger_repo, *args)
     assert result.code == 2 and "input_too_large" in result.err, result.err
+
+
+@pytest.mark.parametrize("value,problem", [
+    pytest.param("!!bool maybe", "explicit tags", id="tag"),
+    pytest.param("!!timestamp x", "explicit tags", id="timestamp"),
+    pytest.param("&a x", "anchors and aliases", id="anchor"),
+])
+def test_verify_names_the_file_and_the_yaml_problem(ledger_repo, value, problem):
+    manifest = run(ledger_repo, "manifest").out
+    text = re.sub(r"(?m)^task: .*$", f"task: {value}", manifest)
+    write(ledger_repo, "summary.yaml", text, dedent=False)
+    result = run(ledger_repo, "verify", "summary.yaml", "--json")
+    assert result.code == 1
+    assert '"code": "manifest_invalid"' in result.out
+    assert "summary.yaml: manifest_invalid" in result.err and problem in result.err
+    assert "line 2" in result.err

@@ -542,8 +542,12 @@ def after_prompt(repo: Any, config: Any, source: Any, prompt: Any, text: str, *,
                 fix="run `rehydrate prompt` again",
             )
         envelope = build_envelope(state, "context_reset", text.encode("utf-8"))
-        with open(envelope_out, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(json.dumps(envelope, ensure_ascii=False, indent=2) + "\n")
+        from pathlib import Path
+
+        from .atomicfile import atomic_write
+
+        atomic_write(Path(envelope_out),
+                     (json.dumps(envelope, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
     if record:
         from .events import record_decision
 

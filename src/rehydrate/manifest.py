@@ -96,6 +96,7 @@ class Extracted:
     data: Any = None
     problem: Reason | None = None
     where: str = ""  # "fenced block" | "front matter" | "document"
+    detail: str = ""  # why it could not be read, for a human message (no ledger text)
 
 
 def _fenced_blocks(lines: list[str]) -> tuple[list[tuple[int, str]], Reason | None]:
@@ -166,7 +167,9 @@ def extract_manifest(text: str) -> Extracted:
         elif MANIFEST_SCHEMA in text:
             # It names the schema but does not parse (a tag, an alias, bad YAML): invalid,
             # not missing, so the fix is to regenerate it rather than to add one.
-            return Extracted(problem=Reason("manifest_invalid", field="resume-manifest"))
+            detail = parsed.detail if isinstance(parsed, _ParseFailure) else ""
+            return Extracted(problem=Reason("manifest_invalid", field="resume-manifest"),
+                             detail=detail)
         else:
             return Extracted(problem=Reason("manifest_missing", field="resume-manifest"))
     where, body = found[0]
@@ -174,12 +177,16 @@ def extract_manifest(text: str) -> Extracted:
         return Extracted(problem=Reason("manifest_invalid", field="resume-manifest"))
     data = _parse(body)
     if isinstance(data, _ParseFailure):
-        return Extracted(problem=Reason("manifest_invalid", field="resume-manifest"))
+        return Extracted(problem=Reason("manifest_invalid", field="resume-manifest"),
+                         detail=data.detail)
     return Extracted(data=data, where=where)
 
 
 class _ParseFailure:
-    """Marker: the text is neither strict JSON nor strict YAML."""
+    """Marker: the text is neither strict JSON nor strict YAML (``detail`` says why)."""
+
+    def __init__(self, detail: str = "") -> None:
+        self.detail = detail
 
 
 def _parse(body: str) -> Any:
@@ -199,8 +206,8 @@ def parse_json(body: str) -> Any:
 
     try:
         return json.loads(body, object_pairs_hook=pairs)
-    except (ValueError, RecursionError):
-        return _ParseFailure()
+    except (ValueError, RecursionError) as exc:
+        return _ParseFailure(f"not valid JSON ({type(exc).__name__})")
 
 
 def _parse_yaml(body: str) -> Any:
@@ -208,8 +215,8 @@ def _parse_yaml(body: str) -> Any:
 
     try:
         return load(body, typed=True)
-    except YAMLInputError:
-        return _ParseFailure()
+    except YAMLInputError as exc:
+        return _ParseFailure(f"not valid YAML: {exc}")
 
 
 # Validating its shape.

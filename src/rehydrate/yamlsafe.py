@@ -90,7 +90,7 @@ def _check_event(event: Any, depth: int) -> None:
     if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
         raise YAMLInputError("anchors and aliases (&, *) are not allowed", line)
     if getattr(event, "tag", None) is not None:
-        raise YAMLInputError(f"explicit tags ({event.tag}) are not allowed", line)
+        raise YAMLInputError("explicit tags (!!type, !name) are not allowed", line)
     if depth > MAX_DEPTH:
         raise YAMLInputError(f"nested deeper than {MAX_DEPTH} levels", line)
 

@@ -43,6 +43,12 @@ def command(file: click.utils.LazyFile, rev: str | None, worktree: bool, as_json
         record_decision(repo.root, decision, command="verify",
                         pins=pins_of(state),
                         checksum=state.checksum, summary_sha256=sha256_digest(data))
+    if any(r.code == "manifest_invalid" for r in verification.reasons):
+        from ..continuity import extract_manifest
+
+        detail = extract_manifest(text).detail
+        if detail:
+            note(f"{file.name}: manifest_invalid: the resume manifest is {detail}")
     if verification.action == "regenerate_summary":
         note("the summary dropped or invented something: regenerate it from the ledgers "
              "(rehydrate manifest) before acting on it")
