@@ -200,12 +200,12 @@ def _scalar(key: str, raw: Any, origin: str) -> Any:
             f"{key} must be {wanted}, not {_TOML_NAMES.get(type(raw), type(raw).__name__)}",
             file=origin, code="config_invalid", fix=f"set {key} to {wanted}",
         )
-    if kind is int and bound is not None and not 0 < raw <= bound:
+    if isinstance(raw, int) and bound is not None and not 0 < raw <= bound:
         raise ConfigError(f"{key} = {raw} is out of range", file=origin, code="config_invalid",
                           fix=f"set {key} between 1 and {bound:,}")
     if key == "prompt_template":
         return safe_relpath(raw, origin, key)
-    if key == "id_scheme" and raw not in ID_SCHEMES:
+    if key == "id_scheme" and isinstance(raw, str) and raw not in ID_SCHEMES:
         raise ConfigError(f"id_scheme {_shown(raw)} is unknown", file=origin,
                           code="config_invalid", fix="use 'sequential' or 'branch-safe'")
     return raw

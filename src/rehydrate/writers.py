@@ -135,8 +135,8 @@ def _new_section_index(text: Text, keyed: list[tuple[str | None, Section]],
             index = _end_of_section(text, keyed, key)
             nxt = [s.line - 1 for k, s in keyed if s.line - 1 >= index and s.title is not None]
             return min(nxt) if nxt else len(text.lines)
-    for key, section in keyed:
-        if key == "retired":
+    for name, section in keyed:
+        if name == "retired":
             return section.line - 1
     return len(text.lines)
 

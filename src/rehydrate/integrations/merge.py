@@ -54,7 +54,7 @@ def register_merge_driver(repo: git.Repo, config: Config, *, command: str | None
 
     Returns what it did, one line per action, for the caller to show.
     """
-    actions = []
+    actions: list[str] = []
     target = repo.root / ATTRIBUTES
     try:
         raw = target.read_bytes() if target.exists() else b""
