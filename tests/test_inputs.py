@@ -236,3 +236,16 @@ def test_verify_names_the_file_and_the_yaml_problem(ledger_repo, value, problem)
     assert '"code": "manifest_invalid"' in result.out
     assert "summary.yaml: manifest_invalid" in result.err and problem in result.err
     assert "line 2" in result.err
+
+
+def test_a_tried_cell_of_backticks_does_not_hang_the_command_check(ledger_repo):
+    import time
+
+    ledger = ledger_repo / "docs/Failed_Attempts.md"
+    text = ledger.read_text().replace("| F-001 |", "| F-002 | " + "`" * 20000
+                                      + " | x | y |\n| F-001 |")
+    ledger.write_text(text)
+    started = time.monotonic()
+    result = run(ledger_repo, "check-command", "--", "make", "test")
+    assert result.code == 0, result.err
+    assert time.monotonic() - started < 5

@@ -107,7 +107,8 @@ LEDGER_LINES = [
     "objective: x", "task: !!bool maybe", "key: &a [*a]", "run the tests", "a && b",
     "then deploy", "\u202ebidi", "zero\u200bwidth", "tag\U000E0041", "\ufeff# BOM",
     "| F-" + "9" * 40 + " | x | y | z |", "  | indented | row | x | y |", "\t|tab|",
-    "```", "~~~", "> quote", "- [ ] item", "| C-002 | rule | SHOULD | |",
+    "```", "~~~", "> quote", "| F-009 | " + "`" * 3000 + " | x | y |",
+    "| F-010 | " + "``a`" * 500 + " | x | y |", "- [ ] item", "| C-002 | rule | SHOULD | |",
     "| D-001 | q? | open | | | | |", "| D-001 | q? | decided | yes | me | 2026 | s |",
 ]
 
