@@ -23,6 +23,13 @@ OWNED_ELSEWHERE = {
     "ledger-task/revision-5000-digits.md":
         "parser: Task revision of 5,000 digits -> int() ValueError (ledgers/task.py)",
 }
+# The same, for cases that hang today: listed, not run (each would cost seconds to minutes
+# per run); remove the entry once the owner's fix lands and the case runs in milliseconds.
+HANGS_ELSEWHERE = {
+    "ledger-spec/heading-backtracking.md":
+        "parser: ledgers/_markdown.py _HEADING2 backtracks quadratically on a heading with "
+        "long runs of spaces around a '#' (24 KB line: 10 s; 1 MB: hours)",
+}
 
 
 def _cases() -> list[object]:
@@ -31,6 +38,8 @@ def _cases() -> list[object]:
         key = f"{path.parent.name}/{path.name}"
         marks = [pytest.mark.xfail(reason=OWNED_ELSEWHERE[key], strict=False)] \
             if key in OWNED_ELSEWHERE else []
+        if key in HANGS_ELSEWHERE:
+            marks = [pytest.mark.xfail(reason=HANGS_ELSEWHERE[key], run=False)]
         out.append(pytest.param(path, id=key, marks=marks))
     return out
 
