@@ -29,6 +29,7 @@ _SCALARS: Mapping[str, tuple[type, Any, int | None]] = {
 }
 ID_SCHEMES = ("sequential", "branch-safe")
 MAX_PATH_CHARS = 1024
+MAX_CONFIG_BYTES = 1024 * 1024
 MAX_ALIASES = 256
 MAX_ALIAS_CHARS = 100
 
@@ -149,6 +150,10 @@ def settings_changed(old: Config, new: Config) -> bool:
 
 def _load_toml(data: bytes, name: str) -> dict[str, Any]:
     import tomllib
+
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"larger than {MAX_CONFIG_BYTES // 1024} KiB", file=name,
+                          code="config_invalid", fix="keep the settings file small")
 
     try:
         return tomllib.loads(data.decode("utf-8"))
