@@ -29,7 +29,7 @@ from .ledgers import Ledger
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _WORD = re.compile(r"^[A-Za-z][A-Za-z0-9_:-]*$")  # a subcommand word: no '/', '.', '='
 _PROGRAM = re.compile(r"^[A-Za-z0-9_./~+-]+$")
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_TICKS = re.compile(r"`+")
 _OPERATORS = frozenset({"&&", "||", ";", "|", "&", "|&", ";;", "(", ")", "\n"})
 _REDIRECTS = frozenset({">", ">>", "<", "<<", "<<<", ">&", "<&", "&>", "&>>", ">|"})
 MAX_SUBCOMMAND_WORDS = 2
@@ -197,10 +197,32 @@ def commands_in(text: str) -> list[Command]:
     return out
 
 
+def code_spans(text: str) -> list[str]:
+    """The inline-code spans of ``text``, stripped (CommonMark: a run of N backticks opens a
+    span that the next run of exactly N closes; an unclosed run is literal). One pass over
+    the runs: a regex with a backreference took cubic time on a cell of backticks."""
+    runs = [(m.start(), m.end()) for m in _TICKS.finditer(text)]
+    spans: list[str] = []
+    index = 0
+    while index < len(runs):
+        start, end = runs[index]
+        width = end - start
+        closer = next((j for j in range(index + 1, len(runs))
+                       if runs[j][1] - runs[j][0] == width), None)
+        if closer is None:
+            index += 1
+            continue
+        body = text[end:runs[closer][0]]
+        if body:
+            spans.append(body.strip())
+        index = closer + 1
+    return spans
+
+
 def attempts_in_cell(cell: str) -> list[Command]:
     """The commands a failure row's Tried cell records: its inline-code spans that look
     like commands; failing that, the whole cell if it does."""
-    spans = [m.group(2).strip() for m in _CODE_SPAN.finditer(cell)]
+    spans = code_spans(cell)
     found: list[Command] = []
     for span in spans or [cell]:
         if not spans and not re.match(r"^[a-z0-9_./~+-]", span):

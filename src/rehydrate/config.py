@@ -18,15 +18,20 @@ KNOWN_SECTIONS = frozenset({
     "external writes", "approvals", "verified", "completion checks", "rollback", "retired",
     "failures",
 })
-# key -> (type, default). Tables (ledgers, aliases) are handled apart.
-_SCALARS: Mapping[str, tuple[type, Any]] = {
-    "prompt_template": (str, None),
-    "diff_lines": (int, 200),
-    "max_tokens": (int, None),
-    "max_ledger_bytes": (int, 32 * 1024 * 1024),
-    "record_events": (bool, False),
-    "id_scheme": (str, "sequential"),
+# key -> (type, default, upper bound for ints). Tables (ledgers, aliases) are handled apart.
+_SCALARS: Mapping[str, tuple[type, Any, int | None]] = {
+    "prompt_template": (str, None, None),
+    "diff_lines": (int, 200, 1_000_000),
+    "max_tokens": (int, None, 100_000_000),
+    "max_ledger_bytes": (int, 32 * 1024 * 1024, 1024 * 1024 * 1024),
+    "record_events": (bool, False, None),
+    "id_scheme": (str, "sequential", None),
 }
+ID_SCHEMES = ("sequential", "branch-safe")
+MAX_PATH_CHARS = 1024
+MAX_CONFIG_BYTES = 1024 * 1024
+MAX_ALIASES = 256
+MAX_ALIAS_CHARS = 100
 
 
 class Config(NamedTuple):
@@ -51,12 +56,42 @@ CONFIG_FILES = (".rehydrate.toml", "pyproject.toml")
 
 
 def load_config(root: Path) -> Config:
-    """Read settings from the work tree at ``root``; invalid settings are errors."""
+    """Read settings from the work tree at ``root``; invalid settings are errors.
+
+    Beyond ``config_from_files``' checks, every configured path must stay inside the
+    repository once symlinks are followed (``path_outside_repo``).
+    """
     texts: dict[str, bytes | None] = {}
     for name in CONFIG_FILES:
         path = root / name
-        texts[name] = path.read_bytes() if path.is_file() else None
-    return config_from_files(texts)
+        try:
+            texts[name] = path.read_bytes() if path.is_file() else None
+        except OSError as exc:
+            raise ConfigError(f"cannot read: {exc.strerror}", file=name, code="config_unreadable",
+                              fix="check the file's permissions") from None
+    config = config_from_files(texts)
+    if config.origin is not None:
+        _check_resolved(root, config)
+    return config
+
+
+def _check_resolved(root: Path, config: Config) -> None:
+    import os
+
+    real_root = os.path.realpath(root)
+    settings = [(f"ledgers.{kind}", path) for kind, path in config.paths.items()
+                if path != DEFAULT_PATHS[kind]]
+    if config.prompt_template is not None:
+        settings.append(("prompt_template", config.prompt_template))
+    for key, relpath in settings:
+        real = os.path.realpath(os.path.join(real_root, relpath))
+        if os.path.commonpath([real, real_root]) != real_root:
+            raise ConfigError(
+                f"{key} = {relpath!r} resolves outside the repository through a symlink",
+                file=config.origin, code="path_outside_repo",
+                fix=f"point {key} at a file inside the repository, or replace the symlink "
+                    "with a real directory",
+            )
 
 
 def config_from_files(texts: Mapping[str, bytes | None]) -> Config:
@@ -65,14 +100,18 @@ def config_from_files(texts: Mapping[str, bytes | None]) -> Config:
     The guard uses this on the files as committed and as staged, so that a change of
     settings (a ledger moved by configuration) is judged like any other change.
     """
-    found: list[tuple[str, dict[str, Any]]] = []
+    found: list[tuple[str, Any]] = []
     dotfile = texts.get(".rehydrate.toml")
     if dotfile is not None:
         data = _load_toml(dotfile, ".rehydrate.toml")
-        found.append((".rehydrate.toml", data.get("tool", {}).get("rehydrate", data)))
+        tool = _subtable(data, "tool", ".rehydrate.toml")
+        table = _subtable(tool, "rehydrate", ".rehydrate.toml", "tool.") if tool else None
+        found.append((".rehydrate.toml", data if table is None else table))
     pyproject = texts.get("pyproject.toml")
     if pyproject is not None and b"rehydrate" in pyproject:  # skip TOML when it cannot apply
-        table = _load_toml(pyproject, "pyproject.toml").get("tool", {}).get("rehydrate")
+        data = _load_toml(pyproject, "pyproject.toml")
+        tool = _subtable(data, "tool", "pyproject.toml")
+        table = _subtable(tool, "rehydrate", "pyproject.toml", "tool.") if tool else None
         if table is not None:
             found.append(("pyproject.toml", table))
     if not found:
@@ -102,26 +141,46 @@ def staged_settings(repo: Any) -> tuple[Config, Config]:
 
 
 def settings_changed(old: Config, new: Config) -> bool:
-    """Whether the ledger paths or the aliases differ (what decides what a ledger is)."""
-    return (dict(old.paths), dict(old.section_aliases), dict(old.column_aliases)) != (
-        dict(new.paths), dict(new.section_aliases), dict(new.column_aliases))
+    """Whether the ledger paths, the aliases (what decides what a ledger is) or the prompt
+    template (the instructions every fresh session gets) differ."""
+    return (dict(old.paths), dict(old.section_aliases), dict(old.column_aliases),
+            old.prompt_template) != (dict(new.paths), dict(new.section_aliases),
+                                     dict(new.column_aliases), new.prompt_template)
 
 
 def _load_toml(data: bytes, name: str) -> dict[str, Any]:
     import tomllib
 
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"larger than {MAX_CONFIG_BYTES // 1024} KiB", file=name,
+                          code="config_invalid", fix="keep the settings file small")
+
     try:
         return tomllib.loads(data.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError, ValueError) as exc:
+        # RecursionError: deeply nested arrays; ValueError: an integer of thousands of digits.
+        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ConfigError(
-            f"not valid TOML: {exc}", file=name, code="config_invalid",
+            f"not valid TOML: {detail[:200]}", file=name, code="config_invalid",
             fix="fix the TOML syntax",
         ) from None
 
 
-def _validate(table: Mapping[str, Any], origin: str) -> Config:
+def _subtable(data: Any, key: str, origin: str, prefix: str = "") -> dict[str, Any] | None:
+    """``data[key]`` when it is a table, None when absent; anything else is an error."""
+    value = data.get(key)
+    if value is None or isinstance(value, dict):
+        return value
+    raise ConfigError(
+        f"{prefix}{key} must be a table, not {type(value).__name__}", file=origin,
+        code="config_invalid", fix=f"write it as a [{prefix}{key}] table",
+    )
+
+
+def _validate(table: Any, origin: str) -> Config:
     if not isinstance(table, dict):
-        raise ConfigError("[tool.rehydrate] must be a table", file=origin, code="config_invalid")
+        raise ConfigError("[tool.rehydrate] must be a table", file=origin, code="config_invalid",
+                          fix="write the settings under a [tool.rehydrate] table")
     values: dict[str, Any] = {"origin": origin}
     for key, raw in table.items():
         if key == "ledgers":
@@ -129,54 +188,78 @@ def _validate(table: Mapping[str, Any], origin: str) -> Config:
         elif key == "aliases":
             values["section_aliases"], values["column_aliases"] = _aliases(raw, origin)
         elif key in _SCALARS:
-            kind = _SCALARS[key][0]
-            if not isinstance(raw, kind) or (kind is int and isinstance(raw, bool)):
-                raise ConfigError(
-                    f"{key} must be a {kind.__name__}, not {raw!r}", file=origin,
-                    code="config_invalid", fix=f"set {key} to a {kind.__name__}",
-                )
-            if kind is int and raw <= 0:
-                raise ConfigError(f"{key} must be positive", file=origin, code="config_invalid")
-            values[key] = raw
+            values[key] = _scalar(key, raw, origin)
         else:
             raise ConfigError(
-                f"unknown setting {key!r}", file=origin, code="config_invalid",
+                f"unknown setting {_shown(key)}", file=origin, code="config_invalid",
                 fix="known settings: ledgers, aliases, " + ", ".join(sorted(_SCALARS)),
             )
-    if values.get("id_scheme", "sequential") not in ("sequential", "branch-safe"):
-        raise ConfigError(
-            "id_scheme must be 'sequential' or 'branch-safe'", file=origin, code="config_invalid"
-        )
     return Config(**values)
+
+
+def _scalar(key: str, raw: Any, origin: str) -> Any:
+    kind, _, bound = _SCALARS[key]
+    if not isinstance(raw, kind) or (kind is int and isinstance(raw, bool)):
+        wanted = _TYPE_NAMES[kind]
+        raise ConfigError(
+            f"{key} must be {wanted}, not {_TOML_NAMES.get(type(raw), type(raw).__name__)}",
+            file=origin, code="config_invalid", fix=f"set {key} to {wanted}",
+        )
+    if isinstance(raw, int) and bound is not None and not 0 < raw <= bound:
+        raise ConfigError(f"{key} = {raw} is out of range", file=origin, code="config_invalid",
+                          fix=f"set {key} between 1 and {bound:,}")
+    if key == "prompt_template":
+        return safe_relpath(raw, origin, key)
+    if key == "id_scheme" and isinstance(raw, str) and raw not in ID_SCHEMES:
+        raise ConfigError(f"id_scheme {_shown(raw)} is unknown", file=origin,
+                          code="config_invalid", fix="use 'sequential' or 'branch-safe'")
+    return raw
+
+
+_TYPE_NAMES: Mapping[type, str] = {int: "an integer", str: "a string", bool: "true or false"}
+_TOML_NAMES: Mapping[type, str] = {int: "an integer", str: "a string", bool: "a boolean",
+                                   float: "a float", list: "an array", dict: "a table"}
+
+
+def _shown(value: str) -> str:
+    """A user-supplied name for a message: quoted, bounded."""
+    return repr(value if len(value) <= 60 else value[:60] + "…")
 
 
 def _paths(raw: Any, origin: str) -> dict[str, str]:
     if not isinstance(raw, dict):
-        raise ConfigError("ledgers must be a table", file=origin, code="config_invalid")
+        raise ConfigError("ledgers must be a table", file=origin, code="config_invalid",
+                          fix="write it as a [ledgers] table of spec/task/failures paths")
     paths = dict(DEFAULT_PATHS)
     for kind, value in raw.items():
         if kind not in DEFAULT_PATHS:
             raise ConfigError(
-                f"unknown ledger {kind!r}", file=origin, code="config_invalid",
+                f"unknown ledger {_shown(kind)}", file=origin, code="config_invalid",
                 fix="ledgers are: spec, task, failures",
             )
-        paths[kind] = safe_relpath(value, origin)
+        paths[kind] = safe_relpath(value, origin, f"ledgers.{kind}")
     if len(set(paths.values())) != len(paths):
-        raise ConfigError("two ledgers share one path", file=origin, code="config_invalid")
+        raise ConfigError("two ledgers share one path", file=origin, code="config_invalid",
+                          fix="give each ledger its own file")
     return paths
 
 
-def safe_relpath(value: Any, origin: str) -> str:
-    """A repository-relative POSIX path that cannot leave the repository."""
+def safe_relpath(value: Any, origin: str, key: str = "path") -> str:
+    """A repository-relative POSIX path that cannot leave the repository (lexically)."""
     if not isinstance(value, str) or not value.strip():
-        raise ConfigError(f"path {value!r} must be a non-empty string", file=origin,
-                          code="config_invalid")
+        raise ConfigError(f"{key} must be a non-empty string", file=origin,
+                          code="config_invalid", fix=f"set {key} to a repository-relative path")
+    if len(value) > MAX_PATH_CHARS or any(ord(c) < 32 or ord(c) == 127 for c in value):
+        raise ConfigError(f"{key} is too long or holds control characters", file=origin,
+                          code="config_invalid", fix=f"set {key} to a plain relative path")
     path = PurePosixPath(value.replace("\\", "/"))
     parts = [p for p in path.parts if p not in ("", ".")]
-    if path.is_absolute() or ".." in parts or not parts or parts[0] == ".git":
+    if (path.is_absolute() or ".." in parts or not parts or parts[0].lower() == ".git"
+            or (len(parts[0]) >= 2 and parts[0][1] == ":")):
         raise ConfigError(
-            f"path {value!r} leaves the repository", file=origin, code="path_outside_repo",
-            fix="use a path relative to the repository root, without '..'",
+            f"{key} = {_shown(value)} leaves the repository", file=origin,
+            code="path_outside_repo",
+            fix=f"set {key} to a path relative to the repository root, without '..'",
         )
     return "/".join(parts)
 
@@ -191,7 +274,12 @@ def _known_columns() -> frozenset[str]:
 
 def _aliases(raw: Any, origin: str) -> tuple[dict[str, str], dict[str, str]]:
     if not isinstance(raw, dict):
-        raise ConfigError("aliases must be a table", file=origin, code="config_invalid")
+        raise ConfigError("aliases must be a table", file=origin, code="config_invalid",
+                          fix="use [aliases.sections] and [aliases.columns] tables")
+    unknown = set(raw) - {"sections", "columns"}
+    if unknown:
+        raise ConfigError(f"unknown alias group(s) {sorted(unknown)}", file=origin,
+                          code="config_invalid", fix="use aliases.sections and aliases.columns")
     sections: dict[str, str] = {}
     columns: dict[str, str] = {}
     for group, target, known in (("sections", sections, KNOWN_SECTIONS),
@@ -199,18 +287,34 @@ def _aliases(raw: Any, origin: str) -> tuple[dict[str, str], dict[str, str]]:
         entries = raw.get(group, {})
         if not isinstance(entries, dict):
             raise ConfigError(f"aliases.{group} must be a table", file=origin,
-                              code="config_invalid")
+                              code="config_invalid", fix=f"write it as [aliases.{group}]")
+        if len(entries) > MAX_ALIASES:
+            raise ConfigError(f"aliases.{group} has more than {MAX_ALIASES} entries",
+                              file=origin, code="config_invalid", fix="keep the ones you use")
         for alias, canonical in entries.items():
-            name = str(canonical).strip().lower()
+            where = f"aliases.{group}.{_shown(alias)}"
+            if not isinstance(canonical, str):
+                raise ConfigError(f"{where} must be a string, not {type(canonical).__name__}",
+                                  file=origin, code="config_invalid",
+                                  fix=f"name one {group[:-1]}: " + ", ".join(sorted(known)))
+            name = " ".join(canonical.split()).lower()
+            key = " ".join(alias.split()).lower()
             if name not in known:
                 raise ConfigError(
-                    f"aliases.{group}: {alias!r} points at unknown {group[:-1]} {canonical!r}",
+                    f"{where} points at unknown {group[:-1]} {_shown(canonical)}",
                     file=origin, code="config_invalid",
                     fix="known: " + ", ".join(sorted(known)),
                 )
-            target[" ".join(alias.split()).lower()] = name
-    unknown = set(raw) - {"sections", "columns"}
-    if unknown:
-        raise ConfigError(f"unknown alias group(s) {sorted(unknown)}", file=origin,
-                          code="config_invalid", fix="use aliases.sections and aliases.columns")
+            if not key or len(key) > MAX_ALIAS_CHARS or "|" in key or any(
+                    ord(c) < 32 or ord(c) == 127 for c in key):
+                raise ConfigError(f"{where}: an alias must be 1-{MAX_ALIAS_CHARS} visible "
+                                  "characters without '|'", file=origin, code="config_invalid",
+                                  fix="rename the alias")
+            if (key in known and key != name) or target.get(key, name) != name:
+                raise ConfigError(
+                    f"{where} would make {_shown(key)} mean two things", file=origin,
+                    code="config_invalid",
+                    fix="an alias may not redefine a canonical name or another alias",
+                )
+            target[key] = name
     return sections, columns

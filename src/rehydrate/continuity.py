@@ -24,6 +24,7 @@ from .ledgers.task import next_action_problem
 from .manifest import (  # noqa: F401 - re-exported: the continuity API in one place
     FENCE_INFO,
     MANIFEST_SCHEMA,
+    MAX_MANIFEST_BYTES,
     build_manifest,
     check_pins,
     dump_manifest,
@@ -33,7 +34,7 @@ from .manifest import (  # noqa: F401 - re-exported: the continuity API in one p
     safe_id,
     validate_manifest,
 )
-from .state import State
+from .state import CHECKSUM_PREFIX, State
 
 VERIFY_SCHEMA = "rehydrate/verify-v1"
 ENVELOPE_SCHEMA = "rehydrate/continuity-envelope-v1"
@@ -368,13 +369,38 @@ def build_envelope(state: State, reset_reason: str = "context_compaction",
     return body
 
 
-_ENVELOPE_KEYS = ("schema", "envelope_id", "reset_reason", "task", "pins", "checksum",
-                  "summary_sha256", "pending_obligations", "unknown_writes",
-                  "consumed_approvals", "constraint_refs", "requires_reauthorization")
+_ENVELOPE_ID = re.compile(r"^ce-[0-9a-f]{32}$")
+_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
+
+
+def _id_list(value: Any) -> bool:
+    return isinstance(value, list) and all(safe_id(i) is not None for i in value) and len(
+        set(value)) == len(value)
+
+
+# field -> whether its value has the shape build_envelope gives it.
+_ENVELOPE_FIELDS: Mapping[str, Callable[[Any], bool]] = {
+    "schema": lambda v: v == ENVELOPE_SCHEMA,
+    "envelope_id": lambda v: isinstance(v, str) and bool(_ENVELOPE_ID.match(v)),
+    "reset_reason": lambda v: isinstance(v, str) and v in RESET_REASONS,
+    "task": lambda v: v is None or (isinstance(v, str) and "\n" not in v and bool(v.strip())),
+    "pins": lambda v: not check_pins(v),
+    "checksum": lambda v: isinstance(v, str) and bool(re.fullmatch(
+        re.escape(CHECKSUM_PREFIX) + "[0-9a-f]{64}", v)),
+    "summary_sha256": lambda v: v is None or (isinstance(v, str) and bool(_DIGEST.match(v))),
+    "pending_obligations": _id_list,
+    "unknown_writes": _id_list,
+    "consumed_approvals": _id_list,
+    "constraint_refs": _id_list,
+    "requires_reauthorization": lambda v: v is True,
+}
 
 
 def parse_envelope(data: bytes) -> tuple[dict[str, Any] | None, list[Reason]]:
-    """Read an envelope fail-closed: strict JSON, known schema, intact id, sane shapes."""
+    """Read an envelope fail-closed: strict JSON, known schema, intact id, every field typed
+    (``envelope_invalid`` names the first field that is missing, unknown or ill-typed)."""
+    if len(data) > MAX_MANIFEST_BYTES:
+        return None, [Reason("envelope_invalid", field="envelope")]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -384,11 +410,12 @@ def parse_envelope(data: bytes) -> tuple[dict[str, Any] | None, list[Reason]]:
         return None, [Reason("envelope_invalid", field="envelope")]
     if obj.get("schema") != ENVELOPE_SCHEMA:
         return None, [Reason("schema_unsupported", field="schema")]
-    if set(obj) != set(_ENVELOPE_KEYS) or check_pins(obj["pins"]) or not all(
-            isinstance(obj[k], list) and all(isinstance(i, str) for i in obj[k])
-            for k in ("pending_obligations", "unknown_writes", "consumed_approvals",
-                      "constraint_refs")) or obj["requires_reauthorization"] is not True:
-        return None, [Reason("envelope_invalid", field="envelope")]
+    for name in obj:
+        if name not in _ENVELOPE_FIELDS:
+            return None, [Reason("envelope_invalid", field=safe_id(name) or "envelope")]
+    for name, valid in _ENVELOPE_FIELDS.items():
+        if name not in obj or not valid(obj[name]):
+            return None, [Reason("envelope_invalid", field=name)]
     if obj["envelope_id"] != envelope_id(obj):
         return None, [Reason("envelope_digest_mismatch", field="envelope_id")]
     return obj, []
@@ -485,9 +512,12 @@ def write_envelope(repo: Any, config: Any, source: Any, reset_reason: str,
 
     envelope = build_envelope(load_state(repo, config, source), reset_reason, summary)
     if output:
+        from pathlib import Path
+
+        from .atomicfile import atomic_write
+
         text = json.dumps(envelope, ensure_ascii=False, indent=2) + "\n"
-        with open(output, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        atomic_write(Path(output), text.encode("utf-8"))
     if record:
         from .events import record_compaction
 
@@ -512,8 +542,12 @@ def after_prompt(repo: Any, config: Any, source: Any, prompt: Any, text: str, *,
                 fix="run `rehydrate prompt` again",
             )
         envelope = build_envelope(state, "context_reset", text.encode("utf-8"))
-        with open(envelope_out, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(json.dumps(envelope, ensure_ascii=False, indent=2) + "\n")
+        from pathlib import Path
+
+        from .atomicfile import atomic_write
+
+        atomic_write(Path(envelope_out),
+                     (json.dumps(envelope, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
     if record:
         from .events import record_decision
 

@@ -78,9 +78,10 @@ def append_event(root: Path, event: Mapping[str, Any]) -> Path:
     if folder.is_symlink():
         raise OSError(f"{folder} is a symlink; refusing to write events through it")
     folder.mkdir(exist_ok=True)
-    ignore = folder / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("*\n", encoding="utf-8")
+    if not os.path.lexists(folder / ".gitignore"):  # a symlink there is never written through
+        from .atomicfile import write_in_repo
+
+        write_in_repo(root, f"{EVENTS_DIR}/.gitignore", b"*\n", exclusive=True)
     line = (json.dumps(event, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
             + "\n").encode("utf-8")
     path = folder / EVENTS_FILE

@@ -1,10 +1,12 @@
 """Every git read and write goes through here (one ``_git()`` choke point).
 
 The hot path uses plain ``git`` processes: one ``rev-parse``, one ``ls-tree`` or
-``ls-files``, one ``cat-file --batch`` for all blobs. What changed between revisions
-(diffs, logs, merges, commits) is in ``git_changes``, which runs git through the same
-``_git()``. Every call ignores ``refs/replace/*`` and grafts: an object substituted
-behind the guard's back must not change what it reads.
+``ls-files``, one ``cat-file --batch`` for all blobs. Nothing uses GitPython
+(``import git`` alone costs about what the whole pre-commit hook does; see
+docs/design.md, "Dependencies"), so it is not a dependency. What changed between
+revisions (diffs, logs, merges, commits) is in ``git_changes``, which runs git through
+the same ``_git()``. Every call ignores ``refs/replace/*`` and grafts: an object
+substituted behind the guard's back must not change what it reads.
 """
 
 import os

@@ -196,6 +196,9 @@ def settings_violations(old: Any, new: Any, had_ledgers: bool) -> list[Violation
             dict(new.section_aliases), dict(new.column_aliases)):
         out.append(Violation("config_changed", where, None, None,
                              "the section or column aliases changed", FIXES["config_changed"]))
+    if old.prompt_template != new.prompt_template:
+        out.append(Violation("config_changed", where, None, None,
+                             "the prompt template setting changed", FIXES["config_changed"]))
     return out
 
 

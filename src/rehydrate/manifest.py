@@ -11,7 +11,6 @@ from typing import Any
 
 from .decision import Reason
 from .ledgers import KINDS
-from .ledgers._frontmatter import strict_yaml_load
 from .ledgers.model import (
     APPROVALS,
     CHECKS,
@@ -82,11 +81,9 @@ def dump_manifest(manifest: Mapping[str, Any], fmt: str = "yaml") -> str:
     """Serialise a manifest: YAML (safe_dump, key order kept) or JSON; ends with a newline."""
     if fmt == "json":
         return json.dumps(manifest, ensure_ascii=False, indent=2) + "\n"
-    import yaml
+    from .yamlsafe import dump
 
-    text: str = yaml.safe_dump(dict(manifest), sort_keys=False, allow_unicode=True,
-                               default_flow_style=False, width=100)
-    return text
+    return dump(manifest)
 
 
 # Finding a manifest in a text.
@@ -99,6 +96,7 @@ class Extracted:
     data: Any = None
     problem: Reason | None = None
     where: str = ""  # "fenced block" | "front matter" | "document"
+    detail: str = ""  # why it could not be read, for a human message (no ledger text)
 
 
 def _fenced_blocks(lines: list[str]) -> tuple[list[tuple[int, str]], Reason | None]:
@@ -166,6 +164,12 @@ def extract_manifest(text: str) -> Extracted:
         parsed = _parse(text) if text.strip() and front is None else None
         if isinstance(parsed, dict) and "schema" in parsed:
             found.append(("document", text))
+        elif MANIFEST_SCHEMA in text:
+            # It names the schema but does not parse (a tag, an alias, bad YAML): invalid,
+            # not missing, so the fix is to regenerate it rather than to add one.
+            detail = parsed.detail if isinstance(parsed, _ParseFailure) else ""
+            return Extracted(problem=Reason("manifest_invalid", field="resume-manifest"),
+                             detail=detail)
         else:
             return Extracted(problem=Reason("manifest_missing", field="resume-manifest"))
     where, body = found[0]
@@ -173,12 +177,16 @@ def extract_manifest(text: str) -> Extracted:
         return Extracted(problem=Reason("manifest_invalid", field="resume-manifest"))
     data = _parse(body)
     if isinstance(data, _ParseFailure):
-        return Extracted(problem=Reason("manifest_invalid", field="resume-manifest"))
+        return Extracted(problem=Reason("manifest_invalid", field="resume-manifest"),
+                         detail=data.detail)
     return Extracted(data=data, where=where)
 
 
 class _ParseFailure:
-    """Marker: the text is neither strict JSON nor strict YAML."""
+    """Marker: the text is neither strict JSON nor strict YAML (``detail`` says why)."""
+
+    def __init__(self, detail: str = "") -> None:
+        self.detail = detail
 
 
 def _parse(body: str) -> Any:
@@ -198,17 +206,17 @@ def parse_json(body: str) -> Any:
 
     try:
         return json.loads(body, object_pairs_hook=pairs)
-    except (ValueError, RecursionError):
-        return _ParseFailure()
+    except (ValueError, RecursionError) as exc:
+        return _ParseFailure(f"not valid JSON ({type(exc).__name__})")
 
 
 def _parse_yaml(body: str) -> Any:
-    import yaml
+    from .yamlsafe import YAMLInputError, load
 
     try:
-        return strict_yaml_load(body, typed=True)
-    except (yaml.YAMLError, RecursionError, ValueError):
-        return _ParseFailure()
+        return load(body, typed=True)
+    except YAMLInputError as exc:
+        return _ParseFailure(f"not valid YAML: {exc}")
 
 
 # Validating its shape.

@@ -467,8 +467,10 @@ def read_protocol(repo: git.Repo, config: Config, template: str | None) -> str |
                                             if config.prompt_template else None)
     if path is None:
         return None
+    from .readlimit import TEMPLATE_LIMIT, read_path
+
     try:
-        return path.read_text(encoding="utf-8")
+        return read_path(path, TEMPLATE_LIMIT).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise RehydrateError(
             f"cannot read the prompt template ({getattr(exc, 'strerror', None) or exc})",

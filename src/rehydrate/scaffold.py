@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from .atomicfile import write_in_repo
 from .config import DEFAULT_PATHS, Config, safe_relpath
 from .errors import ConfigError
 from .git import Repo
@@ -37,16 +38,10 @@ def plan_paths(config: Config, ledger_dir: str | None) -> dict[str, str]:
     return paths
 
 
-def write_new(path: Path, text: str) -> bool:
-    """Create ``path`` atomically unless it exists; True if written."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except FileExistsError:
-        return False
-    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
-    return True
+def _new_in_repo(repo: Repo, relpath: str, text: str) -> bool:
+    """Create ``relpath`` atomically unless it exists, never through a symlink."""
+    return write_in_repo(repo.root, relpath, text.encode("utf-8"), create_dirs=True,
+                         exclusive=True)
 
 
 def _refuse_escape(repo: Repo, relpath: str) -> Path:
@@ -66,13 +61,14 @@ def init_repo(repo: Repo, config: Config, ledger_dir: str | None = None,
     actions: list[Action] = []
     for kind in KINDS:
         target = _refuse_escape(repo, paths[kind])
-        made = not target.exists() and not target.is_symlink() and write_new(
-            target, read_template(LEDGER_TEMPLATES[kind]))
+        made = not target.exists() and not target.is_symlink() and _new_in_repo(
+            repo, paths[kind], read_template(LEDGER_TEMPLATES[kind]))
         actions.append(Action(paths[kind], "created" if made else "kept"))
     if (write_config or paths != dict(DEFAULT_PATHS)) and config.origin is None:
         lines = ["# rehydrate settings (see docs/configuration.md)", "[ledgers]"]
         lines += [f'{k} = "{paths[k]}"' for k in KINDS]
-        made = write_new(_refuse_escape(repo, ".rehydrate.toml"), "\n".join(lines) + "\n")
+        _refuse_escape(repo, ".rehydrate.toml")
+        made = _new_in_repo(repo, ".rehydrate.toml", "\n".join(lines) + "\n")
         actions.append(Action(".rehydrate.toml", "created" if made else "kept"))
     actions.append(_agents_section(repo, paths))
     return actions
@@ -90,13 +86,11 @@ def _agents_section(repo: Repo, paths: dict[str, str], name: str = "AGENTS.md",
         body = body.replace("{" + kind + "}", paths[kind])
     block = f"{AGENTS_BEGIN}\n{body.rstrip()}\n{AGENTS_END}\n"
     target = _refuse_escape(repo, name)
-    if write_new(target, f"# {title}\n\n" + block):
+    if _new_in_repo(repo, name, f"# {title}\n\n" + block):
         return Action(name, "created")
     current = target.read_text(encoding="utf-8")
     if AGENTS_BEGIN in current:
         return Action(name, "kept")
     sep = "" if current.endswith("\n\n") else ("\n" if current.endswith("\n") else "\n\n")
-    tmp = target.with_name(f".{name}.{os.getpid()}.tmp")
-    tmp.write_text(current + sep + block, encoding="utf-8")
-    os.replace(tmp, target)
+    write_in_repo(repo.root, name, (current + sep + block).encode("utf-8"))
     return Action(name, "appended")

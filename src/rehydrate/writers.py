@@ -4,18 +4,20 @@ An edit is a pure function ``bytes -> bytes`` over one ledger file: it appends a
 row after the last row of a section's table, rewrites the cells it owns in one
 row, replaces the Next action line, or raises Task's ``revision`` digits. Every
 other byte — BOM, CRLF, padding of other rows, extra columns, prose, the final
-newline — comes out as it went in. ``write()`` then runs the edit under an
-``O_EXCL`` lock file, re-reads the ledger and re-checks the caller's
-compare-and-swap precondition inside the lock, parses the result, asks the
-guard, and replaces the file atomically (temp file in the same directory,
-fsync, ``os.replace``, fsync of the directory, file mode kept).
+newline — comes out as it went in. ``write()`` then runs the edit under the
+ledger's ``flock``, opens the ledger's directory once without following
+symlinks, re-reads the ledger and re-checks the caller's compare-and-swap
+precondition inside the lock, parses the result, asks the guard, and replaces
+the file atomically relative to that directory (``atomicfile.write_at``).
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+import stat
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -26,7 +28,11 @@ from .atomicfile import (  # noqa: F401 - LOCK_TIMEOUT, TEMP_MARK, lock_path: re
     atomic_write,
     ledger_lock,
     lock_path,
+    open_dir,
+    read_at,
+    split_relpath,
     sweep_temp_files,
+    write_at,
 )
 from .config import Config
 from .errors import CASConflict, LedgerParseError, Refused, RehydrateError
@@ -129,8 +135,8 @@ def _new_section_index(text: Text, keyed: list[tuple[str | None, Section]],
             index = _end_of_section(text, keyed, key)
             nxt = [s.line - 1 for k, s in keyed if s.line - 1 >= index and s.title is not None]
             return min(nxt) if nxt else len(text.lines)
-    for key, section in keyed:
-        if key == "retired":
+    for name, section in keyed:
+        if name == "retired":
             return section.line - 1
     return len(text.lines)
 
@@ -519,11 +525,13 @@ def write(repo: git.Repo, config: Config, op: Operation, *, expect_revision: int
     from .state import parse_file
 
     path = config.path_of(op.kind)
-    target = repo.root / path
     ctx = Context(path, config.section_aliases, config.column_aliases, config.max_ledger_bytes)
-    with ledger_lock(repo, path, lock_timeout):
-        sweep_temp_files(target)
-        before = git.read_worktree(repo, [path])[path]  # re-read inside the lock
+    with ledger_lock(repo, path, lock_timeout), _ledger_dir(repo, path) as (dir_fd, name):
+        # One directory descriptor from here on: read, temp file and replace all happen in
+        # the directory checked once, so a symlink flipped in meanwhile redirects nothing.
+        if dir_fd is not None:
+            sweep_temp_files(dir_fd, name)
+        before = _read_ledger(repo, dir_fd, name, path)  # re-read inside the lock
         old = parse_file(op.kind, before, config, "work tree")
         assert before.data is not None and before.blob is not None
         check_expectations(old, before.blob, expect_revision, expect_blob)
@@ -544,7 +552,8 @@ def write(repo: git.Repo, config: Config, op: Operation, *, expect_revision: int
         refusal = guard_refusal(op.kind, old, new)
         if refusal is not None:
             raise refusal
-        atomic_write(target, data)
+        assert dir_fd is not None  # a missing directory means a missing ledger: refused above
+        write_at(dir_fd, name, data)
         after = git.hash_blob(data, repo.object_format)
         made = None
         if commit:
@@ -554,6 +563,41 @@ def write(repo: git.Repo, config: Config, op: Operation, *, expect_revision: int
     committed = git.tree_entries(repo, head, [path]).get(path, ("", ""))[1] if head else ""
     return WriteResult(op.kind, op.action, path, change.item_id, before.blob, after, revision,
                        made, committed != after)
+
+
+@contextmanager
+def _ledger_dir(repo: git.Repo, path: str) -> Iterator[tuple[int | None, str]]:
+    """The ledger's directory, opened without following symlinks; None when missing."""
+    folders, name = split_relpath(path)
+    try:
+        fd: int | None = open_dir(repo.root, folders, shown=path)
+    except FileNotFoundError:
+        fd = None
+    try:
+        yield fd, name
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _read_ledger(repo: git.Repo, dir_fd: int | None, name: str, path: str) -> git.Blob:
+    """The ledger as ``git.read_worktree`` reports it, read relative to ``dir_fd``."""
+    if dir_fd is None:
+        return git.Blob(path, None, None, None)
+    try:
+        info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return git.Blob(path, None, None, None)
+    if stat.S_ISLNK(info.st_mode):
+        target = os.readlink(name, dir_fd=dir_fd).encode("utf-8", "surrogateescape")
+        return git.Blob(path, target, git.hash_blob(target, repo.object_format), "120000")
+    if not stat.S_ISREG(info.st_mode):
+        return git.Blob(path, None, None, "040000" if stat.S_ISDIR(info.st_mode) else "other")
+    data = read_at(dir_fd, name)  # O_NOFOLLOW: a symlink swapped in since is refused
+    if data is None:
+        return git.Blob(path, None, None, None)
+    mode = "100755" if info.st_mode & 0o111 else "100644"
+    return git.Blob(path, data, git.hash_blob(data, repo.object_format), mode)
 
 
 def find_holder(repo: git.Repo, config: Config, item_id: str) -> str:

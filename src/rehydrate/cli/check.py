@@ -23,11 +23,12 @@ def command(rev: str | None, worktree: bool, envelope: click.utils.LazyFile | No
     """Print the decision: reauthorization_required (0), blocked_on_reconciliation (3) or
     continuity_validation_failed (2). There is no 'authorized' result."""
     from ..continuity import run_check
+    from ..readlimit import read_stream
 
     repo, config = open_repo()
     outcome = run_check(repo, config, pick_source(rev, worktree),
-                        envelope.read() if envelope else None,
-                        summary.read() if summary else None)
+                        read_stream(envelope, envelope.name) if envelope else None,
+                        read_stream(summary, summary.name) if summary else None)
     decision = outcome.decision
     error = outcome.error
     verdict(decision.exit_code)

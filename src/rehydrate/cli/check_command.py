@@ -27,7 +27,9 @@ def command(argv: tuple[str, ...], stdin_json: bool, as_json: bool) -> int:
                              fix="rehydrate check-command -- go test ./...")
     if stdin_json:
         try:
-            text = command_from_hook(json.loads(sys.stdin.read()))
+            from ..readlimit import read_text_stream
+
+            text = command_from_hook(json.loads(read_text_stream(sys.stdin, "stdin")))
         except ValueError as exc:
             raise RehydrateError(f"stdin is not JSON: {exc}", code="bad_input",
                                  fix="pass the hook event JSON on stdin") from None

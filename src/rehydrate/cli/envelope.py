@@ -28,10 +28,11 @@ def create(rev: str | None, worktree: bool, reset_reason: str,
     """Write an envelope: pins, checksum, summary digest, pending obligations, unknown writes,
     consumed approvals. Its id is derived from its content."""
     from ..continuity import write_envelope
+    from ..readlimit import read_stream
 
     repo, config = open_repo()
     envelope = write_envelope(repo, config, pick_source(rev, worktree), reset_reason,
-                              summary.read() if summary else None, output,
+                              read_stream(summary, summary.name) if summary else None, output,
                               record=record or config.record_events, command="envelope create")
     if output:
         note(f"wrote {output} ({envelope['envelope_id']})")

@@ -84,8 +84,10 @@ def command(staged: bool, range_: str | None, pre_receive: bool, as_json: bool) 
         return _finish(check_range(repo, resolve_range(repo, range_)), as_json)
     if pre_receive:
         from ..guard_receive import check_pre_receive
+        from ..readlimit import read_text_stream
 
-        return _finish(check_pre_receive(repo, sys.stdin.read().splitlines()), as_json)
+        lines = read_text_stream(sys.stdin, "stdin").splitlines()
+        return _finish(check_pre_receive(repo, lines), as_json)
     return _staged(repo, as_json)
 
 

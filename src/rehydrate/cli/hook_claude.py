@@ -17,8 +17,13 @@ def _adapter(name: str, help_text: str) -> None:
         import sys
 
         from ..integrations.claude import run_hook
+        from ..readlimit import InputTooLarge, read_text_stream
 
-        result = run_hook(name, sys.stdin.read())
+        try:
+            raw = read_text_stream(sys.stdin, "stdin")
+        except InputTooLarge:
+            raw = ""  # an event no runtime sends: unparseable, let through with a message
+        result = run_hook(name, raw)
         if result.output is not None:
             click.echo(json.dumps(result.output, ensure_ascii=False))
         if result.message:

@@ -26,8 +26,11 @@ def command(rev: str | None, worktree: bool, fmt: str, fenced: bool, output: str
     if fenced:
         text = f"```{FENCE_INFO}\n{text}```\n"
     if output:
-        with open(output, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        from pathlib import Path
+
+        from ..atomicfile import atomic_write
+
+        atomic_write(Path(output), text.encode("utf-8"))
     else:
         click.echo(text, nl=False)
     return 0

@@ -16,11 +16,12 @@ def command() -> None:
 @click.argument("file", type=click.File("rb"))
 def propose(file: click.utils.LazyFile) -> int:
     """Store FILE as a candidate summary and print its id (nothing is promoted yet)."""
+    from ..readlimit import read_stream
     from ..summaries import candidate_ref
     from ..summaries import propose as store
 
     repo, _ = open_repo()
-    blob = store(repo, file.read())
+    blob = store(repo, read_stream(file, file.name))
     click.echo(blob)
     note(f"candidate stored as {candidate_ref(blob)}; promote it with: "
          f"rehydrate summary promote {blob} --expect <current id or none>")

@@ -20,8 +20,9 @@ def command(file: click.utils.LazyFile, rev: str | None, worktree: bool, as_json
     faithful and the ledgers are unchanged since its pins)."""
     from ..continuity import check_continuity, pins_of, sha256_digest, verify_source
     from ..errors import RehydrateError
+    from ..readlimit import read_stream
 
-    data = file.read()
+    data = read_stream(file, file.name)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -44,6 +45,12 @@ def command(file: click.utils.LazyFile, rev: str | None, worktree: bool, as_json
         record_decision(repo.root, decision, command="verify",
                         pins=pins_of(state),
                         checksum=state.checksum, summary_sha256=sha256_digest(data))
+    if any(r.code == "manifest_invalid" for r in verification.reasons):
+        from ..continuity import extract_manifest
+
+        detail = extract_manifest(text).detail
+        if detail:
+            note(f"{file.name}: manifest_invalid: the resume manifest is {detail}")
     if verification.action == "regenerate_summary":
         note("the summary dropped or invented something: regenerate it from the ledgers "
              "(rehydrate manifest) before acting on it")

@@ -86,6 +86,9 @@ def _open(event: Event) -> tuple[git.Repo, Config]:
     from ..config import load_config
 
     where = os.environ.get("CLAUDE_PROJECT_DIR") or event.text("cwd") or os.getcwd()
+    if "\x00" in where or not os.path.isdir(where):  # the event's cwd is input, not a path
+        raise git.GitError(f"the event's cwd {where[:200]!r} is not a directory",
+                           code="not_a_repo", fix="run the hook inside a git repository")
     repo = git.find_repo(where)
     return repo, load_config(repo.root)
 
@@ -96,18 +99,19 @@ def _state_dir(root: Path) -> Path:
         raise RehydrateError(f"{STATE_DIR} is a symlink", file=STATE_DIR, code="unsafe_path",
                              fix=f"remove the symlink {STATE_DIR}")
     folder.mkdir(exist_ok=True)
-    ignore = folder / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("*\n", encoding="utf-8")
+    if not os.path.lexists(folder / ".gitignore"):  # a symlink there is never written through
+        from ..atomicfile import write_in_repo
+
+        write_in_repo(root, f"{STATE_DIR}/.gitignore", b"*\n", exclusive=True)
     return folder
 
 
 def _store(root: Path, relpath: str, obj: Any) -> None:
-    from ..writers import atomic_write
+    from ..atomicfile import write_in_repo
 
     _state_dir(root)
     text = obj if isinstance(obj, str) else json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
-    atomic_write(root / relpath, text.encode("utf-8"))
+    write_in_repo(root, relpath, text.encode("utf-8"))
 
 
 def _peek(root: Path, relpath: str) -> dict[str, Any] | None:
@@ -542,7 +546,7 @@ def merge_settings(current: Mapping[str, Any] | None, command: str = HOOK_COMMAN
 
 def install_settings(root: Path) -> str:
     """Write or merge ``.claude/settings.json``; returns 'created', 'updated' or 'kept'."""
-    from ..writers import atomic_write
+    from ..atomicfile import write_in_repo
 
     path = root / ".claude" / "settings.json"
     if path.is_symlink() or (path.parent.is_symlink()):
@@ -562,6 +566,7 @@ def install_settings(root: Path) -> str:
     settings, changed = merge_settings(current)
     if not changed:
         return "kept"
-    path.parent.mkdir(exist_ok=True)
-    atomic_write(path, (json.dumps(settings, ensure_ascii=False, indent=2) + "\n").encode())
+    write_in_repo(root, ".claude/settings.json",
+                  (json.dumps(settings, ensure_ascii=False, indent=2) + "\n").encode(),
+                  create_dirs=True)
     return "created" if current is None else "updated"

@@ -76,10 +76,9 @@ def _exists(path: Path) -> bool:
 
 
 def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.chmod(tmp, 0o755)
-    os.replace(tmp, path)
+    from ..atomicfile import atomic_write
+
+    atomic_write(path, text.encode("utf-8"), mode=0o755)
 
 
 def install(repo: git.Repo, *, force: bool = False, command: list[str] | None = None

@@ -54,7 +54,7 @@ def register_merge_driver(repo: git.Repo, config: Config, *, command: str | None
 
     Returns what it did, one line per action, for the caller to show.
     """
-    actions = []
+    actions: list[str] = []
     target = repo.root / ATTRIBUTES
     try:
         raw = target.read_bytes() if target.exists() else b""
@@ -71,7 +71,9 @@ def register_merge_driver(repo: git.Repo, config: Config, *, command: str | None
         newline = "\r\n" if "\r\n" in text else "\n"
         prefix = "" if not text or text.endswith("\n") else newline
         block = prefix + "".join(line + newline for line in missing)
-        _write(target, raw + block.encode("utf-8", "surrogateescape"))
+        from ..atomicfile import write_in_repo
+
+        write_in_repo(repo.root, ATTRIBUTES, raw + block.encode("utf-8", "surrogateescape"))
         actions.extend(f"{'created' if not raw else 'updated'}  {ATTRIBUTES}: {line}"
                        for line in missing)
     else:
@@ -99,9 +101,9 @@ def _parsed_before(repo: git.Repo, config: Config, kind: str) -> frozenset[str]:
 
 
 def _write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    from ..atomicfile import atomic_write
+
+    atomic_write(path, data)
 
 
 @dataclass(frozen=True)
@@ -125,11 +127,14 @@ def run_driver(base: Path, ours: Path, theirs: Path, path: str, *, marker_size: 
     relative = path.replace("\\", "/").lstrip("/")
     kinds = {config.path_of(k): k for k in KINDS}
     kind = kinds.get(relative)
-    data = [p.read_bytes() for p in (base, ours, theirs)]
+    from ..readlimit import read_path
+
+    # git's three temp files; a hostile %O/%A/%B (e.g. /dev/zero) is bounded like a ledger
+    data = [read_path(p, config.max_ledger_bytes) for p in (base, ours, theirs)]
     if kind is None:
         merged, clean = git_changes.merge_file(data[1], data[0], data[2], marker_size=marker_size,
                                        labels=(f"ours:{path}", "base", f"theirs:{path}"))
-        ours.write_bytes(merged)
+        _write(ours, merged)
         note = (f"rehydrate merge-driver: {path} is not a configured ledger "
                 f"({', '.join(sorted(kinds))}); used git's text merge")
         return DriverOutcome(0 if clean else 1,
@@ -146,7 +151,7 @@ def run_driver(base: Path, ours: Path, theirs: Path, path: str, *, marker_size: 
                           marker_size=marker_size, labels=("ours", "base", "theirs"),
                           trusted=_parsed_before(repo, config, kind),
                           object_format=repo.object_format)
-    ours.write_bytes(result.data)
+    _write(ours, result.data)
     shown = result.notes[:NOTES_SHOWN]
     messages = [f"rehydrate merge-driver: {note}" for note in shown]
     if len(result.notes) > len(shown):

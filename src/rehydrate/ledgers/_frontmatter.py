@@ -1,16 +1,14 @@
-"""Front matter, read fail-closed around python-frontmatter's YAML handler.
+"""Front matter, read fail-closed.
 
-python-frontmatter alone fails open (an unterminated block or list front
-matter silently becomes empty metadata, duplicate keys keep the last, ``no``
-becomes False). Here: the block must be terminated, must be a mapping, keys
-are unique, anchors and aliases are refused, and every scalar stays a string
-(typed by the ledger that reads it). Flat ``key: value`` blocks, which is what
-ledgers use, are read without importing YAML at all.
+The block must be terminated, must be a mapping, keys are unique, and every
+scalar stays a string (typed by the ledger that reads it). Flat ``key: value``
+blocks, which is what ledgers use, are read without importing YAML at all; the
+rest goes through ``rehydrate.yamlsafe`` (tags, anchors, aliases and merge keys
+refused).
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Any
 
@@ -80,54 +78,17 @@ def _key_value(text: str) -> tuple[str, str] | None:
     return text[:colon], rest.strip(" \t")
 
 
-def strict_yaml_load(text: str, *, typed: bool = False) -> Any:
-    """Load YAML refusing anchors, aliases and duplicate or non-string keys.
-
-    Every scalar stays a string unless ``typed`` (then YAML's safe types: null, bool, int,
-    float). Raises ``yaml.YAMLError`` (or ``RecursionError``/``ValueError`` on hostile input).
-    """
-    import yaml
-
-    return yaml.load(text, Loader=_strict_loader(typed))  # noqa: S506 - a BaseLoader/SafeLoader
-
-
-@functools.cache
-def _strict_loader(typed: bool) -> Any:
-    import yaml
-
-    base: Any = yaml.SafeLoader if typed else yaml.BaseLoader
-
-    class StrictLoader(base):
-        """``base`` minus anchors, aliases and duplicate or non-string keys."""
-
-        def compose_node(self, parent: Any, index: Any) -> Any:
-            event = self.peek_event()
-            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-                raise yaml.YAMLError("anchors and aliases are not allowed")
-            return super().compose_node(parent, index)
-
-        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
-            seen: set[Any] = set()
-            for key_node, _ in node.value:
-                key = self.construct_object(key_node, deep=deep)
-                if not isinstance(key, str) or key in seen:
-                    raise yaml.YAMLError(f"duplicate or non-string key {key!r}")
-                seen.add(key)
-            return super().construct_mapping(node, deep=deep)
-
-    return StrictLoader
-
-
 def _yaml(block: list[str], path: str) -> dict[str, Any]:
-    import frontmatter
-    import yaml
+    from ..yamlsafe import YAMLInputError, load
 
     try:
-        meta = frontmatter.YAMLHandler().load("\n".join(block), Loader=_strict_loader(False))
-    except (yaml.YAMLError, RecursionError, ValueError) as exc:
+        meta = load("\n".join(block))
+    except YAMLInputError as exc:
         raise LedgerParseError(
-            f"front matter is not valid YAML: {str(exc).splitlines()[0]}", file=path, line=1,
-            code="frontmatter_invalid", fix="use plain 'key: value' lines",
+            f"front matter is not valid YAML: {exc.message}"
+            + (f" (line {exc.line + 1})" if exc.line else ""), file=path, line=1,
+            code="frontmatter_invalid",
+            fix="use plain 'key: value' lines (no tags, anchors or aliases)",
         ) from None
     if meta is None:
         return {}

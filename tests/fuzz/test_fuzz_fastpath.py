@@ -1,0 +1,90 @@
+"""The failure ledger's fast path (``appendonly.table_edit``) against the full parse
+(``parse_ledger`` + ``guard.check_ledger``): whenever the fast path gives a verdict, the
+full path must give the same one (accept or refuse, with the same rule codes)."""
+
+from __future__ import annotations
+
+import time
+
+from fuzzing import MAX_SECONDS, YAML_VALUES, fuzz
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rehydrate.appendonly import table_edit
+from rehydrate.config import Config
+from rehydrate.errors import LedgerParseError
+from rehydrate.guard import check_ledger
+from rehydrate.ledgers import parse_ledger
+
+PATH = "docs/Failed_Attempts.md"
+HEAD = ["---", "ledger: failures", "---", "# Failed attempts", "",
+        "| ID | Tried | Failure | Workaround |", "|---|---|---|---|"]
+TAIL = ["", "## Retired", "", "| ID | Reason | Date | Replaced by |", "|---|---|---|---|",
+        "| F-002 | obsolete | 2026-01-01 | |", ""]
+_cell = st.one_of(st.sampled_from(["x", "`make`", "a \\| b", "", " ", "F-001", "F-009",
+                                   "<!-- c -->", "\u200b", "\u202e", "|", "\\", "`"]),
+                  st.sampled_from(YAML_VALUES), st.text(max_size=12).map(
+                      lambda t: t.replace("\n", " ").replace("\r", " ")))
+_id = st.one_of(st.sampled_from(["F-001", "F-002", "F-003", "F-004", "F-010", "f-1", "9",
+                                 "F_1", "F-" + "1" * 40, "F-001 ", "Ｆ-001"]),
+                st.from_regex(r"F-[0-9]{1,3}", fullmatch=True))
+
+
+def _row(rid: str, cells: list[str]) -> str:
+    return "| " + " | ".join([rid, *cells]) + " |"
+
+
+@st.composite
+def _old_new(draw):
+    rows = [_row(f"F-00{i}", ["tried", "failed", "fix"]) for i in (1, 2, 3)]
+    old = HEAD + rows + TAIL
+    new_rows = list(rows)
+    for _ in range(draw(st.integers(1, 4))):
+        op = draw(st.sampled_from(["append", "insert", "edit", "delete", "swap", "raw"]))
+        if op in ("append", "insert"):
+            at = len(new_rows) if op == "append" else draw(st.integers(0, len(new_rows)))
+            new_rows.insert(at, _row(draw(_id), [draw(_cell) for _ in range(3)]))
+        elif op == "edit" and new_rows:
+            at = draw(st.integers(0, len(new_rows) - 1))
+            cells = new_rows[at].strip("| ").split(" | ")
+            k = draw(st.integers(0, len(cells) - 1))
+            cells[k] = draw(_cell)
+            new_rows[at] = _row(cells[0], cells[1:])
+        elif op == "delete" and new_rows:
+            del new_rows[draw(st.integers(0, len(new_rows) - 1))]
+        elif op == "swap" and len(new_rows) > 1:
+            new_rows.reverse()
+        elif op == "raw":
+            new_rows.insert(draw(st.integers(0, len(new_rows))),
+                            draw(st.sampled_from(["|", "| a |", "||||||||", "| a | b | c |",
+                                                  "|a|b|c|d|e|", "text", "", "<<<<<<< HEAD",
+                                                  "| F-005 | a | b | c | d |"])))
+    crlf = draw(st.booleans())
+    join = "\r\n" if crlf else "\n"
+    return join.join(old).encode(), join.join(HEAD + new_rows + TAIL).encode()
+
+
+def _full(old_data: bytes, new_data: bytes) -> set[str] | None:
+    """Rule codes of the full path (empty: accepted); None when ``new`` does not parse."""
+    old = parse_ledger("failures", PATH, old_data)
+    try:
+        new = parse_ledger("failures", PATH, new_data)
+    except LedgerParseError:
+        return None
+    return {v.code for v in check_ledger("failures", old, new)}
+
+
+@fuzz(8)
+@given(pair=_old_new())
+def test_fast_path_agrees_with_the_full_parse(pair):
+    old, new = pair
+    config = Config()
+    started = time.monotonic()
+    fast = table_edit(old, new, config, PATH)
+    assert time.monotonic() - started < MAX_SECONDS
+    if fast is None:
+        return  # the fast path declined: the guard parses both versions in full
+    full = _full(old, new)
+    fast_codes = {v.code for v in fast}
+    assert full is not None, ("fast path judged a ledger that does not parse", fast_codes)
+    assert fast_codes == full, (fast_codes, full)
