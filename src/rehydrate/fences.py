@@ -19,7 +19,7 @@ from .state import sha256_text
 
 LEDGER_LABEL = "ledger-data"
 GIT_LABEL = "git-data"
-_LEADING_TILDES = re.compile(r"^[ \t]*(~{3,})", re.MULTILINE)
+_LEADING_TILDES = re.compile(r"^[ \t]*+(~{3,}+)", re.MULTILINE)
 _LABELS = re.compile(r"(ledger|git)-data-")
 _DATA = re.compile("-data-")
 

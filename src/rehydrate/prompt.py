@@ -44,7 +44,7 @@ _CUT_WHAT: Mapping[str, str] = {
 }
 _KIND_TITLES: Mapping[str, str] = {"spec": "Spec", "task": "Task", "failures": "Failed attempts"}
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$")
-_TITLE_ONLY = re.compile(r"\A\s*# [^\n]*\s*\Z")
+_TITLE_ONLY = re.compile(r"\A\s*+# [^\n]*+\s*+\Z")  # possessive: linear on any prose
 
 
 class PromptSection(NamedTuple):

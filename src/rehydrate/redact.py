@@ -20,7 +20,7 @@ times 1 MB of every hostile token.
 """
 
 import re
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 MARK = "[REDACTED:{kind}]"
 # Every character a renderer or a tokenizer may take as a line break.
@@ -96,10 +96,31 @@ _ASSIGNMENT_WORDS: tuple[tuple[str, str], ...] = (
     ("pwd", "password"), ("pass", "password"), ("secret", "secret"), ("token", "token"),
     ("credential", "credentials"), ("creds", "credentials"), ("key", "api_key"),
 )
-_QUALIFIED = {"key": re.compile(r"(?:api|access|private|secret|signing|encryption|master|auth"
-                                r"|client|app|account|service|license|deploy|consumer|session|webhook|hmac"
-                                r"|stripe|ssh|gpg|jwt)[_.-]?\Z"),
-              "pass": re.compile(r"[a-z0-9][_.-]\Z")}
+_KEY_QUALIFIERS = ("api", "access", "private", "secret", "signing", "encryption", "master",
+                   "auth", "client", "app", "account", "service", "license", "deploy",
+                   "consumer", "session", "webhook", "hmac", "stripe", "ssh", "gpg", "jwt")
+# ``key`` counts only after a qualifier (api_key, signing-key), ``pass`` only after a word
+# and a separator (db_pass): found by the engine (a literal, then fixed-width lookbehinds),
+# so a megabyte of ``keykeykey`` costs no Python-level step per hit.
+def _key_hits() -> re.Pattern[str]:
+    """``key`` after a qualifier: lookbehinds grouped by the character just before ``key``,
+    so a hit that cannot qualify fails at its first comparison."""
+    by_last: dict[str, list[str]] = {}
+    for q in _KEY_QUALIFIERS:
+        by_last.setdefault(q[-1], []).append(q)
+    plain = [f"(?<={c}key)(?:" + "|".join(f"(?<={q}key)" for q in qs) + ")"
+             for c, qs in sorted(by_last.items())]
+    separated = ("(?<=[_.-]key)(?:" + "|".join(f"(?<={q}.key)" for q in _KEY_QUALIFIERS)
+                 + ")")
+    return re.compile("key(?:" + "|".join([*plain, separated]) + ")")
+
+
+_QUALIFIED_HITS: dict[str, re.Pattern[str]] = {
+    "key": _key_hits(),
+    "pass": re.compile(r"pass(?<=[a-z0-9][_.-]pass)"),
+}
+
+
 _KEY_RUN = re.compile(r"[\w.-]*+")  # the rest of the key's name (stops at every hit's end)
 # A key named for something about the secret, not the secret (password_policy: strict),
 # and values that are never secrets.
@@ -161,29 +182,34 @@ def _block(text: str, key_at: int, start: int) -> int:
 
 def _assignments(lowered: str) -> list[tuple[int, int, str]]:
     spans = []
+    key_run, value_at, about = _KEY_RUN.match, _VALUE.match, _ABOUT.search
     for word, kind in _ASSIGNMENT_WORDS:
-        qualifier = _QUALIFIED.get(word)
-        at = lowered.find(word)
+        size = len(word)
+        hits = _QUALIFIED_HITS.get(word)
+        if hits is None:
+            find = lowered.find
+        else:
+            def find(_: str, pos: int = 0, search: Any = hits.search) -> int:
+                found = search(lowered, pos)
+                return -1 if found is None else found.start()
+        at = find(word)
         while at != -1:
-            if qualifier is not None and not qualifier.search(lowered, max(0, at - 16), at):
-                at = lowered.find(word, at + 1)
-                continue
             # every later hit inside this key run ends at the same place: never rescanned
-            skip = _KEY_RUN.match(lowered, at + len(word)).end()
-            value = _VALUE.match(lowered, skip)
+            skip = key_run(lowered, at + size).end()
+            value = value_at(lowered, skip)
             if value is not None:
-                index = value.lastindex or 0
-                start, end = value.start(index), value.end(index)
+                index = value.lastindex
+                start, end = value.span(index)
                 if index == 5:  # a YAML block scalar: the lines below are the secret
                     start, end = value.end(), _block(lowered, at, value.end())
-                # an unquoted name followed by '(' or '[' is a call or an index (token =
-                # get_token()); every hit inside it would end the same way
-                call = index == 4 and lowered[end:end + 1] in ("(", "[")
-                if end > start and not call and lowered[start:end] not in _NOT_SECRETS and \
-                        not _ABOUT.search(lowered, at, skip):
+                elif index == 4 and lowered[end:end + 1] in ("(", "["):
+                    end = start  # an unquoted name then '(' or '[': a call, an index
+                if end > start and (end - start > 8 or lowered[start:end] not in _NOT_SECRETS) \
+                        and (skip == at + size or not about(lowered, at, skip)):
                     spans.append((start, end, kind))
-                skip = max(skip, end)
-            at = lowered.find(word, max(skip, at + 1))
+                if end > skip:
+                    skip = end
+            at = find(word, skip if skip > at else at + 1)
     return spans
 
 
