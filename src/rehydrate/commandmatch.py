@@ -26,9 +26,9 @@ from typing import Any
 
 from .ledgers import Ledger
 
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9_:-]*$")  # a subcommand word: no '/', '.', '='
-_PROGRAM = re.compile(r"^[A-Za-z0-9_./~+-]+$")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*+=")
+_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9_:-]*+$")  # a subcommand word: no '/', '.', '='
+_PROGRAM = re.compile(r"^[A-Za-z0-9_./~+-]++$")
 _BACKTICKS = re.compile(r"`++")
 MAX_SPANS = 256  # inline-code spans read from one Tried cell
 
