@@ -52,7 +52,7 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
                 out.append((f"{module.__name__}.{name}", value))
     out += [(f"redact.RULES[{i}] {rule.kind}", rule.pattern)
             for i, rule in enumerate(redact.RULES)]
-    out += [(f"redact._QUALIFIED_HITS[{k}]", p) for k, p in redact._QUALIFIED_HITS.items()]
+    out += [(f"redact._KEYWORDS {kind}", p) for p, kind in redact._KEYWORDS]
     return out
 
 

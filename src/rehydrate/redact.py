@@ -20,7 +20,7 @@ times 1 MB of every hostile token.
 """
 
 import re
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 MARK = "[REDACTED:{kind}]"
 # Every character a renderer or a tokenizer may take as a line break.
@@ -89,20 +89,17 @@ RULES: tuple[Rule, ...] = (
 )
 
 # Assignments: keyword -> kind. The keyword may sit anywhere in the key's name
-# (``db_password``, ``PGPASSWORD``, ``AWS_SECRET_ACCESS_KEY``); ``key`` and ``pass``
-# need a qualifier before them (``api_key``, ``DB_PASS``) so prose stays prose.
-_ASSIGNMENT_WORDS: tuple[tuple[str, str], ...] = (
-    ("password", "password"), ("passwd", "password"), ("passphrase", "password"),
-    ("pwd", "password"), ("pass", "password"), ("secret", "secret"), ("token", "token"),
-    ("credential", "credentials"), ("creds", "credentials"), ("key", "api_key"),
-)
+# (``db_password``, ``PGPASSWORD``, ``AWS_SECRET_ACCESS_KEY``); ``key`` needs a qualifier
+# before it (``api_key``, ``signing-key``) and ``pass`` a word and a separator
+# (``DB_PASS``), so prose stays prose. One engine scan per literal (the engine finds a
+# literal faster than str.find); the qualifiers are fixed-width lookbehinds, so a
+# megabyte of ``keykeykey`` costs no Python-level step per hit.
 _KEY_QUALIFIERS = ("api", "access", "private", "secret", "signing", "encryption", "master",
                    "auth", "client", "app", "account", "service", "license", "deploy",
                    "consumer", "session", "webhook", "hmac", "stripe", "ssh", "gpg", "jwt")
-# ``key`` counts only after a qualifier (api_key, signing-key), ``pass`` only after a word
-# and a separator (db_pass): found by the engine (a literal, then fixed-width lookbehinds),
-# so a megabyte of ``keykeykey`` costs no Python-level step per hit.
-def _key_hits() -> re.Pattern[str]:
+
+
+def _key_hits() -> str:
     """``key`` after a qualifier: lookbehinds grouped by the character just before ``key``,
     so a hit that cannot qualify fails at its first comparison."""
     by_last: dict[str, list[str]] = {}
@@ -112,15 +109,16 @@ def _key_hits() -> re.Pattern[str]:
              for c, qs in sorted(by_last.items())]
     separated = ("(?<=[_.-]key)(?:" + "|".join(f"(?<={q}.key)" for q in _KEY_QUALIFIERS)
                  + ")")
-    return re.compile("key(?:" + "|".join([*plain, separated]) + ")")
+    return "key(?:" + "|".join([*plain, separated]) + ")"
 
 
-_QUALIFIED_HITS: dict[str, re.Pattern[str]] = {
-    "key": _key_hits(),
-    "pass": re.compile(r"pass(?<=[a-z0-9][_.-]pass)"),
-}
-
-
+_KEYWORDS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"p(?:ass(?:word|wd|phrase)|wd|ass(?<=[a-z0-9][_.-]pass))"), "password"),
+    (re.compile("secret"), "secret"),
+    (re.compile("token"), "token"),
+    (re.compile("cred(?:ential|s)"), "credentials"),
+    (re.compile(_key_hits()), "api_key"),
+)
 _KEY_RUN = re.compile(r"[\w.-]*+")  # the rest of the key's name (stops at every hit's end)
 # A key named for something about the secret, not the secret (password_policy: strict),
 # and values that are never secrets.
@@ -183,19 +181,13 @@ def _block(text: str, key_at: int, start: int) -> int:
 def _assignments(lowered: str) -> list[tuple[int, int, str]]:
     spans = []
     key_run, value_at, about = _KEY_RUN.match, _VALUE.match, _ABOUT.search
-    for word, kind in _ASSIGNMENT_WORDS:
-        size = len(word)
-        hits = _QUALIFIED_HITS.get(word)
-        if hits is None:
-            find = lowered.find
-        else:
-            def find(_: str, pos: int = 0, search: Any = hits.search) -> int:
-                found = search(lowered, pos)
-                return -1 if found is None else found.start()
-        at = find(word)
-        while at != -1:
+    for keyword, kind in _KEYWORDS:
+        search = keyword.search
+        hit = search(lowered)
+        while hit is not None:
+            at, word_end = hit.span()
             # every later hit inside this key run ends at the same place: never rescanned
-            skip = key_run(lowered, at + size).end()
+            skip = key_run(lowered, word_end).end()
             value = value_at(lowered, skip)
             if value is not None:
                 index = value.lastindex
@@ -205,11 +197,11 @@ def _assignments(lowered: str) -> list[tuple[int, int, str]]:
                 elif index == 4 and lowered[end:end + 1] in ("(", "["):
                     end = start  # an unquoted name then '(' or '[': a call, an index
                 if end > start and (end - start > 8 or lowered[start:end] not in _NOT_SECRETS) \
-                        and (skip == at + size or not about(lowered, at, skip)):
+                        and (skip == word_end or not about(lowered, at, skip)):
                     spans.append((start, end, kind))
                 if end > skip:
                     skip = end
-            at = find(word, skip if skip > at else at + 1)
+            hit = search(lowered, skip if skip > at else at + 1)
     return spans
 
 
