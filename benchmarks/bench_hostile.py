@@ -41,6 +41,14 @@ TOKENS: dict[str, str] = {
     "pwd-quote": 'pwd="', "pwd-call": "pwd=a(", "cr": "\r", "ls": "\u2028",
     "ledger-data": "ledger-data-", "lt": "<", "heading": "## ", "bullet": "- ",
 }
+# Shaped lines: a prefix, a repeated middle, a suffix (the shapes that made an anchored
+# per-line pattern quadratic: a pipe-less delimiter row, a front-matter value, a title).
+SHAPED: dict[str, tuple[str, str, str]] = {
+    "delimiter-spaces": ("-|-", " ", "x"), "heading-spaces": ("## a", " ", "b"),
+    "title-spaces": ("# t", " ", "\nx"), "pwd-spaces": ("pwd", " ", "x"),
+    "backticks-a": ("", "`a", ""), "digits": ("F-", "1", "x"),
+}
+TOKENS.update({name: "\0".join(parts) for name, parts in SHAPED.items()})
 
 SPEC = ("---\nledger: spec\n---\n# Spec\n\n## Constraints\n\n| ID | Rule | Level | Source |\n"
         "|---|---|---|---|\n| C-001 | {cell} | MUST | team |\n\n## Notes\n\n{prose}\n")
@@ -50,6 +58,9 @@ FAILURES = ("---\nledger: failures\n---\n# Failed attempts\n\n"
 
 
 def _line(token: str, size: int) -> str:
+    if "\0" in token:  # shaped: prefix, repeated middle, suffix
+        prefix, middle, suffix = token.split("\0")
+        return prefix + middle * (size // len(middle.encode())) + suffix
     return (token * (size // max(1, len(token.encode())) + 1))[:size]
 
 
@@ -85,8 +96,11 @@ def build(root: Path, token: str, placement: str, size: int) -> Path:
     if placement in ("diff", "commit_subject"):
         (repo / "data.txt").write_text(line + "y\n", encoding="utf-8", newline="")
     git(repo, "add", "-A")
-    manifest = subprocess.run([*REHYDRATE, "manifest", "--fenced"], cwd=repo,
-                              capture_output=True, timeout=60).stdout
+    try:
+        manifest = subprocess.run([*REHYDRATE, "manifest", "--fenced"], cwd=repo,
+                                  capture_output=True, timeout=60).stdout
+    except subprocess.TimeoutExpired:
+        manifest = b"(rehydrate manifest did not finish in 60 s)\n"
     (repo / "summary.md").write_bytes(b"# Summary\n\n" + line.encode() + b"\n\n" + manifest)
     return repo
 

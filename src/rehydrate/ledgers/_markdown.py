@@ -19,7 +19,7 @@ _FENCE_OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _CONFLICT = re.compile(r"^(?:<{7}|>{7}|\|{7})(?: |$)|^={7}$")
 # A GFM delimiter row written without the leading pipe ('---|---'): a table whose rows
 # the strict parser would not see.
-_DASHES = r"[ \t]*:?-+:?[ \t]*"
+_DASHES = r"[ \t]*+:?-++:?[ \t]*+"  # possessive: linear on a line of spaces (issue 13)
 _PIPELESS_DELIMITER = re.compile(rf"^ {{0,3}}{_DASHES}\|{_DASHES}(?:\|{_DASHES})*\|?[ \t]*$")
 _AMBIGUOUS = re.compile(r"^(?: {0,3}<|[ \t]+#|\t| {0,3}(?:=+|-+)[ \t]*$)")
 
