@@ -56,13 +56,15 @@ _TAIL = r"(?![A-Za-z0-9])"
 _NL = r"[^\s\"'`|;&]"  # a character of an unquoted value on a command line
 
 RULES: tuple[Rule, ...] = (
-    # Tokens known by their prefix, merged by first character (one engine scan each).
+    # Tokens known by their prefix. Every scan of the quoted text costs about 1 ns a
+    # character (1.6 ms on the 1.6 MB benchmark prompt), so rules share a scan behind a
+    # first character where they can, and vendor prefixes rare in coding sessions are
+    # left out (docs/prompt.md lists them); their values are still caught when they are
+    # assigned to a name holding token, secret, key, password or credential.
     _merged("A", (("aws_access_key", r"(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}" + _TAIL),
                   ("google_api_key", r"Iza[0-9A-Za-z_-]{35}"),
-                  ("artifactory_token", r"KCp[A-Za-z0-9]{69}"),
                   ("age_secret_key", r"GE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
-                  ("atlassian_token", r"TATT3[A-Za-z0-9_=-]{150,300}+"),
-                  ("aws_bedrock_key", r"BSK[A-Za-z0-9+/]{100,}+"))),
+                  ("atlassian_token", r"TATT3[A-Za-z0-9_=-]{150,300}+"))),
     _merged("g", (("github_token", r"h[pousr]_[A-Za-z0-9]{30,255}"),
                   ("github_token", r"ithub_pat_[A-Za-z0-9_]{22,255}"),
                   ("gitlab_token", r"l(?:pat|dt|ptt|rt|cbt|ffct|ft|imt|oas|soat|agent|wt|sa)"
@@ -70,35 +72,14 @@ RULES: tuple[Rule, ...] = (
                   ("grafana_token", r"l(?:c|sa)_[A-Za-z0-9+/_=-]{32,}+"))),
     _merged("x", (("slack_token", r"ox[abposre]-[A-Za-z0-9-]{10,}+"),
                   ("slack_token", r"app-[0-9]-[A-Za-z0-9-]{10,}+")), needs="x"),
-    _merged("s", (("openai_key", r"k-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{20,}+"),
-                  ("shopify_token", r"hp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
-                  ("sentry_token", r"ntry[su]_[A-Za-z0-9_=+/-]{40,}+"),
-                  ("sourcegraph_token", r"gp_[A-Za-z0-9_]{40,}+"),
-                  ("openshift_token", r"ha256~[A-Za-z0-9_-]{43}"),
-                  ("shippo_token", r"hippo_(?:live|test)_[a-fA-F0-9]{40}"),
-                  ("settlemint_token", r"m_[aps]at_[A-Za-z0-9]{16}"))),
+    _rule("openai_key", r"sk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{20,}+"),
     _merged("p", (("pypi_token", r"ypi-AgE[A-Za-z0-9_-]{50,}+"),
                   ("prefect_token", r"nu_[A-Za-z0-9]{36}"),
                   ("perplexity_key", r"plx-[A-Za-z0-9]{48}"),
                   ("pulumi_token", r"ul-[a-f0-9]{40}"),
                   ("planetscale_token", r"scale_(?:tkn|oauth|pw)_[A-Za-z0-9_.=-]{32,64}"))),
-    _merged("h", (("slack_webhook", r"ooks\.slack\.com/(?:services|workflows|triggers)"
-                                    r"/[A-Za-z0-9/_-]++"),
-                  ("huggingface_token", r"f_[A-Za-z]{34}" + _TAIL),
-                  ("vault_token", r"v[sb]\.[A-Za-z0-9_-]{90,}+"))),
-    _merged("d", (("digitalocean_token", r"o[opr]_v1_[a-f0-9]{64}"),
-                  ("databricks_token", r"api[a-f0-9]{32}"),
-                  ("doppler_token", r"p\.(?:pt|st|ct|sa|scrt|audit)\.[A-Za-z0-9]{40,}+"),
-                  ("docker_token", r"ckr_pat_[A-Za-z0-9_-]{27}"),
-                  ("dynatrace_token", r"t0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}"))),
-    _merged("r", (("readme_token", r"dme_[a-z0-9]{70}"),
-                  ("rubygems_token", r"ubygems_[a-f0-9]{48}"))),
-    _rule("sendgrid_key", r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"),
-    _merged("E", (("square_token", r"AAA[A-Za-z0-9_-]{22,}+"),
-                  ("facebook_token", r"AA[MC][A-Za-z0-9]{100,}+"))),
-    _rule("new_relic_key", r"NR(?:AK|II|JS)-[A-Za-z0-9-]{19,}+"),
-    _rule("heroku_key", r"HRKU-AA[A-Za-z0-9_-]{58}"),
-    _rule("postman_key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
+    _rule("slack_webhook", r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]++"),
+    _rule("huggingface_token", r"hf_[A-Za-z]{34}" + _TAIL),
     _rule("stripe_key", r"k_(?:live|test|prod)_[A-Za-z0-9]{10,}+"),
     _rule("npm_token", r"npm_[A-Za-z0-9]{36}" + _TAIL),
     _rule("jwt", r"eyJ(?<![A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{8,}+\.eyJ[A-Za-z0-9_-]{8,}+"
