@@ -276,3 +276,26 @@ def test_an_unparseable_row_with_a_hostile_id_leaks_nothing(repo: Path) -> None:
         assert result.code != 0
         for text in (result.out, result.err):
             assert SECRET not in text and "AKIAZ7Q3K9P2M4N6B8V1" not in text, (args, text)
+
+
+@pytest.mark.parametrize("status", ["pending", "unknown"])
+def test_the_capped_core_keeps_ledger_text_fenced_and_redacted(repo: Path, status: str) -> None:
+    """Claude Code's 10,000-character core is built from the same fenced listings."""
+    from rehydrate.config import load_config
+    from rehydrate.git import find_repo
+    from rehydrate.prompt import PromptOptions, load_prompt
+    from rehydrate.prompt_capped import capped_core
+    from rehydrate.state import Source, load_state
+
+    _hostile_repo(repo, status)
+    found = find_repo(repo)
+    config = load_config(found.root)
+    prompt = load_prompt(found, config, Source("rev", "HEAD"), PromptOptions())
+    state = load_state(found, config, Source("rev", "HEAD"))
+    for cap in (10_000, 1_500, 300):
+        core = capped_core(prompt, state, "/tmp/full prompt.md", cap)
+        assert len(core) <= cap
+        assert SECRET not in core and "AKIAZ7Q3K9P2M4N6B8V1" not in core
+        if cap == 10_000:
+            assert "Canary prose" not in _outside_code(_AST(core))
+            assert "Canary prose" in "".join(b["raw"] for b in _code_blocks(_AST(core)))
