@@ -299,3 +299,14 @@ def test_the_capped_core_keeps_ledger_text_fenced_and_redacted(repo: Path, statu
         if cap == 10_000:
             assert "Canary prose" not in _outside_code(_AST(core))
             assert "Canary prose" in "".join(b["raw"] for b in _code_blocks(_AST(core)))
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("C-001", "C-001"), ("docs/Task.md", "docs/Task.md"), ("P3", "P3"),
+    ("AKIAZ7Q3K9P2M4N6B8V1", None), ("xoxb-1234567890", None), ("E-9 password=x", None),
+    ("a\rb", None), ("", None), (None, None)])
+def test_a_verification_result_shows_identifiers_only(value: str | None,
+                                                      expected: str | None) -> None:
+    from rehydrate.decision import shown
+
+    assert shown(value) == expected

@@ -21,12 +21,17 @@ EXIT_CODES: Mapping[str, int] = {
 # What a verification result may echo: an ID, a field name, a ledger path. Anything else
 # (a sentence, a secret, a line break) is not shown (CONTRACT §4).
 _SHOWN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/#+-]{0,199}")
+# Short enough and plain enough that no redaction rule can match it (every token rule
+# needs more characters, every assignment an operator): no need to load the redactor.
+_PLAIN = re.compile(r"[A-Za-z0-9._/-]{1,12}")
 
 
 def shown(value: str | None) -> str | None:
     """``value`` when it looks like an identifier and holds no secret, else None."""
     if value is None or not _SHOWN.fullmatch(value):
         return None
+    if _PLAIN.fullmatch(value):
+        return value
     from .redact import find_secrets
 
     return None if find_secrets(value) else value

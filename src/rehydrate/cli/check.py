@@ -23,7 +23,6 @@ def command(rev: str | None, worktree: bool, envelope: click.utils.LazyFile | No
     continuity_validation_failed (2). There is no 'authorized' result."""
     from ..continuity import run_check
     from ..decision import shown
-    from ..redact import redact
 
     repo, config = open_repo()
     outcome = run_check(repo, config, pick_source(rev, worktree),
@@ -43,6 +42,8 @@ def command(rev: str | None, worktree: bool, envelope: click.utils.LazyFile | No
             click.echo("  " + " ".join(x for x in map(shown, (
                 reason.code, reason.path, reason.field, reason.id)) if x), err=True)
     if error is not None:
+        from ..redact import redact
+
         note(redact(f"rehydrate: {error}"))
     if rev is None and not worktree:
         _note_uncommitted(repo, config, outcome.pins)
