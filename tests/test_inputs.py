@@ -242,7 +242,8 @@ def test_a_tried_cell_of_backticks_does_not_hang_the_command_check(ledger_repo):
     import time
 
     ledger = ledger_repo / "docs/Failed_Attempts.md"
-    text = ledger.read_text().replace("| F-001 |", "| F-002 | " + "`" * 20000
+    # visible text first: a cell of backticks alone renders nothing and is refused
+    text = ledger.read_text().replace("| F-001 |", "| F-002 | make " + "`" * 20000
                                       + " | x | y |\n| F-001 |")
     ledger.write_text(text)
     started = time.monotonic()

@@ -26,10 +26,36 @@ from typing import Any
 
 from .ledgers import Ledger
 
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9_:-]*$")  # a subcommand word: no '/', '.', '='
-_PROGRAM = re.compile(r"^[A-Za-z0-9_./~+-]+$")
-_TICKS = re.compile(r"`+")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*+=")
+_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9_:-]*+$")  # a subcommand word: no '/', '.', '='
+_PROGRAM = re.compile(r"^[A-Za-z0-9_./~+-]++$")
+_BACKTICKS = re.compile(r"`++")
+MAX_SPANS = 256  # inline-code spans read from one Tried cell
+
+
+def _code_spans(cell: str) -> list[str]:
+    """The inline-code spans of ``cell`` as CommonMark reads them (a run of N backticks
+    up to the next run of exactly N), in linear time: each run's next run of the same
+    length is found in one right-to-left pass, not by a backtracking search."""
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(cell)] if "`" in cell else []
+    following: list[int | None] = [None] * len(runs)
+    last: dict[int, int] = {}
+    for i in range(len(runs) - 1, -1, -1):
+        length = runs[i][1] - runs[i][0]
+        following[i] = last.get(length)
+        last[length] = i
+    spans = []
+    i = 0
+    while i < len(runs):
+        j = following[i]
+        if j is None:
+            i += 1
+            continue
+        content = cell[runs[i][1]:runs[j][0]]
+        if content:
+            spans.append(content)
+        i = j + 1
+    return spans
 _OPERATORS = frozenset({"&&", "||", ";", "|", "&", "|&", ";;", "(", ")", "\n"})
 _REDIRECTS = frozenset({">", ">>", "<", "<<", "<<<", ">&", "<&", "&>", "&>>", ">|"})
 MAX_SUBCOMMAND_WORDS = 2
@@ -197,32 +223,12 @@ def commands_in(text: str) -> list[Command]:
     return out
 
 
-def code_spans(text: str) -> list[str]:
-    """The inline-code spans of ``text``, stripped (CommonMark: a run of N backticks opens a
-    span that the next run of exactly N closes; an unclosed run is literal). One pass over
-    the runs: a regex with a backreference took cubic time on a cell of backticks."""
-    runs = [(m.start(), m.end()) for m in _TICKS.finditer(text)]
-    spans: list[str] = []
-    index = 0
-    while index < len(runs):
-        start, end = runs[index]
-        width = end - start
-        closer = next((j for j in range(index + 1, len(runs))
-                       if runs[j][1] - runs[j][0] == width), None)
-        if closer is None:
-            index += 1
-            continue
-        body = text[end:runs[closer][0]]
-        if body:
-            spans.append(body.strip())
-        index = closer + 1
-    return spans
-
-
 def attempts_in_cell(cell: str) -> list[Command]:
     """The commands a failure row's Tried cell records: its inline-code spans that look
     like commands; failing that, the whole cell if it does."""
-    spans = code_spans(cell)
+    # each distinct span once, and a bounded number of them: a cell of a megabyte of code
+    # spans is no record of commands, and must not cost minutes (issue 13)
+    spans = list(dict.fromkeys(span.strip() for span in _code_spans(cell)))[:MAX_SPANS]
     found: list[Command] = []
     for span in spans or [cell]:
         if not spans and not re.match(r"^[a-z0-9_./~+-]", span):

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .decision import CONTINUITY_VALIDATION_FAILED, Decision, Reason, decide
+from .decision import CONTINUITY_VALIDATION_FAILED, Decision, Reason, decide, shown
 from .errors import EXIT_OK, EXIT_REFUSED
 from .ledgers._table import normalize
 from .ledgers.model import LEVEL_POLARITY, LEVEL_STRENGTH, Ledger
@@ -222,7 +222,8 @@ class Verification:
             "summary": self.summary,
             "canonical_check": self.canonical_check,
             "action": self.action,
-            "reasons": [{"code": r.code, "id": r.id, "field": r.field} for r in self.reasons],
+            "reasons": [{"code": r.code, "id": shown(r.id), "field": shown(r.field)}
+                        for r in self.reasons],
         }
 
 
@@ -244,7 +245,7 @@ def _verdict(reasons: Iterable[Reason], changed: bool) -> Verification:
 def ledger_invalid(path: str | None, item_id: str | None) -> Verification:
     """The verdict when the ledgers to compare with cannot be read: never 'proceed'."""
     return Verification("unfaithful", "changed",
-                        (Reason("ledger_invalid", id=item_id or path, field="ledgers"),))
+                        (Reason("ledger_invalid", id=shown(item_id) or path, field="ledgers"),))
 
 
 def verify_text(text: str, state: State,

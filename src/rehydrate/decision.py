@@ -1,5 +1,6 @@
 """The continuity decision (CONTRACT §7). There is no 'authorized' result."""
 
+import re
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -17,6 +18,25 @@ EXIT_CODES: Mapping[str, int] = {
 }
 
 
+# What a verification result may echo: an ID, a field name, a ledger path. Anything else
+# (a sentence, a secret, a line break) is not shown (CONTRACT §4).
+_SHOWN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/#+-]{0,199}")
+# Short enough and plain enough that no redaction rule can match it (every token rule
+# needs more characters, every assignment an operator): no need to load the redactor.
+_PLAIN = re.compile(r"[A-Za-z0-9._/-]{1,12}")
+
+
+def shown(value: str | None) -> str | None:
+    """``value`` when it looks like an identifier and holds no secret, else None."""
+    if value is None or not _SHOWN.fullmatch(value):
+        return None
+    if _PLAIN.fullmatch(value):
+        return value
+    from .redact import find_secrets
+
+    return None if find_secrets(value) else value
+
+
 class Reason(NamedTuple):
     """One finding: a stable code, and the item ID / field / ledger path it concerns."""
 
@@ -26,9 +46,10 @@ class Reason(NamedTuple):
     path: str | None = None
 
     def to_json(self) -> dict[str, str]:
+        """The reason as JSON: identifiers only (one that is not an ID is left out)."""
         out = {"code": self.code}
         for key in ("id", "field", "path"):
-            value = getattr(self, key)
+            value = shown(getattr(self, key))
             if value is not None:
                 out[key] = value
         return out
@@ -63,4 +84,4 @@ def decide(ledgers: Mapping[str, Ledger]) -> Decision:
 def invalid(error: RehydrateError) -> Decision:
     """The decision when a ledger cannot be read: never proceed on it."""
     return Decision(CONTINUITY_VALIDATION_FAILED,
-                    (Reason("ledger_invalid", id=error.item_id, path=error.file),))
+                    (Reason("ledger_invalid", id=shown(error.item_id), path=error.file),))

@@ -3,7 +3,10 @@
 Everything quoted from a ledger or from git sits inside a fence whose opening line
 carries a digest of the fenced text and whose tilde run is longer than any tilde
 run that starts a line of the data, so no data line can close it. Before quoting,
-secret-looking values are redacted and fence labels inside the data neutralised.
+every character a renderer may take as a line break (CR, CRLF, VT, FF, NEL, U+2028,
+U+2029) becomes LF, so the lines the fence length is chosen from are the lines any
+reader sees; then secret-looking values are redacted and fence labels inside the
+data neutralised.
 """
 
 import re
@@ -16,9 +19,34 @@ from .state import sha256_text
 
 LEDGER_LABEL = "ledger-data"
 GIT_LABEL = "git-data"
-_LEADING_TILDES = re.compile(r"^[ \t]*(~{3,})", re.MULTILINE)
+_LEADING_TILDES = re.compile(r"^[ \t]*+(~{3,}+)", re.MULTILINE)
 _LABELS = re.compile(r"(ledger|git)-data-")
 _DATA = re.compile("-data-")
+
+
+# Line breaks other than LF: CommonMark ends a line at CR too; VT, FF, NEL, U+2028 and
+# U+2029 are line breaks to other renderers and to str.splitlines.
+_OTHER_BREAKS = str.maketrans({"\r": "\n", "\x0b": "\n", "\x0c": "\n", "\x85": "\n",
+                               "\u2028": "\n", "\u2029": "\n"})
+
+
+def one_line_break(text: str) -> str:
+    """``text`` with every line break (CRLF, CR, VT, FF, NEL, U+2028, U+2029) as LF.
+
+    Cheap on clean text: each check is a memchr, and a pure-ASCII text cannot hold the
+    non-ASCII breaks."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    if "\r" in text or "\x0b" in text or "\x0c" in text or not text.isascii() and (
+            "\x85" in text or "\u2028" in text or "\u2029" in text):
+        text = text.translate(_OTHER_BREAKS)
+    return text
+
+
+def inline(value: str) -> str:
+    """``value`` for a line outside a fence: redacted, on one line, no backtick to end a
+    code span early (paths, branch names)."""
+    return redact(one_line_break(value)).replace("\n", " ").replace("`", "'")
 
 
 def fence(body: str, label: str = LEDGER_LABEL) -> str:
@@ -33,7 +61,7 @@ def fenced(lines: Sequence[str], label: str) -> list[str]:
     label or tilde run can span two), kept apart so a megabyte body is not copied to
     be quoted; the caller joins the result once.
     """
-    body = [_neutralised(redact(piece)) for piece in lines]
+    body = [_neutralised(redact(one_line_break(piece))) for piece in lines]
     longest = max((len(m) for piece in body if "~" in piece and "~~~" in piece
                    for m in _LEADING_TILDES.findall(piece)), default=0)  # "~": a memchr
     tildes = "~" * max(4, longest + 1)

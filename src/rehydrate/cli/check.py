@@ -23,6 +23,7 @@ def command(rev: str | None, worktree: bool, envelope: click.utils.LazyFile | No
     """Print the decision: reauthorization_required (0), blocked_on_reconciliation (3) or
     continuity_validation_failed (2). There is no 'authorized' result."""
     from ..continuity import run_check
+    from ..decision import shown
     from ..readlimit import read_stream
 
     repo, config = open_repo()
@@ -34,16 +35,19 @@ def command(rev: str | None, worktree: bool, envelope: click.utils.LazyFile | No
     verdict(decision.exit_code)
     if as_json:
         extra = {} if error is None else {"error": {
-            "code": error.code, "file": error.file, "line": error.line, "id": error.item_id}}
+            "code": error.code, "file": error.file, "line": error.line,
+            "id": shown(error.item_id)}}
         emit_json({"schema": "rehydrate/check-v1", **decision.to_json(),
                    "checksum": outcome.checksum, "envelope_id": outcome.envelope_id, **extra})
     else:
         click.echo(decision.decision)
         for reason in decision.reasons:
-            click.echo("  " + " ".join(x for x in (reason.code, reason.path, reason.field,
-                                                   reason.id) if x), err=True)
+            click.echo("  " + " ".join(x for x in map(shown, (
+                reason.code, reason.path, reason.field, reason.id)) if x), err=True)
     if error is not None:
-        note(f"rehydrate: {error}")
+        from ..redact import redact
+
+        note(redact(f"rehydrate: {error}"))
     if rev is None and not worktree:
         _note_uncommitted(repo, config, outcome.pins)
     if record or config.record_events:

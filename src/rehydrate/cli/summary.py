@@ -50,8 +50,11 @@ def promote(candidate: str, expect: str, as_json: bool) -> int:
     if result.outcome == "promoted":
         note(f"{CURRENT} -> {result.candidate}")
         return 0
+    from ..decision import shown
+
     for reason in result.verification.reasons:
-        note("  " + " ".join(x for x in (reason.code, reason.field, reason.id) if x))
+        note("  " + " ".join(x for x in map(shown, (reason.code, reason.field, reason.id))
+                             if x))
     note(f"verification failed ({result.verification.action}); current summary untouched; "
          f"candidate kept as {rejected_ref(result.candidate)}")
     return 1

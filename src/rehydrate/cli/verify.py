@@ -19,6 +19,7 @@ def command(file: click.utils.LazyFile, rev: str | None, worktree: bool, as_json
     """Verify a compaction summary or restatement in both directions (exit 0 only when
     faithful and the ledgers are unchanged since its pins)."""
     from ..continuity import check_continuity, pins_of, sha256_digest, verify_source
+    from ..decision import shown
     from ..errors import RehydrateError
     from ..readlimit import read_stream
 
@@ -37,7 +38,8 @@ def command(file: click.utils.LazyFile, rev: str | None, worktree: bool, as_json
         click.echo(f"{verification.summary}, ledgers {verification.canonical_check}: "
                    f"{verification.action}")
         for reason in verification.reasons:
-            click.echo("  " + " ".join(x for x in (reason.code, reason.field, reason.id) if x))
+            click.echo("  " + " ".join(x for x in map(shown, (reason.code, reason.field,
+                                                                reason.id)) if x))
     if (record or config.record_events) and state is not None:
         from ..events import record_decision
 
