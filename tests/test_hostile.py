@@ -170,7 +170,11 @@ CANARY = f"Canary prose password={SECRET} AKIAZ7Q3K9P2M4N6B8V1"
 
 
 def _hostile_repo(repo: Path, status: str = "pending") -> None:
-    for path, text in (("docs/Spec.md", SPEC), ("docs/Task.md", TASK),
+    # the ledger parser refuses a lone CR (and every other line break but LF) in a
+    # ledger (test_a_line_break_other_than_lf_in_a_ledger_is_refused); in Spec prose the
+    # planted fence is a real one, which the prompt's longer fence must still contain
+    spec = SPEC.replace("\r", "\n")
+    for path, text in (("docs/Spec.md", spec), ("docs/Task.md", TASK),
                        ("docs/Failed_Attempts.md", FAILURES)):
         write(repo, path, text.replace("{canary}", CANARY).replace("{status}", status),
               dedent=False)
@@ -192,6 +196,19 @@ def test_the_whole_prompt_keeps_planted_text_inside_code_blocks(repo: Path) -> N
         assert planted in inside, planted
     assert "Canary prose" not in outside
     assert SECRET not in result.out and "AKIAZ7Q3K9P2M4N6B8V1" not in result.out
+
+
+@pytest.mark.parametrize("brk", ["\r", "\v", "\f", "\x85", "\u2028", "\u2029"],
+                         ids=["CR", "VT", "FF", "NEL", "LS", "PS"])
+def test_a_line_break_other_than_lf_in_a_ledger_is_refused(repo: Path, brk: str) -> None:
+    write(repo, "docs/Spec.md", SPEC.replace("\r", brk).replace("{canary}", "x"), dedent=False)
+    write(repo, "docs/Task.md", TASK.replace("{canary}", "x").replace("{status}", "pending"),
+          dedent=False)
+    write(repo, "docs/Failed_Attempts.md", FAILURES.replace("{canary}", "x"), dedent=False)
+    commit(repo, "ledgers")
+    result = run(repo, "prompt")
+    assert result.code == 2 and result.out == ""
+    assert "docs/Spec.md:" in result.err and "forbidden_character" in result.err
 
 
 def test_the_crlf_twin_renders_the_same_rows(repo: Path) -> None:
