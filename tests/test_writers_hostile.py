@@ -108,12 +108,16 @@ def test_writers_killed_mid_write_never_block_or_tear(ledger_repo: Path) -> None
     env = {**os.environ, "REHYDRATE_LOCK_TIMEOUT": "10"}
     cmd = [sys.executable, "-m", "rehydrate", "fail", "add", "--failure", "f",
            "--workaround", "w", "--tried"]
+    started = time.monotonic()
+    subprocess.run([*cmd, "`timing`"], cwd=ledger_repo, env=env, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    took = time.monotonic() - started  # kill somewhere inside a writer's own run time
     killed = 0
     for n in range(KILLED_WRITERS):
         victims = [subprocess.Popen([*cmd, f"`victim {n}.{k}`"], cwd=ledger_repo, env=env,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                    for k in range(2)]
-        time.sleep(rng.uniform(0.05, 0.4))  # import, parse, lock, write: somewhere in there
+        time.sleep(rng.uniform(0.1, 0.9) * took)  # import, parse, lock, write: in there
         for victim in victims:
             if victim.poll() is None:
                 victim.send_signal(signal.SIGKILL)
