@@ -16,7 +16,6 @@ from fuzzing import LEDGERS, REGRESSIONS, checked, make_repo
 
 from conftest import run_subprocess
 
-
 # Inputs that once hung or crashed and are now well-formed ledgers: read, exit 0, fast.
 VALID_NOW = frozenset({"ledger-spec/heading-backtracking.md"})
 
