@@ -36,7 +36,7 @@ def git(repo: Path, *args: str, input: str | None = None, check: bool = True,
 
 
 def rev(repo: Path, what: str = "HEAD") -> str:
-    return git(repo, "rev-parse", "--verify", "--quiet", what).stdout.strip()
+    return git(repo, "rev-parse", "--verify", "--quiet", what, check=False).stdout.strip()
 
 
 def write_bytes(repo: Path, relpath: str, data: bytes | str) -> None:
