@@ -12,6 +12,7 @@ import pytest
 
 from adversarial.helpers import (
     REFUSED,
+    STABLE_CODE,
     assert_violations_well_formed,
     clone,
     git,
@@ -44,6 +45,7 @@ def base_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _names(text: str, scenario: Scenario) -> None:
+    assert STABLE_CODE.search(text), f"the refusal carries no stable code:\n{text}"
     paths = scenario.path if isinstance(scenario.path, tuple) else (scenario.path,)
     if scenario.path is not None:
         assert any(p in text for p in paths), f"the refusal names none of {paths}:\n{text}"
