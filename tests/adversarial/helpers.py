@@ -85,15 +85,22 @@ def clone(base: Path, dest: Path) -> Path:
     return dest
 
 
-def make_server(path: Path, *, config: str | None = None) -> Path:
+def make_server(path: Path, *, config: str | None = None, hook: bool = True) -> Path:
     """A bare repository whose ``hooks/pre-receive`` runs this Python's guard."""
     git(path.parent, "init", "-q", "--bare", "-b", "main", str(path))
-    hook = path / "hooks" / "pre-receive"
-    hook.write_text(f"#!/bin/sh\nexec '{sys.executable}' -m rehydrate guard --pre-receive\n")
-    hook.chmod(0o755)
+    if hook:
+        install_pre_receive(path)
     if config is not None:
         (path / ".rehydrate.toml").write_text(config)
     return path
+
+
+def install_pre_receive(server: Path) -> None:
+    """The guard as the server's pre-receive hook (after a hookless setup push: the state
+    a server already holds was judged when it was pushed)."""
+    hook = server / "hooks" / "pre-receive"
+    hook.write_text(f"#!/bin/sh\nexec '{sys.executable}' -m rehydrate guard --pre-receive\n")
+    hook.chmod(0o755)
 
 
 def server_ref(server: Path, ref: str = "refs/heads/main") -> str:
@@ -151,10 +158,11 @@ def ledger_texts(edit: list[tuple[str, str, str]]) -> dict[str, str]:
     return apply(edit)
 
 
-__all__ = ["BASE", "PATHS", "ZERO", "REFUSED", "BAD_INPUT", "git", "rev", "write_bytes",
-           "write_ledgers", "commit_all", "make_base_repo", "clone", "make_server",
-           "server_ref", "push", "guard_range", "guard_range_subprocess",
-           "commit_tree", "assert_refusal_names", "assert_violations_well_formed", "ledger_texts", "run"]
+__all__ = ["BASE", "PATHS", "ZERO", "REFUSED", "BAD_INPUT", "STABLE_CODE", "git", "rev",
+           "write_bytes", "write_ledgers", "commit_all", "make_base_repo", "clone", "make_server",
+           "install_pre_receive", "server_ref", "push", "guard_range", "guard_range_subprocess",
+           "commit_tree", "assert_refusal_names", "assert_violations_well_formed",
+           "ledger_texts", "run"]
 
 
 def commit_tree(repo: Path, files: Mapping[str, str | bytes | None], parents: list[str],

@@ -189,7 +189,8 @@ def rewrite_weakens_a_level(repo: Path) -> Scenario:
 def rewrite_unretires(repo: Path) -> Scenario:
     base = rev(repo)
     replace(repo, "| F-003 | fixed upstream | 2026-01-01 | |\n",
-            "| F-003 | fixed upstream | 2026-01-01 | |\n| F-002 | uv is the default | 2026-02-01 | |\n")
+            "| F-003 | fixed upstream | 2026-01-01 | |\n"
+            "| F-002 | uv is the default | 2026-02-01 | |\n")
     old = commit(repo, "retire F-002")
     git(repo, "reset", "-q", "--hard", base)
     append_after(repo, F3, row("F-004", "cargo build"))
@@ -343,7 +344,6 @@ def _criss_cross(repo: Path, bad: bool) -> tuple[str, str, Callable[[], tuple[st
     replace(repo, F1, row("F-004", "a row") + F1)
     a1 = commit(repo, "a row")
     git(repo, "merge", "-q", "--no-verify", "--no-edit", b1)
-    m1 = rev(repo)
     git(repo, "checkout", "-q", "b")
     strategy = ["-s", "ours"] if bad else []
     git(repo, "merge", "-q", "--no-verify", "--no-edit", *strategy, a1)
@@ -401,6 +401,44 @@ def octopus_keeps_all(repo: Path) -> Scenario:
     new = commit_tree(repo, {FAIL: body}, [base, *sides], "octopus")
     return Scenario(base, new, False,
                     hook_na="git's octopus strategy never runs the merge driver (docs/merging.md)")
+
+
+@not_local
+def merge_with_swapped_parents(repo: Path) -> Scenario:
+    """A merge whose first parent is the side: main's row F-004 is lost against parent 2."""
+    base = rev(repo)
+    side = _side(repo, "side", row("F-005", "side row"), base)
+    replace(repo, F1, row("F-004", "main row") + F1)
+    m1 = commit(repo, "main row")
+    new = commit_tree(repo, {}, [side, m1], "merge main into side", base=side)
+    return Scenario(base, new, True, FAIL, "F-004", hook_na="git never writes swapped parents")
+
+
+def _same_id_both_sides(repo: Path) -> tuple[str, str, str]:
+    base = rev(repo)
+    side = _side(repo, "side", row("F-004", "side row"), base)
+    replace(repo, F1, row("F-004", "main row") + F1)
+    m1 = commit(repo, "main row")
+    return base, side, m1
+
+
+@not_local
+def merge_renumber_with_edited_content(repo: Path) -> Scenario:
+    """The merge excuse (renumbered rows) abused: side's F-004 comes back as F-005 with
+    another Workaround."""
+    base, side, m1 = _same_id_both_sides(repo)
+    body = text(repo).replace(F3, F3 + row("F-005", "side row", workaround="give up"))
+    new = commit_tree(repo, {FAIL: body}, [m1, side], "merge side")
+    return Scenario(base, new, True, FAIL, None,
+                    hook_na="the merge driver renumbers faithfully; only plumbing writes this")
+
+
+@not_local
+def merge_keeps_one_of_two_same_ids(repo: Path) -> Scenario:
+    base, side, m1 = _same_id_both_sides(repo)
+    new = commit_tree(repo, {}, [m1, side], "merge side", base=m1)
+    return Scenario(base, new, True, FAIL, "F-004",
+                    hook_na="the merge driver renumbers; only plumbing writes this")
 
 
 @not_local
@@ -794,6 +832,44 @@ def push_replace_ref_only(repo: Path) -> Scenario:
                     ref=f"refs/replace/{base}", hook_na=NA_SERVER_ONLY)
 
 
+@not_local
+def replace_tree(repo: Path) -> Scenario:
+    base = rev(repo)
+    bad = _drop_f2(repo, "drop F-002")
+    git(repo, "replace", rev(repo, f"{bad}^{{tree}}"), rev(repo, f"{base}^{{tree}}"))
+    return Scenario(base, bad, True, FAIL, "F-002",
+                    attack=["--force", f"{bad}:refs/heads/main", "refs/replace/*:refs/replace/*"],
+                    hook_na="see replace_bad_commit: the hook variant replaces HEAD's blob")
+
+
+@not_local
+def waiver_in_git_notes(repo: Path) -> Scenario:
+    base = rev(repo)
+    bad = _drop_f2(repo, "drop F-002")
+    git(repo, "notes", "add", "-m", "Rehydrate-Waiver: legal request", bad)
+    return Scenario(base, bad, True, FAIL, "F-002",
+                    attack=["--force", f"{bad}:refs/heads/main", "refs/notes/*:refs/notes/*"],
+                    hook_na="notes are written after the commit; the hook never honours a waiver")
+
+
+def _config_with_deletion(files: dict[str, str]) -> Callable[[Path], Scenario]:
+    def build(repo: Path) -> Scenario:
+        base = rev(repo)
+        for name, body in files.items():
+            write_bytes(repo, name, body)
+        replace(repo, C2, "", SPEC)
+        new = commit(repo, "drop C-002, odd settings")
+
+        def hook() -> tuple[str, str, str]:
+            git(repo, "reset", "-q", "--hard", base)
+            for name, body in files.items():
+                write_bytes(repo, name, body)
+            replace(repo, C2, "", SPEC)
+            return hook_commit(repo, "drop C-002, odd settings")
+        return Scenario(base, new, True, (SPEC, *files), None, hook=hook)
+    return build
+
+
 HISTORIES: dict[str, dict[str, Callable[[Path], Scenario]]] = {
     "1-range": {
         "reset-then-new-commit-drops-row": reset_then_new_commit,
@@ -809,6 +885,9 @@ HISTORIES: dict[str, dict[str, Callable[[Path], Scenario]]] = {
         "merge-drops-one-side": merge_drops_one_side,
         "criss-cross-merge-drops": criss_cross_drops,
         "octopus-merge-drops": octopus_drops,
+        "merge-with-swapped-parents": merge_with_swapped_parents,
+        "merge-renumber-with-edited-content": merge_renumber_with_edited_content,
+        "merge-keeps-one-of-two-same-ids": merge_keeps_one_of_two_same_ids,
     },
     "1-range-legit": {
         "rebase-renumbers-with-the-driver": rebase_renumbers,
@@ -833,6 +912,12 @@ HISTORIES: dict[str, dict[str, Callable[[Path], Scenario]]] = {
         "unparseable-config-later-hides-deletion": unparseable_config_later_hides_deletion,
         "worktree-config-redirects-the-range": worktree_config_redirects_the_range,
         "move-then-delete-at-new-path": move_then_delete_at_new_path,
+        "ambiguous-config-with-deletion": _config_with_deletion({
+            ".rehydrate.toml": MOVE, "pyproject.toml": '[tool.rehydrate]\ndiff_lines = 5\n'}),
+        "config-points-into-dot-git-with-deletion": _config_with_deletion({
+            ".rehydrate.toml": '[ledgers]\nspec = ".git/Spec.md"\n'}),
+        "config-unknown-key-with-deletion": _config_with_deletion({
+            ".rehydrate.toml": 'ledger_paths = "elsewhere"\n'}),
     },
     "2-settings-legit": {
         "waived-move-then-append": waived_move_then_append,
@@ -854,6 +939,7 @@ HISTORIES: dict[str, dict[str, Callable[[Path], Scenario]]] = {
         "waiver-on-n-plus-1-excuses-n": waiver_on_next_commit,
         "waived-break-then-free-rewrite": waived_break_then_free_rewrite,
         "waived-break-then-edit-a-cell": waived_break_then_edit_a_cell,
+        "waiver-in-git-notes": waiver_in_git_notes,
     },
     "3-waiver-legit": {
         "waiver-on-its-own-commit": waiver_on_its_own_commit,
@@ -866,5 +952,6 @@ HISTORIES: dict[str, dict[str, Callable[[Path], Scenario]]] = {
         "replace-graft-hides-parent": replace_graft,
         "info-grafts-hides-parent": info_grafts,
         "push-of-a-replace-ref": push_replace_ref_only,
+        "replace-ref-swaps-the-tree": replace_tree,
     },
 }

@@ -17,6 +17,7 @@ from adversarial.helpers import (
     clone,
     git,
     guard_range,
+    install_pre_receive,
     make_base_repo,
     make_server,
     push,
@@ -64,11 +65,12 @@ def _range(repo: Path, s: Scenario) -> None:
 
 
 def _server(repo: Path, tmp_path: Path, s: Scenario) -> None:
-    server = make_server(tmp_path / "server.git")
+    server = make_server(tmp_path / "server.git", hook=False)
     git(repo, "remote", "add", "origin", str(server))
     for refspecs in s.setup:
         proc = push(repo, *refspecs)
         assert proc.returncode == 0, f"could not establish the old state:\n{proc.stderr}"
+    install_pre_receive(server)
     before = rev(server, s.ref)
     proc = push(repo, *s.attack)
     after = rev(server, s.ref)

@@ -20,6 +20,7 @@ from adversarial.helpers import (
     commit_tree,
     git,
     guard_range,
+    install_pre_receive,
     make_base_repo,
     make_server,
     push,
@@ -50,7 +51,7 @@ class World:
 @pytest.fixture
 def world(base_repo: Path, tmp_path: Path) -> World:
     repo = clone(base_repo, tmp_path / "repo")
-    server = make_server(tmp_path / "server.git")
+    server = make_server(tmp_path / "server.git", hook=False)
     # git's own guard for the checked-out branch is not the ledger guard's: turn it off,
     # as hosting services do, so the sequence reaches the pre-receive hook
     git(server, "config", "receive.denyDeleteCurrent", "ignore")
@@ -60,6 +61,7 @@ def world(base_repo: Path, tmp_path: Path) -> World:
     kept = commit(repo, "add F-004")
     assert push(repo, "main").returncode == 0
     assert rev(server, "refs/heads/main") == kept
+    install_pre_receive(server)
     return World(repo, server, base, kept)
 
 
@@ -121,7 +123,8 @@ SEQUENCES = [
     pytest.param(delete_then_recreate_with_a_new_commit,
                  id="delete-main-then-recreate-with-new-commit-on-old-base"),
     pytest.param(force_with_lease_rewind, id="force-with-lease-rewind"),
-    pytest.param(rewind_while_keeping_old_tip_elsewhere, id="rewind-main-keep-old-tip-on-another-ref"),
+    pytest.param(rewind_while_keeping_old_tip_elsewhere,
+                 id="rewind-main-keep-old-tip-on-another-ref"),
     pytest.param(launder_through_a_new_branch, id="launder-orphan-through-a-new-branch"),
     pytest.param(several_refs_one_bad, id="several-refs-at-once-one-bad"),
 ]

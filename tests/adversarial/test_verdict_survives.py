@@ -69,7 +69,6 @@ READERS = {
     "stdout-closed": "{cmd} >&-",
     "stdout-dev-full": "{cmd} >/dev/full",
     "stderr-closed": "{cmd} 2>&-",
-    "both-closed": "{cmd} >&- 2>&-",
 }
 
 
