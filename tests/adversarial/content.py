@@ -159,6 +159,26 @@ HTML_COMMENTS = [
          "C-006", "processing-instruction-inside-a-cell"),
 ]
 
+# Values that render like a valid Level or Status but are not one (the contract's words
+# are exact): an unknown Level or Status is a parse error, never the word it looks like.
+LOOKALIKE_VALUES = [
+    case([("spec", "| write tests first | MUST |", "| write tests first | MUST\u200d |")],
+         "C-004", "level-with-zwj"),
+    case([("spec", "| write tests first | MUST |", "| write tests first | MUST\ufe0f |")],
+         "C-004", "level-with-variation-selector"),
+    case([("spec", "| run the linter | SHOULD |", "| run the linter | \uff2d\uff35\uff33\uff34 |")],
+         "C-002", "level-fullwidth-must"),
+    case([("spec", "| do not push to main | MUST NOT |",
+           "| do not push to main | MUST\u00a0NOT |")],
+         "C-001", "level-with-no-break-space"),
+    case([("task", "| P1 | reproduce | done |", "| P1 | reproduce | done\u200d |"), REV],
+         "P1", "phase-status-with-zwj"),
+    case([("task", "| deploy staging | consumed |", "| deploy staging | gr\u0430nted |"), REV],
+         "A-1", "approval-status-cyrillic-a"),
+    case([("task", "| CC-1 | tests pass | open |", "| CC-1 | tests pass | p\u0430ssed |"), REV],
+         "CC-1", "check-status-cyrillic-a"),
+]
+
 # --- invariant 8: Task.md byte for byte ---------------------------------------------------
 
 def _task(old: str, new: str, id: str) -> object:

@@ -16,6 +16,7 @@ from adversarial.content import (
     HTML_COMMENTS,
     ID_SHAPES,
     LEGIT,
+    LOOKALIKE_VALUES,
     NEXT_ACTION,
     RENDERS_EMPTY,
     TASK_BYTES,
@@ -40,7 +41,8 @@ from rehydrate.errors import RehydrateError
 from rehydrate.guard import check_ledger
 from rehydrate.ledgers import parse_ledger
 
-ATTACKS = RENDERS_EMPTY + NEXT_ACTION + HTML_COMMENTS + TASK_BYTES + ID_SHAPES
+ATTACKS = (RENDERS_EMPTY + NEXT_ACTION + HTML_COMMENTS + LOOKALIKE_VALUES + TASK_BYTES
+           + ID_SHAPES)
 WAYS = ["pure", "hook", "range"]
 
 
