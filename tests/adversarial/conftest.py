@@ -1,7 +1,7 @@
 """Pinned git identity and config for the module-scoped base repositories.
 
 The top-level conftest pins them per test; the base repositories are built once per
-module, before that fixture runs, so the same pinning is applied for the whole session.
+module, before that fixture runs, so the same pinning is applied around each module (and undone after it).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pytest
 from conftest import GIT_ENV
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _pinned_git_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+@pytest.fixture(scope="module", autouse=True)
+def _pinned_git_module(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     home = tmp_path_factory.mktemp("adv-home")
     (home / ".gitconfig").write_text(
         "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n[core]\n\tautocrlf = false\n"

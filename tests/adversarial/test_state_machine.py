@@ -25,8 +25,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, Phase, event, settings
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis import event as _event
 from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
 
 from adversarial.helpers import (
@@ -47,6 +49,14 @@ STRICTER = {("SHOULD", "MUST"), ("SHOULD NOT", "MUST NOT")} | {("MAY", lv) for l
 WEAKER = {("MUST", "SHOULD"), ("MUST", "MAY"), ("MUST NOT", "SHOULD NOT"), ("MUST NOT", "MAY"),
           ("SHOULD", "MAY"), ("SHOULD NOT", "MAY"), ("MUST", "MUST NOT"), ("SHOULD", "MUST NOT")}
 WAIVER = "\n\nRehydrate-Waiver: agreed in review (TICKET-7)"
+
+
+def event(label: str) -> None:
+    """hypothesis.event, also when a pinned program runs outside hypothesis."""
+    try:
+        _event(label)
+    except InvalidArgument:
+        pass
 
 
 @dataclass(frozen=True)
@@ -363,3 +373,44 @@ def test_range_refuses_exactly_the_histories_that_lose_content(seed: tuple[Path,
         max_examples=30, stateful_step_count=10, deadline=None, derandomize=True,
         phases=(Phase.explicit, Phase.generate), database=None,
         suppress_health_check=list(HealthCheck)))
+
+
+# Pinned programs: the same machine and oracle on fixed step sequences, so the histories
+# hypothesis found once are replayed on every run whatever it generates this time.
+PROGRAMS = {
+    "push-merge-then-rewind": [("merge_side", {}), ("force_push", {}), ("reset_hard", {}),
+                               ("force_push", {})],
+    "amend-keeps-then-amend-drops": [
+        ("edit", {"op": "add", "pick": 0, "choice": 0}), ("commit", {"mode": "hook"}),
+        ("force_push", {}), ("amend", {}), ("force_push", {}),
+        ("edit", {"op": "delete", "pick": 0, "choice": 0}), ("amend", {}), ("force_push", {})],
+    "reset-then-new-commit": [
+        ("edit", {"op": "add", "pick": 0, "choice": 1}), ("commit", {"mode": "hook"}),
+        ("force_push", {}), ("reset_hard", {}), ("edit", {"op": "add", "pick": 1, "choice": 2}),
+        ("commit", {"mode": "hook"}), ("force_push", {})],
+    "squash-and-rebase-keep-everything": [
+        ("edit", {"op": "add", "pick": 0, "choice": 0}), ("commit", {"mode": "hook"}),
+        ("edit", {"op": "strengthen", "pick": 1, "choice": 0}), ("commit", {"mode": "hook"}),
+        ("force_push", {}), ("squash_two", {}), ("force_push", {}),
+        ("edit", {"op": "retire", "pick": 0, "choice": 0}), ("commit", {"mode": "hook"}),
+        ("rebase_two", {}), ("force_push", {})],
+    "waived-and-unwaived-dropping-merges": [
+        ("merge_side_dropping_it", {"waive": True}), ("force_push", {}),
+        ("merge_side_dropping_it", {"waive": False}), ("force_push", {})],
+    "weaken-no-verify-then-push": [
+        ("edit", {"op": "weaken", "pick": 0, "choice": 0}), ("commit", {"mode": "hook"}),
+        ("commit", {"mode": "no-verify"}), ("force_push", {}),
+        ("edit", {"op": "edit_rule", "pick": 1, "choice": 0}), ("commit", {"mode": "waiver"}),
+        ("force_push", {})],
+}
+
+
+@pytest.mark.parametrize("program", [pytest.param(v, id=k) for k, v in PROGRAMS.items()])
+def test_pinned_program(seed: tuple[Path, Path], program: list[tuple[str, dict]]) -> None:
+    LedgerHistory.seed = seed
+    machine = LedgerHistory()
+    try:
+        for name, kwargs in program:
+            getattr(machine, name)(**kwargs)
+    finally:
+        machine.teardown()
