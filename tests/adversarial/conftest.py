@@ -1,7 +1,8 @@
 """Pinned git identity and config for the module-scoped base repositories.
 
 The top-level conftest pins them per test; the base repositories are built once per
-module, before that fixture runs, so the same pinning is applied around each module (and undone after it).
+module, before that fixture runs, so the same pinning is applied around each module
+(and undone after it).
 """
 
 from __future__ import annotations
