@@ -134,12 +134,13 @@ def guard_range_subprocess(repo: Path, spec: str) -> Verdict:
     return Verdict(proc.returncode, proc.stdout, proc.stderr)
 
 
-STABLE_CODE = re.compile(r"\b[a-z]+(?:_[a-z]+)+\b")
+# docs/guard.md: every refusal line is `path[:line]: CODE [ID] — what; fix`
+STABLE_CODE = re.compile(r"[\w-]*[./][\w./-]*(?::\d+)?: [a-z]+(?:_[a-z]+)*\b")
 
 
 def assert_refusal_names(text: str, path: str | None, ident: str | None = None) -> None:
-    """A refusal names the ledger file, a stable code (snake_case) and, where there is
-    one, the item ID."""
+    """A refusal names the ledger file, a stable code (``path[:line]: code``) and, where
+    there is one, the item ID."""
     assert STABLE_CODE.search(text), f"the refusal carries no stable code:\n{text}"
     if path is not None:
         assert path in text, f"the refusal does not name {path}:\n{text}"
