@@ -215,7 +215,7 @@ SINGLE = [
 NOT_BUMPED = "revision_not_increased"
 BYTES = [
     p(task("revision: 3\n", "revision: 3\n# a comment\n"), NOT_BUMPED, "front-matter-comment"),
-    p(task("revision: 3", 'revision: "3"'), NOT_BUMPED, "revision-quoted"),
+    p(task("revision: 3", 'revision: "3"'), "revision_invalid", "revision-quoted"),
     p(task("objective: ship the fix", "objective: 'ship the fix'"), NOT_BUMPED,
       "objective-quoted"),
     p(task("task: T-1\nrevision: 3\n", "revision: 3\ntask: T-1\n"), NOT_BUMPED,
@@ -255,11 +255,14 @@ REVISIONS = [
     p(revision("\u0664"), "revision_invalid", "arabic-indic-digit"),
     p(revision("[4]"), "revision_invalid", "yaml-list"),
     p(revision(""), "revision_invalid", "empty"),
+    p(revision("'4'"), "revision_invalid", "quoted-and-raised"),
+    p(revision('"4"'), "revision_invalid", "double-quoted-and-raised"),
+    p(revision("!!int 4"), "frontmatter_invalid", "tagged-and-raised"),  # the YAML door
 ]
 GOOD_REVISIONS = [
     p(revision("4"), "", "next"),
     p(revision("9" * 18), "", "eighteen-digits"),
-    p(revision("'4'"), "", "quoted-and-raised"),
+    p(revision("4 # the next one"), "", "raised-with-a-comment"),
 ]
 
 LOOKALIKE_IDS = [

@@ -24,11 +24,12 @@ def entry() -> None:
     # Leave without tearing the interpreter down: freeing every parsed row one by one
     # costs ~5 ms on a 10,000-row ledger, and nothing needs it. Whatever was written is
     # flushed first; files are closed and child processes waited for by then.
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (BrokenPipeError, ValueError):  # the reader went away; nothing left to say
-        pass
+    for stream in (sys.stdout, sys.stderr):  # None when the descriptor was closed (>&-)
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):  # the reader went away; nothing left to say
+            pass
     os._exit(code)
 
 

@@ -105,16 +105,33 @@ class LogEntry(NamedTuple):
 def log_entries(repo: Repo, revs: Sequence[str]) -> list[LogEntry]:
     """Commits of ``revs`` (rev-list arguments, ``--not`` allowed: callers refuse
     user-given revisions that start with '-'), parents first, with their waiver trailer."""
-    fmt = "%x01%H %P%x00%(trailers:key=Rehydrate-Waiver,valueonly,separator=%x1f)"
+    fmt = "%x01%H %P%x00%(trailers:key=Rehydrate-Waiver,separator=%x1f)"
     out = _git(repo.root, "-c", "log.showSignature=false", "log", "--reverse", "--topo-order",
                "--no-color", f"--format={fmt}", *revs, "--").stdout
     entries: list[LogEntry] = []
     for record in out.split(b"\x01")[1:]:
         head_, _, trailer = record.partition(b"\0")
         ids = head_.decode().split()
-        value = trailer.decode("utf-8", "replace").strip().split("\x1f")[0].strip()
-        entries.append(LogEntry(ids[0], tuple(ids[1:]), value or None))
+        entries.append(LogEntry(ids[0], tuple(ids[1:]), _waiver(trailer)))
     return entries
+
+
+WAIVER_KEY = "Rehydrate-Waiver:"
+
+
+def _waiver(trailers: bytes) -> str | None:
+    """The first ``Rehydrate-Waiver:`` trailer whose reason shows something. The key is
+    matched exactly (git matches trailer keys in any case; a waiver is spelled one way),
+    and a reason of blanks or invisible characters is no reason."""
+    from .ledgers import visible
+
+    for item in trailers.decode("utf-8", "replace").strip().split("\x1f"):
+        item = item.strip()
+        if item.startswith(WAIVER_KEY):
+            reason = item[len(WAIVER_KEY):].strip()
+            if reason and visible(reason):
+                return reason
+    return None
 
 
 def merge_heads(repo: Repo) -> list[str]:

@@ -53,10 +53,21 @@ def _refuse_hidden(text: str, path: str, no: int) -> None:
     if problem:
         raise LedgerParseError(
             f"{problem}: invisible when rendered, still read by the model",
-            file=path, line=no, code="html_comment",
+            file=path, line=no, item_id=_row_id(text), code="html_comment",
             fix="write the note as visible text, e.g. a '> ' quote line (a literal '<' can "
                 "be written '&lt;')",
         )
+
+
+def _row_id(text: str) -> str | None:
+    """The ID of the table row ``text`` is, when its first cell holds a valid one."""
+    from ..ids import id_problem
+
+    body = text.lstrip(" \t")
+    if not body.startswith("|"):
+        return None
+    first = body[1:].split("|", 1)[0].strip(" \t")
+    return first if first and id_problem(first) is None else None
 
 
 class Section(NamedTuple):

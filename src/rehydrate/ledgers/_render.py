@@ -188,11 +188,14 @@ _FOLD = str.maketrans({
 })
 
 
+_MARKERS = {ord(c): None for c in "*_`~"}
+
+
 def action_words(text: str) -> str:
     """The Next action as a reader sees its words, for the chaining check.
 
     Comments, tags (a line-ending tag such as ``<br>`` becomes a line feed), backslash
-    escapes and entities are resolved; then NFKC, look-alike operators folded, and every
+    escapes, emphasis and code markers and entities are resolved; then NFKC, look-alike operators folded, and every
     joiner, variation selector, combining mark and format character removed, so
     ``th<!-- -->en``, ``t\\hen``, ``&#59;``, ``；`` and ``th\\u200den`` all read plainly.
     """
@@ -202,6 +205,8 @@ def action_words(text: str) -> str:
         text = _strip_comments(text)
         text = _TAG.sub(lambda m: "\n" if m.group(1).lower() in _LINE_TAGS else "", text)
     text = text.replace("\\", "")
+    # emphasis and code markers render as nothing inside a word: '*th*en' reads 'then'
+    text = text.translate(_MARKERS)
     if "&" in text:
         import html
 

@@ -42,14 +42,14 @@ def next_action_problem(text: str) -> str | None:
     """
     if "\n" in text or "\r" in text:
         return "the next action spans more than one line"
-    words = text if text.isascii() and not any(c in text for c in "<&\\") \
+    words = text if text.isascii() and not any(c in text for c in "<&\\*_`~") \
         else action_words(text)
     if "\n" in words or "\r" in words:
         return "the next action spans more than one line (a line break renders in it)"
     chained = _CHAINING.search(words)
     if chained:
-        how = "" if words == text else " (once escapes, entities and invisible characters " \
-            "are read as they render)"
+        how = "" if words == text else " (once escapes, entities, emphasis and invisible " \
+            "characters are read as they render)"
         return f"the next action chains a second action with {chained.group()!r}{how}"
     return None
 
@@ -103,6 +103,8 @@ def _finish(meta: Mapping[str, Any], sections: Mapping[str | None, Section],
     """Type the front matter; ``lines`` gives the decoded lines (only an error needs them)."""
     raw = meta.get("revision")
     problem = revision_problem(raw)
+    if problem is None and not _plainly_written(lines, raw):
+        problem = "found it quoted, tagged or otherwise spelled; write the digits alone"
     if problem is not None:
         raise LedgerParseError(
             f"front matter 'revision' must be a plain decimal integer ({problem})",
@@ -129,6 +131,19 @@ def _finish(meta: Mapping[str, Any], sections: Mapping[str | None, Section],
                 "'.', '_' or '-'",
         )
     return {"meta": fixed, "next_action": _next_action(sections.get("next action"), ctx)}
+
+
+def _plainly_written(lines: Callable[[], list[str]], raw: object) -> bool:
+    """Whether the front matter's ``revision:`` line holds exactly the digits that were
+    read: the YAML door reads '"4"', "'4'" and '!!int 4' as 4, and each spelling is a byte
+    change that must not pass for a revision."""
+    decoded = lines()
+    at = _meta_line(decoded, "revision") - 1
+    if at <= 0:
+        return True  # flow style or no front matter line: revision_problem judged it
+    text = decoded[at]
+    value = text[text.index(":") + 1:].split(" #", 1)[0].strip(" \t")
+    return value == raw
 
 
 def _meta_line(lines: list[str], key: str) -> int:
