@@ -1,0 +1,262 @@
+"""Real Claude Code (npm, pinned) through rehydrate's hooks, against a scripted model API.
+
+Every assertion is on what reached the model (the fake API's request log) or on what
+really ran (marker files), never on what a hook printed. Known gaps are strict xfails
+naming their issue 15 item: they turn into failures once fixed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_anthropic import FakeAnthropic, Logged, bash, text
+from harness import (
+    CLAUDE_CODE_VERSION,
+    VENV_BIN,
+    install_claude,
+    make_project,
+    run_claude,
+    run_doctor,
+)
+
+from conftest import git
+
+pytestmark = pytest.mark.realclient
+
+NEXT_ACTION = "run the scripted session against the fake model API"
+ADDED_CONTEXT = "SessionStart hook additional context"
+
+
+@pytest.fixture(scope="session")
+def claude() -> Path:
+    return install_claude()
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return make_project(tmp_path)
+
+
+@pytest.fixture
+def api(tmp_path: Path) -> Iterator[Any]:
+    """``api(turns, **options)`` starts a fake Messages API that stops with the test."""
+    servers: list[FakeAnthropic] = []
+
+    def start(*turns: list[dict[str, Any]], **options: Any) -> FakeAnthropic:
+        log = tmp_path / f"requests-{len(servers)}.jsonl"
+        server = FakeAnthropic(list(turns), log_file=log, **options).__enter__()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.__exit__(None, None, None)
+
+
+def tool_results(request: Logged) -> list[dict[str, Any]]:
+    """The tool_result blocks of a request's last user message."""
+    last = request.messages()[-1]
+    content = last.get("content")
+    return [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"] \
+        if isinstance(content, list) else []
+
+
+def test_claude_code_is_the_pinned_version(claude: Path) -> None:
+    import subprocess
+
+    out = subprocess.run([str(claude), "--version"], capture_output=True, text=True,
+                         timeout=30, check=True).stdout
+    assert out.split()[0] == CLAUDE_CODE_VERSION
+
+
+def test_ledger_context_reaches_the_first_model_request(claude: Path, project: Path,
+                                                        api: Any) -> None:
+    fake = api([text("hello back")])
+    session = run_claude(claude, project, fake, "hello")
+    assert session.returncode == 0, session.stderr
+    # Claude Code 2.1.332 with nonessential traffic off calls nothing but the Messages API.
+    assert {r.path for r in fake.requests} == {"/v1/messages?beta=true"}
+    first = fake.turn_requests()[0]
+    assert first.index == 0
+    said = first.text()
+    assert ADDED_CONTEXT in said
+    for item in ("C-RC1", "C-RC2", "D-RC1", "O-RC1", "F-RC7", NEXT_ACTION):
+        assert item in said, item
+    claude_md = (project / "CLAUDE.md").read_text(encoding="utf-8")
+    assert "C-RC1" not in claude_md and "F-RC7" not in claude_md  # only the hook says them
+    assert session.hook_order()[0] == "session-start"
+
+
+def test_repeat_of_a_failed_attempt_is_denied(claude: Path, project: Path, api: Any) -> None:
+    fake = api([bash("touch marker && go test -tags=musl ./...")], [text("understood")])
+    session = run_claude(claude, project, fake, "run the tests")
+    assert session.returncode == 0, session.stderr
+    assert not (project / "marker").exists()
+    turns = fake.turn_requests()
+    assert len(turns) >= 2
+    (result,) = tool_results(turns[1])
+    assert result["is_error"] is True
+    reason = json.dumps(result["content"])
+    assert "F-RC7" in reason and "use default build tags" in reason
+
+
+def test_an_allowed_command_runs(claude: Path, project: Path, api: Any) -> None:
+    fake = api([bash("touch marker && echo ran; go test -tags=netgo ./... || true")],
+               [text("ok")])
+    session = run_claude(claude, project, fake, "run it")
+    assert session.returncode == 0, session.stderr
+    assert (project / "marker").exists()
+    turns = fake.turn_requests()
+    (result,) = tool_results(turns[1])
+    assert not result.get("is_error")
+    assert "ran" in json.dumps(result["content"])
+    # Ledgers committed: Stop lets the session end, no further model request.
+    assert len(turns) == 2
+    assert session.hook_order() == ["session-start", "pre-tool-use", "stop"]
+
+
+@pytest.mark.xfail(strict=True, reason="issue 15 item 4: a newline-separated repeat of a failed "
+                   "attempt is not matched by check-command, so PreToolUse lets it run")
+def test_newline_separated_repeat_is_denied(claude: Path, project: Path, api: Any) -> None:
+    fake = api([bash("touch m2\ngo test -tags=musl ./...")], [text("ok")])
+    session = run_claude(claude, project, fake, "run the tests")
+    assert session.returncode == 0, session.stderr
+    assert not (project / "m2").exists()
+
+
+def test_stop_blocks_once_over_uncommitted_ledgers(claude: Path, project: Path,
+                                                   api: Any) -> None:
+    fake = api([bash("echo 'Learned: the cache needs a warm-up.' >> docs/Spec.md")],
+               [text("finished")], [text("noted, stopping anyway")])
+    session = run_claude(claude, project, fake, "work")
+    assert session.returncode == 0, session.stderr
+    turns = fake.turn_requests()
+    assert len(turns) == 3  # the block made the session go on once, and only once
+    said = turns[2].text()
+    assert "Ledger changes are not committed: docs/Spec.md" in said
+    assert "Ledger changes are not committed" not in turns[1].text()
+    stops = session.calls("stop")
+    assert [json.loads(c["stdin"])["stop_hook_active"] for c in stops] == [False, True]
+
+
+def _after_compaction(fake: FakeAnthropic) -> list[Logged]:
+    compact = [r.index for r in fake.requests if r.kind == "compact"]
+    assert compact, "no compaction request reached the model"
+    return [r for r in fake.turn_requests() if r.index > compact[-1]]
+
+
+def test_manual_compact_reinjects_the_ledger_core(claude: Path, project: Path,
+                                                  api: Any) -> None:
+    fake = api([bash("touch m1")], [text("first done")], [text("after compact")])
+    session = run_claude(claude, project, fake, "hello", "/compact", "what next?")
+    assert session.returncode == 0, session.stderr
+    order = session.hook_order()
+    # Observed with 2.1.332: PreCompact, the summary request, SessionStart(compact), then
+    # PostCompact, so the verdict on the summary comes after the context was given.
+    start = order.index("pre-compact")
+    assert order[start:start + 3] == ["pre-compact", "session-start", "post-compact"]
+    sources = [json.loads(c["stdin"]).get("source") for c in session.calls("session-start")]
+    assert sources == ["startup", "compact"]
+    (post,) = session.calls("post-compact")
+    assert json.loads(post["stdin"])["compact_summary"] == fake.summary
+    after = _after_compaction(fake)
+    assert after
+    said = after[0].text()
+    for item in ("Session source: compact", "C-RC1", "C-RC2", "F-RC7", NEXT_ACTION):
+        assert item in said, item
+    assert "not been verified yet" in said
+    # The default summary names no constraint: the late verdict reaches the model via Stop.
+    assert any("UNFAITHFUL: constraint_dropped C-RC1" in r.text() for r in after[1:])
+
+
+def test_faithful_compaction_summary_is_not_flagged(claude: Path, project: Path,
+                                                    api: Any) -> None:
+    summary = (f"<analysis>ok</analysis>\n<summary>Constraints C-RC1 and C-RC2 hold. Next "
+               f"action: {NEXT_ACTION}</summary>")
+    fake = api([text("first done")], [text("after compact")], summary=summary)
+    session = run_claude(claude, project, fake, "hello", "/compact", "what next?")
+    assert session.returncode == 0, session.stderr
+    after = _after_compaction(fake)
+    assert len(after) == 1  # no Stop block
+    assert all("UNFAITHFUL" not in r.text() for r in fake.requests)
+
+
+def test_manual_compact_over_uncommitted_ledgers_is_refused(claude: Path, project: Path,
+                                                            api: Any) -> None:
+    fake = api([bash("echo 'Learned: more.' >> docs/Spec.md")], [text("first done")],
+               [text("noted")], [text("after")])
+    session = run_claude(claude, project, fake, "hello", "/compact", "next")
+    assert session.returncode == 0, session.stderr
+    (pre,) = session.calls("pre-compact")
+    assert pre["exit"] == 2
+    assert not [r for r in fake.requests if r.kind == "compact"]  # no summary was made
+    assert "session-start" not in session.hook_order()[1:]
+
+
+EMOJI_RULE = "keep the launch on schedule " + "\U0001f680" * 90
+
+
+EMOJI_IDS = [f"C-E{n:02d}" for n in range(1, 41)]
+EMOJI_SPEC = ("    ---\n    ledger: spec\n    ---\n    # Spec\n\n    ## Constraints\n\n"
+              "    | ID | Rule | Level | Source |\n    |---|---|---|---|\n"
+              + "".join(f"    | {i} | {EMOJI_RULE} | MUST | realclient |\n" for i in EMOJI_IDS))
+
+
+def _context_from_hook(repo: Path) -> str:
+    import subprocess
+
+    event = json.dumps({"hook_event_name": "SessionStart", "source": "startup",
+                        "cwd": str(repo), "session_id": "s"})
+    out = subprocess.run([str(VENV_BIN / "rehydrate"), "hook", "claude", "session-start"],
+                         cwd=repo, input=event, capture_output=True, text=True, check=True,
+                         env={"PATH": str(VENV_BIN) + ":/usr/bin:/bin", "HOME": str(repo)})
+    return str(json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"])
+
+
+def test_emoji_context_is_under_the_cap_in_python_but_over_it_in_utf16(tmp_path: Path) -> None:
+    """The precondition of the next test, checked without the client."""
+    repo = make_project(tmp_path, spec=EMOJI_SPEC)
+    ids = EMOJI_IDS
+    context = _context_from_hook(repo)
+    assert len(context) < 10_000
+    assert len(context.encode("utf-16-le")) // 2 > 10_000
+    assert all(i in context for i in ids)
+
+
+@pytest.mark.xfail(strict=True, reason="issue 15 item 1: the SessionStart cap counts Python "
+                   "characters; Claude Code counts UTF-16 units and replaces an over-long "
+                   "additionalContext with a short preview, dropping constraints")
+def test_emoji_heavy_context_reaches_the_model_whole(claude: Path, tmp_path: Path,
+                                                     api: Any) -> None:
+    project = make_project(tmp_path, spec=EMOJI_SPEC)
+    ids = EMOJI_IDS
+    fake = api([text("hello back")])
+    session = run_claude(claude, project, fake, "hello")
+    assert session.returncode == 0, session.stderr
+    said = fake.turn_requests()[0].text()
+    missing = [i for i in (*ids, "F-RC7") if i not in said]
+    assert not missing, f"dropped before the model: {missing}"
+
+
+def test_claude_doctor_finds_no_settings_errors(claude: Path, project: Path, api: Any) -> None:
+    fake = api()
+    report = run_doctor(claude, project, fake)
+    assert "Claude Code doctor" in report, report
+    assert "Invalid settings" not in report, report
+    assert not fake.requests
+
+
+def test_claude_doctor_does_report_broken_settings(claude: Path, project: Path,
+                                                   api: Any) -> None:
+    """The control for the test above: doctor does see a bad hook in the same file."""
+    path = project / ".claude" / "settings.json"
+    settings = json.loads(path.read_text(encoding="utf-8"))
+    settings["hooks"]["NotAnEvent"] = [{"hooks": [{"type": "command", "command": "true"}]}]
+    path.write_text(json.dumps(settings), encoding="utf-8")
+    git(project, "add", "-A")
+    report = run_doctor(claude, project, api())
+    assert "Invalid settings" in report and "NotAnEvent" in report, report
