@@ -312,6 +312,7 @@ def run_claude(claude: Path, repo: Path, fake: FakeAnthropic, *messages: str,
             events.append(json.loads(line))
         except ValueError:
             continue
+    (repo.parent / "stream.jsonl").write_text("".join(lines), encoding="utf-8")  # for triage
     hooks = ([json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines()]
              if trace.exists() else [])
     return Session(proc.returncode, events, "".join(errors), hooks, "".join(lines))

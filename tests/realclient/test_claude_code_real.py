@@ -195,6 +195,10 @@ def test_manual_compact_over_uncommitted_ledgers_is_refused(claude: Path, projec
     assert pre["exit"] == 2
     assert not [r for r in fake.requests if r.kind == "compact"]  # no summary was made
     assert "session-start" not in session.hook_order()[1:]
+    # The refusal and its fix are in the conversation the model sees next.
+    said = fake.turn_requests()[3].text()
+    assert "Compaction blocked by PreCompact hook" in said
+    assert "commit the ledgers first (git add docs/Spec.md" in said
 
 
 EMOJI_RULE = "keep the launch on schedule " + "\U0001f680" * 90
