@@ -75,6 +75,7 @@ class FakeAnthropic:
     log_file: Path | None = None
     side: SideResponder | None = None
     summary: str = DEFAULT_SUMMARY  # the reply to a compaction request
+    input_tokens: int = 10  # reported per reply; a large value makes Claude Code auto-compact
     requests: list[Logged] = field(default_factory=list)
     _next_turn: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -174,7 +175,7 @@ def _message(fake: FakeAnthropic, body: dict[str, Any], turn: Turn) -> dict[str,
     return {"id": fake._new_id("msg"), "type": "message", "role": "assistant",
             "model": body.get("model", "claude-fake"), "content": content,
             "stop_reason": stop, "stop_sequence": None,
-            "usage": {"input_tokens": 10, "output_tokens": 5,
+            "usage": {"input_tokens": fake.input_tokens, "output_tokens": 5,
                       "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}
 
 

@@ -20,7 +20,7 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -219,7 +219,8 @@ class Session:
         return [e for e in self.events if e.get("type") == "result"]
 
 
-def _environment(repo: Path, fake: FakeAnthropic) -> dict[str, str]:
+def _environment(repo: Path, fake: FakeAnthropic, with_rehydrate: bool = True
+                 ) -> dict[str, str]:
     home = repo.parent / "claude-home"
     shim_dir = repo.parent / "shim"
     for folder in (home, shim_dir):
@@ -228,9 +229,9 @@ def _environment(repo: Path, fake: FakeAnthropic) -> dict[str, str]:
     shim.write_text(_SHIM.format(python=sys.executable, rehydrate=str(VENV_BIN / "rehydrate")),
                     encoding="utf-8")
     shim.chmod(0o755)
+    bins = [str(shim_dir), str(VENV_BIN)] if with_rehydrate else []
     return {
-        "PATH": os.pathsep.join([str(shim_dir), str(VENV_BIN), "/usr/local/bin", "/usr/bin",
-                                 "/bin"]),
+        "PATH": os.pathsep.join([*bins, "/usr/local/bin", "/usr/bin", "/bin"]),
         "HOME": str(home),
         "LANG": "C.UTF-8",
         "REHYDRATE_HOOK_TRACE": str(repo.parent / "hooks.jsonl"),
@@ -253,14 +254,15 @@ def _is_result(line: str) -> bool:
 
 
 def run_claude(claude: Path, repo: Path, fake: FakeAnthropic, *messages: str,
-               extra: Sequence[str] = ()) -> Session:
+               extra: Sequence[str] = (), with_rehydrate: bool = True,
+               env: Mapping[str, str] | None = None) -> Session:
     """Run ``claude -p`` in ``repo`` against ``fake``, one user message after another.
 
     One message goes in as plain stdin; several go in as stream-json, each sent once the
     previous one's ``result`` event has come back (sent all at once, Claude Code folds
     the later ones into the running turn).
     """
-    env = _environment(repo, fake)
+    env = {**_environment(repo, fake, with_rehydrate), **(env or {})}
     trace = Path(env["REHYDRATE_HOOK_TRACE"])
     trace.unlink(missing_ok=True)
     args = [str(claude), "-p", "--output-format", "stream-json", "--verbose",
