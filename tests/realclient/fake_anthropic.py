@@ -24,6 +24,8 @@ Block = dict[str, Any]  # {"type": "text", "text": ...} or {"type": "tool_use", 
 Turn = list[Block]
 # Answers a side request (one without the Bash tool): the reply text, or None for the default.
 SideResponder = Callable[[dict[str, Any]], "str | None"]
+# Picks the reply to a conversation request before the script does (e.g. a subagent's), or None.
+Router = Callable[[dict[str, Any]], "Turn | None"]
 
 MAX_REQUESTS = 200  # a runaway client gets errors past this, never an endless loop
 DEFAULT_TEXT = "done"
@@ -42,6 +44,10 @@ def text(value: str) -> Block:
 def bash(command: str, description: str = "scripted command") -> Block:
     return {"type": "tool_use", "name": "Bash",
             "input": {"command": command, "description": description}}
+
+
+def tool(name: str, **arguments: Any) -> Block:
+    return {"type": "tool_use", "name": name, "input": arguments}
 
 
 @dataclass
@@ -76,6 +82,7 @@ class FakeAnthropic:
     side: SideResponder | None = None
     summary: str = DEFAULT_SUMMARY  # the reply to a compaction request
     input_tokens: int = 10  # reported per reply; a large value makes Claude Code auto-compact
+    route: Router | None = None
     requests: list[Logged] = field(default_factory=list)
     _next_turn: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -133,6 +140,9 @@ class FakeAnthropic:
     def _reply_for(self, entry: Logged) -> Turn:
         with self._lock:
             if entry.kind == "turn":
+                routed = self.route(entry.body) if self.route is not None else None
+                if routed is not None:
+                    return list(routed)
                 if self._next_turn < len(self.turns):
                     turn = list(self.turns[self._next_turn])
                     self._next_turn += 1

@@ -266,7 +266,7 @@ def run_claude(claude: Path, repo: Path, fake: FakeAnthropic, *messages: str,
     trace = Path(env["REHYDRATE_HOOK_TRACE"])
     trace.unlink(missing_ok=True)
     args = [str(claude), "-p", "--output-format", "stream-json", "--verbose",
-            "--include-hook-events", "--allowedTools", "Bash", *extra]
+            "--include-hook-events", "--allowedTools", "Bash", "Write", "Agent", *extra]
     streaming = len(messages) > 1
     if streaming:
         args += ["--input-format", "stream-json"]

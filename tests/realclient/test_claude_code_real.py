@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_anthropic import FakeAnthropic, Logged, bash, text
+from fake_anthropic import DEFAULT_SUMMARY, FakeAnthropic, Logged, bash, text, tool
 from harness import (
     CLAUDE_CODE_VERSION,
     VENV_BIN,
@@ -120,7 +120,7 @@ def test_an_allowed_command_runs(claude: Path, project: Path, api: Any) -> None:
     assert session.hook_order() == ["session-start", "pre-tool-use", "stop"]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 15 item 4: a newline-separated repeat of a failed "
+@pytest.mark.xfail(strict=True, reason="issue 15 item 2: a newline-separated repeat of a failed "
                    "attempt is not matched by check-command, so PreToolUse lets it run")
 def test_newline_separated_repeat_is_denied(claude: Path, project: Path, api: Any) -> None:
     fake = api([bash("touch m2\ngo test -tags=musl ./...")], [text("ok")])
@@ -170,6 +170,10 @@ def test_manual_compact_reinjects_the_ledger_core(claude: Path, project: Path,
     for item in ("Session source: compact", "C-RC1", "C-RC2", "F-RC7", NEXT_ACTION):
         assert item in said, item
     assert "not been verified yet" in said
+    # Claude Code keeps the <summary> and drops the <analysis> (see the item 3 test).
+    assert "The user said hello and a command ran" in said
+    assert "The user greeted; one command ran" not in said
+    assert "The user greeted" in DEFAULT_SUMMARY
     # The default summary names no constraint: the late verdict reaches the model via Stop.
     assert any("UNFAITHFUL: constraint_dropped C-RC1" in r.text() for r in after[1:])
 
@@ -239,7 +243,7 @@ def test_auto_compaction_over_uncommitted_ledgers_warns_the_model(claude: Path, 
     assert "C-RC1" in said and "F-RC7" in said
 
 
-@pytest.mark.xfail(strict=True, reason="gap found by the real client (not in issue 15): init "
+@pytest.mark.xfail(strict=True, reason="issue 15 item 6: init "
                    "writes a bare `rehydrate` hook command; where Claude Code's PATH lacks it the "
                    "hooks exit 127, which Claude Code treats as non-blocking, so every hook "
                    "fails open: no context, and a failed attempt runs")
@@ -250,6 +254,118 @@ def test_hooks_do_not_fail_open_when_rehydrate_is_not_on_path(claude: Path, proj
     session = run_claude(claude, project, fake, "run the tests", with_rehydrate=False)
     assert session.returncode == 0, session.stderr
     assert not (project / "marker").exists()
+
+
+@pytest.mark.xfail(strict=True, reason="issue 15 item 3: rehydrate verifies the raw "
+                   "compact_summary, but Claude Code drops its <analysis> before the model sees "
+                   "it, so IDs only in the analysis give a false 'faithful'")
+def test_ids_only_in_the_analysis_are_not_faithful(claude: Path, project: Path,
+                                                   api: Any) -> None:
+    summary = (f"<analysis>Constraints C-RC1 and C-RC2 hold. Next action: {NEXT_ACTION}"
+               "</analysis>\n<summary>The user said hello.</summary>")
+    fake = api([text("first done")], [text("after compact")], [text("noted")], summary=summary)
+    session = run_claude(claude, project, fake, "hello", "/compact", "what next?")
+    assert session.returncode == 0, session.stderr
+    assert any("UNFAITHFUL" in r.text() for r in _after_compaction(fake))
+
+
+@pytest.mark.xfail(strict=True, reason="issue 15 item 4: PreCompact prints nothing, though its "
+                   "stdout is appended to the summariser's prompt; it should name the IDs the "
+                   "summary must keep and ask for the resume manifest")
+def test_precompact_shapes_the_summary_request(claude: Path, project: Path, api: Any) -> None:
+    fake = api([text("first done")], [text("after compact")])
+    session = run_claude(claude, project, fake, "hello", "/compact", "what next?")
+    assert session.returncode == 0, session.stderr
+    (request,) = [r for r in fake.requests if r.kind == "compact"]
+    instructions = json.dumps(request.messages()[-1]["content"], ensure_ascii=False)
+    for item in ("C-RC1", "C-RC2", "D-RC1", NEXT_ACTION, "resume-manifest"):
+        assert item in instructions, item
+
+
+@pytest.mark.xfail(strict=True, reason="issue 15 items 4-5: the PostCompact verdict is only "
+                   "stored; after a manual /compact its stdout would reach the model, but an "
+                   "unfaithful verdict arrives only at the next Bash call or Stop")
+def test_unfaithful_verdict_is_in_the_first_request_after_compact(claude: Path, project: Path,
+                                                                  api: Any) -> None:
+    fake = api([text("first done")], [text("after compact")])
+    session = run_claude(claude, project, fake, "hello", "/compact", "what next?")
+    assert session.returncode == 0, session.stderr
+    assert "UNFAITHFUL" in _after_compaction(fake)[0].text()
+
+
+@pytest.mark.xfail(strict=True, reason="issue 15 item 5: the late unfaithful verdict holds back "
+                   "only Bash (PreToolUse matcher 'Bash'); a Write runs before the agent has seen "
+                   "it")
+def test_late_verdict_holds_back_a_write_too(claude: Path, project: Path, api: Any) -> None:
+    target = project / "written.txt"
+    fake = api([text("first done")], [tool("Write", file_path=str(target), content="x\n")],
+               [text("done")])
+    session = run_claude(claude, project, fake, "hello", "/compact", "next")
+    assert session.returncode == 0, session.stderr
+    assert not target.exists()
+
+
+@pytest.mark.xfail(strict=True, reason="issue 15 item 7: a failing command is not captured; "
+                   "Stop does not ask for it to be recorded with `rehydrate fail add`")
+def test_a_failed_command_is_captured_before_stop(claude: Path, project: Path,
+                                                  api: Any) -> None:
+    fake = api([bash("ls /nonexistent-rehydrate-dir")], [text("that failed, stopping")],
+               [text("ok")])
+    session = run_claude(claude, project, fake, "list it")
+    assert session.returncode == 0, session.stderr
+    turns = fake.turn_requests()
+    assert len(turns) == 3, "Stop did not block over an unrecorded failure"
+    said = turns[2].text()
+    assert "ls /nonexistent-rehydrate-dir" in said and "rehydrate fail add" in said
+
+
+SUBAGENT_TASK = "SUBAGENT-TASK: list the repository"
+
+
+def _subagent_route(body: dict[str, Any]) -> list[dict[str, Any]] | None:
+    first = json.dumps((body.get("messages") or [{}])[0], ensure_ascii=False)
+    return [text("subagent finished")] if SUBAGENT_TASK in first else None
+
+
+def _subagent_requests(fake: FakeAnthropic) -> list[Logged]:
+    return [r for r in fake.turn_requests()
+            if SUBAGENT_TASK in json.dumps(r.messages()[:1], ensure_ascii=False)]
+
+
+def test_a_subagent_runs_against_the_fake(claude: Path, project: Path, api: Any) -> None:
+    """The harness half of the item 8 test: the subagent's own request is told apart."""
+    fake = api([tool("Agent", description="list repo", prompt=SUBAGENT_TASK,
+                     subagent_type="general-purpose", run_in_background=False)],
+               [text("main finished")], route=_subagent_route)
+    session = run_claude(claude, project, fake, "delegate")
+    assert session.returncode == 0, session.stderr
+    assert _subagent_requests(fake)
+    assert "subagent finished" in fake.turn_requests()[-1].text()
+
+
+@pytest.mark.xfail(strict=True, reason="issue 15 item 8: no SubagentStart hook, so a subagent "
+                   "starts without the constraints, failures and next action")
+def test_a_subagent_gets_the_ledger_core(claude: Path, project: Path, api: Any) -> None:
+    fake = api([tool("Agent", description="list repo", prompt=SUBAGENT_TASK,
+                     subagent_type="general-purpose", run_in_background=False)],
+               [text("main finished")], route=_subagent_route)
+    session = run_claude(claude, project, fake, "delegate")
+    assert session.returncode == 0, session.stderr
+    said = _subagent_requests(fake)[0].text()
+    for item in ("C-RC1", "F-RC7", NEXT_ACTION):
+        assert item in said, item
+
+
+@pytest.mark.xfail(strict=True, reason="issue 15 item 10: no Claude Code plugin manifest "
+                   "(.claude-plugin/plugin.json) in the repository yet")
+def test_the_repository_is_a_valid_claude_code_plugin(claude: Path, tmp_path: Path) -> None:
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([str(claude), "plugin", "validate", str(root)], capture_output=True,
+                          text=True, timeout=60, check=False, stdin=subprocess.DEVNULL,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 EMOJI_RULE = "keep the launch on schedule " + "\U0001f680" * 90
