@@ -92,7 +92,8 @@ def install_claude() -> Path:
         except subprocess.TimeoutExpired:
             _unreachable("`npm view` timed out after 60 s")
         if probe.returncode != 0:
-            _unreachable(f"`npm view {PACKAGE}` failed: {probe.stderr.strip()[-300:]}")
+            said = " | ".join(probe.stderr.strip().splitlines()[:3])
+            _unreachable(f"`npm view {PACKAGE}@{CLAUDE_CODE_VERSION}` failed: {said}")
         done = _npm("install", "--prefix", str(prefix), "--no-save", "--no-audit", "--no-fund",
                     "--loglevel=error", f"{PACKAGE}@{CLAUDE_CODE_VERSION}", timeout=540)
         found = _installed(prefix)
