@@ -88,7 +88,8 @@ def install_claude() -> Path:
         if found is not None:
             return found
         try:
-            probe = _npm("view", f"{PACKAGE}@{CLAUDE_CODE_VERSION}", "version", timeout=60)
+            probe = _npm("view", "--fetch-retries=1", f"{PACKAGE}@{CLAUDE_CODE_VERSION}", "version",
+                         timeout=60)
         except subprocess.TimeoutExpired:
             _unreachable("`npm view` timed out after 60 s")
         if probe.returncode != 0:
