@@ -242,7 +242,8 @@ def _handler_for(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Length", str(len(payload)))
             self.send_header("request-id", fake._new_id("req"))
             self.end_headers()
-            self.wfile.write(payload)
+            if self.command != "HEAD":
+                self.wfile.write(payload)
 
         def _json(self, status: int, obj: Any) -> None:
             self._send(status, json.dumps(obj).encode("utf-8"), "application/json")
