@@ -129,6 +129,52 @@ def test_newline_separated_repeat_is_denied(claude: Path, project: Path, api: An
     assert not (project / "m2").exists()
 
 
+_ITEM_2 = pytest.mark.xfail(strict=True, reason="issue 15 item 2: check-command does not look "
+                            "inside this shell form, so PreToolUse lets the repeat run")
+# (marker name, command after `touch <marker> && `, denied?) - all in one session, one turn.
+SHELL_FORMS = [
+    pytest.param(*form, id=form[0], marks=[_ITEM_2] if hidden else [])
+    for *form, hidden in [
+        ("bash_c", "bash -c 'go test -tags=musl ./...'", True, True),
+        ("sh_c", 'sh -c "go test -tags=musl ./..."', True, True),
+        ("eval", "eval 'go test -tags=musl ./...'", True, True),
+        ("if_then", "if true; then go test -tags=musl ./...; fi", True, True),
+        ("for_do", "for i in 1; do go test -tags=musl ./...; done", True, True),
+        ("subshell", "(go test -tags=musl ./...)", True, False),
+        ("pipeline", "true | go test -tags=musl ./...", True, False),
+        ("substitution", "echo $(go test -tags=musl ./...)", True, False),
+        ("default_tags", "go test ./... || true", False, False),  # precision: still allowed
+    ]
+]
+
+
+@pytest.fixture(scope="module")
+def shell_forms(claude: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One session whose one turn runs every form of SHELL_FORMS; returns the project."""
+    from conftest import GIT_ENV
+
+    commands = [bash(f"touch {p.values[0]} && {p.values[1]}") for p in SHELL_FORMS]
+    with pytest.MonkeyPatch.context() as env:  # module scope: set up what conftest would
+        home = tmp_path_factory.mktemp("forms-home")
+        (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
+        env.setenv("HOME", str(home))
+        for key, value in GIT_ENV.items():
+            env.setenv(key, value)
+        repo = make_project(tmp_path_factory.mktemp("forms"))
+        with FakeAnthropic([commands, [text("ok")]],
+                           log_file=repo.parent / "requests.jsonl") as fake:
+            session = run_claude(claude, repo, fake, "run them all")
+    assert session.returncode == 0, session.stderr
+    assert len(session.calls("pre-tool-use")) == len(SHELL_FORMS)
+    return repo
+
+
+@pytest.mark.parametrize(("marker", "form", "denied"), SHELL_FORMS)
+def test_shell_forms_of_a_repeat(shell_forms: Path, marker: str, form: str,
+                                 denied: bool) -> None:
+    assert (shell_forms / marker).exists() is not denied, form
+
+
 def test_stop_blocks_once_over_uncommitted_ledgers(claude: Path, project: Path,
                                                    api: Any) -> None:
     fake = api([bash("echo 'Learned: the cache needs a warm-up.' >> docs/Spec.md")],
