@@ -81,7 +81,9 @@ class FakeAnthropic:
     log_file: Path | None = None
     side: SideResponder | None = None
     summary: str = DEFAULT_SUMMARY  # the reply to a compaction request
-    input_tokens: int = 10  # reported per reply; a large value makes Claude Code auto-compact
+    # Usage reported per reply (a list: by request index, its last value thereafter); a
+    # large value makes Claude Code compact by itself.
+    input_tokens: int | Sequence[int] = 10
     route: Router | None = None
     requests: list[Logged] = field(default_factory=list)
     _next_turn: int = 0
@@ -173,7 +175,11 @@ def _asks_for_summary(body: Any) -> bool:
     return last.get("role") == "user" and all(marker in said for marker in COMPACT_MARKERS)
 
 
-def _message(fake: FakeAnthropic, body: dict[str, Any], turn: Turn) -> dict[str, Any]:
+def _message(fake: FakeAnthropic, body: dict[str, Any], turn: Turn, index: int
+             ) -> dict[str, Any]:
+    tokens = fake.input_tokens
+    if not isinstance(tokens, int):
+        tokens = tokens[min(index, len(tokens) - 1)]
     content = []
     for block in turn:
         if block["type"] == "tool_use":
@@ -185,7 +191,7 @@ def _message(fake: FakeAnthropic, body: dict[str, Any], turn: Turn) -> dict[str,
     return {"id": fake._new_id("msg"), "type": "message", "role": "assistant",
             "model": body.get("model", "claude-fake"), "content": content,
             "stop_reason": stop, "stop_sequence": None,
-            "usage": {"input_tokens": fake.input_tokens, "output_tokens": 5,
+            "usage": {"input_tokens": tokens, "output_tokens": 5,
                       "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}
 
 
@@ -261,7 +267,7 @@ def _handler_for(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
             if method == "POST" and route == "/v1/messages/count_tokens":
                 self._json(200, {"input_tokens": 100})
             elif method == "POST" and route == "/v1/messages" and isinstance(body, dict):
-                message = _message(fake, body, fake._reply_for(entry))
+                message = _message(fake, body, fake._reply_for(entry), entry.index)
                 if body.get("stream"):
                     self._send(200, _sse(message), "text/event-stream")
                 else:

@@ -9,6 +9,7 @@ suite skips, saying so. The registry reachable but the install broken: it fails.
 from __future__ import annotations
 
 import fcntl
+import itertools
 import json
 import os
 import pty
@@ -236,7 +237,7 @@ def _environment(repo: Path, fake: FakeAnthropic, with_rehydrate: bool = True
         "PATH": os.pathsep.join([*bins, "/usr/local/bin", "/usr/bin", "/bin"]),
         "HOME": str(home),
         "LANG": "C.UTF-8",
-        "REHYDRATE_HOOK_TRACE": str(repo.parent / "hooks.jsonl"),
+        "REHYDRATE_HOOK_TRACE": os.devnull,  # run_claude names a file per run
         "ANTHROPIC_BASE_URL": fake.base_url,
         "ANTHROPIC_API_KEY": "sk-ant-fake-key-for-tests",
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
@@ -265,8 +266,9 @@ def run_claude(claude: Path, repo: Path, fake: FakeAnthropic, *messages: str,
     the later ones into the running turn).
     """
     env = {**_environment(repo, fake, with_rehydrate), **(env or {})}
-    trace = Path(env["REHYDRATE_HOOK_TRACE"])
-    trace.unlink(missing_ok=True)
+    run = next(n for n in itertools.count() if not (repo.parent / f"stream-{n}.jsonl").exists())
+    trace = repo.parent / f"hooks-{run}.jsonl"  # kept per run, for triage
+    env["REHYDRATE_HOOK_TRACE"] = str(trace)
     args = [str(claude), "-p", "--output-format", "stream-json", "--verbose",
             "--include-hook-events", "--allowedTools", "Bash", "Write", "Agent", *extra]
     streaming = len(messages) > 1
@@ -316,7 +318,7 @@ def run_claude(claude: Path, repo: Path, fake: FakeAnthropic, *messages: str,
             events.append(json.loads(line))
         except ValueError:
             continue
-    (repo.parent / "stream.jsonl").write_text("".join(lines), encoding="utf-8")  # for triage
+    (repo.parent / f"stream-{run}.jsonl").write_text("".join(lines), encoding="utf-8")
     hooks = ([json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines()]
              if trace.exists() else [])
     return Session(proc.returncode, events, "".join(errors), hooks, "".join(lines))

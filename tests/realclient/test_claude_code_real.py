@@ -272,9 +272,7 @@ def test_auto_compaction_over_uncommitted_ledgers_warns_the_model(claude: Path, 
     # A tiny compaction window and large reported usage make Claude Code compact by itself.
     fake = api([bash("echo 'Learned: x.' >> docs/Spec.md")], [text("after")], [text("more")],
                input_tokens=45_000)
-    session = run_claude(claude, project, fake, "go",
-                         env={"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "50000",
-                              "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "50"})
+    session = run_claude(claude, project, fake, "go", env=AUTO_COMPACT)
     assert session.returncode == 0, session.stderr
     triggers = [json.loads(c["stdin"])["trigger"] for c in session.calls("pre-compact")]
     assert triggers and set(triggers) == {"auto"}
@@ -287,6 +285,31 @@ def test_auto_compaction_over_uncommitted_ledgers_warns_the_model(claude: Path, 
     assert "the last compaction ran over UNCOMMITTED ledger changes" in said
     assert "docs/Spec.md had uncommitted changes" in said
     assert "C-RC1" in said and "F-RC7" in said
+
+
+AUTO_COMPACT = {"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "50000", "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "50"}
+
+
+@pytest.mark.xfail(strict=True, reason="gap not in issue 15: PreCompact(auto) stores its "
+                   "'compaction over uncommitted ledgers' warning before Claude Code compacts; "
+                   "when the compaction then fails (too_few_groups) the warning outlives it and "
+                   "a later session is told of a compaction that never ran, over ledgers since "
+                   "committed")
+def test_a_failed_auto_compaction_leaves_no_stale_warning(claude: Path, project: Path,
+                                                          api: Any) -> None:
+    # One large usage figure: Claude Code tries to compact once, too early to succeed.
+    fake = api([bash("echo 'Learned: y.' >> docs/Spec.md")], [text("after")],
+               [bash("git add docs && git commit -qm 'ledgers: learned y'")], [text("done")],
+               input_tokens=[45_000, 10])
+    first = run_claude(claude, project, fake, "go", env=AUTO_COMPACT)
+    assert first.returncode == 0, first.stderr
+    assert [c["argv"][-1] for c in first.hooks].count("pre-compact") == 1
+    assert "post-compact" not in first.hook_order()  # the compaction did not happen
+    assert not git(project, "status", "--porcelain", "docs").stdout.strip()
+    later = api([text("hello again")])
+    second = run_claude(claude, project, later, "hello")
+    assert second.returncode == 0, second.stderr
+    assert "UNCOMMITTED" not in later.turn_requests()[0].text()
 
 
 @pytest.mark.xfail(strict=True, reason="issue 15 item 6: init "
