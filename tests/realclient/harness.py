@@ -15,6 +15,7 @@ import os
 import pty
 import re
 import select
+import shlex
 import shutil
 import subprocess
 import sys
@@ -182,15 +183,16 @@ def make_project(tmp_path: Path, spec: str = SPEC) -> Path:
     return repo
 
 
-# Put first on the claude process's PATH: logs each hook call (argv, stdin, stdout, exit)
-# to $REHYDRATE_HOOK_TRACE, then answers exactly as the venv's rehydrate does.
+# Wraps each hook command of .claude/settings.json: logs the call (command, stdin, stdout,
+# stderr, exit) to $REHYDRATE_HOOK_TRACE and runs the command as Claude Code would (sh -c),
+# so the trace holds whatever executable `rehydrate init` wrote, bare name or absolute path.
 _SHIM = """\
 #!{python}
 import json, os, subprocess, sys, time
 data = sys.stdin.buffer.read()
-done = subprocess.run([{rehydrate!r}, *sys.argv[1:]], input=data, capture_output=True)
+done = subprocess.run(["/bin/sh", "-c", sys.argv[1]], input=data, capture_output=True)
 with open(os.environ["REHYDRATE_HOOK_TRACE"], "a", encoding="utf-8") as log:
-    log.write(json.dumps({{"argv": sys.argv[1:], "time": time.time(),
+    log.write(json.dumps({{"command": sys.argv[1], "time": time.time(),
                           "stdin": data.decode("utf-8", "replace"),
                           "stdout": done.stdout.decode("utf-8", "replace"),
                           "stderr": done.stderr.decode("utf-8", "replace"),
@@ -201,6 +203,23 @@ sys.exit(done.returncode)
 """
 
 
+def _trace_hooks(repo: Path) -> None:
+    """Route every hook command in ``repo``'s .claude/settings.json through the tracing shim."""
+    shim = repo.parent / "hook-trace"
+    shim.write_text(_SHIM.format(python=sys.executable), encoding="utf-8")
+    shim.chmod(0o755)
+    prefix = shlex.quote(str(shim)) + " "
+    path = repo / ".claude" / "settings.json"
+    settings = json.loads(path.read_text(encoding="utf-8"))
+    for groups in settings.get("hooks", {}).values():
+        for group in groups:
+            for hook in group.get("hooks", []):
+                command = hook.get("command")
+                if hook.get("type") == "command" and command and not command.startswith(prefix):
+                    hook["command"] = prefix + shlex.quote(command)
+    path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+
+
 @dataclass
 class Session:
     """One finished claude run: exit code, its stream-json events, stderr, the hook calls."""
@@ -208,15 +227,15 @@ class Session:
     returncode: int
     events: list[dict[str, Any]]
     stderr: str
-    hooks: list[dict[str, Any]]  # every rehydrate hook call, in order (from the shim)
+    hooks: list[dict[str, Any]]  # every hook call, in order (from the shim)
     raw: str = field(repr=False)
 
     def hook_order(self) -> list[str]:
         """The hook subcommands rehydrate was called with, in order (``session-start``, ...)."""
-        return [call["argv"][-1] for call in self.hooks]
+        return [call["command"].split()[-1] for call in self.hooks]
 
     def calls(self, name: str) -> list[dict[str, Any]]:
-        return [call for call in self.hooks if call["argv"][-1] == name]
+        return [call for call in self.hooks if call["command"].split()[-1] == name]
 
     def results(self) -> list[dict[str, Any]]:
         return [e for e in self.events if e.get("type") == "result"]
@@ -225,14 +244,8 @@ class Session:
 def _environment(repo: Path, fake: FakeAnthropic, with_rehydrate: bool = True
                  ) -> dict[str, str]:
     home = repo.parent / "claude-home"
-    shim_dir = repo.parent / "shim"
-    for folder in (home, shim_dir):
-        folder.mkdir(exist_ok=True)
-    shim = shim_dir / "rehydrate"
-    shim.write_text(_SHIM.format(python=sys.executable, rehydrate=str(VENV_BIN / "rehydrate")),
-                    encoding="utf-8")
-    shim.chmod(0o755)
-    bins = [str(shim_dir), str(VENV_BIN)] if with_rehydrate else []
+    home.mkdir(exist_ok=True)
+    bins = [str(VENV_BIN)] if with_rehydrate else []
     return {
         "PATH": os.pathsep.join([*bins, "/usr/local/bin", "/usr/bin", "/bin"]),
         "HOME": str(home),
@@ -266,6 +279,7 @@ def run_claude(claude: Path, repo: Path, fake: FakeAnthropic, *messages: str,
     the later ones into the running turn).
     """
     env = {**_environment(repo, fake, with_rehydrate), **(env or {})}
+    _trace_hooks(repo)
     run = next(n for n in itertools.count() if not (repo.parent / f"stream-{n}.jsonl").exists())
     trace = repo.parent / f"hooks-{run}.jsonl"  # kept per run, for triage
     env["REHYDRATE_HOOK_TRACE"] = str(trace)
