@@ -196,7 +196,8 @@ def action_words(text: str) -> str:
 
     Comments, tags (a line-ending tag such as ``<br>`` becomes a line feed), backslash
     escapes, emphasis and code markers and entities are resolved; then NFKC, look-alike
-    operators folded, and every joiner, variation selector, combining mark and format character removed, so
+    operators folded, and every joiner, variation selector, combining mark and format
+    character removed, so
     ``th<!-- -->en``, ``t\\hen``, ``&#59;``, ``；`` and ``th\\u200den`` all read plainly.
     """
     import unicodedata
