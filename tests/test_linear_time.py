@@ -1,9 +1,10 @@
-"""Linear time (issue 13): a 1 MB line made of the token that hurts each pattern of the
+"""Linear time (issue 13): a 200 KB line made of the token that hurts each pattern of the
 ledger reader is parsed or refused quickly through the real CLI, never a freeze.
 
 One case per pattern (or string scan that replaced one); the bound is generous, the
-quadratic versions took minutes. ``rehydrate state`` reads the work tree;
-``rehydrate guard --staged`` the index, as the pre-commit hook does.
+quadratic versions took minutes at this size. The 1 MB bar of 2 s per command is the
+benchmark's (benchmarks/bench_hostile.py), not a timed unit test's. ``rehydrate state``
+reads the work tree; ``rehydrate guard --staged`` the index, as the pre-commit hook does.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from conftest import git, run_subprocess
 from test_guard import F2
 from test_guard_git import make_repo, write_bytes
 
-N = 1_000_000
-BOUND = 2.0  # seconds, over twice a benign 1 MB run of the same command
+N = 200_000
+BOUND = 2.0  # seconds, over twice a benign run of the same size
 EXIT_OK_OR_REFUSED = {0, 1, 2}
 
 
@@ -94,8 +95,8 @@ def _timed(repo, *args: str) -> tuple[float, int, str]:
 
 @pytest.fixture(scope="module")
 def baseline(tmp_path_factory) -> dict[str, float]:
-    """Each command's time on a benign 1 MB line (mistune's second opinion included):
-    what a loaded machine costs any linear reading. A quadratic scan of 1 MB takes
+    """Each command's time on a benign line of the same size (mistune's second opinion
+    included): what a loaded machine costs any linear reading. A quadratic scan of it takes
     minutes, far beyond BOUND plus twice this."""
     repo, _ = make_repo(tmp_path_factory.mktemp("base") / "repo", hook=False)
     _, old, new = line(AMBIGUOUS + "a few words " * (N // 12))
