@@ -72,7 +72,8 @@ FIXES: Mapping[str, str] = {
                        f"strengthening: restore the level and {SUPERSEDE}",
     "status_moved_backwards": "status only moves forward; record the new situation as a new "
                               "row instead",
-    "status_move_not_allowed": "use one of the allowed moves (docs/guard.md); record anything "
+    "status_move_not_allowed": "use one of the allowed moves (`rehydrate guard --help`, the "
+                               "ledger format's tables); record anything "
                                "else as a new row",
     "decided_without_decision": "fill in both Decision and Source when moving to decided",
     "approval_reopened": "a consumed, expired or revoked approval is never reusable: add a new "
@@ -98,6 +99,13 @@ FIXES: Mapping[str, str] = {
     "phase_reordered": "phases keep their order: put the rows back in order",
     "unretired": "a retirement is permanent: restore the Retired row, and add a new item if "
                  "it applies again",
+    "replace_ref_refused": "push commits, not replacements: delete the replace ref locally "
+                           "(git replace -d) and push without it",
+    "protected_branch_deleted": "keep the branch; to retire it, ask the repository's "
+                                "administrator (the protected branches are the default "
+                                "branch and git config rehydrate.protectedBranch)",
+    "history_missing": "fetch the full history (`git fetch --unshallow`, or `fetch-depth: 0` "
+                       "in actions/checkout) and run the check again",
 }
 
 

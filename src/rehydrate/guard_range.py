@@ -43,8 +43,6 @@ from .ledgers import KINDS, Ledger
 
 ZERO = frozenset({"0" * 40, "0" * 64})
 _ABSENT = ("000000", "0" * 40)
-_HISTORY_FIX = ("fetch the full history (`git fetch --unshallow`, or `fetch-depth: 0` in "
-                "actions/checkout) and run the check again")
 REWRITE_HINT = ("A refused commit that is already pushed stays refused: putting the row back "
                 "in a new commit gives id_reused. Rewrite the bad commit (git rebase -i, then "
                 "force-push) or, if the change is intended, add a 'Rehydrate-Waiver: <reason>' "
@@ -85,7 +83,7 @@ def _commit(repo: Repo, rev: str) -> str:
                check=False)
     if proc.returncode != 0:
         raise GitError(f"unknown revision {rev!r}: the repository lacks it", code="bad_revision",
-                       fix=f"name an existing commit; in CI, {_HISTORY_FIX}")
+                       fix="name an existing commit; in CI, " + FIXES["history_missing"])
     return proc.stdout.decode().strip()
 
 
@@ -93,7 +91,7 @@ def is_ancestor(repo: Repo, old: str, new: str) -> bool:
     proc = run(repo, "merge-base", "--is-ancestor", old, new, check=False)
     if proc.returncode not in (0, 1):
         raise GitError(f"cannot compare {old[:12]} with {new[:12]}", code="git_failed",
-                       fix=_HISTORY_FIX)
+                       fix=FIXES["history_missing"])
     return proc.returncode == 0
 
 
@@ -107,7 +105,7 @@ def _read_history(repo: Repo, revs: Sequence[str]) -> list[LogEntry]:
     cut = [e.commit for e in entries if e.commit in shallow]
     if cut:
         raise GitError(f"the range needs history this clone lacks (shallow at {cut[0][:12]})",
-                       code="history_missing", fix=_HISTORY_FIX)
+                       code="history_missing", fix=FIXES["history_missing"])
     return entries
 
 

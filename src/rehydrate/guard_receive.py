@@ -78,14 +78,14 @@ def check_pre_receive(repo: Repo, lines: Sequence[str]) -> GuardReport:
             violations.append(Violation(
                 "replace_ref_refused", update.ref, None, None,
                 "a replace ref substitutes one object for another behind every reader's back",
-                FIXES.get("replace_ref_refused", _REPLACE_FIX)))
+                FIXES["replace_ref_refused"]))
             continue
         if update.new in ZERO:
             if update.ref in protected:
                 violations.append(Violation(
                     "protected_branch_deleted", update.ref, None, None,
                     f"deleting a protected branch would let it come back at an old commit{where}",
-                    FIXES.get("protected_branch_deleted", _DELETE_FIX)))
+                    FIXES["protected_branch_deleted"]))
             continue
         spec = RangeSpec((update.new, "--not", "--all"),
                          ((update.new, update.old),) if forced else ())
@@ -97,10 +97,3 @@ def check_pre_receive(repo: Repo, lines: Sequence[str]) -> GuardReport:
         waived.extend(report.waived)
     return GuardReport("pre-receive", tuple(violations), tuple(waived), tuple(sorted(ledgers)),
                        commits)
-
-
-_REPLACE_FIX = ("push commits, not replacements: delete the replace ref locally "
-                "(git replace -d) and push without it")
-_DELETE_FIX = ("keep the branch; to retire it, ask the repository's administrator (the "
-               "protected branches are the default branch and git config "
-               "rehydrate.protectedBranch)")
