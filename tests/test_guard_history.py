@@ -14,7 +14,7 @@ import pytest
 
 from conftest import git, run
 from test_guard import BASE, F2, PATHS
-from test_guard_git import commit, make_repo, write_bytes
+from test_guard_git import _server, commit, make_repo, write_bytes
 
 F4 = "| F-004 | npm ci | lockfile drift | pin npm |\n"
 F5 = "| F-005 | make lint | ruff missing | pip install ruff |\n"
@@ -134,15 +134,6 @@ def test_server_refuses_the_same_histories(tmp_path: Path, build, refused: bool)
         assert "refs/heads/main" in pushed.stderr
     else:
         assert pushed.returncode == 0 and tip == new, pushed.stderr
-
-
-def _server(tmp_path: Path) -> Path:
-    server = tmp_path / "server.git"
-    git(tmp_path, "init", "-q", "--bare", str(server))
-    hook = server / "hooks" / "pre-receive"
-    hook.write_text(f"#!/bin/sh\nexec '{sys.executable}' -m rehydrate guard --pre-receive\n")
-    hook.chmod(0o755)
-    return server
 
 
 def test_rebase_renumbered_by_the_merge_driver_passes_on_force_push(tmp_path: Path) -> None:
