@@ -223,12 +223,14 @@ def last_parseable(repo: Any, commit: str, kind: str, path: str, parser: _Parser
 
     out = git.run(repo, "log", "--format=%H", "-n", "200", "--end-of-options", commit,
                   "--", f":(literal){path}").stdout.decode().split()
-    for spec, data in git.read_specs(repo, [f"{c}:{path}" for c in out]).items():
-        if data is None:
-            continue
-        got = parser.parse(kind, path, spec, data)
-        if isinstance(got, Ledger):
-            return got
+    for start in range(0, len(out), 8):  # newest first, a few at a time: big ledgers
+        batch = [f"{c}:{path}" for c in out[start:start + 8]]
+        for spec, data in git.read_specs(repo, batch).items():
+            if data is None:
+                continue
+            got = parser.parse(kind, path, spec, data)
+            if isinstance(got, Ledger):
+                return got
     return None
 
 
