@@ -45,23 +45,17 @@ def _git(
     cwd: Path | str, *args: str, input: bytes | None = None, check: bool = True,
     env: Mapping[str, str] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
-    full_env = {**(os.environ if env is None else env), **_NO_SUBSTITUTION}
     try:
-        proc = subprocess.run(
-            ["git", *args], cwd=cwd, input=input, capture_output=True, check=False,
-            env=full_env,
-        )
+        proc = subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True,
+                              check=False, env=_environment(env))
     except FileNotFoundError:
-        raise GitError("git is not installed or not on PATH", code="git_missing",
-                       fix="install git") from None
+        raise _missing() from None
     if check and proc.returncode != 0:
         words = list(args)
         while len(words) > 2 and words[0] == "-c":  # skip '-c key=value' settings
             words = words[2:]
-        message = proc.stderr.decode("utf-8", "replace").strip() or f"git {words[0]} failed"
-        raise GitError(message.splitlines()[-1], code="git_failed",
-                       fix=f"check the repository and any revision given (`git {words[0]}` "
-                           "failed)")
+        raise _failed(proc.stderr, words[0], f"check the repository and any revision given "
+                      f"(`git {words[0]}` failed)")
     return proc
 
 
@@ -70,10 +64,17 @@ def _start(cwd: Path | str, *args: str) -> subprocess.Popen[bytes]:
     caller reads stdout and must turn a non-zero exit into a ``GitError`` (``_failed``)."""
     try:
         return subprocess.Popen(["git", *args], cwd=cwd, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, env={**os.environ, **_NO_SUBSTITUTION})
+                                stderr=subprocess.PIPE, env=_environment(None))
     except FileNotFoundError:
-        raise GitError("git is not installed or not on PATH", code="git_missing",
-                       fix="install git") from None
+        raise _missing() from None
+
+
+def _environment(env: Mapping[str, str] | None) -> dict[str, str]:
+    return {**(os.environ if env is None else env), **_NO_SUBSTITUTION}
+
+
+def _missing() -> GitError:
+    return GitError("git is not installed or not on PATH", code="git_missing", fix="install git")
 
 
 def _failed(err: bytes, what: str, fix: str) -> GitError:
