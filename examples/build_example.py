@@ -1,6 +1,6 @@
 """Build the worked example repository: ``python examples/build_example.py DIR``.
 
-A thin wrapper: the builder ships in the package (``rehydrate.example``) so that
+A thin wrapper: the builder ships in the package (``rehydrate.cli.example``) so that
 ``rehydrate demo`` works from an installed wheel; this script is the same thing
 without the status/prompt display.
 """
@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from rehydrate.errors import RehydrateError
-from rehydrate.example import build_example
+from rehydrate.cli.example import build_example
 
 
 def main(argv: list[str]) -> int:

@@ -7,7 +7,7 @@
                                          # through tests/test_docs.py)
 
 The command reference comes from the click definitions (help text at a fixed width);
-the samples are the program's real output on the worked example (``rehydrate.example``,
+the samples are the program's real output on the worked example (``rehydrate.cli.example``,
 built with pinned dates), with ``REHYDRATE_TODAY`` pinned for ``status``.
 """
 
@@ -121,7 +121,7 @@ def _in(cwd: Path, env: Mapping[str, str]) -> Iterator[None]:
 def run_sample(root: Path, args: Sequence[str]) -> str:
     """``$ rehydrate ARGS``, then what it printed (stdout, then stderr), then a non-zero exit."""
     from rehydrate.cli import main
-    from rehydrate.example import git_env
+    from rehydrate.cli.example import git_env
 
     out, err = io.StringIO(), io.StringIO()
     with _in(root, {**git_env(), "REHYDRATE_TODAY": TODAY}), \
@@ -135,7 +135,7 @@ def run_sample(root: Path, args: Sequence[str]) -> str:
 
 def samples() -> dict[str, str]:
     """Every sample, run on a freshly built worked example."""
-    from rehydrate.example import build_example
+    from rehydrate.cli.example import build_example
 
     with tempfile.TemporaryDirectory(prefix="rehydrate-docs-") as tmp:
         example = build_example(Path(tmp) / "invoices")

@@ -105,7 +105,7 @@ def scaffold(repo: Path) -> None:
     """Write the template ledgers (what `rehydrate init` does, without a hook)."""
     from rehydrate.config import load_config
     from rehydrate.git import find_repo
-    from rehydrate.scaffold import init_repo
+    from rehydrate.writers.scaffold import init_repo
 
     init_repo(find_repo(repo), load_config(repo))
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rehydrate.appendonly import table_edit
 from rehydrate.config import Config
 from rehydrate.errors import LedgerParseError
-from rehydrate.guard import check_ledger
+from rehydrate.guard.fastpath import table_edit
+from rehydrate.guard.rules import check_ledger
 from rehydrate.ledgers import parse_ledger
 from test_guard import F2, FAILURES
 

@@ -11,7 +11,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
 import bench_hostile  # noqa: E402
 
-from rehydrate.fences import fence  # noqa: E402
+from rehydrate.prompt.fences import fence  # noqa: E402
 from rehydrate.redact import redact  # noqa: E402
 
 

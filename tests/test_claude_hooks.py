@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from conftest import commit, git, run, run_subprocess, write
-from rehydrate.integrations.claude import (
+from rehydrate.agents.claude import (
     CONTEXT_LIMIT,
     PENDING_FILE,
     PROMPT_FILE,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import commit, run, write
-from rehydrate.commandmatch import attempts_in_cell, commands_in, match
+from rehydrate.agents.commands import attempts_in_cell, commands_in, match
 
 
 def _verdict(tried: str, command: str) -> str | None:

@@ -38,7 +38,7 @@ def test_demo_builds_the_example_and_shows_status_and_the_prompt(tmp_path: Path)
 
 
 def test_the_example_is_byte_for_byte_reproducible(tmp_path: Path) -> None:
-    from rehydrate.example import build_example
+    from rehydrate.cli.example import build_example
 
     first = build_example(tmp_path / "a" / "invoices")
     second = build_example(tmp_path / "b" / "invoices")
@@ -46,7 +46,7 @@ def test_the_example_is_byte_for_byte_reproducible(tmp_path: Path) -> None:
 
 
 def test_the_example_passes_through_every_stage_the_docs_describe(tmp_path: Path) -> None:
-    from rehydrate.example import build_example
+    from rehydrate.cli.example import build_example
 
     example = build_example(tmp_path / "invoices")
     blocked = run(example.root, "check", "--rev", "HEAD~1")
@@ -83,7 +83,7 @@ def test_demo_refuses_a_directory_it_would_clobber(tmp_path: Path, setup: object
 
 
 def test_examples_script_builds_the_same_repository(tmp_path: Path) -> None:
-    from rehydrate.example import build_example
+    from rehydrate.cli.example import build_example
 
     proc = subprocess.run([sys.executable, str(ROOT / "examples/build_example.py"),
                            str(tmp_path / "x")], capture_output=True, text=True)

@@ -10,8 +10,8 @@ import pytest
 
 from conftest import git, run, write
 from continuity_repo import make_repo, settle_unknown
-from rehydrate.decision import Decision, Reason
-from rehydrate.events import (
+from rehydrate.continuity.decision import Decision, Reason
+from rehydrate.continuity.trace import (
     EventRefused,
     append_event,
     decision_event,
@@ -106,7 +106,7 @@ def test_concurrent_appends_keep_lines_whole(tmp_path):
     script = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from rehydrate.events import append_event, make_event\n"
+        "from rehydrate.continuity.trace import append_event, make_event\n"
         "for n in range(200):\n"
         "    e = make_event('context_compaction', command='x' * 3000, checksum=str(n))\n"
         "    append_event(Path(sys.argv[1]), e)\n"

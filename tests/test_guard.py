@@ -13,16 +13,10 @@ import pytest
 
 from rehydrate.config import Config
 from rehydrate.git import hash_blob
-from rehydrate.git_changes import RawChange
-from rehydrate.guard import (
-    FIXES,
-    RULES,
-    Violation,
-    _Parser,
-    append_only,
-    check_change,
-    check_ledger,
-)
+from rehydrate.git.changes import RawChange
+from rehydrate.guard.fastpath import append_only
+from rehydrate.guard.rules import FIXES, RULES, Violation, check_ledger
+from rehydrate.guard.staged import _Parser, check_change
 from rehydrate.ledgers import parse_ledger
 
 PATHS = {"spec": "docs/Spec.md", "task": "docs/Task.md", "failures": "docs/Failed_Attempts.md"}
@@ -440,7 +434,7 @@ FAST_PATH_DECLINES = frozenset({"zero-width-space", "unretire", "edit-retirement
 @pytest.mark.parametrize(("edit", "code"), FAILURE_ONLY)
 def test_table_edit_fast_path_agrees_with_full_parse(request: pytest.FixtureRequest,
                                                      edit: Edit, code: str) -> None:
-    from rehydrate.guard import table_edit
+    from rehydrate.guard.fastpath import table_edit
 
     new = apply(edit)["failures"]
     fast = table_edit(FAILURES.encode(), new.encode(), Config(), PATHS["failures"])
@@ -464,7 +458,7 @@ def test_table_edit_fast_path_agrees_with_full_parse(request: pytest.FixtureRequ
                  id="padding"),
 ])
 def test_table_edit_decides_without_parsing(new: str, codes: list[str]) -> None:
-    from rehydrate.guard import table_edit
+    from rehydrate.guard.fastpath import table_edit
 
     fast = table_edit(FAILURES.encode(), new.encode(), Config(), PATHS["failures"])
     assert fast is not None and [v.code for v in fast] == codes

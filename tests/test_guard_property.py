@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rehydrate.guard import check_ledger
+from rehydrate.guard.rules import check_ledger
 from rehydrate.ledgers import parse_ledger
 
 LEVELS = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY")
@@ -232,7 +232,7 @@ def failures_monotone(old: Failures, new: Failures) -> bool:
 def test_failure_ledger_fast_path_and_full_parse_agree_with_the_oracle(
         seed: int, setup: int, plan: list[bool]) -> None:
     from rehydrate.config import Config
-    from rehydrate.guard import table_edit
+    from rehydrate.guard.fastpath import table_edit
 
     rng = random.Random(seed)
     old = Failures()

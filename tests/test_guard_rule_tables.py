@@ -11,7 +11,7 @@ from collections.abc import Iterator, Mapping
 import pytest
 
 from rehydrate.errors import LedgerParseError
-from rehydrate.guard import RULES, check_ledger
+from rehydrate.guard.rules import RULES, check_ledger
 from rehydrate.ledgers import parse_ledger
 from rehydrate.ledgers.model import (
     APPROVALS,

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from conftest import commit, git, run
-from rehydrate.integrations.hooks import CHAINED, MARKER, REPLACED
+from rehydrate.guard.install import CHAINED, MARKER, REPLACED
 from test_guard import BASE, F2, PATHS
 
 

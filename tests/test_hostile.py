@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import commit, git, run, write
-from rehydrate.fences import LEDGER_LABEL, fence, fenced, one_line_break
+from rehydrate.prompt.fences import LEDGER_LABEL, fence, fenced, one_line_break
 
 BREAKS = ["\n", "\r", "\r\n", "\x0b", "\x0c", "\x85", "\u2028", "\u2029"]
 PIECES = ["~~~", "~~~~", "~~~~~~~~", "```", "````", "    ", "\t", " ", "   ~~~~", "<pre>",
@@ -229,8 +229,8 @@ def test_a_long_id_in_the_header_is_redacted_and_pointed_at(repo: Path,
                                                             ) -> None:
     """Defence in depth: even if a ledger's IDs could carry words, the unfenced header
     shows no ID that is not ID-shaped and no secret."""
-    from rehydrate import prompt as prompt_module
-    from rehydrate.decision import BLOCKED_ON_RECONCILIATION, Decision, Reason
+    from rehydrate.continuity.decision import BLOCKED_ON_RECONCILIATION, Decision, Reason
+    from rehydrate.prompt import build as prompt_module
 
     _hostile_repo(repo)
     hostile = [f"E-9 AKIAIOSFODNN7EXAMPLE password={SECRET}", "AKIAIOSFODNN7EXAMPLE",
@@ -300,8 +300,8 @@ def test_the_capped_core_keeps_ledger_text_fenced_and_redacted(repo: Path, statu
     """Claude Code's 10,000-character core is built from the same fenced listings."""
     from rehydrate.config import load_config
     from rehydrate.git import find_repo
-    from rehydrate.prompt import PromptOptions, load_prompt
-    from rehydrate.prompt_capped import capped_core
+    from rehydrate.prompt.build import PromptOptions, load_prompt
+    from rehydrate.prompt.capped import capped_core
     from rehydrate.state import Source, load_state
 
     _hostile_repo(repo, status)
@@ -324,6 +324,6 @@ def test_the_capped_core_keeps_ledger_text_fenced_and_redacted(repo: Path, statu
     ("a\rb", None), ("", None), (None, None)])
 def test_a_verification_result_shows_identifiers_only(value: str | None,
                                                       expected: str | None) -> None:
-    from rehydrate.decision import shown
+    from rehydrate.continuity.decision import shown
 
     assert shown(value) == expected

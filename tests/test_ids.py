@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import commit, git, run, write
-from rehydrate import ids
+from rehydrate.ledgers import ids
 
 
 @pytest.mark.parametrize(("item_id", "parts"), [

@@ -6,7 +6,7 @@ from conftest import run, write
 from rehydrate.config import Config
 from rehydrate.git import find_repo
 from rehydrate.ledgers import parse_ledger
-from rehydrate.scaffold import AGENTS_BEGIN, init_repo
+from rehydrate.writers.scaffold import AGENTS_BEGIN, init_repo
 
 
 def test_init_creates_parseable_ledgers_and_agents_section(repo):

@@ -11,7 +11,7 @@ from rehydrate.errors import LedgerParseError
 from rehydrate.ledgers import parse_ledger, visible
 from rehydrate.ledgers._render import hidden_markup
 from rehydrate.ledgers._table import normalize, parse_table, render_row, split_row
-from rehydrate.prompt import _failures_listing
+from rehydrate.prompt.build import _failures_listing
 
 # Printable text without line breaks or the characters ledgers refuse inside items.
 _alphabet = st.characters(

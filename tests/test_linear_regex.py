@@ -16,7 +16,10 @@ from re import _parser  # type: ignore[attr-defined]
 
 import pytest
 
-from rehydrate import commandmatch, fences, prompt, redact
+from rehydrate import redact
+from rehydrate.agents import commands as commandmatch
+from rehydrate.prompt import build as prompt
+from rehydrate.prompt import fences
 
 BOUND = 300  # the longest bounded repetition allowed to backtrack
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import commit, git, run, write
-from rehydrate.templates import read_template
+from rehydrate.writers.templates import read_template
 
 FAILURES_HEAD = """\
 ---
@@ -79,7 +79,7 @@ def test_log_reads_git_in_a_bounded_number_of_processes(
 
 
 def test_log_each_learned_item_appears_once_at_the_commit_that_added_it(repo: Path) -> None:
-    from rehydrate.example import build_example
+    from rehydrate.cli.example import build_example
 
     example = build_example(repo.parent / "example")
     data = json.loads(run(example.root, "log", "--json").out)
@@ -107,7 +107,7 @@ def test_log_each_learned_item_appears_once_at_the_commit_that_added_it(repo: Pa
 
 
 def test_log_human_output_is_newest_first(repo: Path) -> None:
-    from rehydrate.example import build_example
+    from rehydrate.cli.example import build_example
 
     example = build_example(repo.parent / "example")
     out = run(example.root, "log").out

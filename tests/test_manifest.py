@@ -10,7 +10,12 @@ from hypothesis import strategies as st
 
 from conftest import git, run, write
 from continuity_repo import TASK, make_repo
-from rehydrate.continuity import FENCE_INFO, dump_manifest, extract_manifest, validate_manifest
+from rehydrate.continuity.manifest import (
+    FENCE_INFO,
+    dump_manifest,
+    extract_manifest,
+    validate_manifest,
+)
 
 
 def test_manifest_carries_ids_statuses_pins_and_checksum_only(repo):

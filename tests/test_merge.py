@@ -7,12 +7,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rehydrate.git import hash_blob
-from rehydrate.git_changes import merge_file
-from rehydrate.guard import check_ledger
+from rehydrate.git.changes import merge_file
+from rehydrate.guard.excuses import excuse_merge, renumbered
+from rehydrate.guard.rules import check_ledger
 from rehydrate.ledgers import parse_ledger
 from rehydrate.ledgers._document import Context
-from rehydrate.merge import MergeResult, _Merger, excuse_merge, merge_ledger, renumbered
-from rehydrate.templates import read_template
+from rehydrate.merge.ledger import merge_ledger
+from rehydrate.merge.result import MergeResult
+from rehydrate.merge.rows import Merger as _Merger
+from rehydrate.writers.templates import read_template
 
 PATHS = {"spec": "docs/Spec.md", "task": "docs/Task.md", "failures": "docs/Failed_Attempts.md"}
 TEMPLATES = {"spec": "Spec.md", "task": "Task.md", "failures": "Failed_Attempts.md"}

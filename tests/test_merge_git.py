@@ -176,7 +176,7 @@ def test_registration_keeps_existing_attributes_and_matches_paths_with_spaces(re
                                                                             ) -> None:
     from rehydrate.config import load_config
     from rehydrate.git import find_repo
-    from rehydrate.integrations.merge import register_merge_driver
+    from rehydrate.merge.driver import register_merge_driver
 
     write(repo, ".rehydrate.toml", '[ledgers]\nspec = "my docs/Spec file.md"\n')
     write(repo, ".gitattributes", "*.png binary", dedent=False)

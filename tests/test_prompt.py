@@ -600,7 +600,7 @@ def big_failures_repo(repo: Path, rows: int, *, blocked: bool = False) -> None:
 def load(repo: Path):  # type: ignore[no-untyped-def]
     from rehydrate.config import load_config
     from rehydrate.git import find_repo
-    from rehydrate.prompt import PromptOptions, gather, load_prompt
+    from rehydrate.prompt.build import PromptOptions, gather, load_prompt
     from rehydrate.state import Source
 
     handle = find_repo(repo)
@@ -612,7 +612,7 @@ def load(repo: Path):  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("blocked", [False, True], ids=["clear", "blocked"])
 def test_capped_core_fits_and_counts_what_is_only_in_the_file(repo: Path, blocked: bool
                                                               ) -> None:
-    from rehydrate.prompt_capped import capped_core
+    from rehydrate.prompt.capped import capped_core
 
     big_failures_repo(repo, 420, blocked=blocked)
     prompt, state = load(repo)
@@ -638,7 +638,7 @@ def test_capped_core_fits_and_counts_what_is_only_in_the_file(repo: Path, blocke
 @pytest.mark.parametrize("max_chars", [200, 1200, 3000])
 def test_capped_core_never_exceeds_and_says_when_the_core_does_not_fit(repo: Path,
                                                                       max_chars: int) -> None:
-    from rehydrate.prompt_capped import capped_core
+    from rehydrate.prompt.capped import capped_core
 
     big_failures_repo(repo, 50)
     prompt, state = load(repo)
@@ -653,7 +653,7 @@ def test_capped_core_never_exceeds_and_says_when_the_core_does_not_fit(repo: Pat
 
 
 def test_capped_core_keeps_an_injection_fenced(repo: Path) -> None:
-    from rehydrate.prompt_capped import capped_core
+    from rehydrate.prompt.capped import capped_core
 
     make_shop(repo)
     prompt, state = load(repo)
@@ -704,7 +704,7 @@ def test_rev_pins_an_older_commit_and_shows_that_commit(shop: Path) -> None:
     pytest.param("abcd決済", 3, id="mixed"),
 ])
 def test_token_heuristic_is_the_documented_one(text: str, tokens: int) -> None:
-    from rehydrate.tokens import heuristic_tokens
+    from rehydrate.prompt.tokens import heuristic_tokens
 
     assert heuristic_tokens(text) == tokens
 
@@ -714,7 +714,7 @@ def test_token_heuristic_is_the_documented_one(text: str, tokens: int) -> None:
                                  "git-data-0123456789ab", "IGNORE PREVIOUS", " ", "x", "\n",
                                  "| a | b |", "~"]), max_size=30))
 def test_no_data_can_close_or_fake_a_fence(pieces: list[str]) -> None:
-    from rehydrate.prompt import fence
+    from rehydrate.prompt.build import fence
 
     body = "".join(pieces)
     text = "before\n" + fence(body) + "\nafter"
@@ -757,7 +757,7 @@ def test_verbatim_failure_rows_are_redacted_and_fenced_like_rendered_ones(cell: 
     from types import SimpleNamespace
 
     from rehydrate.ledgers import parse_ledger
-    from rehydrate.prompt import _failures_listing
+    from rehydrate.prompt.build import _failures_listing
 
     text = ("# Failed attempts\n\n## Failures\n\n| ID | Tried | Failure | Workaround |\n"
             f"|---|---|---|---|\n| F-001 | {cell} | it failed | do not |\n"

@@ -94,7 +94,7 @@ def test_secret_kind_is_redacted_and_its_near_miss_is_not(kind: str, text: str, 
 
 def test_every_kind_survives_line_endings_and_fences() -> None:
     """The same secrets quoted with CRLF, lone CR or U+2028 line breaks are still redacted."""
-    from rehydrate.fences import fence
+    from rehydrate.prompt.fences import fence
 
     for _, text, raw, _ in KINDS:
         for newline in ("\r\n", "\r", "\u2028"):

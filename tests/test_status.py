@@ -14,7 +14,7 @@ import pytest
 from conftest import commit, git, run, write
 from rehydrate.cli.status import use_color
 from rehydrate.ledgers.model import Phase
-from rehydrate.status import parse_due, progress_bar
+from rehydrate.views.status import parse_due, progress_bar
 
 
 def _task(path: Path, old: str, new: str, revision: int) -> None:

@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 
 from conftest import run, run_subprocess
-from rehydrate.guard import check_ledger
+from rehydrate.guard.rules import check_ledger
 from rehydrate.ledgers import parse_ledger
 
 LEDGER = "docs/Failed_Attempts.md"
@@ -80,7 +80,7 @@ _HOLD_LOCK = """
 import sys, time
 from rehydrate.config import load_config
 from rehydrate.git import find_repo
-from rehydrate.writers import Operation, write
+from rehydrate.writers.ledger import Operation, write
 
 def edit(data, ledger, ctx):
     print("locked", flush=True)
@@ -95,7 +95,7 @@ _DIE_BEFORE_REPLACE = """
 import os, signal
 from rehydrate.config import load_config
 from rehydrate.git import find_repo
-from rehydrate.writers import add_row, write
+from rehydrate.writers.ledger import add_row, write
 
 os.replace = lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL)
 repo = find_repo()

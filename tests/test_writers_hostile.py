@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 
 from conftest import run_subprocess
-from rehydrate.atomicfile import write_in_repo
 from rehydrate.config import load_config
 from rehydrate.errors import RehydrateError
 from rehydrate.git import find_repo
 from rehydrate.ledgers import parse_ledger
-from rehydrate.writers import add_row, write
+from rehydrate.ledgers.atomicfile import write_in_repo
+from rehydrate.writers.ledger import add_row, write
 
 LEDGER = "docs/Failed_Attempts.md"
 FLIP_WRITES = 60  # today's code lands a row outside within 6-36 writes

@@ -12,8 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .ledgers import Ledger
-from .ledgers._table import normalize
+from .ledgers import Ledger, normalize
 
 # File-level events (``FileEvent.kind``).
 CREATED = "created"

@@ -7,8 +7,7 @@ from typing import Any, NamedTuple
 from . import git
 from .config import Config
 from .errors import LedgerParseError
-from .ledgers import KINDS, Ledger, parse_ledger
-from .ledgers._table import normalize
+from .ledgers import KINDS, Ledger, normalize, parse_ledger
 
 CHECKSUM_PREFIX = "rehydrate-checksum/v1:sha256:"
 SOURCES = ("rev", "staged", "worktree")

@@ -38,7 +38,7 @@ from adversarial.helpers import (
     write_ledgers,
 )
 from rehydrate.errors import RehydrateError
-from rehydrate.guard import check_ledger
+from rehydrate.guard.rules import check_ledger
 from rehydrate.ledgers import parse_ledger
 
 ATTACKS = (RENDERS_EMPTY + NEXT_ACTION + HTML_COMMENTS + LOOKALIKE_VALUES + TASK_BYTES

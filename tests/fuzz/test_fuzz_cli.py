@@ -22,7 +22,7 @@ from fuzzing import (
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rehydrate.templates import LEDGER_TEMPLATES, read_template
+from rehydrate.writers.templates import LEDGER_TEMPLATES, read_template
 
 TEMPLATES = {kind: read_template(name) for kind, name in LEDGER_TEMPLATES.items()}
 
@@ -84,7 +84,7 @@ def manifest(frepo: Path) -> dict[str, object]:
 @fuzz(2)
 @given(data=st.data())
 def test_verify_over_hostile_manifests(frepo, manifest, data):
-    from rehydrate.yamlsafe import dump
+    from rehydrate.ledgers.yamlsafe import dump
 
     mutated = mutate_mapping(data.draw, manifest, sorted(manifest))
     text = json.dumps(mutated) if data.draw(st.booleans()) else dump(mutated)

@@ -10,10 +10,10 @@ from fuzzing import MAX_SECONDS, YAML_VALUES, fuzz
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rehydrate.appendonly import table_edit
 from rehydrate.config import Config
 from rehydrate.errors import LedgerParseError
-from rehydrate.guard import check_ledger
+from rehydrate.guard.fastpath import table_edit
+from rehydrate.guard.rules import check_ledger
 from rehydrate.ledgers import parse_ledger
 
 PATH = "docs/Failed_Attempts.md"

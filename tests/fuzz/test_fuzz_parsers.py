@@ -18,13 +18,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rehydrate.config import config_from_files
-from rehydrate.continuity import parse_envelope
+from rehydrate.continuity.manifest import extract_manifest, validate_manifest
+from rehydrate.continuity.verify import parse_envelope
 from rehydrate.errors import RehydrateError
 from rehydrate.ledgers import parse_ledger
 from rehydrate.ledgers._frontmatter import split
-from rehydrate.manifest import extract_manifest, validate_manifest
-from rehydrate.templates import LEDGER_TEMPLATES, read_template
-from rehydrate.yamlsafe import YAMLInputError, load
+from rehydrate.ledgers.yamlsafe import YAMLInputError, load
+from rehydrate.writers.templates import LEDGER_TEMPLATES, read_template
 
 TEMPLATES = {kind: read_template(name) for kind, name in LEDGER_TEMPLATES.items()}
 
@@ -99,7 +99,7 @@ _MANIFEST = {"schema": "rehydrate/resume-manifest-v1", "task": "T-001", "objecti
 
 @st.composite
 def _manifest_text(draw):
-    from rehydrate.yamlsafe import dump
+    from rehydrate.ledgers.yamlsafe import dump
 
     data = mutate_mapping(draw, _MANIFEST, _MANIFEST_KEYS)
     text = json.dumps(data) if draw(st.booleans()) else dump(data)

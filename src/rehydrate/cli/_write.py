@@ -43,7 +43,7 @@ def retire_options(func: F) -> F:
 def retire_operation(kind: str | None, item_id: str, reason: str, replaced_by: str,
                      date: str | None) -> Any:
     """The writer operation retiring ``item_id`` (``kind`` None: the ledger holding it)."""
-    from ..writers import cell, find_holder, retire
+    from ..writers.ledger import cell, find_holder, retire
 
     item_id = cell("ID", item_id)
     if kind is None:
@@ -57,7 +57,7 @@ def retire_operation(kind: str | None, item_id: str, reason: str, replaced_by: s
 def run_write(op: Any, *, expect_revision: int | None, expect_blob: str | None, commit: bool,
               as_json: bool) -> int:
     """Perform one writer operation and report it: the ID on stdout, notes on stderr."""
-    from ..writers import write
+    from ..writers.ledger import write
 
     repo, config = open_repo()
     result = write(repo, config, op, expect_revision=expect_revision, expect_blob=expect_blob,

@@ -22,8 +22,8 @@ def command(rev: str | None, worktree: bool, envelope: click.utils.LazyFile | No
             summary: click.utils.LazyFile | None, as_json: bool, record: bool) -> int:
     """Print the decision: reauthorization_required (0), blocked_on_reconciliation (3) or
     continuity_validation_failed (2). There is no 'authorized' result."""
-    from ..continuity import run_check
-    from ..decision import shown
+    from ..continuity.decision import shown
+    from ..continuity.verify import run_check
     from ..readlimit import read_stream
 
     repo, config = open_repo()
@@ -51,7 +51,7 @@ def command(rev: str | None, worktree: bool, envelope: click.utils.LazyFile | No
     if rev is None and not worktree:
         _note_uncommitted(repo, config, outcome.pins)
     if record or config.record_events:
-        from ..events import record_decision
+        from ..continuity.trace import record_decision
 
         record_decision(repo.root, decision, command="check", pins=outcome.pins,
                         checksum=outcome.checksum, envelope_id=outcome.envelope_id,

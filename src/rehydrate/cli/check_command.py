@@ -19,7 +19,7 @@ def command(argv: tuple[str, ...], stdin_json: bool, as_json: bool) -> int:
     import shlex
     import sys
 
-    from ..commandmatch import check_command, command_from_hook, load_failures
+    from ..agents.commands import check_command, command_from_hook, load_failures
     from ..errors import EXIT_OK, EXIT_REFUSED, RehydrateError
 
     if stdin_json == bool(argv):

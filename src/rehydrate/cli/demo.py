@@ -26,11 +26,11 @@ def command(directory: Path | None, prompt_lines: int) -> int:
     import tempfile
 
     from ..config import load_config
-    from ..example import build_example, describe, prepare_target
     from ..git import find_repo
-    from ..prompt import PromptOptions, load_prompt
+    from ..prompt.build import PromptOptions, load_prompt
     from ..state import Source
-    from ..status import gather, today_from_env
+    from ..views.status import gather, today_from_env
+    from .example import build_example, describe, prepare_target
     from .status import plain, render, use_color
 
     target = prepare_target(directory) if directory is not None else \

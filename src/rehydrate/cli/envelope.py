@@ -27,7 +27,7 @@ def create(rev: str | None, worktree: bool, reset_reason: str,
            summary: click.utils.LazyFile | None, output: str | None, record: bool) -> int:
     """Write an envelope: pins, checksum, summary digest, pending obligations, unknown writes,
     consumed approvals. Its id is derived from its content."""
-    from ..continuity import write_envelope
+    from ..continuity.verify import write_envelope
     from ..readlimit import read_stream
 
     repo, config = open_repo()

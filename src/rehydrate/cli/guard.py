@@ -73,17 +73,17 @@ def command(staged: bool, range_: str | None, pre_receive: bool, as_json: bool) 
         if from_ref.startswith("-") or to_ref.startswith("-"):
             raise RehydrateError("invalid PRE_COMMIT_FROM_REF / PRE_COMMIT_TO_REF",
                                  code="usage", fix="set them to commit ids")
-        from ..guard_range import RangeSpec, check_range, resolve_range
+        from ..guard.range import RangeSpec, check_range, resolve_range
 
         spec = (RangeSpec((to_ref, "--not", "--remotes")) if from_ref in _ZERO
                 else resolve_range(repo, f"{from_ref}..{to_ref}"))
         return _finish(check_range(repo, spec), as_json)
     if range_ is not None:
-        from ..guard_range import check_range, resolve_range
+        from ..guard.range import check_range, resolve_range
 
         return _finish(check_range(repo, resolve_range(repo, range_)), as_json)
     if pre_receive:
-        from ..guard_receive import check_pre_receive
+        from ..guard.receive import check_pre_receive
         from ..readlimit import read_text_stream
 
         lines = read_text_stream(sys.stdin, "stdin").splitlines()
@@ -96,21 +96,21 @@ def _staged(repo: object, as_json: bool) -> int:
     could point the guard elsewhere) and a settings change itself judged too."""
     from ..config import settings_changed, staged_settings
     from ..git import Repo, head, tree_entries
-    from ..git_changes import diff_cached_head, merge_heads
+    from ..git.changes import diff_cached_head, merge_heads
 
     assert isinstance(repo, Repo)
     old_config, config = staged_settings(repo)
     paths = list(config.paths.values())
     extra = []
     if settings_changed(old_config, config):
-        from ..guard_git import settings_violations
+        from ..guard.staged import settings_violations
 
         old_paths = list(old_config.paths.values())
         had = bool(tree_entries(repo, "HEAD", old_paths)) if head(repo) else False
         extra = settings_violations(old_config, config, had)
     first = diff_cached_head(repo, paths)
     if extra:
-        from ..guard_git import check_staged
+        from ..guard.staged import check_staged
 
         return _finish(check_staged(repo, config, first, old_config=old_config, extra=extra),
                        as_json)
@@ -120,14 +120,14 @@ def _staged(repo: object, as_json: bool) -> int:
                        '"waived": [], "checked": {"mode": "staged", "ledgers": [], '
                        '"commits": 0}}')
         return 0
-    from ..guard_git import check_staged
+    from ..guard.staged import check_staged
 
     return _finish(check_staged(repo, config, first, old_config=old_config), as_json)
 
 
 def _finish(report: object, as_json: bool) -> int:
     from ..errors import EXIT_OK, EXIT_REFUSED
-    from ..guard_git import GuardReport
+    from ..guard.staged import GuardReport
     from . import verdict
     from ._common import emit_json, note
 
@@ -143,7 +143,7 @@ def _finish(report: object, as_json: bool) -> int:
         emit_json(report.to_json())
     if report.violations:
         if report.mode != "staged":
-            from ..guard_range import REWRITE_HINT
+            from ..guard.range import REWRITE_HINT
 
             note(REWRITE_HINT)
         note(f"rehydrate guard: refused ({len(report.violations)} violation"

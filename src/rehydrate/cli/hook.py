@@ -30,12 +30,12 @@ def group() -> None:
 def install(force: bool) -> int:
     """Install the guard as native pre-commit and pre-merge-commit hooks (chains existing)."""
     from ..git import find_repo
-    from ..integrations.hooks import install as do_install
+    from ..guard.install import install as do_install
     from ._common import note
 
     for action in do_install(find_repo(), force=force):
         note(f"{action.what:>9}  {action.path}")
-    from ..integrations.merge import register_merge_driver
+    from ..merge.driver import register_merge_driver
     from ._common import open_repo
 
     for line in register_merge_driver(*open_repo()):  # the ledger merge driver, docs/merging.md
@@ -47,7 +47,7 @@ def install(force: bool) -> int:
 def uninstall() -> int:
     """Remove the guard hooks and restore any hook they chained or replaced."""
     from ..git import find_repo
-    from ..integrations.hooks import uninstall as do_uninstall
+    from ..guard.install import uninstall as do_uninstall
     from ._common import note
 
     for action in do_uninstall(find_repo()):

@@ -16,7 +16,7 @@ def _adapter(name: str, help_text: str) -> None:
         import json
         import sys
 
-        from ..integrations.claude import run_hook
+        from ..agents.claude import run_hook
         from ..readlimit import InputTooLarge, read_text_stream
 
         try:

@@ -18,24 +18,24 @@ from ._common import note, open_repo
               help="Also wire the Claude Code hooks (.claude/settings.json) and CLAUDE.md.")
 def command(ledger_dir: str | None, write_config: bool, no_hook: bool, claude: bool) -> int:
     """Scaffold the three ledgers and an AGENTS.md section; never overwrites."""
-    from ..scaffold import init_repo
+    from ..writers.scaffold import init_repo
 
     repo, config = open_repo()
     for action in init_repo(repo, config, ledger_dir, write_config):
         note(f"{action.what:>8}  {action.path}")
     if not no_hook:
-        from ..integrations.hooks import install
+        from ..guard.install import install
 
         for hook in install(repo):
             note(f"{hook.what:>8}  {hook.path}")
     from ..config import load_config
-    from ..integrations.merge import register_merge_driver
+    from ..merge.driver import register_merge_driver
 
     for line in register_merge_driver(repo, load_config(repo.root)):  # docs/merging.md
         note(line)
     if claude:
-        from ..integrations.claude import install_settings
-        from ..scaffold import claude_section
+        from ..agents.claude import install_settings
+        from ..writers.scaffold import claude_section
 
         note(f"{install_settings(repo.root):>8}  .claude/settings.json")
         section = claude_section(repo, config, ledger_dir)

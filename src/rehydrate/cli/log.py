@@ -20,7 +20,7 @@ def command(rev_range: str | None, as_json: bool) -> int:
     never on text diffs; ledger paths and aliases come from the work tree's configuration.
     """
     from ..errors import RehydrateError
-    from ..history import history_to_json, ledger_history
+    from ..views.log import history_to_json, ledger_history
 
     if rev_range is not None and (not rev_range.strip() or rev_range.startswith("-")):
         raise RehydrateError(f"invalid revision range {rev_range!r}", code="usage",

@@ -17,7 +17,7 @@ from ._common import open_repo, pick_source, source_options
               help="Write to FILE instead of stdout.")
 def command(rev: str | None, worktree: bool, fmt: str, fenced: bool, output: str | None) -> int:
     """Emit the resume manifest (rehydrate/resume-manifest-v1): IDs, statuses, pins, checksum."""
-    from ..manifest import FENCE_INFO, build_manifest, dump_manifest
+    from ..continuity.manifest import FENCE_INFO, build_manifest, dump_manifest
     from ..state import load_state
 
     repo, config = open_repo()
@@ -28,7 +28,7 @@ def command(rev: str | None, worktree: bool, fmt: str, fenced: bool, output: str
     if output:
         from pathlib import Path
 
-        from ..atomicfile import atomic_write
+        from ..ledgers.atomicfile import atomic_write
 
         atomic_write(Path(output), text.encode("utf-8"))
     else:

@@ -21,7 +21,7 @@ def command(base: Path, ours: Path, theirs: Path, path: str, marker_size: int) -
     conflicting ID is named on stderr). `rehydrate init` and `rehydrate hook install`
     register it in .gitattributes and the repository's git config.
     """
-    from ..integrations.merge import run_driver
+    from ..merge.driver import run_driver
     from ._common import note
 
     outcome = run_driver(base, ours, theirs, path, marker_size=marker_size)

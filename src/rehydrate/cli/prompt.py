@@ -37,7 +37,7 @@ def command(rev: str | None, worktree: bool, max_tokens: int | None, diff_lines:
     unknown, 2 when a ledger cannot be parsed or the mandatory parts exceed --max-tokens.
     """
     from ..errors import EXIT_USAGE, LedgerParseError
-    from ..prompt import PromptOptions, load_prompt, read_protocol
+    from ..prompt.build import PromptOptions, load_prompt, read_protocol
 
     repo, head = find_repo_and_head()
     config = load_config(repo.root)
@@ -52,8 +52,8 @@ def command(rev: str | None, worktree: bool, max_tokens: int | None, diff_lines:
     except LedgerParseError as exc:
         note(f"rehydrate: continuity_validation_failed (ledger_invalid): {exc}")
         if record or config.record_events:
-            from ..decision import invalid
-            from ..events import record_decision
+            from ..continuity.decision import invalid
+            from ..continuity.trace import record_decision
 
             record_decision(repo.root, invalid(exc), command="prompt")
         return EXIT_USAGE
@@ -64,13 +64,13 @@ def command(rev: str | None, worktree: bool, max_tokens: int | None, diff_lines:
 
         text = json.dumps(prompt.to_json(), ensure_ascii=False, indent=2) + "\n"
     if output:
-        from ..atomicfile import atomic_write
+        from ..ledgers.atomicfile import atomic_write
 
         atomic_write(Path(output), text.encode("utf-8"))
     else:
         _emit(text)
     if envelope_out or record or config.record_events:
-        from ..continuity import after_prompt
+        from ..continuity.verify import after_prompt
 
         after_prompt(repo, config, source, prompt, text, envelope_out=envelope_out,
                      record=record or config.record_events)

@@ -27,7 +27,7 @@ def constraint() -> None:
 @write_options
 def constraint_add(level_: str, rule: str, source: str, **opts: Any) -> int:
     """Add a constraint with the next free ID; print the ID."""
-    from ..writers import add_row, cell, level
+    from ..writers.ledger import add_row, cell, level
 
     values = {"rule": cell("--rule", rule), "level": level(level_)}
     origin = cell("--source", source, required=False)
@@ -54,7 +54,7 @@ def retire(item_id: str, reason: str, replaced_by: str, date: str | None, kind: 
 @write_options
 def decide(item_id: str, decision: str, source: str, **opts: Any) -> int:
     """Move open decision ID to decided, with the decision and its source."""
-    from ..writers import cell, update_row
+    from ..writers.ledger import cell, update_row
 
     values = {"status": "decided", "decision": cell("--decision", decision),
               "source": cell("--source", source)}

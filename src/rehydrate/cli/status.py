@@ -36,7 +36,7 @@ def command(rev: str | None, staged: bool, worktree: bool, as_json: bool) -> int
     ledger cannot be read. Overdue decisions are judged against today's date
     (REHYDRATE_TODAY=YYYY-MM-DD overrides it).
     """
-    from ..status import gather, today_from_env
+    from ..views.status import gather, today_from_env
 
     repo, config = open_repo()
     source = pick_source(rev, worktree, staged, default="worktree")
@@ -69,8 +69,8 @@ def _due_text(decision: Any, style: Style) -> str:
 
 def render(view: Any, style: Style = plain) -> str:
     """The screen as text; ``style`` is click.style on a colour terminal, identity otherwise."""
-    from ..decision import BLOCKED_ON_RECONCILIATION
-    from ..status import progress_bar
+    from ..continuity.decision import BLOCKED_ON_RECONCILIATION
+    from ..views.status import progress_bar
 
     revision = f" (revision {view.revision})" if view.revision is not None else ""
     lines = [style(f"Task {view.task or '(no id)'}{revision}", bold=True)

@@ -16,9 +16,9 @@ def command() -> None:
 @click.argument("file", type=click.File("rb"))
 def propose(file: click.utils.LazyFile) -> int:
     """Store FILE as a candidate summary and print its id (nothing is promoted yet)."""
+    from ..continuity.summaries import candidate_ref
+    from ..continuity.summaries import propose as store
     from ..readlimit import read_stream
-    from ..summaries import candidate_ref
-    from ..summaries import propose as store
 
     repo, _ = open_repo()
     blob = store(repo, read_stream(file, file.name))
@@ -36,8 +36,8 @@ def propose(file: click.utils.LazyFile) -> int:
 def promote(candidate: str, expect: str, as_json: bool) -> int:
     """Verify CANDIDATE against HEAD, then move the current summary ref with a
     compare-and-swap; a failed verification keeps the candidate under rejected/."""
-    from ..summaries import CURRENT, rejected_ref
-    from ..summaries import promote as run
+    from ..continuity.summaries import CURRENT, rejected_ref
+    from ..continuity.summaries import promote as run
 
     repo, config = open_repo()
     result = run(repo, config, candidate, expect)
@@ -50,7 +50,7 @@ def promote(candidate: str, expect: str, as_json: bool) -> int:
     if result.outcome == "promoted":
         note(f"{CURRENT} -> {result.candidate}")
         return 0
-    from ..decision import shown
+    from ..continuity.decision import shown
 
     for reason in result.verification.reasons:
         note("  " + " ".join(x for x in map(shown, (reason.code, reason.field, reason.id))
@@ -65,7 +65,7 @@ def promote(candidate: str, expect: str, as_json: bool) -> int:
 @click.option("--id", "only_id", is_flag=True, help="Print the summary's id only.")
 def show(which: str, only_id: bool) -> int:
     """Print the current summary (or a candidate / rejected one by id)."""
-    from ..summaries import show as read
+    from ..continuity.summaries import show as read
 
     repo, _ = open_repo()
     blob, data = read(repo, which)

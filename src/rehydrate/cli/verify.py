@@ -18,8 +18,8 @@ def command(file: click.utils.LazyFile, rev: str | None, worktree: bool, as_json
             record: bool) -> int:
     """Verify a compaction summary or restatement in both directions (exit 0 only when
     faithful and the ledgers are unchanged since its pins)."""
-    from ..continuity import check_continuity, pins_of, sha256_digest, verify_source
-    from ..decision import shown
+    from ..continuity.decision import shown
+    from ..continuity.verify import check_continuity, pins_of, sha256_digest, verify_source
     from ..errors import RehydrateError
     from ..readlimit import read_stream
 
@@ -41,14 +41,14 @@ def command(file: click.utils.LazyFile, rev: str | None, worktree: bool, as_json
             click.echo("  " + " ".join(x for x in map(shown, (reason.code, reason.field,
                                                                 reason.id)) if x))
     if (record or config.record_events) and state is not None:
-        from ..events import record_decision
+        from ..continuity.trace import record_decision
 
         decision = check_continuity(state, verification=verification)
         record_decision(repo.root, decision, command="verify",
                         pins=pins_of(state),
                         checksum=state.checksum, summary_sha256=sha256_digest(data))
     if any(r.code == "manifest_invalid" for r in verification.reasons):
-        from ..continuity import extract_manifest
+        from ..continuity.verify import extract_manifest
 
         detail = extract_manifest(text).detail
         if detail:

@@ -4,13 +4,32 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ._document import MAX_LEDGER_BYTES, Context
-from ._render import visible
+from ._document import (
+    MAX_LEDGER_BYTES,
+    Context,
+    canonical_section,
+    check_text,
+    entity_forbidden,
+    forbidden,
+    has_forbidden,
+    tables_by_section,
+)
+from ._frontmatter import split as split_front_matter
+from ._markdown import Section, split_sections
+from ._render import hidden_markup, visible
+from ._table import Table, escape_cell, normalize, render_row, split_row
 from .model import Ledger
 
 KINDS = ("spec", "task", "failures")
 
-__all__ = ["KINDS", "MAX_LEDGER_BYTES", "Context", "Ledger", "parse_ledger", "visible"]
+# The package's public API: the parser, and the cell and section rules that writers, the
+# merge and the guard's fast path apply to raw bytes (so that there is one of each).
+__all__ = [
+    "KINDS", "MAX_LEDGER_BYTES", "Context", "Ledger", "Section", "Table", "canonical_section",
+    "check_text", "entity_forbidden", "escape_cell", "forbidden", "has_forbidden",
+    "hidden_markup", "normalize", "parse_ledger", "render_row", "split_front_matter",
+    "split_row", "split_sections", "tables_by_section", "visible",
+]
 
 
 def parse_ledger(

@@ -7,11 +7,11 @@ from itertools import repeat
 from typing import Any, NamedTuple
 
 from ..errors import LedgerParseError
-from ..ids import ID_PATTERN, id_problem
 from . import _frontmatter
 from ._markdown import Section, split_sections
 from ._render import visible
 from ._table import Table, normalize
+from .ids import ID_PATTERN, id_problem
 from .model import RETIRED, Ledger, ProseSection, Retired, Schema
 
 MAX_LEDGER_BYTES = 32 * 1024 * 1024

@@ -79,7 +79,7 @@ def _key_value(text: str) -> tuple[str, str] | None:
 
 
 def _yaml(block: list[str], path: str) -> dict[str, Any]:
-    from ..yamlsafe import YAMLInputError, load
+    from .yamlsafe import YAMLInputError, load
 
     try:
         meta = load("\n".join(block))

@@ -61,7 +61,7 @@ def _refuse_hidden(text: str, path: str, no: int) -> None:
 
 def _row_id(text: str) -> str | None:
     """The ID of the table row ``text`` is, when its first cell holds a valid one."""
-    from ..ids import id_problem
+    from .ids import id_problem
 
     body = text.lstrip(" \t")
     if not body.startswith("|"):

@@ -4,6 +4,8 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from ._table import normalize
+
 LEVEL_STRENGTH: Mapping[str, int] = {
     "MUST": 3, "MUST NOT": 3, "SHOULD": 2, "SHOULD NOT": 2, "MAY": 1,
 }
@@ -269,3 +271,13 @@ class Ledger(NamedTuple):
     def prose_of(self, name: str) -> str:
         """Verbatim prose of a section by canonical name ('rollback', ...)."""
         return "\n".join(p.text for p in self.prose if p.key == name)
+
+
+def record_cells(record: Any) -> dict[str, str]:
+    """A record's cells, each normalized as the guard compares them."""
+    return {k: normalize(v) for k, v in record.cells().items()}
+
+
+def record_content(record: Any) -> tuple[tuple[str, str], ...]:
+    """A record's cells without its ID, comparable across IDs (a renumbered row)."""
+    return tuple(sorted((k, v) for k, v in record_cells(record).items() if k != "id"))

@@ -7,10 +7,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import LedgerParseError
-from ..ids import id_problem
 from ._document import Context, check_text, decode, read, tables_by_section
 from ._markdown import Section
 from ._render import action_words
+from .ids import id_problem
 from .model import (
     APPROVALS,
     CHECKS,

@@ -1,0 +1,513 @@
+"""Every git read and write goes through here (one ``_git()`` choke point).
+
+The hot path uses plain ``git`` processes: one ``rev-parse``, one ``ls-tree`` or
+``ls-files``, one ``cat-file --batch`` for all blobs. Nothing uses GitPython
+(``import git`` alone costs about what the whole pre-commit hook does; see
+docs/design.md, "Dependencies"), so it is not a dependency. What changed between
+revisions (diffs, logs, merges, commits) is in ``git_changes``, which runs git through
+the same ``_git()``. Every call ignores ``refs/replace/*`` and grafts: an object
+substituted behind the guard's back must not change what it reads.
+"""
+
+import os
+import subprocess
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from ..errors import GitError, LedgerParseError
+
+REGULAR_MODES = ("100644", "100755")
+
+
+class Repo(NamedTuple):
+    root: Path
+    git_dir: Path
+    common_dir: Path
+    object_format: str  # "sha1" | "sha256"
+
+
+class Blob(NamedTuple):
+    """One ledger file as found at a source; ``data`` is None when absent."""
+
+    path: str
+    data: bytes | None
+    blob: str | None
+    mode: str | None  # "100644", "120000" (symlink), ... ; None when absent
+
+
+# What every git call runs with: no replacement objects (``git replace``) and no graft
+# file, so history and blobs are the ones the commits really hold.
+_NO_SUBSTITUTION = {"GIT_NO_REPLACE_OBJECTS": "1", "GIT_GRAFT_FILE": os.devnull}
+
+
+def _git(
+    cwd: Path | str, *args: str, input: bytes | None = None, check: bool = True,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    try:
+        proc = subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True,
+                              check=False, env=_environment(env))
+    except FileNotFoundError:
+        raise _missing() from None
+    if check and proc.returncode != 0:
+        words = list(args)
+        while len(words) > 2 and words[0] == "-c":  # skip '-c key=value' settings
+            words = words[2:]
+        raise _failed(proc.stderr, words[0], f"check the repository and any revision given "
+                      f"(`git {words[0]}` failed)")
+    return proc
+
+
+def _start(cwd: Path | str, *args: str) -> subprocess.Popen[bytes]:
+    """Start git with its output as a stream (the same environment as ``_git``); the
+    caller reads stdout and must turn a non-zero exit into a ``GitError`` (``_failed``)."""
+    try:
+        return subprocess.Popen(["git", *args], cwd=cwd, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=_environment(None))
+    except FileNotFoundError:
+        raise _missing() from None
+
+
+def _environment(env: Mapping[str, str] | None) -> dict[str, str]:
+    return {**(os.environ if env is None else env), **_NO_SUBSTITUTION}
+
+
+def _missing() -> GitError:
+    return GitError("git is not installed or not on PATH", code="git_missing", fix="install git")
+
+
+def _failed(err: bytes, what: str, fix: str) -> GitError:
+    message = err.decode("utf-8", "replace").strip() or f"git {what} failed"
+    return GitError(message.splitlines()[-1], code="git_failed", fix=fix)
+
+
+def run(repo: Repo, *args: str, input: bytes | None = None, check: bool = True,
+        env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run git at the repository root (public door for other modules)."""
+    return _git(repo.root, *args, input=input, check=check, env=env)
+
+
+def find_repo(cwd: str | Path | None = None) -> Repo:
+    """The repository containing ``cwd`` (works from subdirectories and linked worktrees)."""
+    return find_repo_and_head(cwd)[0]
+
+
+def find_repo_and_head(cwd: str | Path | None = None) -> tuple[Repo, str | None]:
+    """``find_repo`` and ``head`` in one ``git rev-parse`` (HEAD None: no commits yet)."""
+    proc = _git(
+        cwd or os.getcwd(), "rev-parse", "--show-toplevel", "--absolute-git-dir",
+        "--git-common-dir", "--show-object-format", "--verify", "-q", "HEAD^{commit}",
+        check=False,
+    )
+    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    # exit 1 with the four answers: HEAD did not verify (an unborn branch)
+    if proc.returncode not in (0, 1) or len(lines) < 4:
+        raise GitError(
+            "not inside a git work tree", code="not_a_repo",
+            fix="run this inside a git repository (git init)",
+        )
+    top, git_dir, common, fmt = lines[:4]
+    git_path = Path(git_dir)
+    common_path = Path(common) if os.path.isabs(common) else (Path(cwd or os.getcwd()) / common)
+    head = lines[4].strip() if proc.returncode == 0 and len(lines) > 4 else None
+    return Repo(Path(top), git_path, common_path.resolve(), fmt.strip() or "sha1"), head or None
+
+
+def find_bare_repo(cwd: str | Path | None = None) -> Repo:
+    """A bare repository at ``cwd`` (a server's pre-receive hook); its root is the git dir."""
+    proc = _git(cwd or os.getcwd(), "rev-parse", "--is-bare-repository", "--absolute-git-dir",
+                "--show-object-format", check=False)
+    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if proc.returncode != 0 or len(lines) < 3 or lines[0].strip() != "true":
+        raise GitError("not inside a git repository", code="not_a_repo",
+                       fix="run this inside a git repository")
+    git_dir = Path(lines[1])
+    return Repo(git_dir, git_dir, git_dir, lines[2].strip() or "sha1")
+
+
+def head(repo: Repo) -> str | None:
+    """HEAD's commit id, or None in a repository with no commits yet."""
+    proc = _git(repo.root, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
+    return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
+
+
+def branch(repo: Repo) -> str | None:
+    """The checked-out branch name, or None on a detached HEAD."""
+    try:
+        text = (repo.git_dir / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    if text.startswith("ref: refs/heads/"):
+        return text[len("ref: refs/heads/"):]
+    return None
+
+
+def resolve_commit(repo: Repo, rev: str) -> str:
+    if rev.startswith("-"):
+        raise GitError(f"invalid revision {rev!r}", code="bad_revision",
+                       fix="name a commit, branch or tag")
+    proc = _git(repo.root, "rev-parse", "-q", "--verify", "--end-of-options", rev + "^{commit}",
+                check=False)
+    if proc.returncode != 0:
+        raise GitError(f"unknown revision {rev!r}", code="bad_revision",
+                       fix="name an existing commit, branch or tag (git log --oneline)")
+    return proc.stdout.decode().strip()
+
+
+def hash_blob(data: bytes, object_format: str = "sha1") -> str:
+    """The git blob id of ``data`` (what ``git hash-object`` prints, without filters)."""
+    import hashlib  # here: ~4 ms that the hook's no-ledger path does not need
+
+    digest = hashlib.sha256() if object_format == "sha256" else hashlib.sha1()
+    digest.update(b"blob %d\0" % len(data))
+    digest.update(data)  # no header + data copy: a megabyte ledger is never duplicated
+    return digest.hexdigest()
+
+
+def cat_blobs(repo: Repo, ids: Sequence[str]) -> dict[str, bytes]:
+    """Read many objects with one ``git cat-file --batch`` process."""
+    wanted = list(dict.fromkeys(i for i in ids if i))
+    if not wanted:
+        return {}
+    out = _git(repo.root, "cat-file", "--batch", input="".join(i + "\n" for i in wanted).encode())
+    data = out.stdout
+    result: dict[str, bytes] = {}
+    pos = 0
+    for oid in wanted:
+        end = data.index(b"\n", pos)
+        header = data[pos:end].split()
+        if len(header) < 3 or header[1] == b"missing":
+            raise GitError(f"object {oid} is missing", code="git_failed",
+                           fix="the repository may be corrupt (git fsck)")
+        size = int(header[2])
+        result[oid] = data[end + 1:end + 1 + size]
+        pos = end + 1 + size + 1
+    return result
+
+
+def read_specs(repo: Repo, specs: Sequence[str]) -> dict[str, bytes | None]:
+    """Objects named like ``HEAD:path`` or ``:path`` (the index); None when absent.
+
+    One ``git cat-file --batch`` process.
+    """
+    if not specs:
+        return {}
+    out = _git(repo.root, "cat-file", "--batch", input="".join(s + "\n" for s in specs).encode())
+    data = out.stdout
+    result: dict[str, bytes | None] = {}
+    pos = 0
+    for spec in specs:
+        end = data.index(b"\n", pos)
+        header = data[pos:end]
+        if header.endswith(b" missing") or header.endswith(b" ambiguous"):
+            result[spec] = None
+            pos = end + 1
+            continue
+        size = int(header.split()[2])
+        result[spec] = data[end + 1:end + 1 + size]
+        pos = end + 1 + size + 1
+    return result
+
+
+def tree_entries(repo: Repo, commit: str, paths: Iterable[str]) -> dict[str, tuple[str, str]]:
+    """path -> (mode, blob id) at ``commit`` for the given paths (absent ones left out)."""
+    paths = list(paths)
+    out = _git(repo.root, "ls-tree", "-z", "--full-tree", commit, "--", *paths).stdout
+    entries: dict[str, tuple[str, str]] = {}
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        meta, _, name = record.partition(b"\t")
+        mode, kind, oid = meta.decode().split()
+        path = name.decode("utf-8", "surrogateescape")
+        if path in paths:
+            entries[path] = (mode, oid if kind == "blob" else "")
+    return entries
+
+
+def index_entries(repo: Repo, paths: Iterable[str]) -> dict[str, tuple[str, str]]:
+    """path -> (mode, blob id) in the index (the inherited GIT_INDEX_FILE is honoured)."""
+    paths = list(paths)
+    out = _git(repo.root, "ls-files", "-s", "-z", "--full-name", "--", *paths).stdout
+    entries: dict[str, tuple[str, str]] = {}
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        meta, _, name = record.partition(b"\t")
+        mode, oid, stage = meta.decode().split()
+        path = name.decode("utf-8", "surrogateescape")
+        if path not in paths:
+            continue
+        if stage != "0":
+            entries[path] = ("conflict", "")
+        else:
+            entries[path] = (mode, oid)
+    return entries
+
+
+def read_blobs(repo: Repo, entries: dict[str, tuple[str, str]], paths: Iterable[str],
+               known: Mapping[str, Blob] | None = None) -> dict[str, Blob]:
+    """The blobs ``entries`` name; ``known``: files already read (the work tree), whose
+    bytes are used for any regular entry with the same blob id instead of asking git."""
+    data: dict[str, bytes] = {}
+    for path, (mode, oid) in entries.items():
+        have = known.get(path) if known else None
+        if have is not None and have.blob == oid and have.data is not None \
+                and mode in REGULAR_MODES and have.mode in REGULAR_MODES:
+            data[oid] = have.data  # same blob id: the same bytes (git's own identity)
+    data.update(cat_blobs(repo, [oid for mode, oid in entries.values() if oid not in data and (
+        mode in REGULAR_MODES or mode == "120000")]))
+    out: dict[str, Blob] = {}
+    for path in paths:
+        if path not in entries:
+            out[path] = Blob(path, None, None, None)
+            continue
+        mode, oid = entries[path]
+        out[path] = Blob(path, data.get(oid), oid or None, mode)
+    return out
+
+
+def read_at(repo: Repo, commit: str | None, paths: Sequence[str],
+            worktree: Mapping[str, Blob] | None = None) -> dict[str, Blob]:
+    """Ledger files as committed in ``commit`` (None: a repository with no commits).
+
+    ``worktree``: the same paths as ``read_worktree`` found them; a file there whose blob
+    id equals the committed one is not read from git again (one process and the
+    decompression saved when the ledgers are committed and unchanged).
+    """
+    if commit is None:
+        return {p: Blob(p, None, None, None) for p in paths}
+    return read_blobs(repo, tree_entries(repo, commit, paths), paths, worktree)
+
+
+def read_index(repo: Repo, paths: Sequence[str]) -> dict[str, Blob]:
+    """Ledger files as staged in the index."""
+    return read_blobs(repo, index_entries(repo, paths), paths)
+
+
+def read_worktree(repo: Repo, paths: Sequence[str]) -> dict[str, Blob]:
+    """Ledger files in the work tree; a symlink is reported by its mode, never followed."""
+    out: dict[str, Blob] = {}
+    for path in paths:
+        full = repo.root / path
+        try:
+            info = full.lstat()
+        except FileNotFoundError:
+            out[path] = Blob(path, None, None, None)
+            continue
+        except OSError as exc:
+            raise LedgerParseError(f"cannot read: {exc.strerror}", file=path,
+                                   code="unreadable", fix="check permissions") from None
+        if os.path.islink(full):
+            target = os.readlink(full).encode("utf-8", "surrogateescape")
+            out[path] = Blob(path, target, hash_blob(target, repo.object_format), "120000")
+            continue
+        real = os.path.realpath(full)
+        if os.path.commonpath([real, os.path.realpath(repo.root)]) != os.path.realpath(repo.root):
+            raise LedgerParseError("path leaves the repository through a symlinked directory",
+                                   file=path, code="path_outside_repo",
+                                   fix="keep ledgers inside the repository")
+        if not full.is_file():
+            out[path] = Blob(path, None, None, "040000" if full.is_dir() else "other")
+            continue
+        data = full.read_bytes()
+        mode = "100755" if info.st_mode & 0o111 else "100644"
+        out[path] = Blob(path, data, hash_blob(data, repo.object_format), mode)
+    return out
+
+
+def start_last_commits(repo: Repo, commit: str | None, paths: Sequence[str]
+                       ) -> Callable[..., dict[str, str | None]]:
+    """For each path, the last commit at or before ``commit`` that touched it (one process).
+
+    The git process starts now; the returned function collects the answer, so a caller can
+    parse while git walks the history. Call it with ``cancel=True`` to stop
+    the process without reading (for example when parsing failed).
+    """
+    found: dict[str, str | None] = {p: None for p in paths}
+    if commit is None:
+        return lambda cancel=False: found
+    proc = _start(repo.root, "log", "-z", "--format=%x01%H", "--name-only", "--no-renames",
+                  "--end-of-options", commit, "--", *paths)
+    assert proc.stdout is not None and proc.stderr is not None
+    stdout, stderr = proc.stdout, proc.stderr
+
+    def collect(cancel: bool = False) -> dict[str, str | None]:
+        buffer = b""
+        missing = set() if cancel else set(paths)
+        ended = False
+        try:
+            while missing:
+                chunk = stdout.read1(65536)
+                if not chunk:
+                    ended = True
+                    break
+                buffer += chunk
+                *records, buffer = buffer.split(b"\x01")
+                for record in records:
+                    _scan_log_record(record, found, missing)
+            if missing and buffer:
+                _scan_log_record(buffer, found, missing)
+        finally:
+            if proc.poll() is None and not ended:
+                proc.kill()
+            stdout.close()
+            err = stderr.read()
+            stderr.close()
+            code = proc.wait()
+        if ended and code != 0:  # a failing log is an error, never "no commit touched it"
+            raise _failed(err, "log", f"check the repository (git log {commit} -- PATH)")
+        return found
+
+    return collect
+
+
+def _scan_log_record(record: bytes, found: dict[str, str | None], missing: set[str]) -> None:
+    if not record:
+        return
+    sha, _, names = record.partition(b"\0")
+    for name in names.strip(b"\n").split(b"\0"):
+        path = name.strip(b"\n").decode("utf-8", "surrogateescape")
+        if path in missing:
+            found[path] = sha.decode()
+            missing.discard(path)
+
+
+# Files whose names say they hold secrets: left out of the prompt's stat and diff.
+SECRET_FILE_PATTERNS: tuple[str, ...] = (
+    ".env", ".env.*", "*.env", "*.pem", "*.key", "*.p12", "*.pfx", "*.keystore", "*.jks",
+    "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", ".netrc", ".pgpass", ".npmrc", ".pypirc",
+    "credentials", "credentials.json", "secrets.*", "*.tfstate",
+)
+# Settings that would make `git show` output depend on the user's configuration.
+_SHOW_CONFIG = ("-c", "log.showSignature=false", "-c", "diff.noprefix=false",
+                "-c", "diff.mnemonicPrefix=false", "-c", "core.quotePath=true",
+                "-c", "diff.relative=false", "-c", "diff.orderFile=", "-c", "color.ui=never")
+
+
+class CommitInfo(NamedTuple):
+    """The latest commit as the prompt shows it: header, stat, and a bounded patch."""
+
+    sha: str
+    subject: str
+    author_date: str  # strict ISO 8601, as recorded
+    stat: str
+    diff: str  # at most ``diff_lines`` lines
+    diff_lines: int  # lines kept
+    diff_cut: bool  # True when the patch had more lines than were kept
+    excluded: tuple[str, ...] = SECRET_FILE_PATTERNS  # file-name globs left out, any depth
+
+
+def start_show_commit(repo: Repo, commit: str, diff_lines: int,
+                      exclude: Sequence[str] = SECRET_FILE_PATTERNS
+                      ) -> Callable[..., CommitInfo | None]:
+    """Start reading ``commit`` for the prompt: SHA, subject, author date, ``--stat`` and
+    the first ``diff_lines`` patch lines. The returned function collects them
+    (``cancel=True``: stop git and return None, for example when parsing failed).
+
+    One ``git diff-tree --always`` process (``git show`` prints nothing at all when the
+    pathspec excludes every change), read as a stream and stopped once the bound is reached,
+    so a huge commit costs no more than a small one. It starts now, so git computes the
+    ``--stat`` while the caller parses the ledgers. External diff drivers and
+    textconv filters are off (they run arbitrary programs); secret-looking files are
+    left out by pathspec.
+    """
+    args = [*_SHOW_CONFIG, "diff-tree", "--always", "--root", "--no-ext-diff",
+            "--no-textconv", "--no-color", "--diff-merges=first-parent", "-M",
+            "--stat=100,70", "--stat-graph-width=20",
+            "-p", "--format=%H%x00%s%x00%aI%x00", "--end-of-options", commit, "--",
+            *(":(exclude,glob)**/" + pattern for pattern in exclude)]
+    proc = _start(repo.root, *args)
+    assert proc.stdout is not None and proc.stderr is not None
+    stdout, stderr = proc.stdout, proc.stderr
+
+    def collect(cancel: bool = False) -> CommitInfo | None:
+        lines: list[bytes] = []
+        cut = False
+        header = b""
+        try:
+            if cancel:
+                return None
+            header = stdout.readline()
+            stat: list[bytes] = []
+            line = stdout.readline()
+            if line == b"---\n":
+                line = stdout.readline()
+                while line and line != b"\n":
+                    stat.append(line)
+                    line = stdout.readline()
+                line = stdout.readline()
+            while line:
+                if len(lines) >= diff_lines:
+                    cut = True
+                    break
+                lines.append(line)
+                line = stdout.readline()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            stdout.close()
+            err = stderr.read()
+            stderr.close()
+            code = proc.wait()
+        if not cut and code != 0 or header.count(b"\0") < 3:
+            raise _failed(err, "diff-tree", f"check that {commit} is a commit (git show {commit})")
+        sha, subject, date, _ = header.decode("utf-8", "replace").split("\0", 3)
+        return CommitInfo(
+            sha=sha, subject=subject, author_date=date,
+            stat=b"".join(stat).decode("utf-8", "replace").rstrip("\n"),
+            diff=b"".join(lines).decode("utf-8", "replace").rstrip("\n"),
+            diff_lines=len(lines), diff_cut=cut, excluded=tuple(exclude),
+        )
+
+    return collect
+
+
+# Refs and objects for two-phase summary promotion (refs under refs/rehydrate/).
+
+
+def zero_oid(repo: Repo) -> str:
+    """The all-zero object id ('must not exist' for update-ref)."""
+    return "0" * (64 if repo.object_format == "sha256" else 40)
+
+
+def write_blob(repo: Repo, data: bytes) -> str:
+    """Store ``data`` as a blob (``git hash-object -w --stdin``, no filters) and return its id."""
+    return _git(repo.root, "hash-object", "-w", "--stdin", input=data).stdout.decode().strip()
+
+
+def read_ref(repo: Repo, ref: str) -> str | None:
+    """The object id a ref points at, or None when the ref does not exist."""
+    proc = _git(repo.root, "rev-parse", "-q", "--verify", "--end-of-options", ref, check=False)
+    return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
+
+
+def for_each_ref(repo: Repo, prefix: str) -> list[tuple[str, str]]:
+    """(ref, object id) for every ref under ``prefix``, sorted by ref name."""
+    out = _git(repo.root, "for-each-ref", "--format=%(refname)%00%(objectname)", prefix).stdout
+    pairs = [line.split("\0", 1) for line in out.decode("utf-8", "surrogateescape").splitlines()]
+    return sorted((ref, oid) for ref, oid in pairs)
+
+
+def update_ref(repo: Repo, ref: str, new: str, old: str, message: str) -> str | None:
+    """Compare-and-swap ``ref`` from ``old`` (zero id: must not exist) to ``new``.
+
+    Returns None on success, else git's reason (the ref moved, or another writer holds
+    its lock); nothing is changed then. ``new`` = zero id deletes the ref.
+    """
+    if new == zero_oid(repo):
+        args = ["update-ref", "--create-reflog", "-m", message, "-d", ref, old]
+    else:
+        args = ["update-ref", "--create-reflog", "-m", message, ref, new, old]
+    proc = _git(repo.root, *args, check=False)
+    if proc.returncode == 0:
+        return None
+    text = proc.stderr.decode("utf-8", "replace").strip()
+    return text.splitlines()[-1] if text else "git update-ref failed"
+
+
+def object_type(repo: Repo, oid: str) -> str | None:
+    """``git cat-file -t``: 'blob', 'commit', ... or None when the object is missing."""
+    proc = _git(repo.root, "cat-file", "-t", oid, check=False)
+    return proc.stdout.decode().strip() or None if proc.returncode == 0 else None

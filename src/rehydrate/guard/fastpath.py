@@ -1,0 +1,167 @@
+"""The guard's fast path for the failure ledger: a change that only inserts rows into its
+table is judged on those rows (``table_edit``), without parsing the whole file. Whether an
+old version parsed before is remembered per repository in ``.git/rehydrate/guard-parsed``
+(``load_trusted``/``save_trusted``), keyed by the settings that affect parsing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from ..ledgers.appendonly import (
+    BOM,
+    REQUIRED,
+    common_prefix,
+    common_suffix,
+    failure_header,
+    failure_table,
+)
+
+
+def _mentions(data: bytes, ids: Iterator[str] | list[str]) -> bool:
+    """Whether any of ``ids`` appears as a whole table cell anywhere in ``data``."""
+    wanted = {i.encode() for i in ids}
+    if not wanted:
+        return False
+    if len(wanted) <= 16:  # one C scan; an alternation of many IDs would cost n * k
+        pattern = re.compile(rb"\|[ \t]*(?:" + b"|".join(map(re.escape, wanted))
+                             + rb")[ \t]*(?:\||\r?$)", re.MULTILINE)
+        return pattern.search(data) is not None
+    return any(piece.strip(b" \t") in wanted
+               for line in data.split(b"\n") if b"|" in line
+               for piece in line.rstrip(b"\r").split(b"|")[1:])
+
+
+def table_edit(old: bytes, new: bytes, config: Any, path: str = "",
+               reserved_ids: frozenset[str] = frozenset()) -> list[Any] | None:
+    """The guard's verdict on a failure ledger whose change stays inside its table, or
+    None when that cannot be proven cheaply (then both versions are parsed in full).
+
+    ``old`` must be known to parse. The changed lines (between the common line-aligned
+    prefix and suffix) must all be rows of the failure table in both versions; only those
+    rows are split and checked, by the same ``check_ledger`` rules. New rows need simple
+    IDs mentioned nowhere in ``old``; a deleted ID must not be named elsewhere (e.g. in
+    ``## Retired``). So an append to a 10,000-row ledger costs the appended rows.
+    """
+    from ..errors import LedgerParseError
+    from ..ledgers import entity_forbidden, forbidden, hidden_markup, split_row, visible
+    from ..ledgers.ids import valid_id
+    from ..ledgers.model import FAILURES, Ledger
+    from .rules import check_ledger
+
+    if len(new) > config.max_ledger_bytes or old.startswith(BOM) or new.startswith(BOM):
+        return None
+    start = old.rfind(b"\n", 0, common_prefix(old, new)) + 1
+    tail = common_suffix(old, new, min(len(old), len(new)) - start)
+    old_end, new_end = len(old) - tail, len(new) - tail
+    if not (old_end in (start, 0) or old[old_end - 1] == 10) or not (
+            new_end in (start, 0) or new[new_end - 1] == 10):
+        cut = old.find(b"\n", old_end)
+        if cut < 0:
+            return None
+        old_end, new_end = cut + 1, new_end + cut + 1 - old_end
+    if old_end < start or new_end < start:
+        return None
+    table = failure_table(old, config)
+    if table is None or not (table[1] <= start and old_end <= table[2]):
+        return None
+    header = failure_header(table[0], config.column_aliases)
+    if header is None:
+        return None
+    try:
+        old_lines = old[start:old_end].decode("utf-8").split("\n")[:-1]
+        new_lines = new[start:new_end].decode("utf-8").split("\n")[:-1]
+    except UnicodeDecodeError:
+        return None
+    where = {name: header.index(name) for name in REQUIRED}
+    extra = [(pos, name) for pos, name in enumerate(header) if name not in where]
+
+    def rows(lines: list[str], first: int) -> list[Any] | None:
+        out = []
+        for offset, raw in enumerate(lines):
+            line = raw[:-1] if raw.endswith("\r") else raw
+            if (not line.lstrip(" \t").startswith("|") or line.startswith("|||||||")
+                    or forbidden().search(line) or ("&" in line and entity_forbidden(line))):
+                return None
+            try:
+                cells = split_row(line, "", 0)
+            except LedgerParseError:
+                return None
+            # the parser's own cell rules: an ID's shape, visible required cells, nothing
+            # hidden (anything doubtful goes to the full parse, which names the problem)
+            if (len(cells) != len(header) or not valid_id(cells[where["id"]])
+                    or not all(visible(cells[where[name]]) for name in REQUIRED[1:])
+                    or hidden_markup(line) is not None):
+                return None
+            out.append(FAILURES.record(
+                cells[where["id"]], first + offset, cells[where["tried"]],
+                cells[where["failure"]], cells[where["workaround"]],
+                extra=tuple((name, cells[pos]) for pos, name in extra)))
+        return out
+
+    before = rows(old_lines, old.count(b"\n", 0, start) + 1)
+    after = rows(new_lines, new.count(b"\n", 0, start) + 1)
+    if before is None or after is None:
+        return None
+    old_ids = {r.id for r in before}
+    new_ids = [r.id for r in after]
+    added = [i for i in new_ids if i not in old_ids]
+    removed = [i for i in old_ids if i not in set(new_ids)]
+    if len(set(new_ids)) != len(new_ids) or any(
+            i in reserved_ids for i in added):
+        return None
+    if _mentions(old, added) or _mentions(old[:start] + old[old_end:], removed):
+        return None
+
+    def ledger(records: list[Any]) -> Ledger:
+        return Ledger("failures", path, {}, (), {"failures": tuple(records)}, ())
+
+    return check_ledger("failures", ledger(before), ledger(after))
+
+
+def append_only(old: bytes, new: bytes, config: Any) -> bool:
+    """True when ``table_edit`` accepts the change without parsing either version."""
+    return table_edit(old, new, config) == []
+
+
+def _trust_file(repo: Any) -> Any:
+    return repo.common_dir / "rehydrate" / "guard-parsed"
+
+
+def _trust_key(config: Any) -> str:
+    import hashlib
+
+    text = repr((sorted(config.column_aliases.items()), sorted(config.section_aliases.items()),
+                 config.max_ledger_bytes))
+    return hashlib.sha1(text.encode()).hexdigest()[:12]
+
+
+def load_trusted(repo: Any, config: Any) -> frozenset[str]:
+    """Failure-ledger blobs this repository's guard parsed successfully before."""
+    key = _trust_key(config)
+    try:
+        text = _trust_file(repo).read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return frozenset()
+    return frozenset(parts[0] for parts in (line.split() for line in text.splitlines())
+                     if len(parts) == 2 and parts[1] == key)
+
+
+def save_trusted(repo: Any, config: Any, blobs: set[str], known: frozenset[str]) -> None:
+    """Remember parsed blobs (best effort: a cache miss only costs a full parse)."""
+    fresh = sorted(blobs - known)
+    if not fresh:
+        return
+    path = _trust_file(repo)
+    key = _trust_key(config)
+    try:
+        path.parent.mkdir(exist_ok=True)
+        if path.exists() and path.stat().st_size > 65536:
+            lines = path.read_text(encoding="ascii", errors="replace").splitlines()
+            path.write_text("\n".join(lines[len(lines) // 2:]) + "\n", encoding="ascii")
+        with path.open("a", encoding="ascii") as handle:
+            handle.write("".join(f"{blob} {key}\n" for blob in fresh))
+    except OSError:
+        pass

@@ -1,1 +1,0 @@
-"""Integrations: native git hooks and agent-runtime hook adapters (Claude Code)."""

@@ -1,0 +1,127 @@
+"""The capped core of the prompt, for agent adapters with a hard size limit.
+
+Claude Code caps ``additionalContext`` at 10,000 characters: the adapter writes the full
+prompt to a file and gives this core instead, never cutting silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ..continuity.decision import BLOCKED_ON_RECONCILIATION
+from ..ledgers.model import LEVEL_STRENGTH
+from ..state import State
+from .build import (
+    Prompt,
+    _constraints,
+    _failures_listing,
+    _next_action,
+    _open_decisions,
+    _open_obligations,
+    _unknown_writes,
+    reconcile_action,
+)
+from .fences import listing
+
+
+def _counts_line(counts: Mapping[str, int]) -> str:
+    shown = [f"{n} {key}" for key, n in counts.items() if n]
+    return ", ".join(shown) if shown else "nothing else"
+
+
+def _rows_within(rows: Sequence[Sequence[str]], max_chars: int) -> int:
+    """How many leading rows could fit in ``max_chars`` at all (skips rendering the rest)."""
+    used = 0
+    for count, row in enumerate(rows):
+        used += sum(len(cell) + 3 for cell in row) + 2
+        if used > max_chars:
+            return count
+    return len(rows)
+
+
+def capped_core(prompt: Prompt, state: State, full_path: str, max_chars: int = 10000) -> str:
+    """The prompt's core within ``max_chars`` (agent hooks with a hard cap), never silently cut.
+
+    Order: decision (first when blocked), header, next action, every unknown write,
+    open obligations, active MUST/MUST NOT constraints, open decisions, then as many
+    failures as fit; then the full prompt's path and a count of each kind of item
+    that is only in that file. When even the core does not fit, it says so.
+    """
+    decision = prompt.decision
+    spec, task = state.ledgers["spec"], state.ledgers["task"]
+    strong = [c for c in _constraints(state) if LEVEL_STRENGTH[c.level] == 3]
+    weak = [c for c in _constraints(state) if LEVEL_STRENGTH[c.level] < 3]
+    core = [
+        _unknown_writes(state),
+        _open_obligations(state),
+        listing("MUST/MUST NOT constraints", "### Active MUST / MUST NOT constraints", strong,
+                 (("ID", "id"), ("Level", "level"), ("Rule", "rule"))),
+        _open_decisions(state),
+    ]
+    failures = _failures_listing(state)
+    only_in_file = {
+        "SHOULD/SHOULD NOT/MAY constraints": len(weak),
+        "contracts": len(spec.active("contracts")),
+        "decided decisions": sum(1 for d in spec.active("decisions") if d.status == "decided"),
+        "phases": len(task.active("phases")),
+        "pending external writes": sum(1 for w in task.active("external writes")
+                                       if w.status == "pending"),
+        "approvals": len(task.active("approvals")),
+        "verifications": len(task.active("verified")),
+        "open completion checks": sum(1 for c in task.active("completion checks")
+                                      if c.status == "open"),
+        "retired items": sum(len(ledger.retired) for ledger in state.ledgers.values()),
+    }
+    blocked = decision.decision == BLOCKED_ON_RECONCILIATION
+    top = []
+    if blocked:
+        top.append(f"**Continuity decision: `{decision.decision}`. {reconcile_action(decision)}**")
+    header = prompt.section("header")
+    top.append(header.text if header else "# Rehydration prompt")
+    top.append(_next_action(state, decision))
+    blocks = [*core, failures]
+    limits = [_rows_within(block.rows, max_chars) for block in blocks]
+
+    def assemble(limits: Sequence[int], compact: bool) -> str:
+        if compact:
+            head = top[:1] if blocked else []
+            head.append(f"Continuity decision: `{decision.decision}`; HEAD {prompt.head}; "
+                        f"checksum {prompt.checksum}.")
+        else:
+            head = list(top)
+        body = [b.render(n) for b, n in zip(blocks, limits, strict=True) if n or not b.rows]
+        missing = dict(only_in_file)
+        for b, n in zip(blocks, limits, strict=True):
+            if len(b.rows) > n:
+                missing[b.key] = len(b.rows) - n
+        tail = []
+        if compact or any(len(b.rows) > n for b, n in zip(core, limits[:len(core)], strict=True)):
+            tail.append(f"**The core of this prompt did not fit in {max_chars} characters: the "
+                        "items counted below are only in the full prompt file.**")
+        tail.append(f"The full prompt is in `{full_path}`. Read it before acting. Only in that "
+                    f"file: {_counts_line(missing)}; plus the prose sections, the latest "
+                    "commit and the working protocol.")
+        return "\n\n".join(head + body + tail) + "\n"
+
+    compact = False
+    text = assemble(limits, compact)
+    # Drop rows from the end (failures first, then the core in reverse priority) until it
+    # fits; what was dropped is counted in the closing line.
+    position = len(limits) - 1
+    while len(text) > max_chars:
+        while position >= 0 and limits[position] == 0:
+            position -= 1
+        if position < 0:
+            if compact:
+                break
+            compact = True  # even the header does not fit: a one-line header instead
+        else:
+            over, freed = len(text) - max_chars, 0
+            while limits[position] > 0 and freed < over:
+                limits[position] -= 1
+                freed += sum(len(c) + 3 for c in blocks[position].rows[limits[position]]) + 2
+        text = assemble(limits, compact)
+    if len(text) > max_chars:  # max_chars too small for any sentence: keep the path visible
+        marker = f"[rest only in {full_path}]\n"
+        text = (text[:max(0, max_chars - len(marker))] + marker)[-max_chars:]
+    return text
