@@ -16,11 +16,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 GIT_ENV = {
-    "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
-    "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com",
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.com",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.com",
     "GIT_AUTHOR_DATE": "2026-01-01T00:00:00+00:00",
     "GIT_COMMITTER_DATE": "2026-01-01T00:00:00+00:00",
 }
+
+
 def _entry_point() -> list[str]:
     """The installed ``rehydrate`` script beside this interpreter (what users run); else -m."""
     script = Path(sys.executable).with_name("rehydrate")
@@ -37,8 +41,14 @@ IMPORT_CLICK = [sys.executable, "-c", "import click"]
 
 
 def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True,
-                          env={**os.environ, **GIT_ENV}).stdout
+    return subprocess.run(
+        ["git", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **GIT_ENV},
+    ).stdout
 
 
 def failure_rows(start: int, count: int) -> str:
@@ -51,31 +61,35 @@ def failure_rows(start: int, count: int) -> str:
 
 def constraint_rows(count: int) -> str:
     levels = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY")
-    return "".join(f"| C-{i:05d} | rule number {i} about module {i % 37} | {levels[i % 5]} | "
-                   f"spec |\n" for i in range(count))
+    return "".join(
+        f"| C-{i:05d} | rule number {i} about module {i % 37} | {levels[i % 5]} | spec |\n"
+        for i in range(count)
+    )
 
 
 def make_repo(path: Path, failures: int, constraints: int = 10) -> Path:
     """A committed repository with big ledgers (made by `rehydrate init`, then filled)."""
     path.mkdir(parents=True, exist_ok=True)
     git(path, "init", "-q")
-    subprocess.run([*REHYDRATE, "init", "--no-hook"], cwd=path, check=False,
-                   capture_output=True)
+    subprocess.run([*REHYDRATE, "init", "--no-hook"], cwd=path, check=False, capture_output=True)
     if not (path / "docs/Spec.md").exists():
         subprocess.run([*REHYDRATE, "init"], cwd=path, check=True, capture_output=True)
     (path / "docs/Failed_Attempts.md").write_text(
         "# Failed attempts\n\n| ID | Tried | Failure | Workaround |\n|---|---|---|---|\n"
-        + failure_rows(0, failures), encoding="utf-8")
+        + failure_rows(0, failures),
+        encoding="utf-8",
+    )
     (path / "docs/Spec.md").write_text(
         "# Spec\n\n## Constraints\n\n| ID | Rule | Level | Source |\n|---|---|---|---|\n"
-        + constraint_rows(constraints), encoding="utf-8")
+        + constraint_rows(constraints),
+        encoding="utf-8",
+    )
     git(path, "add", "-A")
     git(path, "commit", "-q", "--no-verify", "-m", "big ledgers")
     return path
 
 
-def interleaved(commands: dict[str, Callable[[], object]], rounds: int = 11
-                ) -> dict[str, float]:
+def interleaved(commands: dict[str, Callable[[], object]], rounds: int = 11) -> dict[str, float]:
     """Median seconds per command, running the commands in turn each round."""
     samples: dict[str, list[float]] = {name: [] for name in commands}
     for func in commands.values():  # warm-up: caches, bytecode
@@ -88,18 +102,22 @@ def interleaved(commands: dict[str, Callable[[], object]], rounds: int = 11
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
-def proc(argv: Sequence[str], cwd: Path, stdin: bytes | None = None,
-         ok: Sequence[int] = (0,)) -> Callable[[], None]:
+def proc(
+    argv: Sequence[str], cwd: Path, stdin: bytes | None = None, ok: Sequence[int] = (0,)
+) -> Callable[[], None]:
     def run() -> None:
         result = subprocess.run(list(argv), cwd=cwd, input=stdin, capture_output=True)
         if result.returncode not in ok:
-            raise SystemExit(f"{' '.join(argv)} exited {result.returncode}: "
-                             f"{result.stderr.decode()[-500:]}")
+            raise SystemExit(
+                f"{' '.join(argv)} exited {result.returncode}: {result.stderr.decode()[-500:]}"
+            )
+
     return run
 
 
-def report(title: str, medians: dict[str, float], baseline: str,
-           targets: dict[str, float] | None = None) -> bool:
+def report(
+    title: str, medians: dict[str, float], baseline: str, targets: dict[str, float] | None = None
+) -> bool:
     """Print medians and ratios; return False when a target ratio is missed."""
     base = medians[baseline]
     ok = True

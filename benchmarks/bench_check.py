@@ -24,21 +24,30 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         repo = make_repo(Path(tmp) / "repo", args.rows)
-        manifest = subprocess.run([*REHYDRATE, "manifest", "--fenced"], cwd=repo, check=True,
-                                  capture_output=True).stdout
+        manifest = subprocess.run(
+            [*REHYDRATE, "manifest", "--fenced"], cwd=repo, check=True, capture_output=True
+        ).stdout
         (repo / "summary.md").write_bytes(b"# Summary\n\n" + manifest)
-        medians = interleaved({
-            'python -c "import click"': proc(IMPORT_CLICK, repo),
-            f"rehydrate check ({args.rows} rows)": proc([*REHYDRATE, "check"], repo,
-                                                        ok=(0, 3)),
-            f"rehydrate check --json ({args.rows} rows)":
-                proc([*REHYDRATE, "check", "--json"], repo, ok=(0, 3)),
-            f"rehydrate verify summary.md ({args.rows} rows)":
-                proc([*REHYDRATE, "verify", "summary.md"], repo),
-            f"rehydrate manifest ({args.rows} rows)": proc([*REHYDRATE, "manifest"], repo),
-        }, rounds=args.rounds)
-        ok = report("rehydrate check / verify / manifest", medians, 'python -c "import click"',
-                    {f"rehydrate check ({args.rows} rows)": 3.0})
+        medians = interleaved(
+            {
+                'python -c "import click"': proc(IMPORT_CLICK, repo),
+                f"rehydrate check ({args.rows} rows)": proc([*REHYDRATE, "check"], repo, ok=(0, 3)),
+                f"rehydrate check --json ({args.rows} rows)": proc(
+                    [*REHYDRATE, "check", "--json"], repo, ok=(0, 3)
+                ),
+                f"rehydrate verify summary.md ({args.rows} rows)": proc(
+                    [*REHYDRATE, "verify", "summary.md"], repo
+                ),
+                f"rehydrate manifest ({args.rows} rows)": proc([*REHYDRATE, "manifest"], repo),
+            },
+            rounds=args.rounds,
+        )
+        ok = report(
+            "rehydrate check / verify / manifest",
+            medians,
+            'python -c "import click"',
+            {f"rehydrate check ({args.rows} rows)": 3.0},
+        )
     return 0 if ok else 1
 
 

@@ -67,8 +67,11 @@ def scenarios(root: Path, rows: int, constraints: int, big: int) -> dict[str, Pa
     _stage(retired, FAILURES, table + failure_rows(rows, 10) + tail)
     out["10 rows appended, ## Retired below"] = retired
     cell = out[f"1 failure cell edited ({rows} rows)"] = _clone(base, root / "cell")
-    _stage(cell, FAILURES, (cell / FAILURES).read_text().replace("linker error 5 ",
-                                                                 "linker error five ", 1))
+    _stage(
+        cell,
+        FAILURES,
+        (cell / FAILURES).read_text().replace("linker error 5 ", "linker error five ", 1),
+    )
     if big:
         huge = make_repo(root / "big", big, constraints)
         _stage(huge, FAILURES, (huge / FAILURES).read_text() + failure_rows(big, 10))

@@ -31,30 +31,68 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _harness import GIT_ENV, REHYDRATE, git  # noqa: E402
 
 TOKENS: dict[str, str] = {
-    "pwd": "pwd", "token": "token", "password=": "password=", "hash": "#", "space": " ",
-    "tab": "\t", "pipe": "|", "escaped-pipe": "\\|", "backtick": "`", "tilde": "~",
-    "html-comment": "<!--", "dash": "-", "star": "*", "underscore": "_", "bracket": "[",
-    "paren": "(", "AKIA": "AKIA", "ghp_": "ghp_", "base64": "QUJDRA==", "equals": "=",
-    "colon": ":", "key": "key", "secret": "secret", "api_key=": "api_key=", "eyJ": "eyJ",
-    "pem": "-----BEGIN PRIVATE KEY-----", "url": "://a:", "quote": '"', "backslash": "\\",
-    "authorization": "Authorization: ", "mysql": "mysql -p", "glpat": "glpat-",
-    "pwd-quote": 'pwd="', "pwd-call": "pwd=a(", "cr": "\r", "ls": "\u2028",
-    "ledger-data": "ledger-data-", "lt": "<", "heading": "## ", "bullet": "- ",
+    "pwd": "pwd",
+    "token": "token",
+    "password=": "password=",
+    "hash": "#",
+    "space": " ",
+    "tab": "\t",
+    "pipe": "|",
+    "escaped-pipe": "\\|",
+    "backtick": "`",
+    "tilde": "~",
+    "html-comment": "<!--",
+    "dash": "-",
+    "star": "*",
+    "underscore": "_",
+    "bracket": "[",
+    "paren": "(",
+    "AKIA": "AKIA",
+    "ghp_": "ghp_",
+    "base64": "QUJDRA==",
+    "equals": "=",
+    "colon": ":",
+    "key": "key",
+    "secret": "secret",
+    "api_key=": "api_key=",
+    "eyJ": "eyJ",
+    "pem": "-----BEGIN PRIVATE KEY-----",
+    "url": "://a:",
+    "quote": '"',
+    "backslash": "\\",
+    "authorization": "Authorization: ",
+    "mysql": "mysql -p",
+    "glpat": "glpat-",
+    "pwd-quote": 'pwd="',
+    "pwd-call": "pwd=a(",
+    "cr": "\r",
+    "ls": "\u2028",
+    "ledger-data": "ledger-data-",
+    "lt": "<",
+    "heading": "## ",
+    "bullet": "- ",
 }
 # Shaped lines: a prefix, a repeated middle, a suffix (the shapes that made an anchored
 # per-line pattern quadratic: a pipe-less delimiter row, a front-matter value, a title).
 SHAPED: dict[str, tuple[str, str, str]] = {
-    "delimiter-spaces": ("-|-", " ", "x"), "heading-spaces": ("## a", " ", "b"),
-    "title-spaces": ("# t", " ", "\nx"), "pwd-spaces": ("pwd", " ", "x"),
-    "backticks-a": ("", "`a", ""), "digits": ("F-", "1", "x"),
+    "delimiter-spaces": ("-|-", " ", "x"),
+    "heading-spaces": ("## a", " ", "b"),
+    "title-spaces": ("# t", " ", "\nx"),
+    "pwd-spaces": ("pwd", " ", "x"),
+    "backticks-a": ("", "`a", ""),
+    "digits": ("F-", "1", "x"),
 }
 TOKENS.update({name: "\0".join(parts) for name, parts in SHAPED.items()})
 
-SPEC = ("---\nledger: spec\n---\n# Spec\n\n## Constraints\n\n| ID | Rule | Level | Source |\n"
-        "|---|---|---|---|\n| C-001 | {cell} | MUST | team |\n\n## Notes\n\n{prose}\n")
-FAILURES = ("---\nledger: failures\n---\n# Failed attempts\n\n"
-            "| ID | Tried | Failure | Workaround |\n|---|---|---|---|\n"
-            "| F-001 | {tried} | it broke | use the other flag |\n")
+SPEC = (
+    "---\nledger: spec\n---\n# Spec\n\n## Constraints\n\n| ID | Rule | Level | Source |\n"
+    "|---|---|---|---|\n| C-001 | {cell} | MUST | team |\n\n## Notes\n\n{prose}\n"
+)
+FAILURES = (
+    "---\nledger: failures\n---\n# Failed attempts\n\n"
+    "| ID | Tried | Failure | Workaround |\n|---|---|---|---|\n"
+    "| F-001 | {tried} | it broke | use the other flag |\n"
+)
 
 
 def _line(token: str, size: int) -> str:
@@ -65,8 +103,10 @@ def _line(token: str, size: int) -> str:
 
 
 def _ledgers(repo: Path, placement: str, line: str) -> None:
-    spec = SPEC.format(cell=line if placement == "table_cell" else "keep it simple",
-                       prose=line if placement == "spec_prose" else "Some prose.")
+    spec = SPEC.format(
+        cell=line if placement == "table_cell" else "keep it simple",
+        prose=line if placement == "spec_prose" else "Some prose.",
+    )
     failures = FAILURES.format(tried=line if placement == "failure_row" else "make build")
     (repo / "docs" / "Spec.md").write_text(spec, encoding="utf-8", newline="")
     (repo / "docs" / "Failed_Attempts.md").write_text(failures, encoding="utf-8", newline="")
@@ -78,8 +118,7 @@ def build(root: Path, token: str, placement: str, size: int) -> Path:
     repo = root / f"{placement}"
     repo.mkdir(parents=True)
     git(repo, "init", "-q")
-    subprocess.run([*REHYDRATE, "init", "--no-hook"], cwd=repo, check=False,
-                   capture_output=True)
+    subprocess.run([*REHYDRATE, "init", "--no-hook"], cwd=repo, check=False, capture_output=True)
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "--no-verify", "-m", "init")
     line = _line(token, size)
@@ -87,18 +126,28 @@ def build(root: Path, token: str, placement: str, size: int) -> Path:
     if placement == "diff":
         (repo / "data.txt").write_text(line + "\n", encoding="utf-8", newline="")
     message = repo.parent / f"{placement}.msg"
-    message.write_text(line if placement == "commit_subject" else "hostile", encoding="utf-8",
-                       newline="")
+    message.write_text(
+        line if placement == "commit_subject" else "hostile", encoding="utf-8", newline=""
+    )
     git(repo, "add", "-A")
-    git(repo, "commit", "-q", "--no-verify", "--allow-empty-message", "--cleanup=verbatim",
-        "-F", str(message))
+    git(
+        repo,
+        "commit",
+        "-q",
+        "--no-verify",
+        "--allow-empty-message",
+        "--cleanup=verbatim",
+        "-F",
+        str(message),
+    )
     _ledgers(repo, placement, line[::-1] + "x")  # the staged change guard --staged judges
     if placement in ("diff", "commit_subject"):
         (repo / "data.txt").write_text(line + "y\n", encoding="utf-8", newline="")
     git(repo, "add", "-A")
     try:
-        manifest = subprocess.run([*REHYDRATE, "manifest", "--fenced"], cwd=repo,
-                                  capture_output=True, timeout=60).stdout
+        manifest = subprocess.run(
+            [*REHYDRATE, "manifest", "--fenced"], cwd=repo, capture_output=True, timeout=60
+        ).stdout
     except subprocess.TimeoutExpired:
         manifest = b"(rehydrate manifest did not finish in 60 s)\n"
     (repo / "summary.md").write_bytes(b"# Summary\n\n" + line.encode() + b"\n\n" + manifest)
@@ -117,15 +166,23 @@ def timed(argv: list[str], cwd: Path, limit: float) -> tuple[float, int | None]:
     """Seconds and exit code (None: killed after ``limit`` seconds)."""
     start = time.perf_counter()
     try:
-        proc = subprocess.run(argv, cwd=cwd, capture_output=True, timeout=limit,
-                              env={**os.environ, **GIT_ENV})
+        proc = subprocess.run(
+            argv, cwd=cwd, capture_output=True, timeout=limit, env={**os.environ, **GIT_ENV}
+        )
     except subprocess.TimeoutExpired:
         return time.perf_counter() - start, None
     return time.perf_counter() - start, proc.returncode
 
 
-def run(size: int, bar: float, tokens: list[str], placements: list[str], commands: list[str],
-        echo: Callable[[str], None] = print, verbose: bool = False) -> list[str]:
+def run(
+    size: int,
+    bar: float,
+    tokens: list[str],
+    placements: list[str],
+    commands: list[str],
+    echo: Callable[[str], None] = print,
+    verbose: bool = False,
+) -> list[str]:
     """Time every (token, placement, command); return the misses (empty: all under bar)."""
     misses: list[str] = []
     slowest = (0.0, "")
@@ -164,8 +221,14 @@ def main() -> int:
     parser.add_argument("--verbose", action="store_true", help="print every run's time")
     args = parser.parse_args()
     print(f"{args.size}-byte lines, bar {args.bar:g} s per command")
-    misses = run(args.size, args.bar, args.tokens.split(","), args.placements.split(","),
-                 args.commands.split(","), verbose=args.verbose)
+    misses = run(
+        args.size,
+        args.bar,
+        args.tokens.split(","),
+        args.placements.split(","),
+        args.commands.split(","),
+        verbose=args.verbose,
+    )
     for miss in misses:
         print("  MISSED", miss)
     print("all under the bar" if not misses else f"{len(misses)} MISSED")

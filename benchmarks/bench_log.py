@@ -21,16 +21,21 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _harness import IMPORT_CLICK, REHYDRATE, git, interleaved, proc, report  # noqa: E402
 
-FAILURES_HEAD = ("---\nledger: failures\n---\n# Failed attempts\n\n"
-                 "| ID | Tried | Failure | Workaround |\n|---|---|---|---|\n")
+FAILURES_HEAD = (
+    "---\nledger: failures\n---\n# Failed attempts\n\n"
+    "| ID | Tried | Failure | Workaround |\n|---|---|---|---|\n"
+)
 
 
 def task(revision: int, done: int) -> str:
-    rows = "".join(f"| P{i} | phase {i} | {'done' if i <= done else 'todo'} |\n"
-                   for i in range(1, 101))
-    return (f"---\nledger: task\ntask: T-1\nrevision: {revision}\nobjective: bench\n---\n"
-            f"# Task\n\n## Phases\n\n| ID | Phase | Status |\n|---|---|---|\n{rows}\n"
-            f"## Next action\n\nFinish phase {done + 1}\n")
+    rows = "".join(
+        f"| P{i} | phase {i} | {'done' if i <= done else 'todo'} |\n" for i in range(1, 101)
+    )
+    return (
+        f"---\nledger: task\ntask: T-1\nrevision: {revision}\nobjective: bench\n---\n"
+        f"# Task\n\n## Phases\n\n| ID | Phase | Status |\n|---|---|---|\n{rows}\n"
+        f"## Next action\n\nFinish phase {done + 1}\n"
+    )
 
 
 def build(repo: Path, commits: int) -> None:
@@ -44,28 +49,33 @@ def build(repo: Path, commits: int) -> None:
     rows = ""
     for i in range(1, commits + 1):
         message = f"attempt {i}".encode()
-        stream.append(f"commit refs/heads/main\ncommitter B <b@example.com> "
-                      f"{1767225600 + 60 * i} +0000\ndata {len(message)}\n".encode()
-                      + message + b"\n")
+        stream.append(
+            f"commit refs/heads/main\ncommitter B <b@example.com> "
+            f"{1767225600 + 60 * i} +0000\ndata {len(message)}\n".encode()
+            + message
+            + b"\n"
+        )
         if i == 1:
             blob("docs/Spec.md", "---\nledger: spec\n---\n# Spec\n")
         rows += f"| F-{i:05d} | `make try-{i}` | failed {i} | do {i} |\n"
         blob("docs/Failed_Attempts.md", FAILURES_HEAD + rows)
         if i % 10 == 1:
             blob("docs/Task.md", task(i, i // 10))
-    subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, input=b"".join(stream),
-                   check=True)
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, input=b"".join(stream), check=True)
     git(repo, "checkout", "-q", "main")
 
 
 def count_git_processes(repo: Path) -> int:
-    code = ("import subprocess, os, sys; n = [0]; P = subprocess.Popen\n"
-            "class C(P):\n    def __init__(s, a, *k, **w): n[0] += 1; P.__init__(s, a, *k, **w)\n"
-            "subprocess.Popen = C\nfrom rehydrate.cli import main\n"
-            "import contextlib, io\nwith contextlib.redirect_stdout(io.StringIO()):\n"
-            "    main(['log', '--json'])\nprint(n[0])")
-    out = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True,
-                         text=True, check=True)
+    code = (
+        "import subprocess, os, sys; n = [0]; P = subprocess.Popen\n"
+        "class C(P):\n    def __init__(s, a, *k, **w): n[0] += 1; P.__init__(s, a, *k, **w)\n"
+        "subprocess.Popen = C\nfrom rehydrate.cli import main\n"
+        "import contextlib, io\nwith contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['log', '--json'])\nprint(n[0])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=repo, capture_output=True, text=True, check=True
+    )
     return int(out.stdout.strip())
 
 
@@ -79,15 +89,23 @@ def main() -> int:
         repo.mkdir()
         build(repo, args.commits)
         paths = ["docs/Spec.md", "docs/Task.md", "docs/Failed_Attempts.md"]
-        medians = interleaved({
-            'python -c "import click"': proc(IMPORT_CLICK, repo),
-            "git log --raw (ledgers)": proc(["git", "log", "--raw", "--no-abbrev", "--",
-                                             *paths], repo),
-            f"rehydrate log --json ({args.commits} commits)":
-                proc([*REHYDRATE, "log", "--json"], repo),
-        }, rounds=args.rounds)
-        report(f"rehydrate log on {args.commits} ledger-touching commits", medians,
-               'python -c "import click"')
+        medians = interleaved(
+            {
+                'python -c "import click"': proc(IMPORT_CLICK, repo),
+                "git log --raw (ledgers)": proc(
+                    ["git", "log", "--raw", "--no-abbrev", "--", *paths], repo
+                ),
+                f"rehydrate log --json ({args.commits} commits)": proc(
+                    [*REHYDRATE, "log", "--json"], repo
+                ),
+            },
+            rounds=args.rounds,
+        )
+        report(
+            f"rehydrate log on {args.commits} ledger-touching commits",
+            medians,
+            'python -c "import click"',
+        )
         print(f"  git processes started by `rehydrate log`: {count_git_processes(repo)}")
     return 0
 

@@ -25,15 +25,19 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from _harness import IMPORT_CLICK, REHYDRATE, git, interleaved, proc, report
 
-HEAD = ("---\nledger: failures\n---\n# Failed attempts\n\n"
-        "| ID | Tried | Failure | Workaround |\n|---|---|---|---|\n")
+HEAD = (
+    "---\nledger: failures\n---\n# Failed attempts\n\n"
+    "| ID | Tried | Failure | Workaround |\n|---|---|---|---|\n"
+)
 TAIL = "\n## Retired\n\n| ID | Reason | Date | Replaced by |\n|---|---|---|---|\n"
 
 
 def rows(ids: list[str], side: str) -> str:
-    return "".join(f"| {i} | `make build FLAGS=-O{n % 4}` {side} attempt {n} | linker error "
-                   f"{n} in step {n % 17} | use the default flags (run {n}) |\n"
-                   for n, i in enumerate(ids))
+    return "".join(
+        f"| {i} | `make build FLAGS=-O{n % 4}` {side} attempt {n} | linker error "
+        f"{n} in step {n % 17} | use the default flags (run {n}) |\n"
+        for n, i in enumerate(ids)
+    )
 
 
 def files(folder: Path, total: int, added: int, tagged: bool) -> tuple[Path, Path, Path]:
@@ -43,8 +47,11 @@ def files(folder: Path, total: int, added: int, tagged: bool) -> tuple[Path, Pat
     theirs = [f"F-{n:05d}" + ("-bbbbb" if tagged else "") for n in new]
     base = HEAD + rows(common, "base")
     paths = []
-    for name, body in (("O", base), ("A", base + rows(ours, "ours")),
-                       ("B", base + rows(theirs, "theirs"))):
+    for name, body in (
+        ("O", base),
+        ("A", base + rows(ours, "ours")),
+        ("B", base + rows(theirs, "theirs")),
+    ):
         path = folder / name
         path.write_text(body + TAIL, encoding="utf-8")
         paths.append(path)
@@ -54,8 +61,10 @@ def files(folder: Path, total: int, added: int, tagged: bool) -> tuple[Path, Pat
 def driver(repo: Path, base: Path, ours: Path, theirs: Path) -> object:
     """One driver run on a fresh copy of %A (the driver writes its result into it)."""
     work = ours.with_name("A.work")
-    run = proc([*REHYDRATE, "merge-driver", str(base), str(work), str(theirs),
-                "docs/Failed_Attempts.md"], repo)
+    run = proc(
+        [*REHYDRATE, "merge-driver", str(base), str(work), str(theirs), "docs/Failed_Attempts.md"],
+        repo,
+    )
 
     def call() -> None:
         shutil.copyfile(ours, work)
@@ -90,8 +99,7 @@ def main() -> int:
         repo = Path(tmp) / "repo"
         repo.mkdir()
         git(repo, "init", "-q")
-        subprocess.run([*REHYDRATE, "init", "--no-hook"], cwd=repo, check=True,
-                       capture_output=True)
+        subprocess.run([*REHYDRATE, "init", "--no-hook"], cwd=repo, check=True, capture_output=True)
         shapes = {}
         for shape in ("tagged", "sequential", "cold"):
             folder = Path(tmp) / shape
@@ -109,8 +117,12 @@ def main() -> int:
             "driver, ours not seen by the guard (parsed)": driver(repo, *shapes["cold"]),
         }
         medians = interleaved(commands, rounds=args.rounds)
-        ok = report("merge-driver on two 10,000-row ledgers", medians,
-                    "python -c 'import click'", {name: 3.0 for name in list(commands)[1:3]})
+        ok = report(
+            "merge-driver on two 10,000-row ledgers",
+            medians,
+            "python -c 'import click'",
+            {name: 3.0 for name in list(commands)[1:3]},
+        )
     return 0 if ok else 1
 
 

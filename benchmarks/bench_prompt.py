@@ -32,16 +32,20 @@ from _harness import REHYDRATE  # noqa: E402
 # which would charge every run for compiling every module); pycs go to a scratch prefix.
 ENV = {
     **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
-    "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
+    "GIT_AUTHOR_NAME": "Bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.com",
     "GIT_AUTHOR_DATE": "2026-01-01T00:00:00+00:00",
-    "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.com",
+    "GIT_COMMITTER_NAME": "Bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.com",
     "GIT_COMMITTER_DATE": "2026-01-01T00:00:00+00:00",
 }
 
 
-LOAD_STATE = ("from rehydrate.config import load_config; from rehydrate.git import find_repo; "
-              "from rehydrate.state import Source, load_state; r = find_repo(); "
-              "load_state(r, load_config(r.root), Source('rev', 'HEAD'))")
+LOAD_STATE = (
+    "from rehydrate.config import load_config; from rehydrate.git import find_repo; "
+    "from rehydrate.state import Source, load_state; r = find_repo(); "
+    "load_state(r, load_config(r.root), Source('rev', 'HEAD'))"
+)
 
 
 def git(repo: Path, *args: str) -> None:
@@ -53,19 +57,35 @@ def build_repo(root: Path, rows: int, diff_lines: int) -> Path:
     repo = root / "bench-repo"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
-    subprocess.run([sys.executable, "-m", "rehydrate", "init"], cwd=repo, check=True,
-                   capture_output=True, env=ENV)
-    lines = ["---", "ledger: failures", "---", "# Failed attempts", "",
-             "| ID | Tried | Failure | Workaround |", "|---|---|---|---|"]
+    subprocess.run(
+        [sys.executable, "-m", "rehydrate", "init"],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        env=ENV,
+    )
+    lines = [
+        "---",
+        "ledger: failures",
+        "---",
+        "# Failed attempts",
+        "",
+        "| ID | Tried | Failure | Workaround |",
+        "|---|---|---|---|",
+    ]
     for i in range(1, rows + 1):
-        lines.append(f"| F-{i:05d} | `make build FLAG_{i}=on` with cache dir /tmp/c{i} | "
-                     f"linker error {i % 97}: undefined symbol sym_{i} in libfoo.a | "
-                     f"use FLAG_{i}=off and rebuild the cache |")
+        lines.append(
+            f"| F-{i:05d} | `make build FLAG_{i}=on` with cache dir /tmp/c{i} | "
+            f"linker error {i % 97}: undefined symbol sym_{i} in libfoo.a | "
+            f"use FLAG_{i}=off and rebuild the cache |"
+        )
     (repo / "docs" / "Failed_Attempts.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "ledgers")
-    source = "\n".join(f"def function_{i}(value):\n    return value * {i}  # line {i}"
-                       for i in range(diff_lines // 2))
+    source = "\n".join(
+        f"def function_{i}(value):\n    return value * {i}  # line {i}"
+        for i in range(diff_lines // 2)
+    )
     (repo / "src").mkdir()
     (repo / "src" / "big.py").write_text(source + "\n", encoding="utf-8")
     git(repo, "add", "-A")
@@ -75,8 +95,7 @@ def build_repo(root: Path, rows: int, diff_lines: int) -> Path:
 
 def timed(cmd: list[str], cwd: Path) -> float:
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          env=ENV)
+    proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
     elapsed = time.perf_counter() - start
     if proc.returncode not in (0, 3):
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.decode()}")
@@ -109,10 +128,15 @@ def main() -> int:
             for name, cmd in commands.items():
                 times[name].append(timed(cmd, repo))
         medians = {name: statistics.median(values) for name, values in times.items()}
-        size = len(subprocess.run(commands["rehydrate prompt"], cwd=repo, capture_output=True,
-                                  env=ENV).stdout)
-        print(f"repo: {args.rows} failure rows, last commit {args.diff_lines} lines; "
-              f"prompt {size} bytes; {args.runs} interleaved runs")
+        size = len(
+            subprocess.run(
+                commands["rehydrate prompt"], cwd=repo, capture_output=True, env=ENV
+            ).stdout
+        )
+        print(
+            f"repo: {args.rows} failure rows, last commit {args.diff_lines} lines; "
+            f"prompt {size} bytes; {args.runs} interleaved runs"
+        )
         for name, value in medians.items():
             print(f"  {name:<18} median {value * 1000:8.1f} ms")
         base = medians["import click"]
@@ -120,8 +144,10 @@ def main() -> int:
         print(f"  prompt / import click  = {ratio:.2f}x (target <= 3x)")
         floor = medians["rehydrate prompt"] / medians["git show HEAD"]
         print(f"  prompt / git show HEAD = {floor:.2f}x (floor)")
-        print(f"  load_state only / import click = {medians['load_state only'] / base:.2f}x "
-              "(the shared parser's share)")
+        print(
+            f"  load_state only / import click = {medians['load_state only'] / base:.2f}x "
+            "(the shared parser's share)"
+        )
         if args.keep:
             print(f"  kept: {repo}")
         return 0

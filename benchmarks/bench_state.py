@@ -30,8 +30,10 @@ def parse_seconds(rows: int, rounds: int) -> float:
     gc.freeze()
     gc.set_threshold(50_000, 20, 100)
 
-    data = ("# Failed attempts\n\n| ID | Tried | Failure | Workaround |\n|---|---|---|---|\n"
-            + failure_rows(0, rows)).encode()
+    data = (
+        "# Failed attempts\n\n| ID | Tried | Failure | Workaround |\n|---|---|---|---|\n"
+        + failure_rows(0, rows)
+    ).encode()
     times = []
     for _ in range(rounds):
         start = time.perf_counter()
@@ -49,25 +51,37 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         repo = make_repo(Path(tmp) / "repo", args.rows)
         blob = proc(["git", "cat-file", "-p", "HEAD:docs/Failed_Attempts.md"], repo)
-        medians = interleaved({
-            'python -c "import click"': proc(IMPORT_CLICK, repo),
-            "git cat-file (same blob)": blob,
-            f"rehydrate state ({args.rows} rows)": proc([*REHYDRATE, "state"], repo),
-            f"rehydrate state --rev HEAD ({args.rows} rows)":
-                proc([*REHYDRATE, "state", "--rev", "HEAD"], repo),
-            'python -c "import rehydrate.cli"':
-                proc([sys.executable, "-c", "import rehydrate.cli"], repo),
-        }, rounds=args.rounds)
-        ok = report("rehydrate state", medians, 'python -c "import click"', {
-            f"rehydrate state ({args.rows} rows)": 4.0,
-            f"rehydrate state --rev HEAD ({args.rows} rows)": 4.0,
-            'python -c "import rehydrate.cli"': 1.5,
-        })
+        medians = interleaved(
+            {
+                'python -c "import click"': proc(IMPORT_CLICK, repo),
+                "git cat-file (same blob)": blob,
+                f"rehydrate state ({args.rows} rows)": proc([*REHYDRATE, "state"], repo),
+                f"rehydrate state --rev HEAD ({args.rows} rows)": proc(
+                    [*REHYDRATE, "state", "--rev", "HEAD"], repo
+                ),
+                'python -c "import rehydrate.cli"': proc(
+                    [sys.executable, "-c", "import rehydrate.cli"], repo
+                ),
+            },
+            rounds=args.rounds,
+        )
+        ok = report(
+            "rehydrate state",
+            medians,
+            'python -c "import click"',
+            {
+                f"rehydrate state ({args.rows} rows)": 4.0,
+                f"rehydrate state --rev HEAD ({args.rows} rows)": 4.0,
+                'python -c "import rehydrate.cli"': 1.5,
+            },
+        )
     small = parse_seconds(args.rows, max(3, args.rounds // 2)) / args.rows
     big = parse_seconds(args.big, 3) / args.big
     ratio = big / small
-    print(f"\nparse cost per row: {small * 1e6:.2f} us at {args.rows}, {big * 1e6:.2f} us at "
-          f"{args.big}: {ratio:.2f}x  target <= 1.5x  {'ok' if ratio <= 1.5 else 'MISSED'}")
+    print(
+        f"\nparse cost per row: {small * 1e6:.2f} us at {args.rows}, {big * 1e6:.2f} us at "
+        f"{args.big}: {ratio:.2f}x  target <= 1.5x  {'ok' if ratio <= 1.5 else 'MISSED'}"
+    )
     return 0 if ok and ratio <= 1.5 else 1
 
 

@@ -35,17 +35,19 @@ def lost_updates(repo: Path, writers: int) -> tuple[int, int]:
     """(rows lost by naive writers, rows lost by rehydrate fail add), 10 rows per writer."""
     path = repo / "docs/Failed_Attempts.md"
     before = path.read_text().count("\n| ")
-    naive = [subprocess.Popen([sys.executable, "-c", NAIVE, str(path), str(i)])
-             for i in range(writers)]
+    naive = [
+        subprocess.Popen([sys.executable, "-c", NAIVE, str(path), str(i)]) for i in range(writers)
+    ]
     for child in naive:
         child.wait()
     naive_lost = writers * 10 - (path.read_text().count("\n| ") - before)
     before = path.read_text().count("\n| ")
-    script = ("import subprocess, sys\nfor n in range(10):\n    subprocess.run([sys.executable, "
-              "'-m', 'rehydrate', 'fail', 'add', '--tried', f'w{n}', '--failure', 'x', "
-              "'--workaround', 'y'], capture_output=True)\n")
-    locked = [subprocess.Popen([sys.executable, "-c", script], cwd=repo)
-              for _ in range(writers)]
+    script = (
+        "import subprocess, sys\nfor n in range(10):\n    subprocess.run([sys.executable, "
+        "'-m', 'rehydrate', 'fail', 'add', '--tried', f'w{n}', '--failure', 'x', "
+        "'--workaround', 'y'], capture_output=True)\n"
+    )
+    locked = [subprocess.Popen([sys.executable, "-c", script], cwd=repo) for _ in range(writers)]
     for child in locked:
         child.wait()
     locked_lost = writers * 10 - (path.read_text().count("\n| ") - before)
@@ -60,26 +62,54 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         repo = make_repo(Path(tmp) / "repo", args.rows)
-        event = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash",
-                            "tool_input": {"command": "go test -tags=musl ./..."}}).encode()
-        medians = interleaved({
-            'python -c "import click"': proc(IMPORT_CLICK, repo),
-            f"hook claude pre-tool-use ({args.rows} rows)":
-                proc([*REHYDRATE, "hook", "claude", "pre-tool-use"], repo, stdin=event),
-            f"check-command ({args.rows} rows)":
-                proc([*REHYDRATE, "check-command", "--", "go", "test", "./..."], repo),
-            f"fail add ({args.rows} rows)":
-                proc([*REHYDRATE, "fail", "add", "--tried", "`x`", "--failure", "y",
-                      "--workaround", "z"], repo),
-        }, rounds=args.rounds)
-        ok = report("agent path", medians, 'python -c "import click"', {
-            f"hook claude pre-tool-use ({args.rows} rows)": 4.0,
-            f"check-command ({args.rows} rows)": 4.0,
-            f"fail add ({args.rows} rows)": 5.0,
-        })
+        event = json.dumps(
+            {
+                "hook_event_name": "PreToolUse",
+                "tool_name": "Bash",
+                "tool_input": {"command": "go test -tags=musl ./..."},
+            }
+        ).encode()
+        medians = interleaved(
+            {
+                'python -c "import click"': proc(IMPORT_CLICK, repo),
+                f"hook claude pre-tool-use ({args.rows} rows)": proc(
+                    [*REHYDRATE, "hook", "claude", "pre-tool-use"], repo, stdin=event
+                ),
+                f"check-command ({args.rows} rows)": proc(
+                    [*REHYDRATE, "check-command", "--", "go", "test", "./..."], repo
+                ),
+                f"fail add ({args.rows} rows)": proc(
+                    [
+                        *REHYDRATE,
+                        "fail",
+                        "add",
+                        "--tried",
+                        "`x`",
+                        "--failure",
+                        "y",
+                        "--workaround",
+                        "z",
+                    ],
+                    repo,
+                ),
+            },
+            rounds=args.rounds,
+        )
+        ok = report(
+            "agent path",
+            medians,
+            'python -c "import click"',
+            {
+                f"hook claude pre-tool-use ({args.rows} rows)": 4.0,
+                f"check-command ({args.rows} rows)": 4.0,
+                f"fail add ({args.rows} rows)": 5.0,
+            },
+        )
         naive, locked = lost_updates(repo, args.writers)
-        print(f"\nlost updates, {args.writers} writers x 10 appends: plain read-modify-write + "
-              f"os.replace lost {naive}; rehydrate fail add lost {locked}")
+        print(
+            f"\nlost updates, {args.writers} writers x 10 appends: plain read-modify-write + "
+            f"os.replace lost {naive}; rehydrate fail add lost {locked}"
+        )
         ok = ok and locked == 0
     return 0 if ok else 1
 

@@ -36,7 +36,8 @@ _VARIED = "aB3xQ9mK7pL2zR8wT4nV6cY1dF5hJ0gS"
 
 def _pick(allowed: Callable[[str], bool], i: int) -> str:
     pool = [ch for ch in _VARIED + "-_./+=~:@ " if allowed(ch)] or [
-        chr(n) for n in range(32, 127) if allowed(chr(n))]
+        chr(n) for n in range(32, 127) if allowed(chr(n))
+    ]
     return pool[i % len(pool)] if pool else "a"
 
 
@@ -51,11 +52,19 @@ def _in_set(items: list[tuple[Any, Any]]) -> Callable[[str], bool]:
             elif op == c.RANGE and av[0] <= ord(ch) <= av[1]:
                 hit = True
             elif op == c.CATEGORY and re.fullmatch(
-                    {c.CATEGORY_DIGIT: r"\d", c.CATEGORY_WORD: r"\w", c.CATEGORY_SPACE: r"\s",
-                     c.CATEGORY_NOT_DIGIT: r"\D", c.CATEGORY_NOT_WORD: r"\W",
-                     c.CATEGORY_NOT_SPACE: r"\S"}.get(av, r"\w"), ch):
+                {
+                    c.CATEGORY_DIGIT: r"\d",
+                    c.CATEGORY_WORD: r"\w",
+                    c.CATEGORY_SPACE: r"\s",
+                    c.CATEGORY_NOT_DIGIT: r"\D",
+                    c.CATEGORY_NOT_WORD: r"\W",
+                    c.CATEGORY_NOT_SPACE: r"\S",
+                }.get(av, r"\w"),
+                ch,
+            ):
                 hit = True
         return hit != negate
+
     return test
 
 
@@ -94,11 +103,14 @@ def _generate(parsed: Any, groups: dict[int, str], counter: list[int]) -> str:
 def _python_pattern(go: str) -> str:
     """Go's RE2 syntax as Python's: POSIX classes, \\z, and a flag group that is not at
     the start (Go applies it to the rest of the pattern; Python needs a scoped group)."""
-    out = (go.replace("[[:alnum:]]", "[a-zA-Z0-9]").replace("[:alnum:]", "a-zA-Z0-9")
-           .replace(r"\z", r"\Z"))
+    out = (
+        go.replace("[[:alnum:]]", "[a-zA-Z0-9]")
+        .replace("[:alnum:]", "a-zA-Z0-9")
+        .replace(r"\z", r"\Z")
+    )
     at = out.find("(?i)", 1)
     if at > 0:
-        out = out[:at] + "(?i:" + out[at + 4:] + ")"
+        out = out[:at] + "(?i:" + out[at + 4 :] + ")"
     return out
 
 
@@ -138,8 +150,13 @@ def _load_redact(path: str | None) -> Callable[[str], str]:
 
 def measure(config: dict[str, Any], redact: Callable[[str], str]) -> dict[str, Any]:
     rules = config.get("rules", [])
-    result: dict[str, Any] = {"rules": len(rules), "unmeasured": [], "match": [],
-                              "assignment": [], "missed_both": []}
+    result: dict[str, Any] = {
+        "rules": len(rules),
+        "unmeasured": [],
+        "match": [],
+        "assignment": [],
+        "missed_both": [],
+    }
     for rule in rules:
         generated = sample(rule)
         if generated is None:
@@ -148,8 +165,10 @@ def measure(config: dict[str, Any], redact: Callable[[str], str]) -> dict[str, A
         match, secret = generated
         keyword = (rule.get("keywords") or [rule["id"].split("-")[0]])[0]
         caught = []
-        for context, text in (("match", f"found {match} in the log"),
-                              ("assignment", f'{keyword}_api_token = "{secret}"')):
+        for context, text in (
+            ("match", f"found {match} in the log"),
+            ("assignment", f'{keyword}_api_token = "{secret}"'),
+        ):
             if secret not in redact(text):
                 result[context].append(rule["id"])
                 caught.append(context)
@@ -168,8 +187,10 @@ def main() -> int:
     result = measure(config, _load_redact(args.redactor))
     measured = result["rules"] - len(result["unmeasured"])
     either = measured - len(result["missed_both"])
-    print(f"gitleaks rules: {result['rules']}, measured: {measured} "
-          f"({len(result['unmeasured'])} do not translate to Python)")
+    print(
+        f"gitleaks rules: {result['rules']}, measured: {measured} "
+        f"({len(result['unmeasured'])} do not translate to Python)"
+    )
     print(f"  caught as the match alone:         {len(result['match'])}/{measured}")
     print(f"  caught as '<kw>_api_token = \"…\"':  {len(result['assignment'])}/{measured}")
     print(f"  caught in at least one context:    {either}/{measured}")

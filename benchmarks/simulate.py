@@ -39,8 +39,10 @@ from pathlib import Path
 PATHS = {"spec": "docs/Spec.md", "task": "docs/Task.md", "failures": "docs/Failed_Attempts.md"}
 PHASES = 12
 GIT_ENV = {
-    "GIT_AUTHOR_NAME": "sim", "GIT_AUTHOR_EMAIL": "sim@example.com",
-    "GIT_COMMITTER_NAME": "sim", "GIT_COMMITTER_EMAIL": "sim@example.com",
+    "GIT_AUTHOR_NAME": "sim",
+    "GIT_AUTHOR_EMAIL": "sim@example.com",
+    "GIT_COMMITTER_NAME": "sim",
+    "GIT_COMMITTER_EMAIL": "sim@example.com",
     "GIT_CONFIG_NOSYSTEM": "1",
 }
 FAILURE_CAP = 8  # an agent retires the oldest active failure above this many
@@ -122,8 +124,13 @@ class Truth:
     obligations: dict[str, str] = field(default_factory=dict)  # text -> status
 
     def count(self) -> int:
-        return (len(self.failures) + len(self.constraints) + len(self.phases) + len(self.writes)
-                + len(self.obligations))
+        return (
+            len(self.failures)
+            + len(self.constraints)
+            + len(self.phases)
+            + len(self.writes)
+            + len(self.obligations)
+        )
 
 
 ORDER = {"todo": 0, "doing": 1, "done": 2}
@@ -147,22 +154,46 @@ def session(tree: Path, number: int, trunk: bool, truth: Truth) -> list[str]:
     if unknown:  # blocked: reconcile by reading, do nothing else this session
         for row in unknown:
             status, evidence = outcome(row["operation"])
-            write(tree, "task", "write", "settle", row["id"], "--status", status,
-                  "--evidence", evidence)
+            write(
+                tree,
+                "task",
+                "write",
+                "settle",
+                row["id"],
+                "--status",
+                status,
+                "--evidence",
+                evidence,
+            )
             truth.writes[row["operation"]] = status
             done.append(f"settled {row['id']}")
         commit(tree, f"session {number}: reconcile")
         return done
     tried = f"s{number}: `make check-{number}` on the {'trunk' if trunk else 'branch'}"
-    write(tree, "fail", "add", "--tried", tried, "--failure", f"exit 2 in step {number % 7}",
-          "--workaround", f"run `make check-{number % 5}` instead")
+    write(
+        tree,
+        "fail",
+        "add",
+        "--tried",
+        tried,
+        "--failure",
+        f"exit 2 in step {number % 7}",
+        "--workaround",
+        f"run `make check-{number % 5}` instead",
+    )
     truth.failures[tried] = False
     done.append("fail add")
     active = section(tables, "3. Failed attempts")
     if len(active) + 1 > FAILURE_CAP:
         oldest = active[0]
-        write(tree, "fail", "retire", oldest["id"], "--reason",
-              f"workaround folded into the build in session {number}")
+        write(
+            tree,
+            "fail",
+            "retire",
+            oldest["id"],
+            "--reason",
+            f"workaround folded into the build in session {number}",
+        )
         truth.failures[oldest["tried"]] = True
         done.append(f"retire {oldest['id']}")
     if number % 3 == 0:
@@ -174,8 +205,9 @@ def session(tree: Path, number: int, trunk: bool, truth: Truth) -> list[str]:
         rows = section(tables, "Active constraints")
         if len(rows) + 1 > CONSTRAINT_CAP:
             oldest = rows[0] if rows[0]["rule"] != rule else rows[1]
-            write(tree, "spec", "retire", oldest["id"], "--reason",
-                  f"superseded in session {number}")
+            write(
+                tree, "spec", "retire", oldest["id"], "--reason", f"superseded in session {number}"
+            )
             level_was = truth.constraints.get(oldest["rule"], (oldest["level"], False))[0]
             truth.constraints[oldest["rule"]] = (level_was, True)
             done.append(f"retire {oldest['id']}")
@@ -192,8 +224,16 @@ def session(tree: Path, number: int, trunk: bool, truth: Truth) -> list[str]:
                 write(tree, "task", "next", f"Continue phase {current['id']} ({status})")
     if number % 5 == 0:
         operation = f"publish build artifact a{number}"
-        item = write(tree, "task", "write", "add", "--operation", operation,
-                     "--idempotency-key", f"artifact-{number}")
+        item = write(
+            tree,
+            "task",
+            "write",
+            "add",
+            "--operation",
+            operation,
+            "--idempotency-key",
+            f"artifact-{number}",
+        )
         write(tree, "task", "write", "settle", item, "--status", "unknown")
         truth.writes[operation] = "unknown"  # the session ended before it saw the outcome
         done.append(f"write {item} unknown")
@@ -256,8 +296,14 @@ def measure(tree: Path) -> dict[str, int]:
     start = text.find("\n## Retired items")
     end = text.find("\n## ", start + 1) if start >= 0 else -1
     retired_chars = 0 if start < 0 else (end if end >= 0 else len(text)) - start
-    return {"prompt_chars": len(text), "prompt_rows": shown, "retired_rows": retired_rows,
-            "retired_list_chars": retired_chars, "active_items": active, "items_ever": ever}
+    return {
+        "prompt_chars": len(text),
+        "prompt_rows": shown,
+        "retired_rows": retired_rows,
+        "retired_list_chars": retired_chars,
+        "active_items": active,
+        "items_ever": ever,
+    }
 
 
 def verify(main: Path, truth: Truth) -> dict[str, int]:
@@ -308,19 +354,27 @@ def verify(main: Path, truth: Truth) -> dict[str, int]:
         if len(found) != 1 or found[0].status != status:  # type: ignore[attr-defined]
             problems.append(f"obligation {text!r}: wrong state")
     root = git(main, "rev-list", "--max-parents=0", "HEAD").stdout.split()[0]
-    guard = subprocess.run([sys.executable, "-m", "rehydrate", "guard", "--range",
-                            f"{root}..HEAD"], cwd=main, capture_output=True, text=True)
+    guard = subprocess.run(
+        [sys.executable, "-m", "rehydrate", "guard", "--range", f"{root}..HEAD"],
+        cwd=main,
+        capture_output=True,
+        text=True,
+    )
     if guard.returncode != 0:
         problems.append(f"guard --range failed: {guard.stderr.strip()[:2000]}")
     if problems:
         raise SimulationError("; ".join(problems[:20]) + f" ({len(problems)} problems)")
     commits = int(git(main, "rev-list", "--count", "HEAD").stdout)
-    return {"facts": truth.count(), "commits": commits,
-            "rows": sum(1 for k in ledgers for _ in ledgers[k].all_items())}
+    return {
+        "facts": truth.count(),
+        "commits": commits,
+        "rows": sum(1 for k in ledgers for _ in ledgers[k].all_items()),
+    }
 
 
-def simulate(sessions: int, branches: int, root: Path, per_branch: int = 2,
-             id_scheme: str = "sequential") -> dict[str, object]:
+def simulate(
+    sessions: int, branches: int, root: Path, per_branch: int = 2, id_scheme: str = "sequential"
+) -> dict[str, object]:
     """Run the whole simulation in ``root``; raises SimulationError on any loss."""
     os.environ.update(GIT_ENV)
     os.environ["HOME"] = str(root)  # no user git config
@@ -343,8 +397,10 @@ def simulate(sessions: int, branches: int, root: Path, per_branch: int = 2,
         for index, _tree in enumerate(trees):
             proc = git(main, "merge", "--no-edit", f"agent-{index + 1}", check=False)
             if proc.returncode != 0:
-                raise SimulationError(f"merge of agent-{index + 1} after session {number} "
-                                      f"failed: {proc.stdout}{proc.stderr}")
+                raise SimulationError(
+                    f"merge of agent-{index + 1} after session {number} "
+                    f"failed: {proc.stdout}{proc.stderr}"
+                )
             merges += 1
             renumbered += (proc.stdout + proc.stderr).count("was added on both sides")
         if number < sessions:
@@ -354,11 +410,18 @@ def simulate(sessions: int, branches: int, root: Path, per_branch: int = 2,
             git(tree, "merge", "-q", "--ff-only", "main")
         samples.append({"sessions": number, **measure(main)})
     result = verify(main, truth)
-    return {"schema": "rehydrate/simulation-v1", "sessions": sessions, "branches": branches,
-            "id_scheme": id_scheme,
-            "merges": merges, "renumbered_on_merge": renumbered, **result,
-            "seconds": round(time.perf_counter() - started, 1), "samples": samples,
-            "growth": growth(samples, sessions)}
+    return {
+        "schema": "rehydrate/simulation-v1",
+        "sessions": sessions,
+        "branches": branches,
+        "id_scheme": id_scheme,
+        "merges": merges,
+        "renumbered_on_merge": renumbered,
+        **result,
+        "seconds": round(time.perf_counter() - started, 1),
+        "samples": samples,
+        "growth": growth(samples, sessions),
+    }
 
 
 def growth(samples: list[dict[str, int]], sessions: int) -> list[dict[str, object]]:
@@ -368,10 +431,14 @@ def growth(samples: list[dict[str, int]], sessions: int) -> list[dict[str, objec
         target = sessions / share
         pick = min(samples[1:] or samples, key=lambda s: abs(s["sessions"] - target))
         rest = pick["prompt_chars"] - pick["retired_list_chars"]
-        out.append({"at": f"N/{share}" if share > 1 else "N", **pick,
-                    "chars_per_active_item": round(rest / pick["active_items"], 1),
-                    "chars_per_session": round(pick["prompt_chars"] / max(pick["sessions"], 1),
-                                               1)})
+        out.append(
+            {
+                "at": f"N/{share}" if share > 1 else "N",
+                **pick,
+                "chars_per_active_item": round(rest / pick["active_items"], 1),
+                "chars_per_session": round(pick["prompt_chars"] / max(pick["sessions"], 1), 1),
+            }
+        )
     return out
 
 
@@ -379,10 +446,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=20, metavar="N")
     parser.add_argument("--branches", type=int, default=2, metavar="K")
-    parser.add_argument("--per-branch", type=int, default=2,
-                        help="sessions per branch between merges")
-    parser.add_argument("--id-scheme", choices=("sequential", "branch-safe"),
-                        default="sequential", help="how the writers mint IDs")
+    parser.add_argument(
+        "--per-branch", type=int, default=2, help="sessions per branch between merges"
+    )
+    parser.add_argument(
+        "--id-scheme",
+        choices=("sequential", "branch-safe"),
+        default="sequential",
+        help="how the writers mint IDs",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--keep", metavar="DIR", default=None, help="work in DIR and keep it")
     args = parser.parse_args(argv)
@@ -393,20 +465,26 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
-    print(f"{report['sessions']} sessions on {report['branches']} parallel branches + trunk "
-          f"({report['id_scheme']} IDs): "
-          f"{report['facts']} facts recorded, all present in the right state; "
-          f"{report['merges']} merges ({report['renumbered_on_merge']} IDs renumbered), "
-          f"{report['commits']} commits, guard --range passes; {report['seconds']} s")
-    print("prompt size (md, --diff-lines 0); 'retired list' is the prompt's reference list of "
-          "retired IDs and reasons:")
+    print(
+        f"{report['sessions']} sessions on {report['branches']} parallel branches + trunk "
+        f"({report['id_scheme']} IDs): "
+        f"{report['facts']} facts recorded, all present in the right state; "
+        f"{report['merges']} merges ({report['renumbered_on_merge']} IDs renumbered), "
+        f"{report['commits']} commits, guard --range passes; {report['seconds']} s"
+    )
+    print(
+        "prompt size (md, --diff-lines 0); 'retired list' is the prompt's reference list of "
+        "retired IDs and reasons:"
+    )
     for row in report["growth"]:  # type: ignore[union-attr]
-        print(f"  {row['at']:>4}: {row['sessions']:>4} sessions, {row['items_ever']:>4} items "
-              f"ever, {row['active_items']:>4} active ({row['prompt_rows']:>4} rows shown), "
-              f"{row['retired_rows']:>3} retired; {row['prompt_chars']:>6} chars "
-              f"({row['retired_list_chars']:>5} in the retired list), "
-              f"{row['chars_per_active_item']:>6} chars/active item without the retired list, "
-              f"{row['chars_per_session']:>6} chars/session")
+        print(
+            f"  {row['at']:>4}: {row['sessions']:>4} sessions, {row['items_ever']:>4} items "
+            f"ever, {row['active_items']:>4} active ({row['prompt_rows']:>4} rows shown), "
+            f"{row['retired_rows']:>3} retired; {row['prompt_chars']:>6} chars "
+            f"({row['retired_list_chars']:>5} in the retired list), "
+            f"{row['chars_per_active_item']:>6} chars/active item without the retired list, "
+            f"{row['chars_per_session']:>6} chars/session"
+        )
     return 0
 
 

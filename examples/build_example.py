@@ -10,14 +10,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from rehydrate.errors import RehydrateError
 from rehydrate.cli.example import build_example
+from rehydrate.errors import RehydrateError
 
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python examples/build_example.py DIR  (a new or empty directory)",
-              file=sys.stderr)
+        print(
+            "usage: python examples/build_example.py DIR  (a new or empty directory)",
+            file=sys.stderr,
+        )
         return 2
     try:
         example = build_example(Path(argv[0]))

@@ -47,11 +47,13 @@ SAMPLES: Mapping[str, Sequence[str]] = {
 }
 SAMPLE_BLOCK = re.compile(
     r"(<!-- sample: (?P<name>[a-z0-9-]+) -->\n```text\n)(?P<body>.*?)(```\n<!-- /sample -->)",
-    re.DOTALL)
+    re.DOTALL,
+)
 
 
-def walk(command: click.Command, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...],
-                                                                        click.Command]]:
+def walk(
+    command: click.Command, path: tuple[str, ...]
+) -> Iterator[tuple[tuple[str, ...], click.Command]]:
     """Every command and subcommand, depth first, sorted by name."""
     yield path, command
     if isinstance(command, click.Group):
@@ -74,8 +76,14 @@ def help_text(path: tuple[str, ...], command: click.Command) -> str:
         settings = cli.context_settings if parent is None else {}
         parent = click.Context(click.Command(name), info_name=name, parent=parent, **settings)
     settings = cli.context_settings if parent is None else {}
-    ctx = click.Context(command, info_name=path[-1], parent=parent, terminal_width=WIDTH,
-                        max_content_width=WIDTH, **settings)
+    ctx = click.Context(
+        command,
+        info_name=path[-1],
+        parent=parent,
+        terminal_width=WIDTH,
+        max_content_width=WIDTH,
+        **settings,
+    )
     return command.get_help(ctx)
 
 
@@ -98,9 +106,16 @@ def commands_markdown() -> str:
         out.append(f"- [`{name}`](#{anchor})")
     for path, command in entries:
         title = " ".join(path)
-        out += ["", f"## {title}" if len(path) <= 2 else f"### {title}", "",
-                f'<a id="{"-".join(path[1:]) or "rehydrate"}"></a>', "",
-                "```text", help_text(path, command).rstrip(), "```"]
+        out += [
+            "",
+            f"## {title}" if len(path) <= 2 else f"### {title}",
+            "",
+            f'<a id="{"-".join(path[1:]) or "rehydrate"}"></a>',
+            "",
+            "```text",
+            help_text(path, command).rstrip(),
+            "```",
+        ]
     return "\n".join(out) + "\n"
 
 
@@ -124,8 +139,11 @@ def run_sample(root: Path, args: Sequence[str]) -> str:
     from rehydrate.cli.example import git_env
 
     out, err = io.StringIO(), io.StringIO()
-    with _in(root, {**git_env(), "REHYDRATE_TODAY": TODAY}), \
-            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    with (
+        _in(root, {**git_env(), "REHYDRATE_TODAY": TODAY}),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
         code = main(list(args))
     text = f"$ rehydrate {' '.join(args)}\n{out.getvalue()}{err.getvalue()}"
     if not text.endswith("\n"):
@@ -145,12 +163,12 @@ def samples() -> dict[str, str]:
 def markdown_files() -> list[Path]:
     """Pages that may embed samples: docs/**, examples/README.md and README.md."""
     files = sorted(DOCS.rglob("*.md"))
-    return [*files, *(p for p in (ROOT / "examples/README.md", ROOT / "README.md")
-                      if p.exists())]
+    return [*files, *(p for p in (ROOT / "examples/README.md", ROOT / "README.md") if p.exists())]
 
 
 def fill_samples(text: str, found: Mapping[str, str]) -> str:
     """``text`` with every ``<!-- sample: NAME -->`` block replaced by the current sample."""
+
     def replace(match: re.Match[str]) -> str:
         name = match["name"]
         if name not in found:

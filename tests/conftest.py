@@ -31,19 +31,27 @@ def _pinned_git(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPa
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)
-    for key in ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "NO_COLOR", "PRE_COMMIT_FROM_REF",
-                "PRE_COMMIT_TO_REF"):
+    for key in (
+        "GIT_DIR",
+        "GIT_INDEX_FILE",
+        "GIT_WORK_TREE",
+        "NO_COLOR",
+        "PRE_COMMIT_FROM_REF",
+        "PRE_COMMIT_TO_REF",
+    ):
         monkeypatch.delenv(key, raising=False)
     (home / ".gitconfig").write_text(
         "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n[core]\n\tautocrlf = false\n"
     )
 
 
-def git(repo: Path, *args: str, input: str | None = None, check: bool = True
-        ) -> subprocess.CompletedProcess[str]:
+def git(
+    repo: Path, *args: str, input: str | None = None, check: bool = True
+) -> subprocess.CompletedProcess[str]:
     """Run real git in ``repo``."""
-    return subprocess.run(["git", *args], cwd=repo, input=input, text=True, capture_output=True,
-                          check=check)
+    return subprocess.run(
+        ["git", *args], cwd=repo, input=input, text=True, capture_output=True, check=check
+    )
 
 
 def write(repo: Path, relpath: str, text: str, *, dedent: bool = True) -> Path:
@@ -84,11 +92,18 @@ def run(repo: Path, *args: str, input: str | None = None) -> Result:
     return Result(code, out.getvalue(), err.getvalue())
 
 
-def run_subprocess(repo: Path, *args: str, input: str | None = None,
-                   env: dict[str, str] | None = None) -> Result:
+def run_subprocess(
+    repo: Path, *args: str, input: str | None = None, env: dict[str, str] | None = None
+) -> Result:
     """Run ``python -m rehydrate`` as a real process (for hooks, exit codes, stdin)."""
-    proc = subprocess.run([sys.executable, "-m", "rehydrate", *args], cwd=repo, input=input,
-                          text=True, capture_output=True, env={**os.environ, **(env or {})})
+    proc = subprocess.run(
+        [sys.executable, "-m", "rehydrate", *args],
+        cwd=repo,
+        input=input,
+        text=True,
+        capture_output=True,
+        env={**os.environ, **(env or {})},
+    )
     return Result(proc.returncode, proc.stdout, proc.stderr)
 
 

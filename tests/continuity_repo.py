@@ -130,11 +130,17 @@ def make_repo(repo: Path, *, task: str = TASK, spec: str = SPEC) -> str:
 
 def settle_unknown(task: str = TASK) -> str:
     """TASK with E-002 reconciled (confirmed with evidence) and the next action moved on."""
-    return (task.replace("| unknown | inv-2026-10-backfill | |",
-                         "| confirmed | inv-2026-10-backfill | export id 902 |")
-            .replace("revision: 7", "revision: 8")
-            .replace("Reconcile E-002 by reading the billing API for key inv-2026-10-backfill",
-                     "Compare October totals with the ledger export"))
+    return (
+        task.replace(
+            "| unknown | inv-2026-10-backfill | |",
+            "| confirmed | inv-2026-10-backfill | export id 902 |",
+        )
+        .replace("revision: 7", "revision: 8")
+        .replace(
+            "Reconcile E-002 by reading the billing API for key inv-2026-10-backfill",
+            "Compare October totals with the ledger export",
+        )
+    )
 
 
 def add_obligation(task: str = TASK) -> str:
@@ -142,5 +148,6 @@ def add_obligation(task: str = TASK) -> str:
     row = "| O-003 | Rotate the staging token after the backfill | open |\n"
     revision = next(line for line in task.splitlines() if line.startswith("revision: "))
     number = int(revision.split()[1])
-    return (task.replace(row, row + "| O-004 | Archive the backfill logs | open |\n")
-            .replace(revision, f"revision: {number + 1}"))
+    return task.replace(row, row + "| O-004 | Archive the backfill logs | open |\n").replace(
+        revision, f"revision: {number + 1}"
+    )

@@ -15,21 +15,78 @@ from rehydrate.ledgers import parse_ledger
 from test_guard import F2, FAILURES
 
 # Pieces an adversary would try in a cell: blanks, fillers, entities, markup, joiners.
-_PIECES = st.sampled_from([
-    "a", "use uv", "F-001", "é", "\u3164", "\u2800", "\ufe0f", "\u034f", "\u200d", "\u00a0",
-    "&nbsp;", "&#32;", "&lt;", "<br>", "<span></span>", "<!--", "-->", "` `", "`x`", "**",
-    "[]()", "[x](y)", "\\", "\\|", "|", " ", "  ", "\t", "<div hidden>", "]:", "<?", "<b>",
-    "&amp;", "\u0421", "-", "_", ".", "#", "1", "&#x202E;", "&#8203;", "&shy;", "&#10;",
-    "\u200b", "<span style=x>",
-])
+_PIECES = st.sampled_from(
+    [
+        "a",
+        "use uv",
+        "F-001",
+        "é",
+        "\u3164",
+        "\u2800",
+        "\ufe0f",
+        "\u034f",
+        "\u200d",
+        "\u00a0",
+        "&nbsp;",
+        "&#32;",
+        "&lt;",
+        "<br>",
+        "<span></span>",
+        "<!--",
+        "-->",
+        "` `",
+        "`x`",
+        "**",
+        "[]()",
+        "[x](y)",
+        "\\",
+        "\\|",
+        "|",
+        " ",
+        "  ",
+        "\t",
+        "<div hidden>",
+        "]:",
+        "<?",
+        "<b>",
+        "&amp;",
+        "\u0421",
+        "-",
+        "_",
+        ".",
+        "#",
+        "1",
+        "&#x202E;",
+        "&#8203;",
+        "&shy;",
+        "&#10;",
+        "\u200b",
+        "<span style=x>",
+    ]
+)
 _CELL = st.lists(_PIECES, min_size=0, max_size=4).map("".join)
 _ID = st.one_of(
-    st.sampled_from(["F-004", "F-005", "f6", "F-004.a", "F" + "x" * 31, "F" + "x" * 32,
-                     "\u0421-004", "F-\u200d004", "4F", "F/4", "F-001", "F-003", "", "F 4"]),
+    st.sampled_from(
+        [
+            "F-004",
+            "F-005",
+            "f6",
+            "F-004.a",
+            "F" + "x" * 31,
+            "F" + "x" * 32,
+            "\u0421-004",
+            "F-\u200d004",
+            "4F",
+            "F/4",
+            "F-001",
+            "F-003",
+            "",
+            "F 4",
+        ]
+    ),
     st.from_regex(r"[A-Za-z][A-Za-z0-9._-]{0,6}", fullmatch=True),
 )
-_ROW = st.tuples(_ID, _CELL, _CELL, _CELL).map(
-    lambda r: "| " + " | ".join(r) + " |")
+_ROW = st.tuples(_ID, _CELL, _CELL, _CELL).map(lambda r: "| " + " | ".join(r) + " |")
 _OLD = FAILURES.encode()
 _CONFIG = Config()
 _OLD_LEDGER = parse_ledger("failures", "docs/Failed_Attempts.md", _OLD)
@@ -45,8 +102,11 @@ def _full(new: bytes) -> list[str] | None:
 
 
 @settings(max_examples=400, deadline=None)
-@given(rows=st.lists(_ROW, min_size=1, max_size=3), after_f2=st.booleans(),
-       edit_f2=st.one_of(st.none(), _CELL))
+@given(
+    rows=st.lists(_ROW, min_size=1, max_size=3),
+    after_f2=st.booleans(),
+    edit_f2=st.one_of(st.none(), _CELL),
+)
 def test_fast_path_agrees_with_the_full_parse(rows, after_f2, edit_f2):
     text = FAILURES
     added = "".join(row + "\n" for row in rows)

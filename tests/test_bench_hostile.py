@@ -17,9 +17,14 @@ from rehydrate.redact import redact  # noqa: E402
 
 def test_the_hostile_benchmark_runs_every_placement_and_command() -> None:
     lines: list[str] = []
-    misses = bench_hostile.run(20_000, 20.0, ["pwd", "backtick"],
-                               list(bench_hostile.PLACEMENTS), list(bench_hostile.COMMANDS),
-                               echo=lines.append)
+    misses = bench_hostile.run(
+        20_000,
+        20.0,
+        ["pwd", "backtick"],
+        list(bench_hostile.PLACEMENTS),
+        list(bench_hostile.COMMANDS),
+        echo=lines.append,
+    )
     assert misses == []
     assert lines[-1].startswith("slowest:")
 

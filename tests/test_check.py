@@ -9,17 +9,25 @@ import pytest
 from conftest import run, run_subprocess, write
 from continuity_repo import TASK, make_repo, settle_unknown
 
-DECISIONS = {"reauthorization_required": 0, "blocked_on_reconciliation": 3,
-             "continuity_validation_failed": 2}
-BROKEN = TASK.replace("| X-002 | October totals match the ledger export | open |",
-                      "| X-002 | October totals match the ledger export | open | stray |")
+DECISIONS = {
+    "reauthorization_required": 0,
+    "blocked_on_reconciliation": 3,
+    "continuity_validation_failed": 2,
+}
+BROKEN = TASK.replace(
+    "| X-002 | October totals match the ledger export | open |",
+    "| X-002 | October totals match the ledger export | open | stray |",
+)
 
 
-@pytest.mark.parametrize("task,decision", [
-    pytest.param(settle_unknown(), "reauthorization_required", id="continuity-holds"),
-    pytest.param(TASK, "blocked_on_reconciliation", id="unknown-write"),
-    pytest.param(BROKEN, "continuity_validation_failed", id="unparseable-ledger"),
-])
+@pytest.mark.parametrize(
+    "task,decision",
+    [
+        pytest.param(settle_unknown(), "reauthorization_required", id="continuity-holds"),
+        pytest.param(TASK, "blocked_on_reconciliation", id="unknown-write"),
+        pytest.param(BROKEN, "continuity_validation_failed", id="unparseable-ledger"),
+    ],
+)
 def test_decision_alone_and_exit_code(repo, task, decision):
     make_repo(repo, task=task)
     result = run(repo, "check")
@@ -55,8 +63,10 @@ def test_check_summary_without_envelope_verifies_its_manifest(repo):
     manifest = run(repo, "manifest", "--fenced").out
     write(repo, "good.md", "Summary.\n\n" + manifest, dedent=False)
     write(repo, "bad.md", "Summary.\n\n" + manifest.replace("MUST NOT", "MAY"), dedent=False)
-    assert json.loads(run(repo, "check", "--json", "--summary", "good.md").out)["decision"] \
+    assert (
+        json.loads(run(repo, "check", "--json", "--summary", "good.md").out)["decision"]
         == "reauthorization_required"
+    )
     result = run(repo, "check", "--json", "--summary", "bad.md")
     out = json.loads(result.out)
     assert result.code == 2
@@ -76,8 +86,12 @@ def test_check_on_head_notes_uncommitted_ledgers(ledger_repo):
     from conftest import run, write
 
     task = (ledger_repo / "docs/Task.md").read_text()
-    write(ledger_repo, "docs/Task.md", task.replace("| pending |", "| unknown |")
-          .replace("revision: 1", "revision: 2"), dedent=False)
+    write(
+        ledger_repo,
+        "docs/Task.md",
+        task.replace("| pending |", "| unknown |").replace("revision: 1", "revision: 2"),
+        dedent=False,
+    )
     head = run(ledger_repo, "check")
     assert head.code == 0 and "docs/Task.md" in head.err and "--worktree" in head.err
     assert run(ledger_repo, "check", "--worktree").code == 3

@@ -57,8 +57,9 @@ def deny_reason(out: Any) -> str:
 
 @pytest.mark.parametrize("source", ["startup", "resume", "clear", "compact"])
 def test_session_start_every_source(ledger_repo: Path, source: str) -> None:
-    code, out, _ = hook(ledger_repo, "session-start",
-                        {"hook_event_name": "SessionStart", "source": source})
+    code, out, _ = hook(
+        ledger_repo, "session-start", {"hook_event_name": "SessionStart", "source": source}
+    )
     assert code == 0
     text = context_of(out)
     assert "Example: write the failing test" in text  # the next action
@@ -70,37 +71,61 @@ def test_session_start_every_source(ledger_repo: Path, source: str) -> None:
 
 def test_session_start_blocked_says_so_first(ledger_repo: Path) -> None:
     assert run(ledger_repo, "task", "write", "settle", "E-001", "--status", "unknown").code == 0
-    _, out, _ = hook(ledger_repo, "session-start", {"hook_event_name": "SessionStart",
-                                                    "source": "startup"})
+    _, out, _ = hook(
+        ledger_repo, "session-start", {"hook_event_name": "SessionStart", "source": "startup"}
+    )
     first = context_of(out).splitlines()[0]
     assert "BLOCKED ON RECONCILIATION" in first and "E-001" in first
 
 
 def _big_ledgers(repo: Path) -> None:
-    rules = [f"| C-{n:03d} | rule number {n}: " + "keep the public API stable " * 3
-             + f"| {'MUST' if n % 8 == 0 else 'SHOULD'} | review |" for n in range(1, 161)]
-    write(repo, "docs/Spec.md", "---\nledger: spec\n---\n# Spec\n\n## Constraints\n\n"
-          "| ID | Rule | Level | Source |\n|---|---|---|---|\n" + "\n".join(rules) + "\n")
-    writes = [f"| E-{n:03d} | publish artefact {n} | {'unknown' if n <= 6 else 'confirmed'} | "
-              f"key-{n} | {'' if n <= 6 else 'seen'} |" for n in range(1, 21)]
-    write(repo, "docs/Task.md",
-          "---\nledger: task\ntask: T-1\nrevision: 3\nobjective: big\n---\n# Task\n\n"
-          "## Phases\n\n| ID | Phase | Status |\n|---|---|---|\n| P1 | build | doing |\n\n"
-          "## Next action\n\nrun the integration suite once\n\n## External writes\n\n"
-          "| ID | Operation | Status | Idempotency key | Evidence |\n|---|---|---|---|---|\n"
-          + "\n".join(writes) + "\n")
-    fails = [f"| F-{n:03d} | `tool run --case={n}` | failed with a long error message "
-             + "about timeouts and retries " * 3 + f"| use case {n + 1000} |"
-             for n in range(1, 251)]
-    write(repo, "docs/Failed_Attempts.md", "# Failed attempts\n\n"
-          "| ID | Tried | Failure | Workaround |\n|---|---|---|---|\n" + "\n".join(fails) + "\n")
+    rules = [
+        f"| C-{n:03d} | rule number {n}: "
+        + "keep the public API stable " * 3
+        + f"| {'MUST' if n % 8 == 0 else 'SHOULD'} | review |"
+        for n in range(1, 161)
+    ]
+    write(
+        repo,
+        "docs/Spec.md",
+        "---\nledger: spec\n---\n# Spec\n\n## Constraints\n\n"
+        "| ID | Rule | Level | Source |\n|---|---|---|---|\n" + "\n".join(rules) + "\n",
+    )
+    writes = [
+        f"| E-{n:03d} | publish artefact {n} | {'unknown' if n <= 6 else 'confirmed'} | "
+        f"key-{n} | {'' if n <= 6 else 'seen'} |"
+        for n in range(1, 21)
+    ]
+    write(
+        repo,
+        "docs/Task.md",
+        "---\nledger: task\ntask: T-1\nrevision: 3\nobjective: big\n---\n# Task\n\n"
+        "## Phases\n\n| ID | Phase | Status |\n|---|---|---|\n| P1 | build | doing |\n\n"
+        "## Next action\n\nrun the integration suite once\n\n## External writes\n\n"
+        "| ID | Operation | Status | Idempotency key | Evidence |\n|---|---|---|---|---|\n"
+        + "\n".join(writes)
+        + "\n",
+    )
+    fails = [
+        f"| F-{n:03d} | `tool run --case={n}` | failed with a long error message "
+        + "about timeouts and retries " * 3
+        + f"| use case {n + 1000} |"
+        for n in range(1, 251)
+    ]
+    write(
+        repo,
+        "docs/Failed_Attempts.md",
+        "# Failed attempts\n\n"
+        "| ID | Tried | Failure | Workaround |\n|---|---|---|---|\n" + "\n".join(fails) + "\n",
+    )
     commit(repo, "big ledgers")
 
 
 def test_session_start_caps_a_50k_prompt_and_counts_the_rest(repo: Path) -> None:
     _big_ledgers(repo)
-    _, out, _ = hook(repo, "session-start", {"hook_event_name": "SessionStart",
-                                             "source": "startup"})
+    _, out, _ = hook(
+        repo, "session-start", {"hook_event_name": "SessionStart", "source": "startup"}
+    )
     text = context_of(out)
     full = (repo / PROMPT_FILE).read_text()
     assert len(full) >= 50000
@@ -112,8 +137,7 @@ def test_session_start_caps_a_50k_prompt_and_counts_the_rest(repo: Path) -> None
     assert PROMPT_FILE in text
     only = re.search(r"Only in that file: ([^;]*);", text)
     assert only is not None
-    counts = dict((k, int(n)) for n, k in re.findall(r"(\d+) ([A-Za-z/ ]+?)(?:,|$)",
-                                                      only.group(1)))
+    counts = dict((k, int(n)) for n, k in re.findall(r"(\d+) ([A-Za-z/ ]+?)(?:,|$)", only.group(1)))
     assert counts["SHOULD/SHOULD NOT/MAY constraints"] == 140
     shown = len(re.findall(r"^\| F-\d{3} \|", text, re.MULTILINE))
     assert shown + counts["failures"] == 250  # nothing left out silently
@@ -122,15 +146,30 @@ def test_session_start_caps_a_50k_prompt_and_counts_the_rest(repo: Path) -> None
 
 
 def test_stored_warning_and_verdict_come_first_then_are_consumed(ledger_repo: Path) -> None:
-    write(ledger_repo, "docs/Task.md", (ledger_repo / "docs/Task.md").read_text()
-          .replace("revision: 1", "revision: 2"))
-    assert hook(ledger_repo, "pre-compact", {"hook_event_name": "PreCompact",
-                                             "trigger": "auto"})[0] == 0
-    assert hook(ledger_repo, "post-compact", {"hook_event_name": "PostCompact",
-                                              "trigger": "auto",
-                                              "compact_summary": "we worked on things"})[0] == 0
-    _, out, _ = hook(ledger_repo, "session-start", {"hook_event_name": "SessionStart",
-                                                    "source": "compact"})
+    write(
+        ledger_repo,
+        "docs/Task.md",
+        (ledger_repo / "docs/Task.md").read_text().replace("revision: 1", "revision: 2"),
+    )
+    assert (
+        hook(ledger_repo, "pre-compact", {"hook_event_name": "PreCompact", "trigger": "auto"})[0]
+        == 0
+    )
+    assert (
+        hook(
+            ledger_repo,
+            "post-compact",
+            {
+                "hook_event_name": "PostCompact",
+                "trigger": "auto",
+                "compact_summary": "we worked on things",
+            },
+        )[0]
+        == 0
+    )
+    _, out, _ = hook(
+        ledger_repo, "session-start", {"hook_event_name": "SessionStart", "source": "compact"}
+    )
     text = context_of(out)
     first = text.splitlines()[0]
     assert "UNCOMMITTED" in first and "UNFAITHFUL" in first
@@ -138,31 +177,45 @@ def test_stored_warning_and_verdict_come_first_then_are_consumed(ledger_repo: Pa
     assert "docs/Task.md" in text.split("\n\n")[1]
     assert not (ledger_repo / WARNING_FILE).exists()
     assert not (ledger_repo / VERDICT_FILE).exists()
-    _, again, _ = hook(ledger_repo, "session-start", {"hook_event_name": "SessionStart",
-                                                      "source": "startup"})
+    _, again, _ = hook(
+        ledger_repo, "session-start", {"hook_event_name": "SessionStart", "source": "startup"}
+    )
     assert "UNFAITHFUL" not in context_of(again)
 
 
 def _summary(repo: Path, *, drop: str = "") -> str:
-    text = ("Working on T-001 under C-001; next: Example: write the failing test for the bug "
-            "described in the objective. E-001 is pending.")
+    text = (
+        "Working on T-001 under C-001; next: Example: write the failing test for the bug "
+        "described in the objective. E-001 is pending."
+    )
     return text.replace(drop, "") if drop else text
 
 
 POST_COMPACT = [
     pytest.param("", "faithful", [], id="all-present"),
     pytest.param("C-001", "unfaithful", [("constraint_dropped", "C-001")], id="must-dropped"),
-    pytest.param("Example: write the failing test", "unfaithful",
-                 [("next_action_dropped", None)], id="next-action-dropped"),
+    pytest.param(
+        "Example: write the failing test",
+        "unfaithful",
+        [("next_action_dropped", None)],
+        id="next-action-dropped",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("drop", "summary", "reasons"), POST_COMPACT)
-def test_post_compact_verdict(ledger_repo: Path, drop: str, summary: str,
-                              reasons: list[tuple[str, str | None]]) -> None:
-    code, out, err = hook(ledger_repo, "post-compact", {
-        "hook_event_name": "PostCompact", "trigger": "manual",
-        "compact_summary": _summary(ledger_repo, drop=drop)})
+def test_post_compact_verdict(
+    ledger_repo: Path, drop: str, summary: str, reasons: list[tuple[str, str | None]]
+) -> None:
+    code, out, err = hook(
+        ledger_repo,
+        "post-compact",
+        {
+            "hook_event_name": "PostCompact",
+            "trigger": "manual",
+            "compact_summary": _summary(ledger_repo, drop=drop),
+        },
+    )
     assert (code, out) == (0, None)
     verdict = json.loads((ledger_repo / VERDICT_FILE).read_text())
     assert verdict["schema"] == "rehydrate/claude-compact-verdict-v1"
@@ -173,32 +226,44 @@ def test_post_compact_verdict(ledger_repo: Path, drop: str, summary: str,
 
 def test_post_compact_unknown_write_must_be_named(ledger_repo: Path) -> None:
     run(ledger_repo, "task", "write", "settle", "E-001", "--status", "unknown")
-    hook(ledger_repo, "post-compact", {"hook_event_name": "PostCompact", "trigger": "auto",
-                                       "compact_summary": _summary(ledger_repo, drop="E-001")})
+    hook(
+        ledger_repo,
+        "post-compact",
+        {
+            "hook_event_name": "PostCompact",
+            "trigger": "auto",
+            "compact_summary": _summary(ledger_repo, drop="E-001"),
+        },
+    )
     verdict = json.loads((ledger_repo / VERDICT_FILE).read_text())
-    assert ("unknown_write_dropped", "E-001") in [(r["code"], r["id"])
-                                                  for r in verdict["reasons"]]
+    assert ("unknown_write_dropped", "E-001") in [(r["code"], r["id"]) for r in verdict["reasons"]]
 
 
 def test_post_compact_with_a_manifest_uses_the_verifier(ledger_repo: Path) -> None:
     manifest = run(ledger_repo, "manifest", "--worktree", "--format", "yaml").out
     summary = f"Summary.\n\n```resume-manifest\n{manifest}```\n"
-    hook(ledger_repo, "post-compact", {"hook_event_name": "PostCompact", "trigger": "auto",
-                                       "compact_summary": summary})
+    hook(
+        ledger_repo,
+        "post-compact",
+        {"hook_event_name": "PostCompact", "trigger": "auto", "compact_summary": summary},
+    )
     verdict = json.loads((ledger_repo / VERDICT_FILE).read_text())
     assert (verdict["method"], verdict["summary"]) == ("manifest", "faithful")
 
 
 def test_session_start_before_post_compact_delivers_the_verdict_once(ledger_repo: Path) -> None:
-    _, out, _ = hook(ledger_repo, "session-start", {"hook_event_name": "SessionStart",
-                                                    "source": "compact"})
+    _, out, _ = hook(
+        ledger_repo, "session-start", {"hook_event_name": "SessionStart", "source": "compact"}
+    )
     assert "not been verified yet" in context_of(out)
     assert (ledger_repo / PENDING_FILE).exists()
-    hook(ledger_repo, "post-compact", {"hook_event_name": "PostCompact", "trigger": "auto",
-                                       "compact_summary": "nothing useful"})
+    hook(
+        ledger_repo,
+        "post-compact",
+        {"hook_event_name": "PostCompact", "trigger": "auto", "compact_summary": "nothing useful"},
+    )
     assert not (ledger_repo / PENDING_FILE).exists()
-    bash = {"hook_event_name": "PreToolUse", "tool_name": "Bash",
-            "tool_input": {"command": "ls"}}
+    bash = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}}
     code, out, _ = hook(ledger_repo, "pre-tool-use", bash)
     assert code == 0 and "UNFAITHFUL" in deny_reason(out) and "C-001" in deny_reason(out)
     assert hook(ledger_repo, "pre-tool-use", bash) == (0, None, "")
@@ -206,39 +271,55 @@ def test_session_start_before_post_compact_delivers_the_verdict_once(ledger_repo
 
 def test_session_start_before_faithful_post_compact_stays_quiet(ledger_repo: Path) -> None:
     hook(ledger_repo, "session-start", {"hook_event_name": "SessionStart", "source": "compact"})
-    hook(ledger_repo, "post-compact", {"hook_event_name": "PostCompact", "trigger": "auto",
-                                       "compact_summary": _summary(ledger_repo)})
+    hook(
+        ledger_repo,
+        "post-compact",
+        {
+            "hook_event_name": "PostCompact",
+            "trigger": "auto",
+            "compact_summary": _summary(ledger_repo),
+        },
+    )
     assert not (ledger_repo / VERDICT_FILE).exists()
-    bash = {"hook_event_name": "PreToolUse", "tool_name": "Bash",
-            "tool_input": {"command": "ls"}}
+    bash = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}}
     assert hook(ledger_repo, "pre-tool-use", bash) == (0, None, "")
 
 
 def test_pre_tool_use_denies_a_failed_attempt(ledger_repo: Path) -> None:
-    code, out, _ = hook(ledger_repo, "pre-tool-use", {
-        "hook_event_name": "PreToolUse", "tool_name": "Bash",
-        "tool_input": {"command": "go test -tags=musl -v ./...", "description": "tests"}})
+    code, out, _ = hook(
+        ledger_repo,
+        "pre-tool-use",
+        {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "go test -tags=musl -v ./...", "description": "tests"},
+        },
+    )
     assert code == 0
     reason = deny_reason(out)
     assert "F-001" in reason and "Workaround: Example: use the default build tags" in reason
 
 
 PRE_TOOL_ALLOWED = [
-    pytest.param({"tool_name": "Bash", "tool_input": {"command": "go test ./..."}}, "",
-                 id="no-match"),
+    pytest.param(
+        {"tool_name": "Bash", "tool_input": {"command": "go test ./..."}}, "", id="no-match"
+    ),
     pytest.param({"tool_name": "Write", "tool_input": {"file_path": "x"}}, "", id="other-tool"),
     pytest.param("{not json", "not JSON", id="malformed-json"),
     pytest.param("[1, 2]", "not a JSON object", id="not-an-object"),
-    pytest.param({"tool_name": "Bash", "tool_input": {}}, "no tool_input.command",
-                 id="no-command"),
-    pytest.param({"tool_name": "Bash", "tool_input": "ls"}, "no tool_input.command",
-                 id="tool-input-not-object"),
+    pytest.param({"tool_name": "Bash", "tool_input": {}}, "no tool_input.command", id="no-command"),
+    pytest.param(
+        {"tool_name": "Bash", "tool_input": "ls"},
+        "no tool_input.command",
+        id="tool-input-not-object",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("event", "note"), PRE_TOOL_ALLOWED)
-def test_pre_tool_use_allows_silently_or_with_a_note(ledger_repo: Path, event: Any,
-                                                     note: str) -> None:
+def test_pre_tool_use_allows_silently_or_with_a_note(
+    ledger_repo: Path, event: Any, note: str
+) -> None:
     code, out, err = hook(ledger_repo, "pre-tool-use", event)
     assert (code, out) == (0, None)
     assert note in err if note else err == ""
@@ -247,16 +328,19 @@ def test_pre_tool_use_allows_silently_or_with_a_note(ledger_repo: Path, event: A
 def test_pre_tool_use_denies_when_the_failures_ledger_is_broken(ledger_repo: Path) -> None:
     path = ledger_repo / "docs/Failed_Attempts.md"
     path.write_text(path.read_text() + "| stray |\n")
-    code, out, _ = hook(ledger_repo, "pre-tool-use", {"tool_name": "Bash",
-                                                      "tool_input": {"command": "ls"}})
+    code, out, _ = hook(
+        ledger_repo, "pre-tool-use", {"tool_name": "Bash", "tool_input": {"command": "ls"}}
+    )
     assert code == 0 and "docs/Failed_Attempts.md" in deny_reason(out)
 
 
 def test_pre_compact_manual_with_uncommitted_ledgers_exits_2(ledger_repo: Path) -> None:
     run(ledger_repo, "task", "check", "add", "lint")
-    code, out, err = hook(ledger_repo, "pre-compact", {"hook_event_name": "PreCompact",
-                                                       "trigger": "manual",
-                                                       "custom_instructions": ""})
+    code, out, err = hook(
+        ledger_repo,
+        "pre-compact",
+        {"hook_event_name": "PreCompact", "trigger": "manual", "custom_instructions": ""},
+    )
     assert (code, out) == (2, None)
     assert "commit the ledgers first" in err and "docs/Task.md" in err
     assert not (ledger_repo / ".rehydrate/events.jsonl").exists()
@@ -264,32 +348,39 @@ def test_pre_compact_manual_with_uncommitted_ledgers_exits_2(ledger_repo: Path) 
 
 def test_pre_compact_auto_with_uncommitted_ledgers_warns(ledger_repo: Path) -> None:
     run(ledger_repo, "task", "check", "add", "lint")
-    code, out, _ = hook(ledger_repo, "pre-compact", {"hook_event_name": "PreCompact",
-                                                     "trigger": "auto"})
+    code, out, _ = hook(
+        ledger_repo, "pre-compact", {"hook_event_name": "PreCompact", "trigger": "auto"}
+    )
     assert (code, out) == (0, None)
     assert json.loads((ledger_repo / WARNING_FILE).read_text())["paths"] == ["docs/Task.md"]
 
 
 def test_pre_compact_clean_records_the_compaction_event(ledger_repo: Path) -> None:
-    code, out, err = hook(ledger_repo, "pre-compact", {"hook_event_name": "PreCompact",
-                                                       "trigger": "manual"})
+    code, out, err = hook(
+        ledger_repo, "pre-compact", {"hook_event_name": "PreCompact", "trigger": "manual"}
+    )
     assert (code, out, err) == (0, None, "")
-    events = [json.loads(line) for line in
-              (ledger_repo / ".rehydrate/events.jsonl").read_text().splitlines()]
+    events = [
+        json.loads(line)
+        for line in (ledger_repo / ".rehydrate/events.jsonl").read_text().splitlines()
+    ]
     assert [e["event"] for e in events] == ["context_compaction"]
     assert not (ledger_repo / WARNING_FILE).exists()
 
 
 def test_stop_blocks_once_while_ledgers_are_uncommitted(ledger_repo: Path) -> None:
-    assert hook(ledger_repo, "stop", {"hook_event_name": "Stop",
-                                      "stop_hook_active": False}) == (0, None, "")
+    assert hook(ledger_repo, "stop", {"hook_event_name": "Stop", "stop_hook_active": False}) == (
+        0,
+        None,
+        "",
+    )
     run(ledger_repo, "fail", "add", "--tried", "`x`", "--failure", "y", "--workaround", "z")
-    code, out, _ = hook(ledger_repo, "stop", {"hook_event_name": "Stop",
-                                              "stop_hook_active": False})
+    code, out, _ = hook(ledger_repo, "stop", {"hook_event_name": "Stop", "stop_hook_active": False})
     assert code == 0 and out["decision"] == "block"
     assert "docs/Failed_Attempts.md" in out["reason"] and "git commit" in out["reason"]
-    code, out, err = hook(ledger_repo, "stop", {"hook_event_name": "Stop",
-                                                "stop_hook_active": True})
+    code, out, err = hook(
+        ledger_repo, "stop", {"hook_event_name": "Stop", "stop_hook_active": True}
+    )
     assert (code, out) == (0, None) and "not blocking again" in err
 
 
@@ -305,16 +396,26 @@ def test_hooks_run_as_real_processes(ledger_repo: Path) -> None:
     result = run_subprocess(ledger_repo, "hook", "claude", "session-start", input=event)
     assert result.code == 0
     assert len(json.loads(result.out)["hookSpecificOutput"]["additionalContext"]) < 10000
-    bash = json.dumps({**COMMON, "hook_event_name": "PreToolUse", "tool_name": "Bash",
-                       "tool_input": {"command": "go test -tags=musl ./..."}})
+    bash = json.dumps(
+        {
+            **COMMON,
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "go test -tags=musl ./..."},
+        }
+    )
     denied = run_subprocess(ledger_repo, "hook", "claude", "pre-tool-use", input=bash)
     assert denied.code == 0 and "deny" in denied.out
 
 
 def test_init_claude_merges_settings_and_is_idempotent(repo: Path) -> None:
-    user = {"model": "opus", "permissions": {"allow": ["Bash(ls)"]},
-            "hooks": {"PreToolUse": [{"matcher": "Write",
-                                      "hooks": [{"type": "command", "command": "fmt"}]}]}}
+    user = {
+        "model": "opus",
+        "permissions": {"allow": ["Bash(ls)"]},
+        "hooks": {
+            "PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "fmt"}]}]
+        },
+    }
     write(repo, ".claude/settings.json", json.dumps(user))
     assert run(repo, "init", "--claude", "--no-hook").code == 0
     first = (repo / ".claude/settings.json").read_text()
@@ -323,11 +424,17 @@ def test_init_claude_merges_settings_and_is_idempotent(repo: Path) -> None:
     assert settings["hooks"]["PreToolUse"][0] == user["hooks"]["PreToolUse"][0]
     assert settings["hooks"]["PreToolUse"][1] == {
         "matcher": "Bash",
-        "hooks": [{"type": "command", "command": "rehydrate hook claude pre-tool-use"}]}
-    for event, name in (("SessionStart", "session-start"), ("PreCompact", "pre-compact"),
-                        ("PostCompact", "post-compact"), ("Stop", "stop")):
+        "hooks": [{"type": "command", "command": "rehydrate hook claude pre-tool-use"}],
+    }
+    for event, name in (
+        ("SessionStart", "session-start"),
+        ("PreCompact", "pre-compact"),
+        ("PostCompact", "post-compact"),
+        ("Stop", "stop"),
+    ):
         assert settings["hooks"][event] == [
-            {"hooks": [{"type": "command", "command": f"rehydrate hook claude {name}"}]}]
+            {"hooks": [{"type": "command", "command": f"rehydrate hook claude {name}"}]}
+        ]
     claude_md = (repo / "CLAUDE.md").read_text()
     assert claude_md.count("<!-- rehydrate:begin -->") == 1
     assert "rehydrate fail add" in claude_md and "rehydrate check-command" in claude_md

@@ -40,13 +40,19 @@ def test_interrupt_exits_130(ledger_repo, monkeypatch):
     assert run(ledger_repo, "state").code == errors.EXIT_INTERRUPTED
 
 
-@pytest.mark.parametrize("exc,code", [
-    pytest.param(errors.CASConflict("stale"), errors.EXIT_REFUSED, id="cas-conflict"),
-    pytest.param(errors.Refused("no"), errors.EXIT_REFUSED, id="refused"),
-    pytest.param(errors.LedgerParseError("bad", file="docs/Spec.md", line=3),
-                 errors.EXIT_USAGE, id="parse-error"),
-    pytest.param(errors.GitError("git broke"), errors.EXIT_USAGE, id="git-error"),
-])
+@pytest.mark.parametrize(
+    "exc,code",
+    [
+        pytest.param(errors.CASConflict("stale"), errors.EXIT_REFUSED, id="cas-conflict"),
+        pytest.param(errors.Refused("no"), errors.EXIT_REFUSED, id="refused"),
+        pytest.param(
+            errors.LedgerParseError("bad", file="docs/Spec.md", line=3),
+            errors.EXIT_USAGE,
+            id="parse-error",
+        ),
+        pytest.param(errors.GitError("git broke"), errors.EXIT_USAGE, id="git-error"),
+    ],
+)
 def test_error_types_map_to_exit_codes(ledger_repo, monkeypatch, exc, code):
     import rehydrate.state
 

@@ -29,51 +29,87 @@ PAIRS = [
     pytest.param(MUSL, "go test -tags musl ./...", "exact", id="flag-space-value"),
     pytest.param(MUSL, "CGO_ENABLED=1 go test -tags=musl ./...", "exact", id="env-prefix"),
     pytest.param(MUSL, "env GOOS=linux go test -tags=musl ./...", "exact", id="env-wrapper"),
-    pytest.param(MUSL, "sudo -u ci time nice -n 5 go test -tags=musl ./...", "exact",
-                 id="wrappers"),
+    pytest.param(
+        MUSL, "sudo -u ci time nice -n 5 go test -tags=musl ./...", "exact", id="wrappers"
+    ),
     pytest.param(MUSL, "/usr/local/go/bin/go test -tags=musl ./...", "exact", id="full-path"),
-    pytest.param(MUSL, "cd svc && go test -tags=musl ./... 2>&1 | tail -20", "exact",
-                 id="inside-a-pipeline"),
+    pytest.param(
+        MUSL, "cd svc && go test -tags=musl ./... 2>&1 | tail -20", "exact", id="inside-a-pipeline"
+    ),
     pytest.param(MUSL, "go test -tags=musl -v ./...", "loose", id="extra-cosmetic-flag"),
     pytest.param(MUSL, "go test -v -count=1 -tags=musl ./...", "loose", id="reordered-extra"),
-    pytest.param(MUSL, "go test -tags=musl ./internal/crypto", "loose",
-                 id="same-distinctive-flag-other-package"),
-    pytest.param("`cargo build --release --target x86_64`",
-                 "cargo build --target x86_64 --release", "exact", id="reordered-long-flags"),
-    pytest.param("`cargo build --release --target x86_64`",
-                 "cargo build --target=x86_64 --release --verbose", "loose",
-                 id="equals-form-and-verbose"),
-    pytest.param('`curl -X POST /v1/charge -H "Idempotency-Key: abc"`',
-                 "curl -H 'Idempotency-Key: abc' -X POST /v1/charge", "exact",
-                 id="reordered-short-flags-with-values"),
-    pytest.param("`npm install --legacy-peer-deps`", "npm install --legacy-peer-deps --silent",
-                 "loose", id="rare-boolean-flag-kept"),
-    pytest.param("`CGO_ENABLED=0 go build ./...`", "env CGO_ENABLED=0 go build ./...", "exact",
-                 id="failed-env-present"),
-    pytest.param("`pytest -x tests/a.py`", "pytest tests/a.py -x", "exact",
-                 id="flag-after-positional"),
+    pytest.param(
+        MUSL,
+        "go test -tags=musl ./internal/crypto",
+        "loose",
+        id="same-distinctive-flag-other-package",
+    ),
+    pytest.param(
+        "`cargo build --release --target x86_64`",
+        "cargo build --target x86_64 --release",
+        "exact",
+        id="reordered-long-flags",
+    ),
+    pytest.param(
+        "`cargo build --release --target x86_64`",
+        "cargo build --target=x86_64 --release --verbose",
+        "loose",
+        id="equals-form-and-verbose",
+    ),
+    pytest.param(
+        '`curl -X POST /v1/charge -H "Idempotency-Key: abc"`',
+        "curl -H 'Idempotency-Key: abc' -X POST /v1/charge",
+        "exact",
+        id="reordered-short-flags-with-values",
+    ),
+    pytest.param(
+        "`npm install --legacy-peer-deps`",
+        "npm install --legacy-peer-deps --silent",
+        "loose",
+        id="rare-boolean-flag-kept",
+    ),
+    pytest.param(
+        "`CGO_ENABLED=0 go build ./...`",
+        "env CGO_ENABLED=0 go build ./...",
+        "exact",
+        id="failed-env-present",
+    ),
+    pytest.param(
+        "`pytest -x tests/a.py`", "pytest tests/a.py -x", "exact", id="flag-after-positional"
+    ),
     pytest.param("make clean", "make clean", "exact", id="whole-cell-command"),
-    pytest.param("`go test -race ./...`", "go test -race -v ./...", "loose",
-                 id="bare-flag-then-cosmetic"),
-    pytest.param(MUSL, "go test -tags=musl ./... '", "loose",
-                 id="unbalanced-quote-split-on-spaces"),
+    pytest.param(
+        "`go test -race ./...`", "go test -race -v ./...", "loose", id="bare-flag-then-cosmetic"
+    ),
+    pytest.param(
+        MUSL, "go test -tags=musl ./... '", "loose", id="unbalanced-quote-split-on-spaces"
+    ),
     # allowed: near misses
     pytest.param(MUSL, "go test ./...", None, id="without-the-failing-flag"),
     pytest.param(MUSL, "go test -tags=darwin_arm64 ./...", None, id="the-workaround"),
     pytest.param(MUSL, "go build -tags=musl ./...", None, id="other-subcommand"),
     pytest.param(MUSL, "gofmt -tags=musl ./...", None, id="other-program"),
     pytest.param(MUSL, "echo 'go test -tags=musl ./...'", None, id="quoted-as-data"),
-    pytest.param("`cargo build --release --target x86_64`",
-                 "cargo build --target aarch64 --release", None, id="other-flag-value"),
-    pytest.param("`pytest -x tests/a.py`", "pytest -x tests/b.py", None,
-                 id="short-flags-are-not-distinctive"),
-    pytest.param("`CGO_ENABLED=0 go build ./...`", "go build ./...", None,
-                 id="failed-env-missing"),
-    pytest.param("`CGO_ENABLED=0 go build ./...`", "CGO_ENABLED=1 go build ./...", None,
-                 id="failed-env-other-value"),
+    pytest.param(
+        "`cargo build --release --target x86_64`",
+        "cargo build --target aarch64 --release",
+        None,
+        id="other-flag-value",
+    ),
+    pytest.param(
+        "`pytest -x tests/a.py`", "pytest -x tests/b.py", None, id="short-flags-are-not-distinctive"
+    ),
+    pytest.param("`CGO_ENABLED=0 go build ./...`", "go build ./...", None, id="failed-env-missing"),
+    pytest.param(
+        "`CGO_ENABLED=0 go build ./...`",
+        "CGO_ENABLED=1 go build ./...",
+        None,
+        id="failed-env-other-value",
+    ),
     pytest.param("`npm install --legacy-peer-deps`", "npm install", None, id="plain-install"),
-    pytest.param("`go test -race ./...`", "go test -race ./pkg", None,
-                 id="bare-flag-other-positional"),
+    pytest.param(
+        "`go test -race ./...`", "go test -race ./pkg", None, id="bare-flag-other-positional"
+    ),
     pytest.param("Used the redis cache", "redis-server", None, id="prose-cell"),
     pytest.param("Example: crashes", "Example: crashes", None, id="prose-is-not-a-command"),
     pytest.param("`cd build && make -j8`", "cd build", None, id="setup-step-ignored"),
@@ -118,8 +154,13 @@ def test_cli_refuses_with_row_on_stderr(failures_repo: Path) -> None:
     result = run(failures_repo, "check-command", "--", "go", "test", "-tags=musl", "-v", "./...")
     assert result.code == 1
     assert result.out == ""
-    for text in ("F-001", "loose", "linker crash (error 22)", "use `-tags=darwin_arm64`",
-                 "docs/Failed_Attempts.md:5"):
+    for text in (
+        "F-001",
+        "loose",
+        "linker crash (error 22)",
+        "use `-tags=darwin_arm64`",
+        "docs/Failed_Attempts.md:5",
+    ):
         assert text in result.err
 
 
@@ -143,8 +184,11 @@ def test_cli_json(failures_repo: Path) -> None:
 
 
 def test_cli_stdin_json(failures_repo: Path) -> None:
-    event = {"hook_event_name": "PreToolUse", "tool_name": "Bash",
-             "tool_input": {"command": "GOFLAGS=-mod=mod go test -tags=musl ./..."}}
+    event = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "GOFLAGS=-mod=mod go test -tags=musl ./..."},
+    }
     result = run(failures_repo, "check-command", "--stdin-json", input=json.dumps(event))
     assert result.code == 1 and "F-001" in result.err
 

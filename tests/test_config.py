@@ -15,8 +15,11 @@ def test_defaults_without_any_file(tmp_path):
 
 
 def test_dotfile_and_pyproject_forms(tmp_path):
-    write(tmp_path, ".rehydrate.toml", '[ledgers]\ntask = "state/Task.md"\n[aliases.columns]\n'
-          '"番号" = "ID"\n')
+    write(
+        tmp_path,
+        ".rehydrate.toml",
+        '[ledgers]\ntask = "state/Task.md"\n[aliases.columns]\n"番号" = "ID"\n',
+    )
     config = load_config(tmp_path)
     assert config.paths["task"] == "state/Task.md" and config.column_aliases == {"番号": "id"}
     other = tmp_path / "p"
@@ -24,18 +27,23 @@ def test_dotfile_and_pyproject_forms(tmp_path):
     assert load_config(other).diff_lines == 50 and load_config(other).origin == "pyproject.toml"
 
 
-@pytest.mark.parametrize("text,code", [
-    pytest.param('[ledgers]\nspec = "../outside.md"\n', "path_outside_repo", id="dotdot"),
-    pytest.param('[ledgers]\nspec = "/etc/passwd"\n', "path_outside_repo", id="absolute"),
-    pytest.param('[ledgers]\nspec = ".git/x.md"\n', "path_outside_repo", id="git-dir"),
-    pytest.param('[ledgers]\nspec = "a.md"\ntask = "a.md"\n', "config_invalid", id="shared-path"),
-    pytest.param('[ledgers]\nnotes = "a.md"\n', "config_invalid", id="unknown-ledger"),
-    pytest.param('diff_lines = "many"\n', "config_invalid", id="wrong-type"),
-    pytest.param('diff_lines = true\n', "config_invalid", id="bool-for-int"),
-    pytest.param('dif_lines = 3\n', "config_invalid", id="typo"),
-    pytest.param('[aliases.columns]\n"x" = "nonsense"\n', "config_invalid", id="alias-target"),
-    pytest.param('diff_lines = [\n', "config_invalid", id="bad-toml"),
-])
+@pytest.mark.parametrize(
+    "text,code",
+    [
+        pytest.param('[ledgers]\nspec = "../outside.md"\n', "path_outside_repo", id="dotdot"),
+        pytest.param('[ledgers]\nspec = "/etc/passwd"\n', "path_outside_repo", id="absolute"),
+        pytest.param('[ledgers]\nspec = ".git/x.md"\n', "path_outside_repo", id="git-dir"),
+        pytest.param(
+            '[ledgers]\nspec = "a.md"\ntask = "a.md"\n', "config_invalid", id="shared-path"
+        ),
+        pytest.param('[ledgers]\nnotes = "a.md"\n', "config_invalid", id="unknown-ledger"),
+        pytest.param('diff_lines = "many"\n', "config_invalid", id="wrong-type"),
+        pytest.param("diff_lines = true\n", "config_invalid", id="bool-for-int"),
+        pytest.param("dif_lines = 3\n", "config_invalid", id="typo"),
+        pytest.param('[aliases.columns]\n"x" = "nonsense"\n', "config_invalid", id="alias-target"),
+        pytest.param("diff_lines = [\n", "config_invalid", id="bad-toml"),
+    ],
+)
 def test_invalid_settings_are_errors(tmp_path, text, code):
     write(tmp_path, ".rehydrate.toml", text)
     with pytest.raises(ConfigError) as info:
@@ -51,7 +59,10 @@ def test_both_files_is_ambiguous(tmp_path):
 
 
 def test_aliases_let_a_team_write_ledgers_in_japanese(repo):
-    write(repo, ".rehydrate.toml", """\
+    write(
+        repo,
+        ".rehydrate.toml",
+        """\
         [ledgers]
         spec = "docs/仕様.md"
         [aliases.sections]
@@ -60,14 +71,19 @@ def test_aliases_let_a_team_write_ledgers_in_japanese(repo):
         "番号" = "id"
         "ルール" = "rule"
         "強さ" = "level"
-        """)
-    write(repo, "docs/仕様.md", """\
+        """,
+    )
+    write(
+        repo,
+        "docs/仕様.md",
+        """\
         # 仕様
         ## 制約
         | 番号 | ルール | 強さ | 出典 |
         |---|---|---|---|
         | C-1 | 本番 DB に直接書き込まない | MUST NOT | ユーザー |
-        """)
+        """,
+    )
     scaffold(repo)
     result = run(repo, "state", "--json")
     assert result.code == 0, result.err

@@ -28,8 +28,10 @@ def test_demo_builds_the_example_and_shows_status_and_the_prompt(tmp_path: Path)
     assert "\x1b[" not in out  # piped: plain
     log = git(target, "log", "--format=%an %ad %s", "--date=iso-strict").stdout.splitlines()
     assert len(log) == 7
-    assert log[-1] == ("Coding Agent 2026-03-02T09:00:00+00:00 "
-                       "Start T-7: export invoices to the archive exactly once")
+    assert log[-1] == (
+        "Coding Agent 2026-03-02T09:00:00+00:00 "
+        "Start T-7: export invoices to the archive exactly once"
+    )
     assert git(target, "status", "--porcelain").stdout == ""
     assert (target / ".git/hooks/pre-commit").read_text().count("guard --staged") == 2
     root = git(target, "rev-list", "--max-parents=0", "HEAD").stdout.strip()
@@ -57,8 +59,7 @@ def test_the_example_passes_through_every_stage_the_docs_describe(tmp_path: Path
 
 
 def test_demo_defaults_to_a_new_temporary_directory(tmp_path: Path) -> None:
-    result = run_subprocess(tmp_path, "demo", "--prompt-lines", "5",
-                            env={"TMPDIR": str(tmp_path)})
+    result = run_subprocess(tmp_path, "demo", "--prompt-lines", "5", env={"TMPDIR": str(tmp_path)})
     assert result.code == 0, result.err
     built = Path(result.out.splitlines()[0].removeprefix("Built "))
     assert built.parent.parent == tmp_path and built.name == "invoices"
@@ -66,13 +67,20 @@ def test_demo_defaults_to_a_new_temporary_directory(tmp_path: Path) -> None:
     assert "$ rehydrate prompt | head -5\n" in result.out
 
 
-@pytest.mark.parametrize("setup, message", [
-    pytest.param(lambda p: (p.mkdir(), (p / "keep.txt").write_text("x")),
-                 "exists and is not an empty directory", id="non-empty-dir"),
-    pytest.param(lambda p: p.write_text("x"), "is a file", id="a-file"),
-])
-def test_demo_refuses_a_directory_it_would_clobber(tmp_path: Path, setup: object,
-                                                   message: str) -> None:
+@pytest.mark.parametrize(
+    "setup, message",
+    [
+        pytest.param(
+            lambda p: (p.mkdir(), (p / "keep.txt").write_text("x")),
+            "exists and is not an empty directory",
+            id="non-empty-dir",
+        ),
+        pytest.param(lambda p: p.write_text("x"), "is a file", id="a-file"),
+    ],
+)
+def test_demo_refuses_a_directory_it_would_clobber(
+    tmp_path: Path, setup: object, message: str
+) -> None:
     target = tmp_path / "target"
     setup(target)  # type: ignore[operator]
     result = run_subprocess(tmp_path, "demo", str(target))
@@ -85,8 +93,11 @@ def test_demo_refuses_a_directory_it_would_clobber(tmp_path: Path, setup: object
 def test_examples_script_builds_the_same_repository(tmp_path: Path) -> None:
     from rehydrate.cli.example import build_example
 
-    proc = subprocess.run([sys.executable, str(ROOT / "examples/build_example.py"),
-                           str(tmp_path / "x")], capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "examples/build_example.py"), str(tmp_path / "x")],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0] == str(tmp_path / "x")
@@ -96,20 +107,57 @@ def test_examples_script_builds_the_same_repository(tmp_path: Path) -> None:
 def test_demo_runs_from_an_installed_wheel(tmp_path: Path) -> None:
     """The wheel alone (no source tree) carries everything the demo needs."""
     wheels = tmp_path / "wheels"
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
-                            "--no-build-isolation", "-q", "-w", str(wheels), str(ROOT)],
-                           capture_output=True, text=True)
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(wheels),
+            str(ROOT),
+        ],
+        capture_output=True,
+        text=True,
+    )
     if built.returncode != 0:
         pytest.skip(f"cannot build a wheel here: {built.stderr.strip()[-200:]}")
     [wheel] = wheels.glob("rehydrate-*.whl")
     site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target",
-                    str(site), str(wheel)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--target",
+            str(site),
+            str(wheel),
+        ],
+        check=True,
+        capture_output=True,
+    )
     env = {**os.environ, "PYTHONPATH": str(site)}
-    where = subprocess.run([sys.executable, "-c", "import rehydrate; print(rehydrate.__file__)"],
-                           cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
+    where = subprocess.run(
+        [sys.executable, "-c", "import rehydrate; print(rehydrate.__file__)"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert where.stdout.startswith(str(site))  # the wheel, not the source tree
-    demo = subprocess.run([sys.executable, "-m", "rehydrate", "demo", str(tmp_path / "d")],
-                          cwd=tmp_path, env=env, capture_output=True, text=True)
+    demo = subprocess.run(
+        [sys.executable, "-m", "rehydrate", "demo", str(tmp_path / "d")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert demo.returncode == 0, demo.stderr
     assert "Task T-7" in demo.stdout and "# Rehydration prompt" in demo.stdout

@@ -45,16 +45,20 @@ def _commands() -> list[tuple[tuple[str, ...], click.Command]]:
     return found
 
 
-@pytest.mark.parametrize("path, command", [
-    pytest.param(p, c, id=" ".join(p)) for p, c in _commands()])
+@pytest.mark.parametrize(
+    "path, command", [pytest.param(p, c, id=" ".join(p)) for p, c in _commands()]
+)
 def test_every_command_has_a_docstring(path: tuple[str, ...], command: click.Command) -> None:
     assert (command.help or "").strip(), f"`{' '.join(path)}` has no docstring"
 
 
 def test_every_command_is_in_the_command_reference() -> None:
     text = (DOCS / "commands.md").read_text(encoding="utf-8")
-    missing = [" ".join(p) for p, _ in _commands()
-               if not re.search(rf"^#+ {re.escape(' '.join(p))}$", text, re.MULTILINE)]
+    missing = [
+        " ".join(p)
+        for p, _ in _commands()
+        if not re.search(rf"^#+ {re.escape(' '.join(p))}$", text, re.MULTILINE)
+    ]
     assert not missing, f"missing from docs/commands.md: {missing}"
 
 
@@ -74,7 +78,8 @@ def test_generated_docs_are_current() -> None:
     assert not extra, f"docs/samples has files no sample produces: {extra}"
     assert UPDATE or not stale, (
         f"out of date: {stale}; run `python scripts/gen_docs.py` (or "
-        "REHYDRATE_UPDATE_DOCS=1 pytest tests/test_docs.py) and review the diff")
+        "REHYDRATE_UPDATE_DOCS=1 pytest tests/test_docs.py) and review the diff"
+    )
 
 
 def test_sample_blocks_name_known_samples() -> None:
@@ -116,7 +121,7 @@ def console_steps(text: str) -> list[Step]:
             heredoc = re.search(r"<<'(\w+)'", command)
             if heredoc:
                 end = lines.index(heredoc[1], i)
-                command = "\n".join([command, *lines[i:end + 1]])
+                command = "\n".join([command, *lines[i : end + 1]])
                 i = end + 1
             output = []
             while i < len(lines) and not lines[i].startswith("$ "):
@@ -129,22 +134,28 @@ def console_steps(text: str) -> list[Step]:
 def matches(expected: list[str], actual: str) -> bool:
     """Exact, except that a line `...` stands for any lines and `[...]` for any text."""
     pattern = "".join(
-        r"(?:[^\n]*\n)*?" if line == "..." else
-        re.escape(line).replace(re.escape("[...]"), r"[^\n]*?") + r"\n"
-        for line in expected)
+        r"(?:[^\n]*\n)*?"
+        if line == "..."
+        else re.escape(line).replace(re.escape("[...]"), r"[^\n]*?") + r"\n"
+        for line in expected
+    )
     return re.fullmatch(pattern, actual) is not None
 
 
-def run_in_one_shell(steps: list[Step], cwd: Path, env: dict[str, str]
-                     ) -> list[tuple[str, int]]:
+def run_in_one_shell(steps: list[Step], cwd: Path, env: dict[str, str]) -> list[tuple[str, int]]:
     """Run every command in one bash (so `cd` carries over); (output, exit code) each."""
     marker = "@@rehydrate-docs-step@@"
     script = ["exec 2>&1"]
     for command, _ in steps:
         # Keep $? for the next command (the page may show `echo $?`).
         script += [command, f'__rc=$?; printf "\\n{marker} %d\\n" "$__rc"; (exit $__rc)']
-    proc = subprocess.run(["bash", "--noprofile", "--norc", "-c", "\n".join(script)], cwd=cwd,
-                          env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-c", "\n".join(script)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     parts = re.split(rf"\n?{marker} (\d+)\n", proc.stdout)
     results = [(parts[i], int(parts[i + 1])) for i in range(0, len(parts) - 1, 2)]
     assert len(results) == len(steps), proc.stdout[-2000:]
@@ -155,42 +166,54 @@ def test_getting_started_works_step_by_step(tmp_path: Path) -> None:
     steps = console_steps((DOCS / "getting-started.md").read_text(encoding="utf-8"))
     assert len(steps) >= 15
     bindir = str(Path(sys.executable).parent)  # where `rehydrate` is installed
-    env = {**os.environ, "PATH": bindir + os.pathsep + os.environ["PATH"],
-           "REHYDRATE_TODAY": "2026-03-05", "LC_ALL": "C.UTF-8"}
+    env = {
+        **os.environ,
+        "PATH": bindir + os.pathsep + os.environ["PATH"],
+        "REHYDRATE_TODAY": "2026-03-05",
+        "LC_ALL": "C.UTF-8",
+    }
     env.pop("NO_COLOR", None)
     results = run_in_one_shell(steps, tmp_path, env)
-    for index, ((command, expected), (actual, code)) in enumerate(zip(steps, results,
-                                                                      strict=True)):
+    for index, ((command, expected), (actual, code)) in enumerate(zip(steps, results, strict=True)):
         checks_exit = index + 1 < len(steps) and steps[index + 1][0] == "echo $?"
         shown = command.splitlines()[0]
         assert code == 0 or checks_exit, f"`{shown}` exited {code}:\n{actual}"
-        assert matches(expected, actual if actual.endswith("\n") or not actual
-                       else actual + "\n"), (
-            f"`{shown}` printed:\n{actual}\nthe page shows:\n" + "\n".join(expected))
+        assert matches(
+            expected, actual if actual.endswith("\n") or not actual else actual + "\n"
+        ), f"`{shown}` printed:\n{actual}\nthe page shows:\n" + "\n".join(expected)
     assert (tmp_path / "shop/.git/hooks/pre-commit").exists()
 
 
-@pytest.mark.parametrize("expected, actual, ok", [
-    pytest.param(["a", "b"], "a\nb\n", True, id="exact"),
-    pytest.param(["a"], "a\nb\n", False, id="extra-line"),
-    pytest.param(["a", "...", "d"], "a\nb\nc\nd\n", True, id="ellipsis"),
-    pytest.param(["x [...] z"], "x yyy z\n", True, id="inline"),
-    pytest.param(["x [...] z"], "x yyy\nz\n", False, id="inline-one-line-only"),
-    pytest.param([], "", True, id="silent"),
-    pytest.param([], "noise\n", False, id="unexpected-output"),
-])
+@pytest.mark.parametrize(
+    "expected, actual, ok",
+    [
+        pytest.param(["a", "b"], "a\nb\n", True, id="exact"),
+        pytest.param(["a"], "a\nb\n", False, id="extra-line"),
+        pytest.param(["a", "...", "d"], "a\nb\nc\nd\n", True, id="ellipsis"),
+        pytest.param(["x [...] z"], "x yyy z\n", True, id="inline"),
+        pytest.param(["x [...] z"], "x yyy\nz\n", False, id="inline-one-line-only"),
+        pytest.param([], "", True, id="silent"),
+        pytest.param([], "noise\n", False, id="unexpected-output"),
+    ],
+)
 def test_output_matching_rules(expected: list[str], actual: str, ok: bool) -> None:
     assert matches(expected, actual) is ok
 
 
 # Header aliases: the Japanese example in docs/languages.md really parses.
 
+
 def test_the_japanese_aliases_example_parses(repo: Path) -> None:
     text = (DOCS / "languages.md").read_text(encoding="utf-8")
-    files = dict(re.findall(r"^<!-- file: (\S+) -->\n```\w*\n(.*?)^```", text,
-                            re.DOTALL | re.MULTILINE))
-    assert set(files) == {".rehydrate.toml", "docs/Spec.md", "docs/Task.md",
-                          "docs/Failed_Attempts.md"}
+    files = dict(
+        re.findall(r"^<!-- file: (\S+) -->\n```\w*\n(.*?)^```", text, re.DOTALL | re.MULTILINE)
+    )
+    assert set(files) == {
+        ".rehydrate.toml",
+        "docs/Spec.md",
+        "docs/Task.md",
+        "docs/Failed_Attempts.md",
+    }
     for relpath, body in files.items():
         target = repo / relpath
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -33,8 +33,11 @@ def test_envelope_fields_and_deterministic_id(repo):
     assert envelope["envelope_id"].startswith("ce-")
     assert envelope["reset_reason"] == "context_compaction"
     assert envelope["pins"]["commit"] == head
-    assert set(envelope["pins"]["ledgers"]) == {"docs/Spec.md", "docs/Task.md",
-                                                "docs/Failed_Attempts.md"}
+    assert set(envelope["pins"]["ledgers"]) == {
+        "docs/Spec.md",
+        "docs/Task.md",
+        "docs/Failed_Attempts.md",
+    }
     assert envelope["summary_sha256"].startswith("sha256:")
     assert envelope["pending_obligations"] == ["O-001", "O-003"]
     assert envelope["unknown_writes"] == ["E-002"]
@@ -79,24 +82,49 @@ def _rewrite(path: Path, edit, keep_id: bool = False) -> None:
     path.write_text(json.dumps(envelope))
 
 
-@pytest.mark.parametrize("damage,code", [
-    pytest.param(lambda r: (write(r, "summary.md", "Summary, edited.\n")),
-                 "summary_digest_mismatch", id="summary-altered"),
-    pytest.param(lambda r: (write(r, "docs/Task.md", add_obligation(settle_unknown()),
-                                  dedent=False), commit(r, "add O-004")), "ledger_changed",
-                 id="ledger-changed"),
-    pytest.param(lambda r: _rewrite(r / "env.json", lambda e: e.update(schema="x/v9")),
-                 "schema_unsupported", id="unknown-schema"),
-    pytest.param(lambda r: _rewrite(r / "env.json", lambda e: e.update(pending_obligations=[]),
-                                    keep_id=True), "envelope_digest_mismatch", id="tampered"),
-    pytest.param(lambda r: (r / "env.json").write_text("{not json"), "envelope_invalid",
-                 id="not-json"),
-    pytest.param(lambda r: _rewrite(r / "env.json", lambda e: e.pop("pins")),
-                 "envelope_invalid", id="missing-pins"),
-    pytest.param(lambda r: _rewrite(r / "env.json",
-                                    lambda e: e["consumed_approvals"].append("A-002")),
-                 "approval_consumed", id="consumed-approval-granted-again"),
-])
+@pytest.mark.parametrize(
+    "damage,code",
+    [
+        pytest.param(
+            lambda r: write(r, "summary.md", "Summary, edited.\n"),
+            "summary_digest_mismatch",
+            id="summary-altered",
+        ),
+        pytest.param(
+            lambda r: (
+                write(r, "docs/Task.md", add_obligation(settle_unknown()), dedent=False),
+                commit(r, "add O-004"),
+            ),
+            "ledger_changed",
+            id="ledger-changed",
+        ),
+        pytest.param(
+            lambda r: _rewrite(r / "env.json", lambda e: e.update(schema="x/v9")),
+            "schema_unsupported",
+            id="unknown-schema",
+        ),
+        pytest.param(
+            lambda r: _rewrite(
+                r / "env.json", lambda e: e.update(pending_obligations=[]), keep_id=True
+            ),
+            "envelope_digest_mismatch",
+            id="tampered",
+        ),
+        pytest.param(
+            lambda r: (r / "env.json").write_text("{not json"), "envelope_invalid", id="not-json"
+        ),
+        pytest.param(
+            lambda r: _rewrite(r / "env.json", lambda e: e.pop("pins")),
+            "envelope_invalid",
+            id="missing-pins",
+        ),
+        pytest.param(
+            lambda r: _rewrite(r / "env.json", lambda e: e["consumed_approvals"].append("A-002")),
+            "approval_consumed",
+            id="consumed-approval-granted-again",
+        ),
+    ],
+)
 def test_check_fails_with_a_stable_code(repo, damage, code):
     make_repo(repo, task=settle_unknown())
     write(repo, "summary.md", "Summary.\n")

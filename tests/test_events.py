@@ -97,8 +97,9 @@ def test_rehydration_event_refused_while_blocked():
 
 def test_append_refuses_a_blocked_rehydration(tmp_path):
     with pytest.raises(EventRefused):
-        append_event(tmp_path, {"event": "context_rehydration",
-                                "decision": "blocked_on_reconciliation"})
+        append_event(
+            tmp_path, {"event": "context_rehydration", "decision": "blocked_on_reconciliation"}
+        )
     assert read_events(tmp_path) == []
 
 
@@ -118,12 +119,17 @@ def test_concurrent_appends_keep_lines_whole(tmp_path):
     assert all(json.loads(line)["event"] == "context_compaction" for line in lines)
 
 
-@pytest.mark.parametrize("task,code,event", [
-    pytest.param(settle_unknown(), 0, ("context_rehydration", "reauthorization_required"),
-                 id="holds"),
-    pytest.param(None, 3, ("continuity_validation_failed", "blocked_on_reconciliation"),
-                 id="blocked"),
-])
+@pytest.mark.parametrize(
+    "task,code,event",
+    [
+        pytest.param(
+            settle_unknown(), 0, ("context_rehydration", "reauthorization_required"), id="holds"
+        ),
+        pytest.param(
+            None, 3, ("continuity_validation_failed", "blocked_on_reconciliation"), id="blocked"
+        ),
+    ],
+)
 def test_prompt_record(repo, task, code, event):
     if task is None:
         make_repo(repo)

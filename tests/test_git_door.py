@@ -20,7 +20,9 @@ def test_a_failing_log_is_an_error_not_no_commit(repo: Path) -> None:
     assert info.value.code == "git_failed"
     head = git(repo, "rev-parse", "HEAD").stdout.strip()
     assert start_last_commits(find_repo(repo), head, ["a.txt", "never.txt"])() == {
-        "a.txt": head, "never.txt": None}
+        "a.txt": head,
+        "never.txt": None,
+    }
 
 
 def test_a_failing_show_is_an_error(repo: Path) -> None:

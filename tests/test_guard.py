@@ -149,93 +149,232 @@ def p(edit: Edit, code: str, id: str) -> object:
 
 REFUSED = [
     p([("failures", F2, "")], "row_deleted", "delete-failure-row"),
-    p([("failures", "go test -tags=musl", "go test -tags=glibc")], "immutable_cell_changed",
-      "edit-failure-tried"),
-    p([("failures", "linker crash", "linker panic")], "immutable_cell_changed",
-      "edit-failure-failure"),
-    p([("failures", "default tags", "static tags")], "immutable_cell_changed",
-      "edit-failure-workaround"),
-    p([("failures", "linker crash", "linker cr\u0430sh")], "immutable_cell_changed",
-      "homoglyph-cyrillic-a"),
-    p([("failures", "linker crash", "linker\u200bcrash")], "ledger_unparseable",
-      "zero-width-space"),
+    p(
+        [("failures", "go test -tags=musl", "go test -tags=glibc")],
+        "immutable_cell_changed",
+        "edit-failure-tried",
+    ),
+    p(
+        [("failures", "linker crash", "linker panic")],
+        "immutable_cell_changed",
+        "edit-failure-failure",
+    ),
+    p(
+        [("failures", "default tags", "static tags")],
+        "immutable_cell_changed",
+        "edit-failure-workaround",
+    ),
+    p(
+        [("failures", "linker crash", "linker cr\u0430sh")],
+        "immutable_cell_changed",
+        "homoglyph-cyrillic-a",
+    ),
+    p(
+        [("failures", "linker crash", "linker\u200bcrash")],
+        "ledger_unparseable",
+        "zero-width-space",
+    ),
     p([("failures", "| F-001 |", "| F-010 |")], "row_deleted", "rename-an-id"),
-    p([("spec", "| write tests first | MUST |", "| write tests first | SHOULD |")],
-      "level_weakened", "must-to-should"),
-    p([("spec", "| write tests first | MUST |", "| write tests first | MUST NOT |")],
-      "level_rewritten", "must-to-must-not"),
-    p([("spec", "| avoid globals | SHOULD NOT |", "| avoid globals | SHOULD |")],
-      "level_rewritten", "should-not-to-should"),
-    p([("spec", "| do not push to main | MUST NOT |", "| do not push to main | MAY |")],
-      "level_weakened", "must-not-to-may"),
-    p([("spec", "| C-002 | run the linter | SHOULD | team |\n", "")], "row_deleted",
-      "delete-constraint"),
-    p([("spec", "| C-002 | run the linter | SHOULD | team |\n", ""),
-       ("task", "Some prose about the task.", "Some prose.\n\nC-002 run the linter (SHOULD)"),
-       REV], "row_deleted", "move-constraint-to-another-ledger"),
-    p([("spec", "do not push to main", "do not push to main on Fridays")],
-      "immutable_cell_changed", "edit-constraint-rule"),
-    p([("spec", "| ID | Reason | Date | Replaced by |\n|---|---|---|---|\n",
-        "| ID | Reason | Date | Replaced by |\n|---|---|---|---|\n| C-002 | | 2026-02-01 | |\n")],
-      "retire_without_reason", "retire-without-reason"),
-    p([("spec", "UUIDv7 strings", "UUIDv4 strings")], "immutable_cell_changed",
-      "edit-contract"),
-    p([("spec", "| decided | rabbitmq |", "| open | rabbitmq |")], "status_moved_backwards",
-      "decided-to-open"),
-    p([("spec", "| open | | alice |", "| decided | | alice |")], "decided_without_decision",
-      "open-to-decided-without-decision"),
-    p([("spec", "| decided | rabbitmq |", "| decided | kafka |")], "immutable_cell_changed",
-      "edit-decided-row"),
-    p([("spec", "which database?", "which cache?")], "immutable_cell_changed",
-      "edit-open-question"),
-    p([("task", "| unknown | key-1 | |", "| confirmed | key-1 | |"), REV],
-      "unknown_write_settled_without_evidence", "unknown-to-confirmed-without-evidence"),
-    p([("task", "| E-1 | create tag | unknown | key-1 | |\n", ""), REV],
-      "unknown_write_dropped", "drop-unknown-write"),
-    p([("task", "| ID | Reason | Date | Replaced by |\n|---|---|---|---|\n",
-        "| ID | Reason | Date | Replaced by |\n|---|---|---|---|\n| E-1 | gone | 2026-02-01 | |\n"),
-       REV], "retired_unknown_write", "retire-unknown-write"),
-    p([("task", "| unknown | key-1 |", "| pending | key-1 |"), REV], "status_moved_backwards",
-      "unknown-to-pending"),
-    p([("task", "| confirmed | key-3 |", "| not_applied | key-3 |"), REV],
-      "settled_write_changed", "settled-write-changed"),
-    p([("task", "| deploy staging | consumed |", "| deploy staging | granted |"), REV],
-      "approval_reopened", "regrant-consumed-approval"),
-    p([("task", "| CC-1 | tests pass | open |\n", ""), REV], "row_deleted",
-      "remove-completion-check"),
-    p([("task", "| O-1 | tell the reviewer | open |\n", ""), REV], "row_deleted",
-      "remove-obligation"),
-    p([("task", "write the failing test", "write the failing unit test")],
-      "revision_not_increased", "task-change-without-revision"),
-    p([("task", "Some prose about the task.", "Other prose about the task.")],
-      "revision_not_increased", "task-prose-only-without-revision"),
+    p(
+        [("spec", "| write tests first | MUST |", "| write tests first | SHOULD |")],
+        "level_weakened",
+        "must-to-should",
+    ),
+    p(
+        [("spec", "| write tests first | MUST |", "| write tests first | MUST NOT |")],
+        "level_rewritten",
+        "must-to-must-not",
+    ),
+    p(
+        [("spec", "| avoid globals | SHOULD NOT |", "| avoid globals | SHOULD |")],
+        "level_rewritten",
+        "should-not-to-should",
+    ),
+    p(
+        [("spec", "| do not push to main | MUST NOT |", "| do not push to main | MAY |")],
+        "level_weakened",
+        "must-not-to-may",
+    ),
+    p(
+        [("spec", "| C-002 | run the linter | SHOULD | team |\n", "")],
+        "row_deleted",
+        "delete-constraint",
+    ),
+    p(
+        [
+            ("spec", "| C-002 | run the linter | SHOULD | team |\n", ""),
+            ("task", "Some prose about the task.", "Some prose.\n\nC-002 run the linter (SHOULD)"),
+            REV,
+        ],
+        "row_deleted",
+        "move-constraint-to-another-ledger",
+    ),
+    p(
+        [("spec", "do not push to main", "do not push to main on Fridays")],
+        "immutable_cell_changed",
+        "edit-constraint-rule",
+    ),
+    p(
+        [
+            (
+                "spec",
+                "| ID | Reason | Date | Replaced by |\n|---|---|---|---|\n",
+                "| ID | Reason | Date | Replaced by |\n|---|---|---|---|\n"
+                "| C-002 | | 2026-02-01 | |\n",
+            )
+        ],
+        "retire_without_reason",
+        "retire-without-reason",
+    ),
+    p([("spec", "UUIDv7 strings", "UUIDv4 strings")], "immutable_cell_changed", "edit-contract"),
+    p(
+        [("spec", "| decided | rabbitmq |", "| open | rabbitmq |")],
+        "status_moved_backwards",
+        "decided-to-open",
+    ),
+    p(
+        [("spec", "| open | | alice |", "| decided | | alice |")],
+        "decided_without_decision",
+        "open-to-decided-without-decision",
+    ),
+    p(
+        [("spec", "| decided | rabbitmq |", "| decided | kafka |")],
+        "immutable_cell_changed",
+        "edit-decided-row",
+    ),
+    p(
+        [("spec", "which database?", "which cache?")],
+        "immutable_cell_changed",
+        "edit-open-question",
+    ),
+    p(
+        [("task", "| unknown | key-1 | |", "| confirmed | key-1 | |"), REV],
+        "unknown_write_settled_without_evidence",
+        "unknown-to-confirmed-without-evidence",
+    ),
+    p(
+        [("task", "| E-1 | create tag | unknown | key-1 | |\n", ""), REV],
+        "unknown_write_dropped",
+        "drop-unknown-write",
+    ),
+    p(
+        [
+            (
+                "task",
+                "| ID | Reason | Date | Replaced by |\n|---|---|---|---|\n",
+                "| ID | Reason | Date | Replaced by |\n|---|---|---|---|\n"
+                "| E-1 | gone | 2026-02-01 | |\n",
+            ),
+            REV,
+        ],
+        "retired_unknown_write",
+        "retire-unknown-write",
+    ),
+    p(
+        [("task", "| unknown | key-1 |", "| pending | key-1 |"), REV],
+        "status_moved_backwards",
+        "unknown-to-pending",
+    ),
+    p(
+        [("task", "| confirmed | key-3 |", "| not_applied | key-3 |"), REV],
+        "settled_write_changed",
+        "settled-write-changed",
+    ),
+    p(
+        [("task", "| deploy staging | consumed |", "| deploy staging | granted |"), REV],
+        "approval_reopened",
+        "regrant-consumed-approval",
+    ),
+    p(
+        [("task", "| CC-1 | tests pass | open |\n", ""), REV],
+        "row_deleted",
+        "remove-completion-check",
+    ),
+    p(
+        [("task", "| O-1 | tell the reviewer | open |\n", ""), REV],
+        "row_deleted",
+        "remove-obligation",
+    ),
+    p(
+        [("task", "write the failing test", "write the failing unit test")],
+        "revision_not_increased",
+        "task-change-without-revision",
+    ),
+    p(
+        [("task", "Some prose about the task.", "Other prose about the task.")],
+        "revision_not_increased",
+        "task-prose-only-without-revision",
+    ),
     p([("task", "revision: 3", "revision: 2")], "revision_not_increased", "revision-decrease"),
-    p([("task", "write the failing test", "write the failing test && run it"), REV],
-      "next_action_not_single", "next-action-and-and"),
-    p([("task", "write the failing test", "write the failing test; run it"), REV],
-      "next_action_not_single", "next-action-semicolon"),
-    p([("task", "write the failing test", "write the failing test then run it"), REV],
-      "next_action_not_single", "next-action-then"),
-    p([("task", "write the failing test", "write the failing test\nrun it"), REV],
-      "next_action_not_single", "next-action-newline"),
-    p([("task", "write the failing test", "失敗するテストを書く、その後実行する"), REV],
-      "next_action_not_single", "next-action-sonogo"),
-    p([("task", "| P1 | reproduce | done |", "| P1 | reproduce | doing |"), REV],
-      "status_moved_backwards", "phase-done-to-doing"),
-    p([("task", "| P2 | fix | doing |\n| P3 | release | todo |",
-        "| P3 | release | todo |\n| P2 | fix | doing |"), REV], "phase_reordered",
-      "reorder-phases"),
-    p([("task", "| O-1 | tell the reviewer | open |", "| O-1 | tell the reviewer | done |")],
-      "revision_not_increased", "allowed-move-without-revision"),
-    p([("failures", "| F-003 | fixed upstream | 2026-01-01 | |\n", "")], "unretired",
-      "unretire"),
-    p([("failures", "fixed upstream", "fixed upstream in 2.0")], "immutable_cell_changed",
-      "edit-retirement-reason"),
-    p([("failures", "| F-001 | go test -tags=musl | linker crash | default tags |",
-        "| F-001 | go test -tags=musl | linker crash |")], "ledger_unparseable",
-      "row-with-wrong-cell-count"),
-    p([("failures", F2, "<<<<<<< HEAD\n" + F2 + "=======\n>>>>>>> other\n")],
-      "ledger_unparseable", "conflict-markers"),
+    p(
+        [("task", "write the failing test", "write the failing test && run it"), REV],
+        "next_action_not_single",
+        "next-action-and-and",
+    ),
+    p(
+        [("task", "write the failing test", "write the failing test; run it"), REV],
+        "next_action_not_single",
+        "next-action-semicolon",
+    ),
+    p(
+        [("task", "write the failing test", "write the failing test then run it"), REV],
+        "next_action_not_single",
+        "next-action-then",
+    ),
+    p(
+        [("task", "write the failing test", "write the failing test\nrun it"), REV],
+        "next_action_not_single",
+        "next-action-newline",
+    ),
+    p(
+        [("task", "write the failing test", "失敗するテストを書く、その後実行する"), REV],
+        "next_action_not_single",
+        "next-action-sonogo",
+    ),
+    p(
+        [("task", "| P1 | reproduce | done |", "| P1 | reproduce | doing |"), REV],
+        "status_moved_backwards",
+        "phase-done-to-doing",
+    ),
+    p(
+        [
+            (
+                "task",
+                "| P2 | fix | doing |\n| P3 | release | todo |",
+                "| P3 | release | todo |\n| P2 | fix | doing |",
+            ),
+            REV,
+        ],
+        "phase_reordered",
+        "reorder-phases",
+    ),
+    p(
+        [("task", "| O-1 | tell the reviewer | open |", "| O-1 | tell the reviewer | done |")],
+        "revision_not_increased",
+        "allowed-move-without-revision",
+    ),
+    p([("failures", "| F-003 | fixed upstream | 2026-01-01 | |\n", "")], "unretired", "unretire"),
+    p(
+        [("failures", "fixed upstream", "fixed upstream in 2.0")],
+        "immutable_cell_changed",
+        "edit-retirement-reason",
+    ),
+    p(
+        [
+            (
+                "failures",
+                "| F-001 | go test -tags=musl | linker crash | default tags |",
+                "| F-001 | go test -tags=musl | linker crash |",
+            )
+        ],
+        "ledger_unparseable",
+        "row-with-wrong-cell-count",
+    ),
+    p(
+        [("failures", F2, "<<<<<<< HEAD\n" + F2 + "=======\n>>>>>>> other\n")],
+        "ledger_unparseable",
+        "conflict-markers",
+    ),
     p([("failures", "linker crash", "linker\0crash")], "ledger_unparseable", "nul-byte"),
     p([("failures", DELETE, "")], "ledger_deleted", "delete-ledger"),
     p([("spec", RENAME, "docs/Spec-old.md")], "ledger_renamed", "rename-ledger"),
@@ -243,59 +382,154 @@ REFUSED = [
 ]
 
 ALLOWED = [
-    p([("failures", F2, F2 + "| F-004 | cargo build | oom | add swap |\n")], "",
-      "append-failure-row"),
-    p([("failures", "| F-003 | make all", "| F-004 | cargo build | oom | add swap |\n"
-        "| F-003 | make all")], "", "append-failure-row-mid-table"),
-    p([("failures", F2, F2 + "| F-004 | a | b | c |\n| F-005 | d | e | f |\n")], "",
-      "append-two-failure-rows"),
-    p([("spec", "| run the linter | SHOULD |", "| run the linter | MUST |")], "",
-      "should-to-must"),
+    p(
+        [("failures", F2, F2 + "| F-004 | cargo build | oom | add swap |\n")],
+        "",
+        "append-failure-row",
+    ),
+    p(
+        [
+            (
+                "failures",
+                "| F-003 | make all",
+                "| F-004 | cargo build | oom | add swap |\n| F-003 | make all",
+            )
+        ],
+        "",
+        "append-failure-row-mid-table",
+    ),
+    p(
+        [("failures", F2, F2 + "| F-004 | a | b | c |\n| F-005 | d | e | f |\n")],
+        "",
+        "append-two-failure-rows",
+    ),
+    p([("spec", "| run the linter | SHOULD |", "| run the linter | MUST |")], "", "should-to-must"),
     p([("spec", "| use tabs | MAY |", "| use tabs | MUST NOT |")], "", "may-to-must-not"),
-    p([("spec", "| avoid globals | SHOULD NOT |", "| avoid globals | MUST NOT |")], "",
-      "should-not-to-must-not"),
-    p([("spec", "| ID | Reason | Date | Replaced by |\n|---|---|---|---|\n",
-        "| ID | Reason | Date | Replaced by |\n|---|---|---|---|\n"
-        "| C-002 | replaced by C-006 | 2026-02-01 | C-006 |\n"),
-       ("spec", "| C-005 | avoid globals | SHOULD NOT | team |\n",
-        "| C-005 | avoid globals | SHOULD NOT | team |\n| C-006 | run ruff | MUST | team |\n")],
-      "", "retire-with-reason"),
-    p([("spec", "| open | | alice | 2030-01-01 | |", "| decided | postgres | alice | 2030-01-01 "
-        "| adr-3 |")], "", "open-to-decided-with-decision-and-source"),
-    p([("spec", "| open | | alice | 2030-01-01 |", "| open | | carol | 2031-06-01 |")], "",
-      "owner-due-change-while-open"),
-    p([("task", "| P2 | fix | doing |", "| P2 | fix | done |"),
-       ("task", "| P3 | release | todo |", "| P3 | release | done |"),
-       ("task", "| O-1 | tell the reviewer | open |", "| O-1 | tell the reviewer | done |"),
-       ("task", "| pending | key-2 |", "| unknown | key-2 |"),
-       ("task", "| unknown | key-1 | |", "| confirmed | key-1 | tag v1 exists on registry |"),
-       ("task", "| deploy prod | granted |", "| deploy prod | consumed |"),
-       ("task", "| CC-1 | tests pass | open |", "| CC-1 | tests pass | passed |"), REV],
-      "", "allowed-status-moves"),
-    p([("task", "| P3 | release | todo |", "| P3 | release | doing |"),
-       ("task", "| unknown | key-1 | |", "| not_applied | key-1 | registry has no tag |"),
-       ("task", "| pending | key-2 |", "| confirmed | key-2 |"), REV], "",
-      "more-allowed-status-moves"),
-    p([("spec", "\n", "\r\n"), ("task", "\n", "\r\n"), ("failures", "\n", "\r\n")], "",
-      "crlf-conversion"),
-    p([("task", "---\nledger: task", "\ufeff---\nledger: task"),
-       ("spec", "---\nledger: spec", "\ufeff---\nledger: spec")], "", "bom-added"),
-    p([("failures", "| F-001 | go test -tags=musl |", "|   F-001   |  go test -tags=musl\t|"),
-       ("spec", "| C-001 | do not push to main |", "|C-001|do  not push to main|")], "",
-      "whitespace-only-cell-padding"),
-    p([("spec", "| C-001 | do not push to main | MUST NOT | team |\n"
-        "| C-002 | run the linter | SHOULD | team |",
-        "| C-002 | run the linter | SHOULD | team |\n"
-        "| C-001 | do not push to main | MUST NOT | team |"),
-       ("failures", F2 + "| F-003 | make all | timeout | make -j4 |\n",
-        "| F-003 | make all | timeout | make -j4 |\n" + F2)], "", "reorder-unordered-rows"),
-    p([("spec", "What this task must respect.", "What this task must respect, always.")], "",
-      "edit-spec-prose"),
-    p([("task", "Some prose about the task.", "Better prose about the task."), REV], "",
-      "edit-task-prose-with-revision"),
-    p([("task", "| P3 | release | todo |", "| P3 | release | todo |\n| P4 | announce | todo |"),
-       ("task", "write the failing test", "announce the release"), REV], "",
-      "add-phase-and-change-next-action"),
+    p(
+        [("spec", "| avoid globals | SHOULD NOT |", "| avoid globals | MUST NOT |")],
+        "",
+        "should-not-to-must-not",
+    ),
+    p(
+        [
+            (
+                "spec",
+                "| ID | Reason | Date | Replaced by |\n|---|---|---|---|\n",
+                "| ID | Reason | Date | Replaced by |\n|---|---|---|---|\n"
+                "| C-002 | replaced by C-006 | 2026-02-01 | C-006 |\n",
+            ),
+            (
+                "spec",
+                "| C-005 | avoid globals | SHOULD NOT | team |\n",
+                "| C-005 | avoid globals | SHOULD NOT | team |\n"
+                "| C-006 | run ruff | MUST | team |\n",
+            ),
+        ],
+        "",
+        "retire-with-reason",
+    ),
+    p(
+        [
+            (
+                "spec",
+                "| open | | alice | 2030-01-01 | |",
+                "| decided | postgres | alice | 2030-01-01 | adr-3 |",
+            )
+        ],
+        "",
+        "open-to-decided-with-decision-and-source",
+    ),
+    p(
+        [("spec", "| open | | alice | 2030-01-01 |", "| open | | carol | 2031-06-01 |")],
+        "",
+        "owner-due-change-while-open",
+    ),
+    p(
+        [
+            ("task", "| P2 | fix | doing |", "| P2 | fix | done |"),
+            ("task", "| P3 | release | todo |", "| P3 | release | done |"),
+            ("task", "| O-1 | tell the reviewer | open |", "| O-1 | tell the reviewer | done |"),
+            ("task", "| pending | key-2 |", "| unknown | key-2 |"),
+            ("task", "| unknown | key-1 | |", "| confirmed | key-1 | tag v1 exists on registry |"),
+            ("task", "| deploy prod | granted |", "| deploy prod | consumed |"),
+            ("task", "| CC-1 | tests pass | open |", "| CC-1 | tests pass | passed |"),
+            REV,
+        ],
+        "",
+        "allowed-status-moves",
+    ),
+    p(
+        [
+            ("task", "| P3 | release | todo |", "| P3 | release | doing |"),
+            ("task", "| unknown | key-1 | |", "| not_applied | key-1 | registry has no tag |"),
+            ("task", "| pending | key-2 |", "| confirmed | key-2 |"),
+            REV,
+        ],
+        "",
+        "more-allowed-status-moves",
+    ),
+    p(
+        [("spec", "\n", "\r\n"), ("task", "\n", "\r\n"), ("failures", "\n", "\r\n")],
+        "",
+        "crlf-conversion",
+    ),
+    p(
+        [
+            ("task", "---\nledger: task", "\ufeff---\nledger: task"),
+            ("spec", "---\nledger: spec", "\ufeff---\nledger: spec"),
+        ],
+        "",
+        "bom-added",
+    ),
+    p(
+        [
+            ("failures", "| F-001 | go test -tags=musl |", "|   F-001   |  go test -tags=musl\t|"),
+            ("spec", "| C-001 | do not push to main |", "|C-001|do  not push to main|"),
+        ],
+        "",
+        "whitespace-only-cell-padding",
+    ),
+    p(
+        [
+            (
+                "spec",
+                "| C-001 | do not push to main | MUST NOT | team |\n"
+                "| C-002 | run the linter | SHOULD | team |",
+                "| C-002 | run the linter | SHOULD | team |\n"
+                "| C-001 | do not push to main | MUST NOT | team |",
+            ),
+            (
+                "failures",
+                F2 + "| F-003 | make all | timeout | make -j4 |\n",
+                "| F-003 | make all | timeout | make -j4 |\n" + F2,
+            ),
+        ],
+        "",
+        "reorder-unordered-rows",
+    ),
+    p(
+        [("spec", "What this task must respect.", "What this task must respect, always.")],
+        "",
+        "edit-spec-prose",
+    ),
+    p(
+        [("task", "Some prose about the task.", "Better prose about the task."), REV],
+        "",
+        "edit-task-prose-with-revision",
+    ),
+    p(
+        [
+            (
+                "task",
+                "| P3 | release | todo |",
+                "| P3 | release | todo |\n| P4 | announce | todo |",
+            ),
+            ("task", "write the failing test", "announce the release"),
+            REV,
+        ],
+        "",
+        "add-phase-and-change-next-action",
+    ),
     p([("task", "revision: 3", "revision: 10")], "", "revision-jump-alone"),
 ]
 
@@ -370,15 +604,20 @@ def test_violation_str_names_path_line_code_id_and_fix() -> None:
 
 def test_homoglyph_message_names_the_code_points() -> None:
     new = apply([("failures", "linker crash", "linker cr\u0430sh")])
-    (violation,) = check_ledger("failures", parse("failures", FAILURES),
-                                parse("failures", new["failures"]))
+    (violation,) = check_ledger(
+        "failures", parse("failures", FAILURES), parse("failures", new["failures"])
+    )
     assert "U+0061 -> U+0430" in violation.message
 
 
 def test_reserved_id_cannot_come_back() -> None:
     new = apply([("failures", F2, F2 + "| F-009 | x | y | z |\n")])
-    found = check_ledger("failures", parse("failures", FAILURES),
-                         parse("failures", new["failures"]), reserved_ids=frozenset({"F-009"}))
+    found = check_ledger(
+        "failures",
+        parse("failures", FAILURES),
+        parse("failures", new["failures"]),
+        reserved_ids=frozenset({"F-009"}),
+    )
     assert [v.code for v in found] == ["id_reused"]
 
 
@@ -399,41 +638,64 @@ def test_parse_error_keeps_its_own_code_and_line() -> None:
 APPEND = FAILURES.replace(F2, F2 + "| F-004 | cargo build | oom | add swap |\n")
 
 
-@pytest.mark.parametrize(("new", "fast"), [
-    pytest.param(APPEND, True, id="row-after-table-row"),
-    pytest.param(FAILURES.replace("| F-001", "| F-000 | a | b | c |\n| F-001"), True,
-                 id="row-first-in-table"),
-    pytest.param(FAILURES.replace(F2, F2 + "| F-001 | a | b | c |\n"), False, id="dup-id"),
-    pytest.param(FAILURES.replace(F2, F2 + "| F-003 | a | b | c |\n"), False,
-                 id="id-of-retired-row"),
-    pytest.param(FAILURES.replace(F2, F2 + "| F-004 | a | b |\n"), False, id="short-row"),
-    pytest.param(FAILURES.replace(F2, F2 + "| F-004 | a | | c |\n"), False, id="empty-cell"),
-    pytest.param(FAILURES.replace(F2, F2 + "| F-004 | a\u200b | b | c |\n"), False,
-                 id="forbidden-char"),
-    pytest.param(FAILURES + "| F-004 | a | b | c |\n", False, id="into-retired-table"),
-    pytest.param(FAILURES.replace("# Failed attempts\n", "# Failed attempts\nmore prose\n"),
-                 False, id="prose-not-a-row"),
-    pytest.param(FAILURES.replace(F2, F2 + "|||||||\n"), False, id="conflict-marker-row"),
-])
+@pytest.mark.parametrize(
+    ("new", "fast"),
+    [
+        pytest.param(APPEND, True, id="row-after-table-row"),
+        pytest.param(
+            FAILURES.replace("| F-001", "| F-000 | a | b | c |\n| F-001"),
+            True,
+            id="row-first-in-table",
+        ),
+        pytest.param(FAILURES.replace(F2, F2 + "| F-001 | a | b | c |\n"), False, id="dup-id"),
+        pytest.param(
+            FAILURES.replace(F2, F2 + "| F-003 | a | b | c |\n"), False, id="id-of-retired-row"
+        ),
+        pytest.param(FAILURES.replace(F2, F2 + "| F-004 | a | b |\n"), False, id="short-row"),
+        pytest.param(FAILURES.replace(F2, F2 + "| F-004 | a | | c |\n"), False, id="empty-cell"),
+        pytest.param(
+            FAILURES.replace(F2, F2 + "| F-004 | a\u200b | b | c |\n"), False, id="forbidden-char"
+        ),
+        pytest.param(FAILURES + "| F-004 | a | b | c |\n", False, id="into-retired-table"),
+        pytest.param(
+            FAILURES.replace("# Failed attempts\n", "# Failed attempts\nmore prose\n"),
+            False,
+            id="prose-not-a-row",
+        ),
+        pytest.param(FAILURES.replace(F2, F2 + "|||||||\n"), False, id="conflict-marker-row"),
+    ],
+)
 def test_append_only_fast_path(new: str, fast: bool) -> None:
     assert append_only(FAILURES.encode(), new.encode(), Config()) is fast
     if fast:  # whatever the fast path accepts, the full parse accepts too
         assert check_ledger("failures", parse("failures", FAILURES), parse("failures", new)) == []
 
 
-FAILURE_ONLY = [c for c in REFUSED + ALLOWED
-                if {k for k, o, n in c.values[0]} == {"failures"}
-                and not any(o in (DELETE, RENAME, SYMLINK) for _, o, n in c.values[0])]
+FAILURE_ONLY = [
+    c
+    for c in REFUSED + ALLOWED
+    if {k for k, o, n in c.values[0]} == {"failures"}
+    and not any(o in (DELETE, RENAME, SYMLINK) for _, o, n in c.values[0])
+]
 
 
 # Failure-ledger edits the fast path cannot prove cheaply: it declines, the full parse decides.
-FAST_PATH_DECLINES = frozenset({"zero-width-space", "unretire", "edit-retirement-reason",
-                                "row-with-wrong-cell-count", "conflict-markers", "nul-byte"})
+FAST_PATH_DECLINES = frozenset(
+    {
+        "zero-width-space",
+        "unretire",
+        "edit-retirement-reason",
+        "row-with-wrong-cell-count",
+        "conflict-markers",
+        "nul-byte",
+    }
+)
 
 
 @pytest.mark.parametrize(("edit", "code"), FAILURE_ONLY)
-def test_table_edit_fast_path_agrees_with_full_parse(request: pytest.FixtureRequest,
-                                                     edit: Edit, code: str) -> None:
+def test_table_edit_fast_path_agrees_with_full_parse(
+    request: pytest.FixtureRequest, edit: Edit, code: str
+) -> None:
     from rehydrate.guard.fastpath import table_edit
 
     new = apply(edit)["failures"]
@@ -445,18 +707,29 @@ def test_table_edit_fast_path_agrees_with_full_parse(request: pytest.FixtureRequ
     assert fast is not None
     full = pure_violations(edit)
     assert sorted((v.code, v.item_id, v.line) for v in fast) == sorted(
-        (v.code, v.item_id, v.line) for v in full)
+        (v.code, v.item_id, v.line) for v in full
+    )
 
 
-@pytest.mark.parametrize(("new", "codes"), [
-    pytest.param(FAILURES.replace("linker crash", "linker cr\u0430sh"),
-                 ["immutable_cell_changed"], id="homoglyph"),
-    pytest.param(FAILURES.replace(F2, ""), ["row_deleted"], id="deleted-row"),
-    pytest.param(FAILURES.replace(F2, "| F-002 | pip install | resolver loop | use uv |\n"),
-                 ["immutable_cell_changed"], id="edited-row"),
-    pytest.param(FAILURES.replace("| F-001 | go test", "|  F-001 |   go test"), [],
-                 id="padding"),
-])
+@pytest.mark.parametrize(
+    ("new", "codes"),
+    [
+        pytest.param(
+            FAILURES.replace("linker crash", "linker cr\u0430sh"),
+            ["immutable_cell_changed"],
+            id="homoglyph",
+        ),
+        pytest.param(FAILURES.replace(F2, ""), ["row_deleted"], id="deleted-row"),
+        pytest.param(
+            FAILURES.replace(F2, "| F-002 | pip install | resolver loop | use uv |\n"),
+            ["immutable_cell_changed"],
+            id="edited-row",
+        ),
+        pytest.param(
+            FAILURES.replace("| F-001 | go test", "|  F-001 |   go test"), [], id="padding"
+        ),
+    ],
+)
 def test_table_edit_decides_without_parsing(new: str, codes: list[str]) -> None:
     from rehydrate.guard.fastpath import table_edit
 

@@ -100,10 +100,13 @@ def test_no_ledger_staged_exits_early(tmp_path: Path) -> None:
     git(repo, "add", "README.md")
     result = run(repo, "guard", "--json")
     assert result.code == 0
-    assert json.loads(result.out) == {"schema": "rehydrate/guard-v1", "ok": True,
-                                      "violations": [], "waived": [],
-                                      "checked": {"mode": "staged", "ledgers": [],
-                                                  "commits": 0}}
+    assert json.loads(result.out) == {
+        "schema": "rehydrate/guard-v1",
+        "ok": True,
+        "violations": [],
+        "waived": [],
+        "checked": {"mode": "staged", "ledgers": [], "commits": 0},
+    }
 
 
 def _bad(repo: Path) -> None:
@@ -111,8 +114,11 @@ def _bad(repo: Path) -> None:
 
 
 def _good(repo: Path) -> None:
-    write_bytes(repo, PATHS["failures"],
-                BASE["failures"].replace(F2, F2 + "| F-004 | a | b | c |\n").encode())
+    write_bytes(
+        repo,
+        PATHS["failures"],
+        BASE["failures"].replace(F2, F2 + "| F-004 | a | b | c |\n").encode(),
+    )
 
 
 def test_partial_staging_good_staged_bad_unstaged_passes(tmp_path: Path) -> None:
@@ -181,8 +187,9 @@ def test_waiver_in_range_and_later_commits_compare_to_the_waived_state(tmp_path:
     message = "drop F-002\n\nRehydrate-Waiver: legal asked to remove it"
     assert commit(repo, message=message).returncode != 0  # the local hook never honours it
     assert commit(repo, "--no-verify", message=message).returncode == 0
-    write_bytes(repo, PATHS["failures"], BASE["failures"].replace(
-        F2, "| F-004 | a | b | c |\n").encode())
+    write_bytes(
+        repo, PATHS["failures"], BASE["failures"].replace(F2, "| F-004 | a | b | c |\n").encode()
+    )
     assert commit(repo).returncode == 0
     result = run(repo, "guard", "--range", f"{base}..HEAD", "--json")
     assert result.code == 0, result.err
@@ -201,8 +208,11 @@ def _branch_with(repo: Path, name: str, text: str) -> None:
 def test_merge_keeping_both_sides_passes(tmp_path: Path) -> None:
     repo, base = make_repo(tmp_path / "repo")
     _branch_with(repo, "side", BASE["failures"].replace(F2, F2 + "| F-005 | s | t | u |\n"))
-    write_bytes(repo, PATHS["failures"],
-                BASE["failures"].replace(F2, "| F-004 | a | b | c |\n" + F2).encode())
+    write_bytes(
+        repo,
+        PATHS["failures"],
+        BASE["failures"].replace(F2, "| F-004 | a | b | c |\n" + F2).encode(),
+    )
     assert commit(repo).returncode == 0
     merged = git(repo, "merge", "-q", "--no-edit", "side", check=False)
     assert merged.returncode == 0, merged.stderr
@@ -255,8 +265,9 @@ def test_pre_commit_framework_range_from_env(tmp_path: Path) -> None:
     _bad(repo)
     assert commit(repo).returncode == 0
     head = git(repo, "rev-parse", "HEAD").stdout.strip()
-    result = run_subprocess(repo, "guard", env={"PRE_COMMIT_FROM_REF": base,
-                                               "PRE_COMMIT_TO_REF": head})
+    result = run_subprocess(
+        repo, "guard", env={"PRE_COMMIT_FROM_REF": base, "PRE_COMMIT_TO_REF": head}
+    )
     assert result.code == 1 and "row_deleted" in result.err
     assert run_subprocess(repo, "guard").code == 0  # without the variables: the index
 
@@ -292,8 +303,11 @@ def test_pre_receive_checks_forced_update_old_tip_to_new_tip(tmp_path: Path) -> 
     assert commit(repo).returncode == 0
     assert git(repo, "push", "-q", "origin", "main", check=False).returncode == 0
     git(repo, "reset", "-q", "--hard", base)
-    write_bytes(repo, PATHS["failures"],
-                BASE["failures"].replace(F2, F2 + "| F-005 | x | y | z |\n").encode())
+    write_bytes(
+        repo,
+        PATHS["failures"],
+        BASE["failures"].replace(F2, F2 + "| F-005 | x | y | z |\n").encode(),
+    )
     assert commit(repo).returncode == 0
     pushed = git(repo, "push", "-q", "-f", "origin", "main", check=False)
     assert pushed.returncode != 0 and "row_deleted" in pushed.stderr and "F-004" in pushed.stderr
@@ -347,6 +361,13 @@ def test_failure_ledger_fast_path_after_a_parsed_commit(tmp_path: Path) -> None:
     write_bytes(repo, PATHS["failures"], text.replace("linker crash", "linker cr\u0430sh").encode())
     result = commit(repo)
     assert result.returncode != 0 and "immutable_cell_changed F-001" in result.stderr
-    write_bytes(repo, PATHS["failures"], (text.replace(
-        "| F-004 | a | b | c |\n", "| F-004 | a | b | c |\n| F-005 | d | e | f |\n")).encode())
+    write_bytes(
+        repo,
+        PATHS["failures"],
+        (
+            text.replace(
+                "| F-004 | a | b | c |\n", "| F-004 | a | b | c |\n| F-005 | d | e | f |\n"
+            )
+        ).encode(),
+    )
     assert commit(repo).returncode == 0

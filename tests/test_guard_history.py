@@ -89,9 +89,12 @@ def _swap_content_between_ids(repo: Path, base: str) -> tuple[str, str]:
     place while that row disappears is loss."""
     old = _failures(repo, BASE["failures"].replace(F2, F2 + F4))
     git(repo, "reset", "-q", "--hard", base)
-    new = _failures(repo, BASE["failures"].replace(F2, F2 + F4.replace("F-004", "F-002")
-                                                   .replace("| F-002 |", "| F-002 |", 1))
-                    .replace(F2, ""))
+    new = _failures(
+        repo,
+        BASE["failures"]
+        .replace(F2, F2 + F4.replace("F-004", "F-002").replace("| F-002 |", "| F-002 |", 1))
+        .replace(F2, ""),
+    )
     return old, new
 
 
@@ -114,8 +117,9 @@ def test_range_compares_rewritten_tips(tmp_path: Path, build, refused: bool) -> 
     code, report, err = _range(repo, f"{old}..{new}")
     assert code == (1 if refused else 0), err
     if refused:
-        assert all(v["commit"] == new for v in report["violations"]
-                   if "compared directly" in v["message"]), report
+        assert all(
+            v["commit"] == new for v in report["violations"] if "compared directly" in v["message"]
+        ), report
         assert FAIL in err
 
 
@@ -170,8 +174,12 @@ def test_settings_are_read_from_each_commit(tmp_path: Path) -> None:
     _failures(repo, BASE["failures"].replace(F2, ""), "drop F-002 quietly")
     git(repo, "mv", FAIL, "ledgers-failures.md")
     write_bytes(repo, ".rehydrate.toml", b'[ledgers]\nfailures = "ledgers-failures.md"\n')
-    assert commit(repo, "--no-verify",
-                  message="move\n\nRehydrate-Waiver: the team moved the ledgers").returncode == 0
+    assert (
+        commit(
+            repo, "--no-verify", message="move\n\nRehydrate-Waiver: the team moved the ledgers"
+        ).returncode
+        == 0
+    )
     code, report, err = _range(repo, f"{base}..HEAD")
     assert code == 1 and _codes(report) == {"row_deleted"}, err
     assert report["violations"][0]["path"] == FAIL
@@ -179,7 +187,8 @@ def test_settings_are_read_from_each_commit(tmp_path: Path) -> None:
 
 
 def test_moving_a_ledger_with_a_waiver_then_editing_it_is_judged_at_its_new_path(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     repo, base = make_repo(tmp_path / "repo", hook=False)
     git(repo, "mv", FAIL, "moved.md")
     write_bytes(repo, ".rehydrate.toml", b'[ledgers]\nfailures = "moved.md"\n')
@@ -246,8 +255,9 @@ def test_a_waived_loss_on_a_rewritten_branch_stays_waived_at_the_tip(tmp_path: P
     repo, base = make_repo(tmp_path / "repo", hook=False)
     old = _failures(repo, BASE["failures"].replace(F2, F2 + F4))
     git(repo, "reset", "-q", "--hard", base)
-    new = _failures(repo, BASE["failures"].replace(F2, ""),
-                    "drop F-002\n\nRehydrate-Waiver: legal removal")
+    new = _failures(
+        repo, BASE["failures"].replace(F2, ""), "drop F-002\n\nRehydrate-Waiver: legal removal"
+    )
     code, report, err = _range(repo, f"{old}..{new}")
     # F-002's loss is the waived commit's; F-004 (only on the old tip) is lost unexcused
     assert code == 1, err
@@ -320,12 +330,18 @@ def test_a_verdict_survives_a_reader_that_goes_away(tmp_path: Path, reader: str)
     repo, base = make_repo(tmp_path / "repo", hook=False)
     for n in range(40):  # enough violations that the JSON outgrows a pipe's buffer
         _failures(repo, BASE["failures"].replace(F2, F4 if n % 2 else F5), f"churn {n}")
-    script = (f"set -o pipefail; '{sys.executable}' -m rehydrate guard --range {base}..HEAD "
-              f"--json | {reader}")
+    script = (
+        f"set -o pipefail; '{sys.executable}' -m rehydrate guard --range {base}..HEAD "
+        f"--json | {reader}"
+    )
     proc = subprocess.run(["bash", "-c", script], cwd=repo, capture_output=True, text=True)
     assert proc.returncode == 1, proc.stderr
-    log = subprocess.run(["bash", "-c", f"set -o pipefail; '{sys.executable}' -m rehydrate "
-                          "log | head -1"], cwd=repo, capture_output=True, text=True)
+    log = subprocess.run(
+        ["bash", "-c", f"set -o pipefail; '{sys.executable}' -m rehydrate log | head -1"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
     assert log.returncode == 0 and "Traceback" not in log.stderr
 
 
@@ -361,16 +377,23 @@ def test_octopus_and_hand_resolved_merges_keep_every_side(tmp_path: Path) -> Non
     git(repo, "add", "-A")
     tree = git(repo, "write-tree").stdout.strip()
     heads = [git(repo, "rev-parse", b).stdout.strip() for b in ("main", "a", "b", "c")]
-    octopus = git(repo, "commit-tree", tree, *[x for h in heads for x in ("-p", h)],
-                  "-m", "octopus").stdout.strip()
+    octopus = git(
+        repo, "commit-tree", tree, *[x for h in heads for x in ("-p", h)], "-m", "octopus"
+    ).stdout.strip()
     code, report, err = _range(repo, f"{base}..{octopus}")
     assert code == 0, err
     dropped = BASE["failures"].replace(F2, F2 + F4 + F6)
     write_bytes(repo, FAIL, dropped.encode())
     git(repo, "add", "-A")
     tree = git(repo, "write-tree").stdout.strip()
-    bad = git(repo, "commit-tree", tree, *[x for h in heads for x in ("-p", h)],
-              "-m", "octopus dropping b's row").stdout.strip()
+    bad = git(
+        repo,
+        "commit-tree",
+        tree,
+        *[x for h in heads for x in ("-p", h)],
+        "-m",
+        "octopus dropping b's row",
+    ).stdout.strip()
     code, report, err = _range(repo, f"{base}..{bad}")
     assert code == 1 and {v["id"] for v in report["violations"]} == {"F-005"}, err
     # a merge resolved by hand, keeping both sides

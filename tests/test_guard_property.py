@@ -49,8 +49,13 @@ class Model:
     counter: int = 0
 
     def copy(self) -> Model:
-        return Model(list(self.constraints), list(self.decisions), dict(self.retired),
-                     self.prose, self.counter)
+        return Model(
+            list(self.constraints),
+            list(self.decisions),
+            dict(self.retired),
+            self.prose,
+            self.counter,
+        )
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -58,13 +63,31 @@ class Model:
 
 
 def render(model: Model) -> bytes:
-    lines = ["---", "ledger: spec", "---", "# Spec", "", model.prose, "", "## Constraints", "",
-             "| ID | Rule | Level | Source |", "|---|---|---|---|"]
+    lines = [
+        "---",
+        "ledger: spec",
+        "---",
+        "# Spec",
+        "",
+        model.prose,
+        "",
+        "## Constraints",
+        "",
+        "| ID | Rule | Level | Source |",
+        "|---|---|---|---|",
+    ]
     lines += [f"| {c.id} | {c.rule} | {c.level} | team |" for c in model.constraints]
-    lines += ["", "## Decisions", "", "| ID | Question | Status | Decision | Owner | Source |",
-              "|---|---|---|---|---|---|"]
-    lines += [f"| {d.id} | {d.question} | {d.status} | {d.decision} | {d.owner} | {d.source} |"
-              for d in model.decisions]
+    lines += [
+        "",
+        "## Decisions",
+        "",
+        "| ID | Question | Status | Decision | Owner | Source |",
+        "|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {d.id} | {d.question} | {d.status} | {d.decision} | {d.owner} | {d.source} |"
+        for d in model.decisions
+    ]
     lines += ["", "## Retired", "", "| ID | Reason | Date | Replaced by |", "|---|---|---|---|"]
     lines += [f"| {i} | {reason} | 2026-01-01 | |" for i, reason in model.retired.items()]
     return ("\n".join(lines) + "\n").encode()
@@ -86,15 +109,24 @@ def monotone(old: Model, new: Model) -> bool:
             return False
         if d.status == "decided" and after != d:
             return False
-        if d.status == "open" and after.status == "open" and (
-                after.decision, after.source) != (d.decision, d.source):
+        if (
+            d.status == "open"
+            and after.status == "open"
+            and (after.decision, after.source) != (d.decision, d.source)
+        ):
             return False
-        if d.status == "open" and after.status == "decided" and not (
-                after.decision and after.source):
+        if (
+            d.status == "open"
+            and after.status == "decided"
+            and not (after.decision and after.source)
+        ):
             return False
     before = {d.id for d in old.decisions}
-    if any(d.status == "decided" and not (d.decision and d.source)
-           for d in new.decisions if d.id not in before):
+    if any(
+        d.status == "decided" and not (d.decision and d.source)
+        for d in new.decisions
+        if d.id not in before
+    ):
         return False  # added as decided: the same Decision and Source as the move needs
     return all(new.retired.get(i) == reason for i, reason in old.retired.items())
 
@@ -108,8 +140,9 @@ def allowed_op(model: Model, rng: random.Random) -> None:
     i = _pick(rng, model.constraints)
     j = _pick(rng, model.decisions)
     if choice == 0 or i is None:
-        model.constraints.append(Constraint(model.fresh("C"), rng.choice(WORDS),
-                                            rng.choice(LEVELS)))
+        model.constraints.append(
+            Constraint(model.fresh("C"), rng.choice(WORDS), rng.choice(LEVELS))
+        )
     elif choice == 1:
         c = model.constraints[i]
         ups = [b for a, b in STRICTER if a == c.level]
@@ -120,11 +153,13 @@ def allowed_op(model: Model, rng: random.Random) -> None:
     elif choice == 3:
         rng.shuffle(model.constraints)
     elif choice == 4 or j is None:
-        model.decisions.append(Decision(model.fresh("D"), rng.choice(WORDS) + "?",
-                                        owner=rng.choice(("ann", "bo"))))
+        model.decisions.append(
+            Decision(model.fresh("D"), rng.choice(WORDS) + "?", owner=rng.choice(("ann", "bo")))
+        )
     elif choice == 5 and model.decisions[j].status == "open":
-        model.decisions[j] = replace(model.decisions[j], status="decided",
-                                     decision=rng.choice(WORDS), source="adr")
+        model.decisions[j] = replace(
+            model.decisions[j], status="decided", decision=rng.choice(WORDS), source="adr"
+        )
     elif choice == 6 and model.decisions[j].status == "open":
         model.decisions[j] = replace(model.decisions[j], owner=rng.choice(("cy", "di")))
     else:
@@ -139,8 +174,9 @@ def disallowed_op(model: Model, rng: random.Random) -> None:
         gone = model.constraints.pop(i)
         model.retired.pop(gone.id, None)  # else the Retired row would dangle
     elif choice == 1 and i is not None:
-        model.constraints[i] = replace(model.constraints[i],
-                                       rule=model.constraints[i].rule + " now")
+        model.constraints[i] = replace(
+            model.constraints[i], rule=model.constraints[i].rule + " now"
+        )
     elif choice == 2 and i is not None:
         c = model.constraints[i]
         downs = [lv for lv in LEVELS if lv != c.level and (c.level, lv) not in STRICTER]
@@ -153,17 +189,20 @@ def disallowed_op(model: Model, rng: random.Random) -> None:
     elif choice == 5 and j is not None and model.decisions[j].status == "open":
         model.decisions[j] = replace(model.decisions[j], status="decided")
     elif choice == 6 and j is not None:
-        model.decisions[j] = replace(model.decisions[j],
-                                     question=model.decisions[j].question + "!")
+        model.decisions[j] = replace(model.decisions[j], question=model.decisions[j].question + "!")
     elif j is not None:
         model.decisions.pop(j)
 
 
 @settings(max_examples=150, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), setup=st.integers(0, 8),
-       plan=st.lists(st.booleans(), min_size=1, max_size=4))
-def test_guard_accepts_exactly_the_monotone_changes(seed: int, setup: int,
-                                                    plan: list[bool]) -> None:
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    setup=st.integers(0, 8),
+    plan=st.lists(st.booleans(), min_size=1, max_size=4),
+)
+def test_guard_accepts_exactly_the_monotone_changes(
+    seed: int, setup: int, plan: list[bool]
+) -> None:
     rng = random.Random(seed)
     old = Model()
     for _ in range(setup):
@@ -188,8 +227,15 @@ class Failures:
 
 
 def render_failures(model: Failures) -> bytes:
-    lines = ["---", "ledger: failures", "---", "# Failed attempts", "",
-             "| ID | Tried | Failure | Workaround |", "|---|---|---|---|"]
+    lines = [
+        "---",
+        "ledger: failures",
+        "---",
+        "# Failed attempts",
+        "",
+        "| ID | Tried | Failure | Workaround |",
+        "|---|---|---|---|",
+    ]
     lines += [f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} |" for r in model.rows]
     lines += ["", "## Retired", "", "| ID | Reason | Date | Replaced by |", "|---|---|---|---|"]
     lines += [f"| {i} | {why} | 2026-01-01 | |" for i, why in model.retired.items()]
@@ -222,15 +268,20 @@ def failure_op(model: Failures, rng: random.Random, allowed: bool) -> None:
 
 def failures_monotone(old: Failures, new: Failures) -> bool:
     now = {r[0]: r for r in new.rows}
-    return (all(now.get(r[0]) == r for r in old.rows)
-            and all(new.retired.get(i) == why for i, why in old.retired.items()))
+    return all(now.get(r[0]) == r for r in old.rows) and all(
+        new.retired.get(i) == why for i, why in old.retired.items()
+    )
 
 
 @settings(max_examples=150, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), setup=st.integers(0, 8),
-       plan=st.lists(st.booleans(), min_size=1, max_size=4))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    setup=st.integers(0, 8),
+    plan=st.lists(st.booleans(), min_size=1, max_size=4),
+)
 def test_failure_ledger_fast_path_and_full_parse_agree_with_the_oracle(
-        seed: int, setup: int, plan: list[bool]) -> None:
+    seed: int, setup: int, plan: list[bool]
+) -> None:
     from rehydrate.config import Config
     from rehydrate.guard.fastpath import table_edit
 
@@ -242,10 +293,14 @@ def test_failure_ledger_fast_path_and_full_parse_agree_with_the_oracle(
     for allowed in plan:
         failure_op(new, rng, allowed)
     before, after = render_failures(old), render_failures(new)
-    full = check_ledger("failures", parse_ledger("failures", "f.md", before),
-                        parse_ledger("failures", "f.md", after))
+    full = check_ledger(
+        "failures",
+        parse_ledger("failures", "f.md", before),
+        parse_ledger("failures", "f.md", after),
+    )
     assert (full == []) == failures_monotone(old, new), [str(v) for v in full]
     fast = table_edit(before, after, Config(), "f.md")
     if fast is not None:
         assert sorted((v.code, v.item_id) for v in fast) == sorted(
-            (v.code, v.item_id) for v in full)
+            (v.code, v.item_id) for v in full
+        )

@@ -25,9 +25,12 @@ from rehydrate.ledgers.model import (
 )
 
 SCHEMAS: Mapping[tuple[str, str], Schema] = {
-    ("spec", "constraints"): CONSTRAINTS, ("spec", "decisions"): DECISIONS,
-    ("task", "phases"): PHASES, ("task", "obligations"): OBLIGATIONS,
-    ("task", "external writes"): WRITES, ("task", "approvals"): APPROVALS,
+    ("spec", "constraints"): CONSTRAINTS,
+    ("spec", "decisions"): DECISIONS,
+    ("task", "phases"): PHASES,
+    ("task", "obligations"): OBLIGATIONS,
+    ("task", "external writes"): WRITES,
+    ("task", "approvals"): APPROVALS,
     ("task", "completion checks"): CHECKS,
 }
 # CONTRACT §2, written out by hand: the allowed status moves of each section.
@@ -35,11 +38,18 @@ CONTRACT_MOVES: Mapping[tuple[str, str], frozenset[tuple[str, str]]] = {
     ("spec", "decisions"): frozenset({("open", "decided")}),
     ("task", "phases"): frozenset({("todo", "doing"), ("doing", "done"), ("todo", "done")}),
     ("task", "obligations"): frozenset({("open", "done")}),
-    ("task", "external writes"): frozenset({
-        ("pending", "unknown"), ("pending", "confirmed"), ("pending", "not_applied"),
-        ("unknown", "confirmed"), ("unknown", "not_applied")}),
-    ("task", "approvals"): frozenset({
-        ("granted", "consumed"), ("granted", "expired"), ("granted", "revoked")}),
+    ("task", "external writes"): frozenset(
+        {
+            ("pending", "unknown"),
+            ("pending", "confirmed"),
+            ("pending", "not_applied"),
+            ("unknown", "confirmed"),
+            ("unknown", "not_applied"),
+        }
+    ),
+    ("task", "approvals"): frozenset(
+        {("granted", "consumed"), ("granted", "expired"), ("granted", "revoked")}
+    ),
     ("task", "completion checks"): frozenset({("open", "passed")}),
 }
 FILLED = "x1"
@@ -54,13 +64,25 @@ def _row(schema: Schema, status: str, fill: Mapping[str, str]) -> dict[str, str]
     return cells
 
 
-def _text(kind: str, schema: Schema, cells: Mapping[str, str], revision: int,
-          retired: str = "") -> str:
+def _text(
+    kind: str, schema: Schema, cells: Mapping[str, str], revision: int, retired: str = ""
+) -> str:
     headers = [c.header.capitalize() if c.header != "id" else "ID" for c in schema.columns]
-    table = ("| " + " | ".join(headers) + " |\n" + "|---" * len(headers) + "|\n"
-             + "| " + " | ".join(cells[c.name] or " " for c in schema.columns) + " |\n")
-    front = (f"---\nledger: task\ntask: T-1\nrevision: {revision}\nobjective: o\n---\n"
-             if kind == "task" else f"---\nledger: {kind}\n---\n")
+    table = (
+        "| "
+        + " | ".join(headers)
+        + " |\n"
+        + "|---" * len(headers)
+        + "|\n"
+        + "| "
+        + " | ".join(cells[c.name] or " " for c in schema.columns)
+        + " |\n"
+    )
+    front = (
+        f"---\nledger: task\ntask: T-1\nrevision: {revision}\nobjective: o\n---\n"
+        if kind == "task"
+        else f"---\nledger: {kind}\n---\n"
+    )
     body = f"# L\n\n## {schema.section.title()}\n\n{table}\n"
     if kind == "task":
         body += "## Next action\n\nwrite the test\n\n"
@@ -68,12 +90,19 @@ def _text(kind: str, schema: Schema, cells: Mapping[str, str], revision: int,
     return front + body
 
 
-def _codes(kind: str, schema: Schema, old: Mapping[str, str], new: Mapping[str, str] | None,
-           *, retired: str = "") -> list[str]:
+def _codes(
+    kind: str,
+    schema: Schema,
+    old: Mapping[str, str],
+    new: Mapping[str, str] | None,
+    *,
+    retired: str = "",
+) -> list[str]:
     before = parse_ledger(kind, f"{kind}.md", _text(kind, schema, old, 1).encode())
     if new is None:  # the row deleted
         text = _text(kind, schema, old, 2).replace(
-            "| " + " | ".join(old[c.name] or " " for c in schema.columns) + " |\n", "")
+            "| " + " | ".join(old[c.name] or " " for c in schema.columns) + " |\n", ""
+        )
     else:
         text = _text(kind, schema, new, 2, retired)
     after = parse_ledger(kind, f"{kind}.md", text.encode())
@@ -97,11 +126,11 @@ def test_an_allowed_move_passes_with_its_cells(kind, schema, old, new, move) -> 
     assert _codes(kind, schema, _row(schema, old, {}), _row(schema, new, fill)) == []
 
 
-@pytest.mark.parametrize(("kind", "schema", "old", "new", "move"),
-                         [m for m in _moves() if m.values[4].requires])
+@pytest.mark.parametrize(
+    ("kind", "schema", "old", "new", "move"), [m for m in _moves() if m.values[4].requires]
+)
 def test_an_allowed_move_without_its_cells_is_refused(kind, schema, old, new, move) -> None:
-    assert _codes(kind, schema, _row(schema, old, {}), _row(schema, new, {})) == [
-        move.missing_code]
+    assert _codes(kind, schema, _row(schema, old, {}), _row(schema, new, {})) == [move.missing_code]
 
 
 def _expected(kind: str, section: str, old: str, new: str) -> str:
@@ -135,10 +164,10 @@ def test_every_other_move_is_refused(kind, section, schema, old, new) -> None:
 def test_the_refusal_codes_are_the_contracts() -> None:
     """Spot checks of _expected against the contract's words, so the oracle is pinned."""
     assert _expected("task", "approvals", "consumed", "granted") == "approval_reopened"
-    assert _expected("task", "external writes", "confirmed", "pending") == (
-        "settled_write_changed")
+    assert _expected("task", "external writes", "confirmed", "pending") == ("settled_write_changed")
     assert _expected("task", "external writes", "not_applied", "unknown") == (
-        "settled_write_changed")
+        "settled_write_changed"
+    )
     assert _expected("task", "phases", "done", "todo") == "status_moved_backwards"
     assert _expected("task", "phases", "doing", "todo") == "status_moved_backwards"
     assert _expected("task", "obligations", "done", "open") == "status_moved_backwards"
@@ -155,14 +184,19 @@ def _mutable() -> Iterator[object]:
                 if column.name in ("id", "status", "level"):
                     continue
                 ok = column.name in free
-                yield pytest.param(kind, schema, status, column.name, ok,
-                                   rule.immutable_code.get(status, "immutable_cell_changed"),
-                                   id=f"{section}:{status}:{column.name}")
+                yield pytest.param(
+                    kind,
+                    schema,
+                    status,
+                    column.name,
+                    ok,
+                    rule.immutable_code.get(status, "immutable_cell_changed"),
+                    id=f"{section}:{status}:{column.name}",
+                )
 
 
 @pytest.mark.parametrize(("kind", "schema", "status", "column", "ok", "code"), list(_mutable()))
-def test_cells_change_only_where_the_table_allows(kind, schema, status, column, ok,
-                                                   code) -> None:
+def test_cells_change_only_where_the_table_allows(kind, schema, status, column, ok, code) -> None:
     fill = {"decision": FILLED, "source": FILLED, "evidence": FILLED}
     old = _row(schema, status, fill)
     new = {**old, column: "changed"}
@@ -173,13 +207,18 @@ def _statuses() -> Iterator[object]:
     for (kind, section), schema in SCHEMAS.items():
         rule = RULES[kind][section]
         for status in schema.values.get("status", ()):
-            yield pytest.param(kind, schema, status, rule.deleted_code.get(status, "row_deleted"),
-                               rule.no_retire.get(status), id=f"{section}:{status}")
+            yield pytest.param(
+                kind,
+                schema,
+                status,
+                rule.deleted_code.get(status, "row_deleted"),
+                rule.no_retire.get(status),
+                id=f"{section}:{status}",
+            )
 
 
 @pytest.mark.parametrize(("kind", "schema", "status", "deleted", "no_retire"), list(_statuses()))
-def test_deleting_and_retiring_in_every_status(kind, schema, status, deleted,
-                                               no_retire) -> None:
+def test_deleting_and_retiring_in_every_status(kind, schema, status, deleted, no_retire) -> None:
     fill = {"decision": FILLED, "source": FILLED, "evidence": FILLED}
     old = _row(schema, status, fill)
     assert _codes(kind, schema, old, None) == [deleted]
@@ -199,21 +238,39 @@ def test_the_unknown_write_codes_are_where_the_contract_puts_them() -> None:
 LEVELS = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY")
 # old level -> new level -> expected code ('' allowed), from CONTRACT §2 by hand
 LEVEL_MATRIX = {
-    "MUST": {"MUST NOT": "level_rewritten", "SHOULD": "level_weakened",
-             "SHOULD NOT": "level_rewritten", "MAY": "level_weakened"},
-    "MUST NOT": {"MUST": "level_rewritten", "SHOULD": "level_rewritten",
-                 "SHOULD NOT": "level_weakened", "MAY": "level_weakened"},
-    "SHOULD": {"MUST": "", "MUST NOT": "level_rewritten", "SHOULD NOT": "level_rewritten",
-               "MAY": "level_weakened"},
-    "SHOULD NOT": {"MUST": "level_rewritten", "MUST NOT": "", "SHOULD": "level_rewritten",
-                   "MAY": "level_weakened"},
+    "MUST": {
+        "MUST NOT": "level_rewritten",
+        "SHOULD": "level_weakened",
+        "SHOULD NOT": "level_rewritten",
+        "MAY": "level_weakened",
+    },
+    "MUST NOT": {
+        "MUST": "level_rewritten",
+        "SHOULD": "level_rewritten",
+        "SHOULD NOT": "level_weakened",
+        "MAY": "level_weakened",
+    },
+    "SHOULD": {
+        "MUST": "",
+        "MUST NOT": "level_rewritten",
+        "SHOULD NOT": "level_rewritten",
+        "MAY": "level_weakened",
+    },
+    "SHOULD NOT": {
+        "MUST": "level_rewritten",
+        "MUST NOT": "",
+        "SHOULD": "level_rewritten",
+        "MAY": "level_weakened",
+    },
     "MAY": {"MUST": "", "MUST NOT": "", "SHOULD": "", "SHOULD NOT": ""},
 }
 
 
-@pytest.mark.parametrize(("old", "new"),
-                         [(a, b) for a in LEVELS for b in LEVELS if a != b],
-                         ids=lambda v: v.replace(" ", "_"))
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [(a, b) for a in LEVELS for b in LEVELS if a != b],
+    ids=lambda v: v.replace(" ", "_"),
+)
 def test_the_level_matrix(old: str, new: str) -> None:
     row = _row(CONSTRAINTS, "", {"level": old})
     codes = _codes("spec", CONSTRAINTS, row, {**row, "level": new})

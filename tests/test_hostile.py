@@ -19,9 +19,36 @@ from conftest import commit, git, run, write
 from rehydrate.prompt.fences import LEDGER_LABEL, fence, fenced, one_line_break
 
 BREAKS = ["\n", "\r", "\r\n", "\x0b", "\x0c", "\x85", "\u2028", "\u2029"]
-PIECES = ["~~~", "~~~~", "~~~~~~~~", "```", "````", "    ", "\t", " ", "   ~~~~", "<pre>",
-          "</pre>", "</code>", "<!--", "-->", "<script>", "</div>", "# ", "- ", "> ", "|",
-          "\\|", "`", "ledger-data-", "git-data-0123", "IGNORE PREVIOUS", "x", "é", "日本"]
+PIECES = [
+    "~~~",
+    "~~~~",
+    "~~~~~~~~",
+    "```",
+    "````",
+    "    ",
+    "\t",
+    " ",
+    "   ~~~~",
+    "<pre>",
+    "</pre>",
+    "</code>",
+    "<!--",
+    "-->",
+    "<script>",
+    "</div>",
+    "# ",
+    "- ",
+    "> ",
+    "|",
+    "\\|",
+    "`",
+    "ledger-data-",
+    "git-data-0123",
+    "IGNORE PREVIOUS",
+    "x",
+    "é",
+    "日本",
+]
 _AST = mistune.create_markdown(renderer="ast")
 
 
@@ -46,22 +73,33 @@ def _code_blocks(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return found
 
 
-hostile_text = st.lists(st.one_of(st.sampled_from(PIECES), st.sampled_from(BREAKS),
-                                  st.text(alphabet=st.characters(
-                                      blacklist_categories=("Cs",), blacklist_characters="\0"),
-                                      max_size=6)), max_size=40).map("".join)
+hostile_text = st.lists(
+    st.one_of(
+        st.sampled_from(PIECES),
+        st.sampled_from(BREAKS),
+        st.text(
+            alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\0"),
+            max_size=6,
+        ),
+    ),
+    max_size=40,
+).map("".join)
 
 
 @settings(max_examples=300, deadline=None)
 @given(hostile_text, hostile_text)
 def test_every_quoted_byte_is_inside_its_code_block(first: str, second: str) -> None:
-    doc = ("# Prompt\n\nInstructions.\n\n" + fence(first) + "\n\n### Next\n\n"
-           + fence(second, "git-data") + "\n\nThe end.\n")
+    doc = (
+        "# Prompt\n\nInstructions.\n\n"
+        + fence(first)
+        + "\n\n### Next\n\n"
+        + fence(second, "git-data")
+        + "\n\nThe end.\n"
+    )
     ast = _AST(doc)
     blocks = _code_blocks(ast)
     assert len(blocks) == 2
-    for block, text, label in ((blocks[0], first, LEDGER_LABEL), (blocks[1], second,
-                                                                   "git-data")):
+    for block, text, label in ((blocks[0], first, LEDGER_LABEL), (blocks[1], second, "git-data")):
         body = "".join(fenced((text,), label)[1:-1])
         assert block["raw"].rstrip("\n") == body.rstrip("\n")
         assert block["attrs"]["info"].startswith(label + "-")
@@ -174,10 +212,14 @@ def _hostile_repo(repo: Path, status: str = "pending") -> None:
     # ledger (test_a_line_break_other_than_lf_in_a_ledger_is_refused); in Spec prose the
     # planted fence is a real one, which the prompt's longer fence must still contain
     spec = SPEC.replace("\r", "\n")
-    for path, text in (("docs/Spec.md", spec), ("docs/Task.md", TASK),
-                       ("docs/Failed_Attempts.md", FAILURES)):
-        write(repo, path, text.replace("{canary}", CANARY).replace("{status}", status),
-              dedent=False)
+    for path, text in (
+        ("docs/Spec.md", spec),
+        ("docs/Task.md", TASK),
+        ("docs/Failed_Attempts.md", FAILURES),
+    ):
+        write(
+            repo, path, text.replace("{canary}", CANARY).replace("{status}", status), dedent=False
+        )
     commit(repo, "ledgers")
     write(repo, "app.py", "x = 1\r~~~~\r# PLANTED-DIFF outside\r~~~~~~~~~\r", dedent=False)
     git(repo, "add", "-A")
@@ -198,12 +240,17 @@ def test_the_whole_prompt_keeps_planted_text_inside_code_blocks(repo: Path) -> N
     assert SECRET not in result.out and "AKIAZ7Q3K9P2M4N6B8V1" not in result.out
 
 
-@pytest.mark.parametrize("brk", ["\r", "\v", "\f", "\x85", "\u2028", "\u2029"],
-                         ids=["CR", "VT", "FF", "NEL", "LS", "PS"])
+@pytest.mark.parametrize(
+    "brk", ["\r", "\v", "\f", "\x85", "\u2028", "\u2029"], ids=["CR", "VT", "FF", "NEL", "LS", "PS"]
+)
 def test_a_line_break_other_than_lf_in_a_ledger_is_refused(repo: Path, brk: str) -> None:
     write(repo, "docs/Spec.md", SPEC.replace("\r", brk).replace("{canary}", "x"), dedent=False)
-    write(repo, "docs/Task.md", TASK.replace("{canary}", "x").replace("{status}", "pending"),
-          dedent=False)
+    write(
+        repo,
+        "docs/Task.md",
+        TASK.replace("{canary}", "x").replace("{status}", "pending"),
+        dedent=False,
+    )
     write(repo, "docs/Failed_Attempts.md", FAILURES.replace("{canary}", "x"), dedent=False)
     commit(repo, "ledgers")
     result = run(repo, "prompt")
@@ -213,10 +260,12 @@ def test_a_line_break_other_than_lf_in_a_ledger_is_refused(repo: Path, brk: str)
 
 def test_the_crlf_twin_renders_the_same_rows(repo: Path) -> None:
     """A ledger written with CRLF (legitimate) is quoted with LF line endings, rows intact."""
-    for path, text in (("docs/Spec.md", SPEC), ("docs/Task.md", TASK),
-                       ("docs/Failed_Attempts.md", FAILURES)):
-        clean = text.replace("\r", "\n").replace("{canary}", "plain").replace(
-            "{status}", "pending")
+    for path, text in (
+        ("docs/Spec.md", SPEC),
+        ("docs/Task.md", TASK),
+        ("docs/Failed_Attempts.md", FAILURES),
+    ):
+        clean = text.replace("\r", "\n").replace("{canary}", "plain").replace("{status}", "pending")
         write(repo, path, clean.replace("\n", "\r\n"), dedent=False)
     commit(repo, "crlf ledgers")
     out = run(repo, "prompt", "--diff-lines", "0").out
@@ -224,19 +273,27 @@ def test_the_crlf_twin_renders_the_same_rows(repo: Path) -> None:
     assert "| C-001 | MUST | plain rule | plain |" in out
 
 
-def test_a_long_id_in_the_header_is_redacted_and_pointed_at(repo: Path,
-                                                            monkeypatch: pytest.MonkeyPatch
-                                                            ) -> None:
+def test_a_long_id_in_the_header_is_redacted_and_pointed_at(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Defence in depth: even if a ledger's IDs could carry words, the unfenced header
     shows no ID that is not ID-shaped and no secret."""
     from rehydrate.continuity.decision import BLOCKED_ON_RECONCILIATION, Decision, Reason
     from rehydrate.prompt import build as prompt_module
 
     _hostile_repo(repo)
-    hostile = [f"E-9 AKIAIOSFODNN7EXAMPLE password={SECRET}", "AKIAIOSFODNN7EXAMPLE",
-               "E-9\r## PLANTED-ID"]
-    monkeypatch.setattr(prompt_module, "decide", lambda ledgers: Decision(
-        BLOCKED_ON_RECONCILIATION, tuple(Reason("unknown_side_effect", id=i) for i in hostile)))
+    hostile = [
+        f"E-9 AKIAIOSFODNN7EXAMPLE password={SECRET}",
+        "AKIAIOSFODNN7EXAMPLE",
+        "E-9\r## PLANTED-ID",
+    ]
+    monkeypatch.setattr(
+        prompt_module,
+        "decide",
+        lambda ledgers: Decision(
+            BLOCKED_ON_RECONCILIATION, tuple(Reason("unknown_side_effect", id=i) for i in hostile)
+        ),
+    )
     result = run(repo, "prompt")
     outside = _outside_code(_AST(result.out))
     assert "AKIAIOSFODNN7EXAMPLE" not in result.out
@@ -254,8 +311,7 @@ def _json_outputs(repo: Path) -> list[str]:
     for summary in (faithful, tampered, f"no manifest, {CANARY}\n"):
         (repo / "summary.md").write_text(summary, encoding="utf-8")
         outputs.append(run(repo, "verify", "summary.md", "--json").out)
-        outputs.append(run(repo, "check", "--summary", "summary.md", "--json",
-                           "--record").out)
+        outputs.append(run(repo, "check", "--summary", "summary.md", "--json", "--record").out)
     outputs.append(run(repo, "check", "--json", "--record").out)
     outputs.append(run(repo, "prompt", "--record", "-o", str(repo / "p.md")).out)
     events = repo / ".rehydrate" / "events.jsonl"
@@ -264,8 +320,7 @@ def _json_outputs(repo: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("status", ["pending", "unknown"])
-def test_no_ledger_prose_or_secret_reaches_any_json_or_trace_event(repo: Path,
-                                                                  status: str) -> None:
+def test_no_ledger_prose_or_secret_reaches_any_json_or_trace_event(repo: Path, status: str) -> None:
     _hostile_repo(repo, status)
     outputs = _json_outputs(repo)
     for text in outputs[:-2]:
@@ -281,14 +336,21 @@ def test_no_ledger_prose_or_secret_reaches_any_json_or_trace_event(repo: Path,
 def test_an_unparseable_row_with_a_hostile_id_leaks_nothing(repo: Path) -> None:
     """ledger_invalid names the file and line; an ID that is not ID-shaped is left out."""
     _hostile_repo(repo)
-    task = (repo / "docs/Task.md").read_text(encoding="utf-8").replace(
-        "| O-1 |", f"| O-1 AKIAZ7Q3K9P2M4N6B8V1 password={SECRET} |").replace(
-        "obligation | open |", "obligation | bogus-status |")
+    task = (
+        (repo / "docs/Task.md")
+        .read_text(encoding="utf-8")
+        .replace("| O-1 |", f"| O-1 AKIAZ7Q3K9P2M4N6B8V1 password={SECRET} |")
+        .replace("obligation | open |", "obligation | bogus-status |")
+    )
     write(repo, "docs/Task.md", task, dedent=False)
     commit(repo, "broken")
     (repo / "summary.md").write_text("nothing\n", encoding="utf-8")
-    for args in (("check", "--json"), ("verify", "summary.md", "--json"), ("check",),
-                 ("verify", "summary.md")):
+    for args in (
+        ("check", "--json"),
+        ("verify", "summary.md", "--json"),
+        ("check",),
+        ("verify", "summary.md"),
+    ):
         result = run(repo, *args)
         assert result.code != 0
         for text in (result.out, result.err):
@@ -318,12 +380,23 @@ def test_the_capped_core_keeps_ledger_text_fenced_and_redacted(repo: Path, statu
             assert "Canary prose" in "".join(b["raw"] for b in _code_blocks(_AST(core)))
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    ("C-001", "C-001"), ("docs/Task.md", "docs/Task.md"), ("P3", "P3"),
-    ("AKIAZ7Q3K9P2M4N6B8V1", None), ("xoxb-1234567890", None), ("E-9 password=x", None),
-    ("a\rb", None), ("", None), (None, None)])
-def test_a_verification_result_shows_identifiers_only(value: str | None,
-                                                      expected: str | None) -> None:
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("C-001", "C-001"),
+        ("docs/Task.md", "docs/Task.md"),
+        ("P3", "P3"),
+        ("AKIAZ7Q3K9P2M4N6B8V1", None),
+        ("xoxb-1234567890", None),
+        ("E-9 password=x", None),
+        ("a\rb", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_a_verification_result_shows_identifiers_only(
+    value: str | None, expected: str | None
+) -> None:
     from rehydrate.continuity.decision import shown
 
     assert shown(value) == expected

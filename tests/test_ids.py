@@ -10,24 +10,30 @@ from conftest import commit, git, run, write
 from rehydrate.ledgers import ids
 
 
-@pytest.mark.parametrize(("item_id", "parts"), [
-    pytest.param("F-012", ("F-", 12, 3, ""), id="sequential"),
-    pytest.param("P3", ("P", 3, 1, ""), id="phase"),
-    pytest.param("F-012-3fa9c", ("F-", 12, 3, "-3fa9c"), id="branch-safe"),
-    pytest.param("F-012-12345", ("F-", 12, 3, "-12345"), id="all-digit-tag"),
-    pytest.param("X-2024-01", ("X-2024-", 1, 2, ""), id="dashes-in-prefix"),
-    pytest.param("intro", None, id="no-number"),
-])
+@pytest.mark.parametrize(
+    ("item_id", "parts"),
+    [
+        pytest.param("F-012", ("F-", 12, 3, ""), id="sequential"),
+        pytest.param("P3", ("P", 3, 1, ""), id="phase"),
+        pytest.param("F-012-3fa9c", ("F-", 12, 3, "-3fa9c"), id="branch-safe"),
+        pytest.param("F-012-12345", ("F-", 12, 3, "-12345"), id="all-digit-tag"),
+        pytest.param("X-2024-01", ("X-2024-", 1, 2, ""), id="dashes-in-prefix"),
+        pytest.param("intro", None, id="no-number"),
+    ],
+)
 def test_split_id(item_id: str, parts: tuple[str, int, int, str] | None) -> None:
     assert ids.split_id(item_id) == (ids.IdParts(*parts) if parts else None)
 
 
-@pytest.mark.parametrize(("existing", "prefix", "width", "expected"), [
-    pytest.param([], "F-", 3, "F-001", id="empty"),
-    pytest.param(["F-001", "F-007", "C-020"], "F-", 3, "F-008", id="highest-plus-one"),
-    pytest.param(["F-001", "F-002-abcde"], "F-", 3, "F-003", id="counts-tagged-ids"),
-    pytest.param(["P1", "P9"], "P", 1, "P10", id="grows-past-width"),
-])
+@pytest.mark.parametrize(
+    ("existing", "prefix", "width", "expected"),
+    [
+        pytest.param([], "F-", 3, "F-001", id="empty"),
+        pytest.param(["F-001", "F-007", "C-020"], "F-", 3, "F-008", id="highest-plus-one"),
+        pytest.param(["F-001", "F-002-abcde"], "F-", 3, "F-003", id="counts-tagged-ids"),
+        pytest.param(["P1", "P9"], "P", 1, "P10", id="grows-past-width"),
+    ],
+)
 def test_sequential(existing: list[str], prefix: str, width: int, expected: str) -> None:
     assert ids.next_id(existing, prefix, "sequential", width=width) == expected
 
@@ -38,8 +44,9 @@ def test_branch_safe_is_readable_deterministic_and_differs_per_branch_and_conten
     assert one == ids.next_id(["F-001"], "F-", "branch-safe", branch="agent-a", content=row)
     assert one.startswith("F-002-") and len(one) == len("F-002-") + ids.TAG_DIGITS
     other_branch = ids.next_id(["F-001"], "F-", "branch-safe", branch="agent-b", content=row)
-    other_row = ids.next_id(["F-001"], "F-", "branch-safe", branch="agent-a",
-                            content={**row, "failure": "hang"})
+    other_row = ids.next_id(
+        ["F-001"], "F-", "branch-safe", branch="agent-a", content={**row, "failure": "hang"}
+    )
     assert len({one, other_branch, other_row}) == 3
 
 
@@ -63,7 +70,8 @@ def test_unknown_scheme_is_an_error() -> None:
 
 
 def test_writers_mint_branch_safe_ids_and_two_branches_merge_without_renumbering(
-        repo: Path) -> None:
+    repo: Path,
+) -> None:
     write(repo, ".rehydrate.toml", 'id_scheme = "branch-safe"\n')
     assert run(repo, "init").code == 0
     commit(repo, "init")
@@ -72,8 +80,17 @@ def test_writers_mint_branch_safe_ids_and_two_branches_merge_without_renumbering
         git(repo, "checkout", "-q", "-b", branch, "main")
         minted[branch] = []
         for i in range(3):
-            result = run(repo, "fail", "add", "--tried", f"same attempt {i}",
-                         "--failure", "same failure", "--workaround", "same workaround")
+            result = run(
+                repo,
+                "fail",
+                "add",
+                "--tried",
+                f"same attempt {i}",
+                "--failure",
+                "same failure",
+                "--workaround",
+                "same workaround",
+            )
             assert result.code == 0, result.err
             minted[branch].append(result.out.strip())
         commit(repo, branch)

@@ -77,7 +77,8 @@ def _edges() -> Iterator[Edge]:
                 plain, submodules = [], []
                 for alias in node.names:
                     (submodules if f"{target}.{alias.name}" in MODULES else plain).append(
-                        alias.name)
+                        alias.name
+                    )
                 if plain or not submodules:
                     yield Edge(module, target, tuple(plain), node.lineno)
                 for name in submodules:
@@ -150,8 +151,10 @@ def test_imports_point_down_the_layers():
         assert source in LAYER, f"{edge.source}: put {source!r} in a layer of LAYERS"
         assert target in LAYER, f"{edge.target}: put {target!r} in a layer of LAYERS"
         if LAYER[target] > LAYER[source]:
-            upward.append(f"{edge.source}:{edge.line} ({source}) imports {edge.target} "
-                          f"({target}), a higher layer")
+            upward.append(
+                f"{edge.source}:{edge.line} ({source}) imports {edge.target} "
+                f"({target}), a higher layer"
+            )
     assert not upward, "\n".join(upward)
 
 
@@ -164,7 +167,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
         stack.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
+                return stack[stack.index(nxt) :] + [nxt]
             if nxt not in state:
                 found = visit(nxt)
                 if found:
@@ -207,22 +210,33 @@ def test_no_package_cycle():
 
 def test_no_re_export_shims():
     """A module-level ``__getattr__`` resolving moved names hides a cycle: none is left."""
-    shims = [name for name, path in MODULES.items()
-             if "def __getattr__(name" in path.read_text(encoding="utf-8")]
+    shims = [
+        name
+        for name, path in MODULES.items()
+        if "def __getattr__(name" in path.read_text(encoding="utf-8")
+    ]
     assert shims == []
 
 
 def test_core_never_imports_click():
-    importers = sorted(name for name, path in MODULES.items()
-                       if _unit(name) not in ("cli", "__main__")
-                       and any(line.strip().startswith(("import click", "from click"))
-                               for line in path.read_text(encoding="utf-8").splitlines()))
+    importers = sorted(
+        name
+        for name, path in MODULES.items()
+        if _unit(name) not in ("cli", "__main__")
+        and any(
+            line.strip().startswith(("import click", "from click"))
+            for line in path.read_text(encoding="utf-8").splitlines()
+        )
+    )
     assert importers == []
 
 
-@pytest.mark.parametrize("graph, expected", [
-    ({"a": {"b"}, "b": {"a"}}, ["a", "b", "a"]),
-    ({"a": {"b"}, "b": {"c"}}, None),
-])
+@pytest.mark.parametrize(
+    "graph, expected",
+    [
+        ({"a": {"b"}, "b": {"a"}}, ["a", "b", "a"]),
+        ({"a": {"b"}, "b": {"c"}}, None),
+    ],
+)
 def test_cycle_finder_finds_cycles(graph, expected):
     assert _cycle(graph) == expected

@@ -12,8 +12,11 @@ from rehydrate.writers.scaffold import AGENTS_BEGIN, init_repo
 def test_init_creates_parseable_ledgers_and_agents_section(repo):
     actions = init_repo(find_repo(repo), Config())
     assert [a.what for a in actions] == ["created"] * 4
-    for kind, name in (("spec", "Spec.md"), ("task", "Task.md"),
-                       ("failures", "Failed_Attempts.md")):
+    for kind, name in (
+        ("spec", "Spec.md"),
+        ("task", "Task.md"),
+        ("failures", "Failed_Attempts.md"),
+    ):
         ledger = parse_ledger(kind, name, (repo / "docs" / name).read_bytes())
         assert any(True for _ in ledger.all_items()), f"{name} shows an example row"
     assert (repo / "AGENTS.md").read_text().count(AGENTS_BEGIN) == 1

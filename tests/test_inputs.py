@@ -19,27 +19,31 @@ from rehydrate.ledgers.yamlsafe import MAX_DEPTH, YAMLInputError, dump, load
 SRC = Path(__file__).parents[1] / "src" / "rehydrate"
 
 
-@pytest.mark.parametrize("text,problem", [
-    pytest.param("task: !!bool maybe", "explicit tags", id="tag-bool"),
-    pytest.param("task: !!timestamp x", "explicit tags", id="tag-timestamp"),
-    pytest.param("task: !!int ''", "explicit tags", id="tag-int-empty"),
-    pytest.param("task: !local x", "explicit tags", id="tag-local"),
-    pytest.param("task: ! x", "explicit tags", id="tag-non-specific"),
-    pytest.param("!!map {a: b}", "explicit tags", id="tag-on-mapping"),
-    pytest.param("a: &x [1]\nb: *x", "anchors and aliases", id="alias"),
-    pytest.param("a: &x 1", "anchors and aliases", id="anchor-alone"),
-    pytest.param("a: &a [*a]", "anchors and aliases", id="self-alias"),
-    pytest.param("<<: {a: b}\nc: d", "merge keys", id="merge-key"),
-    pytest.param("a: 1\na: 2", "duplicate key", id="duplicate-key"),
-    pytest.param("? [a]\n: b", "plain strings", id="sequence-key"),
-    pytest.param("1: a", "plain strings", id="int-key"),
-    pytest.param("a: " + "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5), "nested deeper",
-                 id="deep"),
-    pytest.param("a: [b", "expected", id="unterminated"),
-    pytest.param("\x1b: x", "characters are not allowed", id="control-character"),
-    pytest.param("a: 0x_", "unreadable value", id="constructor-chokes"),
-    pytest.param("a: " + "9" * 5000, "unreadable value", id="huge-int"),
-])
+@pytest.mark.parametrize(
+    "text,problem",
+    [
+        pytest.param("task: !!bool maybe", "explicit tags", id="tag-bool"),
+        pytest.param("task: !!timestamp x", "explicit tags", id="tag-timestamp"),
+        pytest.param("task: !!int ''", "explicit tags", id="tag-int-empty"),
+        pytest.param("task: !local x", "explicit tags", id="tag-local"),
+        pytest.param("task: ! x", "explicit tags", id="tag-non-specific"),
+        pytest.param("!!map {a: b}", "explicit tags", id="tag-on-mapping"),
+        pytest.param("a: &x [1]\nb: *x", "anchors and aliases", id="alias"),
+        pytest.param("a: &x 1", "anchors and aliases", id="anchor-alone"),
+        pytest.param("a: &a [*a]", "anchors and aliases", id="self-alias"),
+        pytest.param("<<: {a: b}\nc: d", "merge keys", id="merge-key"),
+        pytest.param("a: 1\na: 2", "duplicate key", id="duplicate-key"),
+        pytest.param("? [a]\n: b", "plain strings", id="sequence-key"),
+        pytest.param("1: a", "plain strings", id="int-key"),
+        pytest.param(
+            "a: " + "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5), "nested deeper", id="deep"
+        ),
+        pytest.param("a: [b", "expected", id="unterminated"),
+        pytest.param("\x1b: x", "characters are not allowed", id="control-character"),
+        pytest.param("a: 0x_", "unreadable value", id="constructor-chokes"),
+        pytest.param("a: " + "9" * 5000, "unreadable value", id="huge-int"),
+    ],
+)
 @pytest.mark.parametrize("libyaml", [True, False], ids=["libyaml", "pure-python"])
 def test_yaml_door_refuses_hostile_documents(monkeypatch, text, problem, libyaml):
     import yaml
@@ -57,15 +61,20 @@ def test_yaml_door_refuses_hostile_documents(monkeypatch, text, problem, libyaml
 
 
 def test_billion_laughs_is_refused_at_the_first_anchor():
-    lol = "a: &a [x, x]\n" + "".join(f"{c}: &{c} [*{p}, *{p}]\n"
-                                     for p, c in zip("abcdefgh", "bcdefghi", strict=True))
+    lol = "a: &a [x, x]\n" + "".join(
+        f"{c}: &{c} [*{p}, *{p}]\n" for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+    )
     with pytest.raises(YAMLInputError, match="line 1"):
         load(lol)
 
 
 def test_yaml_door_types_only_plain_scalars():
     assert load("a: 2026-01-01\nb: yes\nc: 3\nd: ~", typed=True) == {
-        "a": "2026-01-01", "b": True, "c": 3, "d": None}
+        "a": "2026-01-01",
+        "b": True,
+        "c": 3,
+        "d": None,
+    }
     assert load("a: 3\nb: yes") == {"a": "3", "b": "yes"}
     assert load("") is None
     assert load(dump({"k": ["v", None, 1]}), typed=True) == {"k": ["v", None, 1]}
@@ -77,14 +86,18 @@ def test_yaml_door_refuses_a_huge_document():
 
 
 def test_pyyaml_is_imported_only_by_the_yaml_door():
-    importers = sorted(str(p.relative_to(SRC)) for p in SRC.rglob("*.py")
-                       if re.search(r"^\s*(import yaml|from yaml)", p.read_text(), re.M))
+    importers = sorted(
+        str(p.relative_to(SRC))
+        for p in SRC.rglob("*.py")
+        if re.search(r"^\s*(import yaml|from yaml)", p.read_text(), re.M)
+    )
     assert importers == ["ledgers/yamlsafe.py"]
 
 
 def test_every_declared_dependency_is_imported():
     declared = tomllib.loads((SRC.parents[1] / "pyproject.toml").read_text())["project"][
-        "dependencies"]
+        "dependencies"
+    ]
     modules = {"click": "click", "mistune": "mistune", "pyyaml": "yaml"}
     names = [re.split(r"[<>=!~ ]", d, maxsplit=1)[0].lower() for d in declared]
     assert sorted(names) == sorted(modules)
@@ -93,41 +106,81 @@ def test_every_declared_dependency_is_imported():
         assert re.search(rf"^\s*(import|from) {modules[name]}\b", text, re.M), name
 
 
-@pytest.mark.parametrize("text,code,needle", [
-    pytest.param("tool = 1\n", "config_invalid", "tool must be a table", id="tool-int"),
-    pytest.param("[tool]\nrehydrate = 3\n", "config_invalid", "tool.rehydrate", id="rehydrate-int"),
-    pytest.param('prompt_template = "../creds"\n', "path_outside_repo", "prompt_template",
-                 id="template-dotdot"),
-    pytest.param('prompt_template = "/etc/passwd"\n', "path_outside_repo", "prompt_template",
-                 id="template-absolute"),
-    pytest.param('prompt_template = ".git/config"\n', "path_outside_repo", "prompt_template",
-                 id="template-git-dir"),
-    pytest.param('prompt_template = "C:/creds"\n', "path_outside_repo", "prompt_template",
-                 id="template-drive"),
-    pytest.param("prompt_template = 3\n", "config_invalid", "a string", id="template-int"),
-    pytest.param('[ledgers]\nspec = "docs/\\u0000.md"\n', "config_invalid", "control",
-                 id="nul-in-path"),
-    pytest.param('[ledgers]\nspec = 1\n', "config_invalid", "ledgers.spec", id="path-int"),
-    pytest.param("ledgers = 1\n", "config_invalid", "ledgers must be a table", id="ledgers-int"),
-    pytest.param("diff_lines = 0\n", "config_invalid", "out of range", id="zero"),
-    pytest.param("diff_lines = -5\n", "config_invalid", "out of range", id="negative"),
-    pytest.param("max_tokens = 100000000000\n", "config_invalid", "out of range", id="huge"),
-    pytest.param("diff_lines = " + "9" * 5000 + "\n", "config_invalid", "TOML", id="5000-digits"),
-    pytest.param("diff_lines = 1.5\n", "config_invalid", "an integer", id="float"),
-    pytest.param("record_events = 1\n", "config_invalid", "true or false", id="int-for-bool"),
-    pytest.param('id_scheme = "random"\n', "config_invalid", "id_scheme", id="id-scheme"),
-    pytest.param("aliases = 1\n", "config_invalid", "aliases must be a table", id="aliases-int"),
-    pytest.param('[aliases.columns]\n"x" = 1\n', "config_invalid", "must be a string",
-                 id="alias-int"),
-    pytest.param('[aliases.columns]\n"rule" = "level"\n', "config_invalid", "two things",
-                 id="alias-redefines-canonical"),
-    pytest.param('[aliases.columns]\n"A" = "rule"\n"a" = "level"\n', "config_invalid",
-                 "two things", id="alias-collision"),
-    pytest.param('[aliases.columns]\n"a|b" = "rule"\n', "config_invalid", "'|'", id="alias-pipe"),
-    pytest.param('[aliases]\nrows = {}\n', "config_invalid", "alias group", id="alias-group"),
-    pytest.param("x = " + "[" * 2000 + "]" * 2000 + "\n", "config_invalid", "TOML",
-                 id="deep-array"),
-])
+@pytest.mark.parametrize(
+    "text,code,needle",
+    [
+        pytest.param("tool = 1\n", "config_invalid", "tool must be a table", id="tool-int"),
+        pytest.param(
+            "[tool]\nrehydrate = 3\n", "config_invalid", "tool.rehydrate", id="rehydrate-int"
+        ),
+        pytest.param(
+            'prompt_template = "../creds"\n',
+            "path_outside_repo",
+            "prompt_template",
+            id="template-dotdot",
+        ),
+        pytest.param(
+            'prompt_template = "/etc/passwd"\n',
+            "path_outside_repo",
+            "prompt_template",
+            id="template-absolute",
+        ),
+        pytest.param(
+            'prompt_template = ".git/config"\n',
+            "path_outside_repo",
+            "prompt_template",
+            id="template-git-dir",
+        ),
+        pytest.param(
+            'prompt_template = "C:/creds"\n',
+            "path_outside_repo",
+            "prompt_template",
+            id="template-drive",
+        ),
+        pytest.param("prompt_template = 3\n", "config_invalid", "a string", id="template-int"),
+        pytest.param(
+            '[ledgers]\nspec = "docs/\\u0000.md"\n', "config_invalid", "control", id="nul-in-path"
+        ),
+        pytest.param("[ledgers]\nspec = 1\n", "config_invalid", "ledgers.spec", id="path-int"),
+        pytest.param(
+            "ledgers = 1\n", "config_invalid", "ledgers must be a table", id="ledgers-int"
+        ),
+        pytest.param("diff_lines = 0\n", "config_invalid", "out of range", id="zero"),
+        pytest.param("diff_lines = -5\n", "config_invalid", "out of range", id="negative"),
+        pytest.param("max_tokens = 100000000000\n", "config_invalid", "out of range", id="huge"),
+        pytest.param(
+            "diff_lines = " + "9" * 5000 + "\n", "config_invalid", "TOML", id="5000-digits"
+        ),
+        pytest.param("diff_lines = 1.5\n", "config_invalid", "an integer", id="float"),
+        pytest.param("record_events = 1\n", "config_invalid", "true or false", id="int-for-bool"),
+        pytest.param('id_scheme = "random"\n', "config_invalid", "id_scheme", id="id-scheme"),
+        pytest.param(
+            "aliases = 1\n", "config_invalid", "aliases must be a table", id="aliases-int"
+        ),
+        pytest.param(
+            '[aliases.columns]\n"x" = 1\n', "config_invalid", "must be a string", id="alias-int"
+        ),
+        pytest.param(
+            '[aliases.columns]\n"rule" = "level"\n',
+            "config_invalid",
+            "two things",
+            id="alias-redefines-canonical",
+        ),
+        pytest.param(
+            '[aliases.columns]\n"A" = "rule"\n"a" = "level"\n',
+            "config_invalid",
+            "two things",
+            id="alias-collision",
+        ),
+        pytest.param(
+            '[aliases.columns]\n"a|b" = "rule"\n', "config_invalid", "'|'", id="alias-pipe"
+        ),
+        pytest.param("[aliases]\nrows = {}\n", "config_invalid", "alias group", id="alias-group"),
+        pytest.param(
+            "x = " + "[" * 2000 + "]" * 2000 + "\n", "config_invalid", "TOML", id="deep-array"
+        ),
+    ],
+)
 def test_every_setting_is_typed_and_bounded(tmp_path, text, code, needle):
     write(tmp_path, ".rehydrate.toml", text, dedent=False)
     with pytest.raises(ConfigError) as info:
@@ -142,8 +195,9 @@ def test_pyproject_with_a_non_table_tool_is_an_error():
         config_from_files({"pyproject.toml": b'tool = "x"\n# rehydrate\n'})
 
 
-@pytest.mark.parametrize("setting", ["prompt_template = \"out/p.md\"",
-                                     "[ledgers]\nspec = \"out/Spec.md\""])
+@pytest.mark.parametrize(
+    "setting", ['prompt_template = "out/p.md"', '[ledgers]\nspec = "out/Spec.md"']
+)
 def test_a_path_setting_through_a_symlink_leaving_the_repo_is_refused(repo, tmp_path, setting):
     outside = tmp_path / "creds"
     outside.mkdir()
@@ -200,21 +254,29 @@ def test_write_in_repo_never_leaves_the_root(tmp_path, relpath):
 
 
 def test_only_atomicfile_replaces_files():
-    offenders = [str(p.relative_to(SRC)) for p in SRC.rglob("*.py")
-                 if p.name != "atomicfile.py" and "os.replace(" in p.read_text()]
+    offenders = [
+        str(p.relative_to(SRC))
+        for p in SRC.rglob("*.py")
+        if p.name != "atomicfile.py" and "os.replace(" in p.read_text()
+    ]
     assert offenders == ["guard/install.py"]  # renames a user's hook aside, no write
 
 
-@pytest.mark.parametrize("args", [
-    pytest.param(["verify", "/dev/zero"], id="verify"),
-    pytest.param(["check", "--envelope", "/dev/zero"], id="check-envelope"),
-    pytest.param(["check", "--summary", "/dev/zero"], id="check-summary"),
-    pytest.param(["prompt", "--template", "/dev/zero"], id="prompt-template"),
-    pytest.param(["summary", "propose", "/dev/zero"], id="summary-propose"),
-    pytest.param(["envelope", "create", "--summary", "/dev/zero"], id="envelope-summary"),
-    pytest.param(["merge-driver", "/dev/zero", "/dev/null", "/dev/null", "docs/Task.md"],
-                 id="merge-driver"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param(["verify", "/dev/zero"], id="verify"),
+        pytest.param(["check", "--envelope", "/dev/zero"], id="check-envelope"),
+        pytest.param(["check", "--summary", "/dev/zero"], id="check-summary"),
+        pytest.param(["prompt", "--template", "/dev/zero"], id="prompt-template"),
+        pytest.param(["summary", "propose", "/dev/zero"], id="summary-propose"),
+        pytest.param(["envelope", "create", "--summary", "/dev/zero"], id="envelope-summary"),
+        pytest.param(
+            ["merge-driver", "/dev/zero", "/dev/null", "/dev/null", "docs/Task.md"],
+            id="merge-driver",
+        ),
+    ],
+)
 def test_an_endless_input_file_is_an_error_not_a_hang(ledger_repo, args):
     if not os.path.exists("/dev/zero"):
         pytest.skip("no /dev/zero")
@@ -222,11 +284,14 @@ def test_an_endless_input_file_is_an_error_not_a_hang(ledger_repo, args):
     assert result.code == 2 and "input_too_large" in result.err, result.err
 
 
-@pytest.mark.parametrize("value,problem", [
-    pytest.param("!!bool maybe", "explicit tags", id="tag"),
-    pytest.param("!!timestamp x", "explicit tags", id="timestamp"),
-    pytest.param("&a x", "anchors and aliases", id="anchor"),
-])
+@pytest.mark.parametrize(
+    "value,problem",
+    [
+        pytest.param("!!bool maybe", "explicit tags", id="tag"),
+        pytest.param("!!timestamp x", "explicit tags", id="timestamp"),
+        pytest.param("&a x", "anchors and aliases", id="anchor"),
+    ],
+)
 def test_verify_names_the_file_and_the_yaml_problem(ledger_repo, value, problem):
     manifest = run(ledger_repo, "manifest").out
     text = re.sub(r"(?m)^task: .*$", f"task: {value}", manifest)
@@ -243,8 +308,9 @@ def test_a_tried_cell_of_backticks_does_not_hang_the_command_check(ledger_repo):
 
     ledger = ledger_repo / "docs/Failed_Attempts.md"
     # visible text first: a cell of backticks alone renders nothing and is refused
-    text = ledger.read_text().replace("| F-001 |", "| F-002 | make " + "`" * 20000
-                                      + " | x | y |\n| F-001 |")
+    text = ledger.read_text().replace(
+        "| F-001 |", "| F-002 | make " + "`" * 20000 + " | x | y |\n| F-001 |"
+    )
     ledger.write_text(text)
     started = time.monotonic()
     result = run(ledger_repo, "check-command", "--", "make", "test")

@@ -18,9 +18,15 @@ _alphabet = st.characters(
     blacklist_categories=("Cc", "Cf", "Cs", "Zl", "Zp", "Co", "Cn"),
     blacklist_characters="\n\r",
 )
-_cell = st.text(
-    alphabet=st.one_of(_alphabet, st.sampled_from("|\\`* -")), min_size=1, max_size=30,
-).map(normalize).filter(bool)
+_cell = (
+    st.text(
+        alphabet=st.one_of(_alphabet, st.sampled_from("|\\`* -")),
+        min_size=1,
+        max_size=30,
+    )
+    .map(normalize)
+    .filter(bool)
+)
 # A cell that must be filled shows something, and nothing in a ledger hides (CONTRACT §2).
 _filled = _cell.filter(lambda c: visible(c) and hidden_markup(c) is None)
 
@@ -33,14 +39,21 @@ def test_row_round_trip(cells):
 
 @settings(max_examples=100, deadline=None)
 @given(
-    rows=st.lists(st.tuples(_filled, _filled, _filled, _cell.filter(
-        lambda c: hidden_markup(c) is None)), min_size=0, max_size=12),
+    rows=st.lists(
+        st.tuples(_filled, _filled, _filled, _cell.filter(lambda c: hidden_markup(c) is None)),
+        min_size=0,
+        max_size=12,
+    ),
     crlf=st.booleans(),
 )
 def test_failure_table_round_trip(rows, crlf):
     ids = [f"F-{i:03d}" for i in range(len(rows))]
-    lines = ["# Failed attempts", "", render_row(["ID", "Tried", "Failure", "Workaround", "Note"]),
-             "|---|---|---|---|---|"]
+    lines = [
+        "# Failed attempts",
+        "",
+        render_row(["ID", "Tried", "Failure", "Workaround", "Note"]),
+        "|---|---|---|---|---|",
+    ]
     lines += [render_row([i, a, b, c, d]) for i, (a, b, c, d) in zip(ids, rows, strict=True)]
     text = "\n".join(lines) + "\n"
     if crlf:
@@ -56,8 +69,11 @@ def test_failure_table_round_trip(rows, crlf):
 _raw_cell = st.text(alphabet=st.sampled_from("ab1 |\\`-"), min_size=0, max_size=4)
 _raw_row = st.tuples(
     st.sampled_from(["| ", "| ", "| ", "|", "|  ", " | "]),
-    st.lists(st.tuples(_raw_cell, st.sampled_from([" | ", " | ", " | ", "|", " |", "  | "])),
-             min_size=1, max_size=4),
+    st.lists(
+        st.tuples(_raw_cell, st.sampled_from([" | ", " | ", " | ", "|", " |", "  | "])),
+        min_size=1,
+        max_size=4,
+    ),
     _raw_cell,
     st.sampled_from([" |", " |", " |", "|", "  |", " \\|"]),
 ).map(lambda p: p[0] + "".join(c + s for c, s in p[1]) + p[2] + p[3])
@@ -79,10 +95,13 @@ def _row_by_row(lines: list[str], width: int) -> tuple | str:
 @st.composite
 def _table_body(draw):
     width = draw(st.integers(min_value=1, max_value=4))
-    plain_cell = st.one_of(st.text(alphabet=st.sampled_from("ab1-`"), min_size=1, max_size=5),
-                           st.text(alphabet=st.sampled_from("ab "), min_size=0, max_size=5))
+    plain_cell = st.one_of(
+        st.text(alphabet=st.sampled_from("ab1-`"), min_size=1, max_size=5),
+        st.text(alphabet=st.sampled_from("ab "), min_size=0, max_size=5),
+    )
     plain_row = st.lists(plain_cell, min_size=width, max_size=width).map(
-        lambda cells: "| " + " | ".join(cells) + " |")
+        lambda cells: "| " + " | ".join(cells) + " |"
+    )
     odd = draw(st.integers(min_value=0, max_value=3))  # 0: every row plain-shaped
     rows = st.one_of(plain_row, _raw_row) if odd else plain_row
     return width, draw(st.lists(rows, max_size=8))
@@ -117,8 +136,7 @@ def test_verbatim_failure_rows_render_like_the_records(rows, retire, extra_colum
     """The prompt may quote a plain failure table's own lines only when rendering its
     records would give the same text; otherwise it renders the records."""
     head = ["ID", "Tried", "Failure", "Workaround"] + (["Note"] if extra_column else [])
-    lines = ["# Failed attempts", "", "## Failures", "", render_row(head),
-             "|" + "---|" * len(head)]
+    lines = ["# Failed attempts", "", "## Failures", "", render_row(head), "|" + "---|" * len(head)]
     for i, (a, b, c) in enumerate(rows):
         lines.append(render_row([f"F-{i:03d}", a, b, c] + (["n"] if extra_column else [])))
     if retire:

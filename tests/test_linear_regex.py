@@ -53,15 +53,13 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
         for name, value in vars(module).items():
             if isinstance(value, re.Pattern):
                 out.append((f"{module.__name__}.{name}", value))
-    out += [(f"redact.RULES[{i}] {rule.kind}", rule.pattern)
-            for i, rule in enumerate(redact.RULES)]
+    out += [(f"redact.RULES[{i}] {rule.kind}", rule.pattern) for i, rule in enumerate(redact.RULES)]
     out += [(f"redact._KEYWORDS {kind}", p) for p, kind in redact._KEYWORDS]
     return out
 
 
 @pytest.mark.parametrize(("name", "pattern"), _patterns(), ids=[n for n, _ in _patterns()])
-def test_no_pattern_backtracks_over_an_unbounded_run(name: str, pattern: re.Pattern[str]
-                                                     ) -> None:
+def test_no_pattern_backtracks_over_an_unbounded_run(name: str, pattern: re.Pattern[str]) -> None:
     parsed = _parser.parse(pattern.pattern, pattern.flags)
     assert _backtracking_runs(parsed) == [], name
 

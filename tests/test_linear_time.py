@@ -73,17 +73,23 @@ CASES = [
     pytest.param(line(AMBIGUOUS + "- " * (N // 2)), id="mistune-list-markers"),
     pytest.param(("failures", "| F-001 |", "| " + "F" * N + " |"), id="long-id"),
     pytest.param(("failures", "| F-001 |", "| F-0" + "1" * N + " |"), id="long-numbered-id"),
-    pytest.param(task("objective: ship the fix", "objective: a" + " " * 60000 + "b"),
-                 id="front-matter-value-spaces"),
-    pytest.param(task("objective: ship the fix", "objective:" + ":" * 60000),
-                 id="front-matter-colons"),
+    pytest.param(
+        task("objective: ship the fix", "objective: a" + " " * 60000 + "b"),
+        id="front-matter-value-spaces",
+    ),
+    pytest.param(
+        task("objective: ship the fix", "objective:" + ":" * 60000), id="front-matter-colons"
+    ),
     pytest.param(task("revision: 3", "revision: " + "9" * N), id="huge-revision"),
-    pytest.param(task("write the failing test", "fix " + "&amp;" * (N // 5)),
-                 id="next-action-entities"),
-    pytest.param(task("write the failing test", "fix " + "<br" * (N // 3)),
-                 id="next-action-tag-openers"),
-    pytest.param(task("write the failing test", "fix " + "t\u200d" * (N // 2)),
-                 id="next-action-joiners"),
+    pytest.param(
+        task("write the failing test", "fix " + "&amp;" * (N // 5)), id="next-action-entities"
+    ),
+    pytest.param(
+        task("write the failing test", "fix " + "<br" * (N // 3)), id="next-action-tag-openers"
+    ),
+    pytest.param(
+        task("write the failing test", "fix " + "t\u200d" * (N // 2)), id="next-action-joiners"
+    ),
 ]
 
 
@@ -110,12 +116,15 @@ def baseline(tmp_path_factory) -> dict[str, float]:
 def test_pathological_line_is_read_in_linear_time(tmp_path, baseline, edit) -> None:
     kind, old, new = edit
     repo, _ = make_repo(tmp_path / "repo", hook=False)
-    path = repo / {"spec": "docs/Spec.md", "task": "docs/Task.md",
-                   "failures": "docs/Failed_Attempts.md"}[kind]
+    path = (
+        repo
+        / {"spec": "docs/Spec.md", "task": "docs/Task.md", "failures": "docs/Failed_Attempts.md"}[
+            kind
+        ]
+    )
     text = path.read_text(encoding="utf-8")
     assert old in text
-    write_bytes(repo, str(path.relative_to(repo)),
-                text.replace(old, new, 1).encode("utf-8"))
+    write_bytes(repo, str(path.relative_to(repo)), text.replace(old, new, 1).encode("utf-8"))
     took, code, err = _timed(repo, "state")
     assert code in EXIT_OK_OR_REFUSED, err[-2000:]
     assert took < BOUND + 2 * baseline["state"], f"state took {took:.2f}s"

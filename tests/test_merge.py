@@ -24,10 +24,13 @@ TEMPLATES = {"spec": "Spec.md", "task": "Task.md", "failures": "Failed_Attempts.
 def failures(*rows: str, retired: tuple[str, ...] = (), intro: str = "Intro prose.") -> bytes:
     table = "".join(f"| {r} |\n" for r in rows)
     gone = "".join(f"| {r} |\n" for r in retired)
-    return ("---\nledger: failures\n---\n# Failed attempts\n\n" + intro + "\n\n"
-            "| ID | Tried | Failure | Workaround |\n|---|---|---|---|\n" + table
-            + "\n## Retired\n\n| ID | Reason | Date | Replaced by |\n|---|---|---|---|\n"
-            + gone).encode()
+    return (
+        "---\nledger: failures\n---\n# Failed attempts\n\n" + intro + "\n\n"
+        "| ID | Tried | Failure | Workaround |\n|---|---|---|---|\n"
+        + table
+        + "\n## Retired\n\n| ID | Reason | Date | Replaced by |\n|---|---|---|---|\n"
+        + gone
+    ).encode()
 
 
 def template(kind: str) -> str:
@@ -69,8 +72,10 @@ def ids(kind: str, data: bytes) -> list[str]:
 
 
 P1 = "| P1 | Example: reproduce the bug with a failing test | todo |"
-E1 = ("| E-001 | Example: create the release tag on the package registry | pending | "
-      "example-key-001 | |")
+E1 = (
+    "| E-001 | Example: create the release tag on the package registry | pending | "
+    "example-key-001 | |"
+)
 D1 = "| D-001 | Example: which database for the cache? | open | | example-owner | 2030-01-01 | |"
 C1 = "| C-001 | Example: do not push to the main branch directly | MUST NOT | example |"
 NEXT = "Example: write the failing test for the bug described in the objective"
@@ -89,8 +94,12 @@ def test_rows_added_on_both_sides_are_all_kept_ours_first() -> None:
 def test_same_new_id_with_different_content_renumbers_theirs_and_says_so() -> None:
     base = failures("F-001 | a | b | c")
     ours = failures("F-001 | a | b | c", "F-002 | ours | x | y")
-    theirs = failures("F-001 | a | b | c", "F-002 | theirs | x | y", "F-003 | t3 | x | y",
-                      retired=("F-002 | wrong | 2026-01-01 | F-003",))
+    theirs = failures(
+        "F-001 | a | b | c",
+        "F-002 | theirs | x | y",
+        "F-003 | t3 | x | y",
+        retired=("F-002 | wrong | 2026-01-01 | F-003",),
+    )
     result = merge("failures", base, ours, theirs)
     assert_passes_guard("failures", result, ours, theirs)
     assert result.renamed == {"F-002": "F-004"}
@@ -109,27 +118,40 @@ def test_same_new_row_on_both_sides_is_kept_once() -> None:
 
 
 def test_rows_keep_ours_bytes_crlf_bom_padding_and_extra_columns() -> None:
-    head = ("\ufeff---\r\nledger: failures\r\n---\r\n# F\r\n\r\n"
-            "| ID  | Tried | Failure | Workaround | Owner |\r\n|---|---|---|---|---|\r\n"
-            "| F-001   | a |  b | c | me |\r\n")
+    head = (
+        "\ufeff---\r\nledger: failures\r\n---\r\n# F\r\n\r\n"
+        "| ID  | Tried | Failure | Workaround | Owner |\r\n|---|---|---|---|---|\r\n"
+        "| F-001   | a |  b | c | me |\r\n"
+    )
     base = head.encode()
     ours = (head + "| F-002-aaaaa | o | x | y | you |\r\n").encode()
-    theirs = (head.replace("\r\n", "\n").replace("\ufeff", "")
-              + "| F-002-bbbbb | t | x | y | them |\n").encode()
+    theirs = (
+        head.replace("\r\n", "\n").replace("\ufeff", "") + "| F-002-bbbbb | t | x | y | them |\n"
+    ).encode()
     result = merge("failures", base, ours, theirs)
     assert_passes_guard("failures", result, ours, theirs)
     assert result.data == ours + b"| F-002-bbbbb | t | x | y | them |\r\n"
 
 
-@pytest.mark.parametrize(("ours_row", "theirs_row", "expected"), [
-    pytest.param(P1.replace("todo", "doing"), P1.replace("todo", "done"), "done",
-                 id="phase-doing-vs-done"),
-    pytest.param(P1.replace("todo", "done"), P1.replace("todo", "doing"), "done",
-                 id="phase-done-vs-doing"),
-    pytest.param(P1.replace("todo", "doing"), P1, "doing", id="phase-one-side"),
-])
-def test_phase_moves_take_the_furthest_state(ours_row: str, theirs_row: str,
-                                             expected: str) -> None:
+@pytest.mark.parametrize(
+    ("ours_row", "theirs_row", "expected"),
+    [
+        pytest.param(
+            P1.replace("todo", "doing"),
+            P1.replace("todo", "done"),
+            "done",
+            id="phase-doing-vs-done",
+        ),
+        pytest.param(
+            P1.replace("todo", "done"),
+            P1.replace("todo", "doing"),
+            "done",
+            id="phase-done-vs-doing",
+        ),
+        pytest.param(P1.replace("todo", "doing"), P1, "doing", id="phase-one-side"),
+    ],
+)
+def test_phase_moves_take_the_furthest_state(ours_row: str, theirs_row: str, expected: str) -> None:
     base = edit("task")
     ours = edit("task", (P1, ours_row), revision=2)
     theirs = edit("task", (P1, theirs_row), (NEXT, "Run the test suite once"), revision=5)
@@ -144,43 +166,108 @@ def test_phase_moves_take_the_furthest_state(ours_row: str, theirs_row: str,
 def test_write_unknown_and_confirmed_merge_to_confirmed_with_evidence() -> None:
     base = edit("task")
     ours = edit("task", (E1, E1.replace("pending", "unknown")), revision=2)
-    theirs = edit("task", (E1, E1.replace("pending | example-key-001 | |",
-                                          "confirmed | example-key-001 | tag v1 exists |")),
-                  revision=2)
+    theirs = edit(
+        "task",
+        (
+            E1,
+            E1.replace(
+                "pending | example-key-001 | |", "confirmed | example-key-001 | tag v1 exists |"
+            ),
+        ),
+        revision=2,
+    )
     result = merge("task", base, ours, theirs)
     assert_passes_guard("task", result, ours, theirs)
     write = parse("task", result.data).section("external writes")[0]
     assert (write.status, write.evidence) == ("confirmed", "tag v1 exists")
 
 
-@pytest.mark.parametrize(("kind", "ours", "theirs", "code", "item_id"), [
-    pytest.param("task", (E1, E1.replace("pending | example-key-001 | |",
-                                         "confirmed | example-key-001 | seen |")),
-                 (E1, E1.replace("pending | example-key-001 | |",
-                                 "not_applied | example-key-001 | absent |")),
-                 "write_conflict", "E-001", id="write-confirmed-vs-not-applied"),
-    pytest.param("task", (E1, E1.replace("pending | example-key-001 | |",
-                                         "confirmed | example-key-001 | log A |")),
-                 (E1, E1.replace("pending | example-key-001 | |",
-                                 "confirmed | example-key-001 | log B |")),
-                 "write_conflict", "E-001", id="write-different-evidence"),
-    pytest.param("spec", (D1, D1.replace("open | | example-owner | 2030-01-01 | |",
-                                         "decided | Redis | example-owner | 2030-01-01 | ADR-1 |")),
-                 (D1, D1.replace("open | | example-owner | 2030-01-01 | |",
-                                 "decided | Memcached | example-owner | 2030-01-01 | ADR-2 |")),
-                 "decision_conflict", "D-001", id="two-decisions"),
-    pytest.param("task", (NEXT, "Run the linter"), (NEXT, "Run the formatter"),
-                 "next_action_conflict", None, id="two-next-actions"),
-    pytest.param("spec", ("> One rule per row.", "> One rule per row, always."),
-                 ("> One rule per row.", "> One rule per row, always."),
-                 None, None, id="same-change-on-both-is-no-conflict"),
-    pytest.param("failures", ("| Example: crashes", "| Example: segfaults"),
-                 ("| Example: crashes", "| Example: hangs"), "cell_conflict", "F-001",
-                 id="immutable-cell-edited-on-both"),
-])
+@pytest.mark.parametrize(
+    ("kind", "ours", "theirs", "code", "item_id"),
+    [
+        pytest.param(
+            "task",
+            (
+                E1,
+                E1.replace("pending | example-key-001 | |", "confirmed | example-key-001 | seen |"),
+            ),
+            (
+                E1,
+                E1.replace(
+                    "pending | example-key-001 | |", "not_applied | example-key-001 | absent |"
+                ),
+            ),
+            "write_conflict",
+            "E-001",
+            id="write-confirmed-vs-not-applied",
+        ),
+        pytest.param(
+            "task",
+            (
+                E1,
+                E1.replace(
+                    "pending | example-key-001 | |", "confirmed | example-key-001 | log A |"
+                ),
+            ),
+            (
+                E1,
+                E1.replace(
+                    "pending | example-key-001 | |", "confirmed | example-key-001 | log B |"
+                ),
+            ),
+            "write_conflict",
+            "E-001",
+            id="write-different-evidence",
+        ),
+        pytest.param(
+            "spec",
+            (
+                D1,
+                D1.replace(
+                    "open | | example-owner | 2030-01-01 | |",
+                    "decided | Redis | example-owner | 2030-01-01 | ADR-1 |",
+                ),
+            ),
+            (
+                D1,
+                D1.replace(
+                    "open | | example-owner | 2030-01-01 | |",
+                    "decided | Memcached | example-owner | 2030-01-01 | ADR-2 |",
+                ),
+            ),
+            "decision_conflict",
+            "D-001",
+            id="two-decisions",
+        ),
+        pytest.param(
+            "task",
+            (NEXT, "Run the linter"),
+            (NEXT, "Run the formatter"),
+            "next_action_conflict",
+            None,
+            id="two-next-actions",
+        ),
+        pytest.param(
+            "spec",
+            ("> One rule per row.", "> One rule per row, always."),
+            ("> One rule per row.", "> One rule per row, always."),
+            None,
+            None,
+            id="same-change-on-both-is-no-conflict",
+        ),
+        pytest.param(
+            "failures",
+            ("| Example: crashes", "| Example: segfaults"),
+            ("| Example: crashes", "| Example: hangs"),
+            "cell_conflict",
+            "F-001",
+            id="immutable-cell-edited-on-both",
+        ),
+    ],
+)
 def test_incompatible_changes_are_conflicts_with_markers(
-        kind: str, ours: tuple[str, str], theirs: tuple[str, str], code: str | None,
-        item_id: str | None) -> None:
+    kind: str, ours: tuple[str, str], theirs: tuple[str, str], code: str | None, item_id: str | None
+) -> None:
     revision = 2 if kind == "task" else None
     base = edit(kind)
     mine, other = edit(kind, ours, revision=revision), edit(kind, theirs, revision=revision)
@@ -191,15 +278,18 @@ def test_incompatible_changes_are_conflicts_with_markers(
     assert [(c.code, c.item_id) for c in result.conflicts] == [(code, item_id)]
     text = result.data.decode()
     assert "<<<<<<< ours\n" in text and "\n=======\n" in text and ">>>>>>> theirs\n" in text
-    block = text[text.index("<<<<<<< ours"):text.index(">>>>>>> theirs")]
+    block = text[text.index("<<<<<<< ours") : text.index(">>>>>>> theirs")]
     assert ours[1] in block and theirs[1] in block
 
 
-@pytest.mark.parametrize(("ours_level", "theirs_level", "expected"), [
-    pytest.param("MUST", "SHOULD", "MUST", id="should-must-stricter-wins"),
-    pytest.param("SHOULD", "MUST", "MUST", id="must-on-theirs"),
-    pytest.param("MUST", "MUST NOT", None, id="opposite-polarity-conflicts"),
-])
+@pytest.mark.parametrize(
+    ("ours_level", "theirs_level", "expected"),
+    [
+        pytest.param("MUST", "SHOULD", "MUST", id="should-must-stricter-wins"),
+        pytest.param("SHOULD", "MUST", "MUST", id="must-on-theirs"),
+        pytest.param("MUST", "MUST NOT", None, id="opposite-polarity-conflicts"),
+    ],
+)
 def test_level_moves(ours_level: str, theirs_level: str, expected: str | None) -> None:
     row = C1.replace("MUST NOT", "MAY")
     base = edit("spec", (C1, row))
@@ -218,8 +308,11 @@ def test_prose_edits_merge_with_git_and_same_line_edits_conflict() -> None:
     first = "> What this task must respect."
     second = "> Questions and their answers."
     ours = edit("spec", (first, "> What this task must respect (ours)."))
-    theirs = edit("spec", (second, "> Questions and answers (theirs)."),
-                  (C1, C1 + "\n| C-002 | new rule | SHOULD | t |"))
+    theirs = edit(
+        "spec",
+        (second, "> Questions and answers (theirs)."),
+        (C1, C1 + "\n| C-002 | new rule | SHOULD | t |"),
+    )
     result = merge("spec", base, ours, theirs)
     assert_passes_guard("spec", result, ours, theirs)
     text = result.data.decode()
@@ -243,15 +336,21 @@ def test_an_unparseable_side_is_a_conflict_naming_it(side: str) -> None:
 def test_retirements_union_and_a_double_retirement_keeps_ours_reason() -> None:
     rows = ("F-001 | a | b | c", "F-002 | d | e | f", "F-003 | g | h | i")
     base = failures(*rows)
-    ours = failures(*rows, retired=("F-001 | ours reason | 2026-01-01 | ",
-                                    "F-002 | fixed upstream | 2026-01-02 | "))
-    theirs = failures(*rows, retired=("F-001 | theirs reason | 2026-01-03 | ",
-                                      "F-003 | obsolete | 2026-01-04 | "))
+    ours = failures(
+        *rows,
+        retired=("F-001 | ours reason | 2026-01-01 | ", "F-002 | fixed upstream | 2026-01-02 | "),
+    )
+    theirs = failures(
+        *rows, retired=("F-001 | theirs reason | 2026-01-03 | ", "F-003 | obsolete | 2026-01-04 | ")
+    )
     result = merge("failures", base, ours, theirs)
     merged = parse("failures", result.data)
     assert result.clean
     assert [(r.id, r.reason) for r in merged.retired] == [
-        ("F-001", "ours reason"), ("F-002", "fixed upstream"), ("F-003", "obsolete")]
+        ("F-001", "ours reason"),
+        ("F-002", "fixed upstream"),
+        ("F-003", "obsolete"),
+    ]
     assert any("F-001" in n and "ours' reason" in n for n in result.notes)
     assert_passes_guard("failures", result, ours, theirs)
 
@@ -264,8 +363,12 @@ def test_theirs_phases_go_after_their_predecessor() -> None:
     result = merge("task", base, ours, theirs)
     assert_passes_guard("task", result, ours, theirs)
     phases = [(r.id, r.phase) for r in parse("task", result.data).section("phases")]
-    assert phases == [("P1", P1.split(" | ")[1]), ("P4", "theirs between"), ("P2", "second"),
-                      ("P3", "ours last")]
+    assert phases == [
+        ("P1", P1.split(" | ")[1]),
+        ("P4", "theirs between"),
+        ("P2", "second"),
+        ("P3", "ours last"),
+    ]
 
 
 def test_phases_reordered_differently_conflict() -> None:
@@ -290,12 +393,19 @@ def test_a_deleted_row_is_a_conflict(deleter: str) -> None:
 def test_a_merge_the_guard_would_refuse_becomes_a_conflict() -> None:
     base = edit("task")
     ours = edit("task", (E1, E1.replace("pending", "unknown")), revision=2)
-    theirs = edit("task", ("| ID | Reason | Date | Replaced by |\n|---|---|---|---|",
-                           "| ID | Reason | Date | Replaced by |\n|---|---|---|---|\n"
-                           "| E-001 | not needed | 2026-01-01 | |"), revision=2)
+    theirs = edit(
+        "task",
+        (
+            "| ID | Reason | Date | Replaced by |\n|---|---|---|---|",
+            "| ID | Reason | Date | Replaced by |\n|---|---|---|---|\n"
+            "| E-001 | not needed | 2026-01-01 | |",
+        ),
+        revision=2,
+    )
     result = merge("task", base, ours, theirs)
     assert ("guard_retired_unknown_write", "E-001") in [
-        (c.code, c.item_id) for c in result.conflicts]
+        (c.code, c.item_id) for c in result.conflicts
+    ]
     assert b"<<<<<<< ours" in result.data
 
 
@@ -307,10 +417,13 @@ def test_no_common_ancestor_merges_as_union() -> None:
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.sampled_from("abcdefgh"), max_size=6),
-       st.lists(st.sampled_from("abcdefgh"), max_size=6))
+@given(
+    st.lists(st.sampled_from("abcdefgh"), max_size=6),
+    st.lists(st.sampled_from("abcdefgh"), max_size=6),
+)
 def test_appends_on_both_sides_lose_nothing_and_duplicate_no_id(
-        mine: list[str], other: list[str]) -> None:
+    mine: list[str], other: list[str]
+) -> None:
     start = ["F-001 | seed | x | y"]
     ours = failures(*start, *(f"F-{i + 2:03d} | {t}{i} | x | y" for i, t in enumerate(mine)))
     theirs = failures(*start, *(f"F-{i + 2:03d} | {t}{i} | x | y" for i, t in enumerate(other)))
@@ -322,9 +435,16 @@ def test_appends_on_both_sides_lose_nothing_and_duplicate_no_id(
         assert {(r.tried, r.failure) for r in parse("failures", side).all_items()} <= contents
     got = ids("failures", result.data)
     assert len(got) == len(set(got))
-    full = _Merger("failures", Context(PATHS["failures"], {}, {}), merge_file, 7,
-                   ("ours", "base", "theirs")).run(failures(*start), ours, theirs)
+    full = _Merger(
+        "failures", Context(PATHS["failures"], {}, {}), merge_file, 7, ("ours", "base", "theirs")
+    ).run(failures(*start), ours, theirs)
     assert (full.data, full.renamed) == (result.data, result.renamed)  # the fast path agrees
-    known = merge_ledger("failures", failures(*start), ours, theirs, PATHS["failures"],
-                         trusted=frozenset({hash_blob(ours)}))  # ours parsed at commit time
+    known = merge_ledger(
+        "failures",
+        failures(*start),
+        ours,
+        theirs,
+        PATHS["failures"],
+        trusted=frozenset({hash_blob(ours)}),
+    )  # ours parsed at commit time
     assert (known.data, known.renamed) == (result.data, result.renamed)

@@ -45,12 +45,22 @@ def work(tree: Path, name: str, failures: int, constraints: int = 1) -> list[str
     tried = []
     for i in range(failures):
         text = f"{name} attempt {i}: `make test-{i}`"
-        rehydrate(tree, "fail", "add", "--tried", text, "--failure", f"broke {i}",
-                  "--workaround", f"use plan {i}")
+        rehydrate(
+            tree,
+            "fail",
+            "add",
+            "--tried",
+            text,
+            "--failure",
+            f"broke {i}",
+            "--workaround",
+            f"use plan {i}",
+        )
         tried.append(text)
     for i in range(constraints):
-        rehydrate(tree, "spec", "constraint", "add", "--level", "MUST",
-                  "--rule", f"{name} rule {i}")
+        rehydrate(
+            tree, "spec", "constraint", "add", "--level", "MUST", "--rule", f"{name} rule {i}"
+        )
     commit(tree, f"{name}: work")
     return tried
 
@@ -123,20 +133,41 @@ def test_octopus_refuses_and_sequential_merges_work(project: Path) -> None:
     assert_complete(project, base, tried, [f"{n} rule 0" for n in names])
 
 
-@pytest.mark.parametrize(("ours_args", "theirs_args", "needle"), [
-    pytest.param(("spec", "decide", "D-001", "--decision", "Redis", "--source", "ADR-1"),
-                 ("spec", "decide", "D-001", "--decision", "Memcached", "--source", "ADR-2"),
-                 "D-001", id="two-decisions"),
-    pytest.param(("task", "next", "Run the linter"), ("task", "next", "Run the formatter"),
-                 "next_action_conflict", id="two-next-actions"),
-    pytest.param(("task", "write", "settle", "E-001", "--status", "confirmed", "--evidence",
-                  "tag exists"),
-                 ("task", "write", "settle", "E-001", "--status", "not_applied", "--evidence",
-                  "no tag"), "E-001", id="write-confirmed-vs-not-applied"),
-])
+@pytest.mark.parametrize(
+    ("ours_args", "theirs_args", "needle"),
+    [
+        pytest.param(
+            ("spec", "decide", "D-001", "--decision", "Redis", "--source", "ADR-1"),
+            ("spec", "decide", "D-001", "--decision", "Memcached", "--source", "ADR-2"),
+            "D-001",
+            id="two-decisions",
+        ),
+        pytest.param(
+            ("task", "next", "Run the linter"),
+            ("task", "next", "Run the formatter"),
+            "next_action_conflict",
+            id="two-next-actions",
+        ),
+        pytest.param(
+            (
+                "task",
+                "write",
+                "settle",
+                "E-001",
+                "--status",
+                "confirmed",
+                "--evidence",
+                "tag exists",
+            ),
+            ("task", "write", "settle", "E-001", "--status", "not_applied", "--evidence", "no tag"),
+            "E-001",
+            id="write-confirmed-vs-not-applied",
+        ),
+    ],
+)
 def test_incompatible_moves_stop_the_merge_with_markers(
-        project: Path, ours_args: tuple[str, ...], theirs_args: tuple[str, ...],
-        needle: str) -> None:
+    project: Path, ours_args: tuple[str, ...], theirs_args: tuple[str, ...], needle: str
+) -> None:
     x, y = worktree(project, "x"), worktree(project, "y")
     rehydrate(x, *ours_args)
     commit(x, "x")
@@ -151,10 +182,11 @@ def test_incompatible_moves_stop_the_merge_with_markers(
     assert git(x, "ls-files", "-u", PATHS[kind]).stdout  # git knows the path is unmerged
 
 
-def test_driver_on_an_unknown_path_falls_back_to_text_merge(project: Path, tmp_path: Path
-                                                            ) -> None:
-    files = [write(tmp_path, n, t) for n, t in (("O", "a\nb\n"), ("A", "a\nb\nours\n"),
-                                                 ("B", "theirs\na\nb\n"))]
+def test_driver_on_an_unknown_path_falls_back_to_text_merge(project: Path, tmp_path: Path) -> None:
+    files = [
+        write(tmp_path, n, t)
+        for n, t in (("O", "a\nb\n"), ("A", "a\nb\nours\n"), ("B", "theirs\na\nb\n"))
+    ]
     result = run(project, "merge-driver", *(str(f) for f in files), "notes.md")
     assert result.code == 0
     assert "not a configured ledger" in result.err
@@ -164,16 +196,14 @@ def test_driver_on_an_unknown_path_falls_back_to_text_merge(project: Path, tmp_p
 def test_driver_refuses_an_unparseable_side(project: Path, tmp_path: Path) -> None:
     good = (project / PATHS["failures"]).read_text()
     bad = good + "| F-009 | two | cells |\n"
-    files = [write(tmp_path, n, t, dedent=False)
-             for n, t in (("O", good), ("A", good), ("B", bad))]
+    files = [write(tmp_path, n, t, dedent=False) for n, t in (("O", good), ("A", good), ("B", bad))]
     result = run(project, "merge-driver", *(str(f) for f in files), PATHS["failures"])
     assert result.code == 1
     assert "the theirs side cannot be parsed" in result.err
     assert "<<<<<<<" in files[1].read_text()
 
 
-def test_registration_keeps_existing_attributes_and_matches_paths_with_spaces(repo: Path
-                                                                            ) -> None:
+def test_registration_keeps_existing_attributes_and_matches_paths_with_spaces(repo: Path) -> None:
     from rehydrate.config import load_config
     from rehydrate.git import find_repo
     from rehydrate.merge.driver import register_merge_driver
@@ -185,9 +215,13 @@ def test_registration_keeps_existing_attributes_and_matches_paths_with_spaces(re
     text = (repo / ".gitattributes").read_text()
     assert text.startswith("*.png binary\n") and text.count("merge=rehydrate") == 3
     for path in ("my docs/Spec file.md", PATHS["task"], PATHS["failures"]):
-        assert git(repo, "check-attr", "merge", "--", path).stdout.strip().endswith(
-            "merge: rehydrate")
-    assert git(repo, "check-attr", "merge", "--", "other/docs/Task.md").stdout.strip().endswith(
-        "merge: unspecified")
+        assert (
+            git(repo, "check-attr", "merge", "--", path).stdout.strip().endswith("merge: rehydrate")
+        )
+    assert (
+        git(repo, "check-attr", "merge", "--", "other/docs/Task.md")
+        .stdout.strip()
+        .endswith("merge: unspecified")
+    )
     again = register_merge_driver(find_repo(repo), load_config(repo))
     assert all(a.startswith("kept") for a in again)

@@ -9,45 +9,104 @@ from hypothesis import strategies as st
 from rehydrate.redact import find_secrets, redact
 
 SECRETS = [
-    pytest.param('+AWS_ACCESS_KEY_ID = "AKIAZ7Q3K9P2M4N6B8V1"', "AKIAZ7Q3K9P2M4N6B8V1",
-                 "aws_access_key", id="aws-access-key"),
-    pytest.param("creds: ASIAZ7Q3K9P2M4N6B8V1 (session)", "ASIAZ7Q3K9P2M4N6B8V1",
-                 "aws_access_key", id="aws-session-key"),
+    pytest.param(
+        '+AWS_ACCESS_KEY_ID = "AKIAZ7Q3K9P2M4N6B8V1"',
+        "AKIAZ7Q3K9P2M4N6B8V1",
+        "aws_access_key",
+        id="aws-access-key",
+    ),
+    pytest.param(
+        "creds: ASIAZ7Q3K9P2M4N6B8V1 (session)",
+        "ASIAZ7Q3K9P2M4N6B8V1",
+        "aws_access_key",
+        id="aws-session-key",
+    ),
     pytest.param("token ghp_" + "a1B2" * 9, "ghp_" + "a1B2" * 9, "github_token", id="github"),
-    pytest.param("github_pat_11ABCDEFG0123456789_abcdefghij", "11ABCDEFG0123456789_abcdefghij",
-                 "github_token", id="github-fine-grained"),
-    pytest.param("SLACK=xoxb-123456789012-abcdefABCDEF", "xoxb-123456789012-abcdefABCDEF",
-                 "slack_token", id="slack"),
-    pytest.param("url https://hooks.slack.com/services/T000/B000/XXXXXXXX", "T000/B000/XXXXXXXX",
-                 "slack_webhook", id="slack-webhook"),
-    pytest.param("OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwx", "abcdefghijklmnopqrstuvwx",
-                 "openai_key", id="openai"),
-    pytest.param("stripe.Charge(sk_live_abcdefghijklmnop1234)", "abcdefghijklmnop1234",
-                 "stripe_key", id="stripe"),
-    pytest.param("key=AIzaSyA-abcdefghijklmnopqrstuvwxyz012345", "abcdefghijklmnopqrstuvwxyz0123",
-                 "google_api_key", id="google"),
-    pytest.param("jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abcdefghijklmnop",
-                 "eyJzdWIiOiIxMjM0In0", "jwt", id="jwt"),
-    pytest.param("DATABASE_URL=postgres://app:s3cr3t-pw@db:5432/app", "s3cr3t-pw",
-                 "url_credentials", id="url-credentials"),
-    pytest.param("-H 'Authorization: Bearer abc.def-ghi_jkl'", "abc.def-ghi_jkl", "bearer_token",
-                 id="bearer"),
-    pytest.param('headers = {"Authorization": "Basic dXNlcjpwYXNzd29yZA=="}', "dXNlcjpwYXNzd29yZA",
-                 "basic_auth", id="basic-auth"),
+    pytest.param(
+        "github_pat_11ABCDEFG0123456789_abcdefghij",
+        "11ABCDEFG0123456789_abcdefghij",
+        "github_token",
+        id="github-fine-grained",
+    ),
+    pytest.param(
+        "SLACK=xoxb-123456789012-abcdefABCDEF",
+        "xoxb-123456789012-abcdefABCDEF",
+        "slack_token",
+        id="slack",
+    ),
+    pytest.param(
+        "url https://hooks.slack.com/services/T000/B000/XXXXXXXX",
+        "T000/B000/XXXXXXXX",
+        "slack_webhook",
+        id="slack-webhook",
+    ),
+    pytest.param(
+        "OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwx",
+        "abcdefghijklmnopqrstuvwx",
+        "openai_key",
+        id="openai",
+    ),
+    pytest.param(
+        "stripe.Charge(sk_live_abcdefghijklmnop1234)",
+        "abcdefghijklmnop1234",
+        "stripe_key",
+        id="stripe",
+    ),
+    pytest.param(
+        "key=AIzaSyA-abcdefghijklmnopqrstuvwxyz012345",
+        "abcdefghijklmnopqrstuvwxyz0123",
+        "google_api_key",
+        id="google",
+    ),
+    pytest.param(
+        "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abcdefghijklmnop",
+        "eyJzdWIiOiIxMjM0In0",
+        "jwt",
+        id="jwt",
+    ),
+    pytest.param(
+        "DATABASE_URL=postgres://app:s3cr3t-pw@db:5432/app",
+        "s3cr3t-pw",
+        "url_credentials",
+        id="url-credentials",
+    ),
+    pytest.param(
+        "-H 'Authorization: Bearer abc.def-ghi_jkl'", "abc.def-ghi_jkl", "bearer_token", id="bearer"
+    ),
+    pytest.param(
+        'headers = {"Authorization": "Basic dXNlcjpwYXNzd29yZA=="}',
+        "dXNlcjpwYXNzd29yZA",
+        "basic_auth",
+        id="basic-auth",
+    ),
     pytest.param('password = "hunter2"', "hunter2", "password", id="password-double-quotes"),
     pytest.param("db_password: 'hunter2'", "hunter2", "password", id="password-yaml"),
     pytest.param("PASSWORD=correcthorse", "correcthorse", "password", id="password-env"),
     pytest.param('"client_secret": "c0ffee-beef"', "c0ffee-beef", "secret", id="json-secret"),
-    pytest.param("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-                 "wJalrXUtnFEMI/K7MDENG", "secret", id="aws-secret"),
+    pytest.param(
+        "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "wJalrXUtnFEMI/K7MDENG",
+        "secret",
+        id="aws-secret",
+    ),
     pytest.param("api_key => 'zzzzzz'", "zzzzzz", "api_key", id="api-key-arrow"),
-    pytest.param("auth_token := \"tok-123456\"", "tok-123456", "token", id="token-walrus"),
-    pytest.param("パスワード password=\"日本語の秘密\"", "日本語の秘密", "password",
-                 id="non-ascii-value"),
-    pytest.param("+-----BEGIN RSA PRIVATE KEY-----\n+MIIEowIBAAKCAQEA\n+-----END RSA PRIVATE "
-                 "KEY-----\n+done", "MIIEowIBAAKCAQEA", "private_key", id="private-key-block"),
-    pytest.param("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA", "b3BlbnNzaC1rZXkt",
-                 "private_key", id="private-key-cut-short"),
+    pytest.param('auth_token := "tok-123456"', "tok-123456", "token", id="token-walrus"),
+    pytest.param(
+        'パスワード password="日本語の秘密"', "日本語の秘密", "password", id="non-ascii-value"
+    ),
+    pytest.param(
+        "+-----BEGIN RSA PRIVATE KEY-----\n+MIIEowIBAAKCAQEA\n+-----END RSA PRIVATE "
+        "KEY-----\n+done",
+        "MIIEowIBAAKCAQEA",
+        "private_key",
+        id="private-key-block",
+    ),
+    pytest.param(
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA",
+        "b3BlbnNzaC1rZXkt",
+        "private_key",
+        id="private-key-cut-short",
+    ),
 ]
 
 
@@ -65,8 +124,9 @@ CLEAN = [
     pytest.param('primary_key = "id"', id="primary-key"),
     pytest.param('passenger = "bob"', id="pass-prefix-word"),
     pytest.param("Basic idea: authentication happens at the edge", id="basic-prose"),
-    pytest.param("| F-001 | `go test -tags=musl` | リンカエラー | `-tags=darwin_arm64` |",
-                 id="ledger-row"),
+    pytest.param(
+        "| F-001 | `go test -tags=musl` | リンカエラー | `-tags=darwin_arm64` |", id="ledger-row"
+    ),
     pytest.param("password = ''", id="empty-value"),
 ]
 
@@ -82,8 +142,10 @@ def test_text_around_a_secret_is_kept() -> None:
 
 
 def test_a_mentioned_key_header_does_not_swallow_the_rest_of_a_table() -> None:
-    table = ("| F-001 | pasted -----BEGIN PRIVATE KEY----- only | parse error | use a file |\n"
-             "| F-002 | retry the build | flaky | pin the cache |")
+    table = (
+        "| F-001 | pasted -----BEGIN PRIVATE KEY----- only | parse error | use a file |\n"
+        "| F-002 | retry the build | flaky | pin the cache |"
+    )
     out = redact(table)
     assert "| F-002 | retry the build | flaky | pin the cache |" in out
     assert out.count(" | ") == table.count(" | ")
@@ -132,6 +194,8 @@ def test_a_rule_skipped_for_a_missing_character_could_not_have_matched() -> None
         assert rule.needs in outside_classes, (rule.kind, rule.pattern.pattern)
     # and the gated rules still fire when their character is there
     assert "[REDACTED:url_credentials]" in redact("https://u:hunter22@example.com")
-    token = ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
-             "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U")
+    token = (
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+        "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+    )
     assert redact(f"jwt {token}") == "jwt [REDACTED:jwt]"

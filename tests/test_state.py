@@ -46,17 +46,22 @@ def test_pins_change_with_commit_checksum_does_not(ledger_repo):
     assert after["head"] == git(ledger_repo, "rev-parse", "HEAD").stdout.strip()
 
 
-@pytest.mark.parametrize("edit,changes", [
-    pytest.param(lambda t: t.replace("Intro prose.", "Reworded intro."), False, id="prose"),
-    pytest.param(lambda t: t.replace(ROW1 + "\n" + ROW2, ROW2 + "\n" + ROW1), False,
-                 id="reorder-rows"),
-    pytest.param(lambda t: t.replace("| C-2 | Prefer", "|   C-2   |  Prefer"), False,
-                 id="cell-padding"),
-    pytest.param(lambda t: t.replace("\n", "\r\n"), False, id="crlf"),
-    pytest.param(lambda t: t.replace("| SHOULD |", "| MUST |"), True, id="level-change"),
-    pytest.param(lambda t: t.replace("small commits", "smаll commits"), True, id="homoglyph"),
-    pytest.param(lambda t: t + "| C-3 | New | MAY | x |\n", True, id="row-added"),
-])
+@pytest.mark.parametrize(
+    "edit,changes",
+    [
+        pytest.param(lambda t: t.replace("Intro prose.", "Reworded intro."), False, id="prose"),
+        pytest.param(
+            lambda t: t.replace(ROW1 + "\n" + ROW2, ROW2 + "\n" + ROW1), False, id="reorder-rows"
+        ),
+        pytest.param(
+            lambda t: t.replace("| C-2 | Prefer", "|   C-2   |  Prefer"), False, id="cell-padding"
+        ),
+        pytest.param(lambda t: t.replace("\n", "\r\n"), False, id="crlf"),
+        pytest.param(lambda t: t.replace("| SHOULD |", "| MUST |"), True, id="level-change"),
+        pytest.param(lambda t: t.replace("small commits", "smаll commits"), True, id="homoglyph"),
+        pytest.param(lambda t: t + "| C-3 | New | MAY | x |\n", True, id="row-added"),
+    ],
+)
 def test_checksum_is_semantic(ledger_repo, edit, changes):
     write(ledger_repo, "docs/Spec.md", SPEC)
     base = state_json(ledger_repo)["checksum"]
@@ -67,8 +72,11 @@ def test_checksum_is_semantic(ledger_repo, edit, changes):
 def test_checksum_covers_next_action_phase_and_write_status(ledger_repo):
     task = (ledger_repo / "docs/Task.md").read_text()
     base = state_json(ledger_repo)["checksum"]
-    for old, new in (("| todo |", "| doing |"), ("| pending |", "| unknown |"),
-                     ("Example: write the failing test", "Example: write a failing test")):
+    for old, new in (
+        ("| todo |", "| doing |"),
+        ("| pending |", "| unknown |"),
+        ("Example: write the failing test", "Example: write a failing test"),
+    ):
         write(ledger_repo, "docs/Task.md", task.replace(old, new), dedent=False)
         assert state_json(ledger_repo)["checksum"] != base, old
     write(ledger_repo, "docs/Task.md", task.replace("revision: 1", "revision: 2"), dedent=False)
@@ -118,12 +126,17 @@ def test_staged_source_reads_the_index_not_the_worktree(ledger_repo):
     assert broken.code == 2 and "docs/Spec.md:1" in broken.err
 
 
-@pytest.mark.parametrize("setup,code", [
-    pytest.param(lambda r: os.remove(r / "docs/Spec.md"), "ledger_missing", id="missing"),
-    pytest.param(lambda r: (os.remove(r / "docs/Spec.md"),
-                            os.symlink("../README", r / "docs/Spec.md")), "ledger_symlink",
-                 id="symlink"),
-])
+@pytest.mark.parametrize(
+    "setup,code",
+    [
+        pytest.param(lambda r: os.remove(r / "docs/Spec.md"), "ledger_missing", id="missing"),
+        pytest.param(
+            lambda r: (os.remove(r / "docs/Spec.md"), os.symlink("../README", r / "docs/Spec.md")),
+            "ledger_symlink",
+            id="symlink",
+        ),
+    ],
+)
 def test_unreadable_ledger_is_an_error_not_empty(ledger_repo, setup, code):
     setup(ledger_repo)
     result = run(ledger_repo, "state", "--json")
@@ -165,21 +178,27 @@ def test_canonical_json_is_what_json_dumps_gives(value) -> None:
     """The checksum's own serializer writes exactly the bytes json.dumps would."""
     from rehydrate.state import canonical_json
 
-    assert "".join(canonical_json(value)) == json.dumps(value, ensure_ascii=False, sort_keys=True,
-                                               separators=(",", ":"))
+    assert "".join(canonical_json(value)) == json.dumps(
+        value, ensure_ascii=False, sort_keys=True, separators=(",", ":")
+    )
 
 
-_checksum_cell = st.one_of(
-    st.text(alphabet=st.sampled_from("abé -"), min_size=1, max_size=6),
-    st.text(alphabet=st.sampled_from('ab "é|\\-\u00a0'), min_size=1, max_size=6),
-).map(lambda text: " ".join(text.split())).filter(
-    lambda text: text and not text.endswith("\\"))
+_checksum_cell = (
+    st.one_of(
+        st.text(alphabet=st.sampled_from("abé -"), min_size=1, max_size=6),
+        st.text(alphabet=st.sampled_from('ab "é|\\-\u00a0'), min_size=1, max_size=6),
+    )
+    .map(lambda text: " ".join(text.split()))
+    .filter(lambda text: text and not text.endswith("\\"))
+)
 
 
 @settings(max_examples=200, deadline=None)
-@given(rows=st.lists(st.tuples(_checksum_cell, _checksum_cell, _checksum_cell), max_size=8),
-       order=st.one_of(st.just(list(range(8))), st.permutations(range(8))),
-       numbering=st.sampled_from(["F-{:03d}", "F-{}", "f{}", "F-{}A"]))
+@given(
+    rows=st.lists(st.tuples(_checksum_cell, _checksum_cell, _checksum_cell), max_size=8),
+    order=st.one_of(st.just(list(range(8))), st.permutations(range(8))),
+    numbering=st.sampled_from(["F-{:03d}", "F-{}", "f{}", "F-{}A"]),
+)
 def test_checksum_text_is_the_documented_json(rows, order, numbering):
     """The checksum hashes exactly json.dumps(checksum_payload) as documented, however the
     rows are joined and escaped on the way (sorted by ID, quotes, backslashes, pipes)."""
@@ -190,16 +209,26 @@ def test_checksum_text_is_the_documented_json(rows, order, numbering):
     from rehydrate.state import _UNIT, CHECKSUM_PREFIX, checksum, checksum_payload
 
     ids = [numbering.format(i) for i in order if i < len(rows)]
-    lines = ["# Failed attempts", "", "## Failures", "", "| ID | Tried | Failure | Workaround |",
-             "|---|---|---|---|"]
+    lines = [
+        "# Failed attempts",
+        "",
+        "## Failures",
+        "",
+        "| ID | Tried | Failure | Workaround |",
+        "|---|---|---|---|",
+    ]
     lines += [render_row([i, *cells]) for i, cells in zip(ids, rows, strict=True)]
     failures = parse_ledger("failures", "f.md", ("\n".join(lines) + "\n").encode("utf-8"))
     spec = parse_ledger("spec", "s.md", b"# Spec\n")
     task = parse_ledger("task", "t.md", b"---\ntask: T\nobjective: O\nrevision: 1\n---\n# T\n")
     ledgers = {"spec": spec, "task": task, "failures": failures}
     payload = checksum_payload(ledgers)
-    expected_rows = "\x1e".join(sorted(
-        _UNIT.join((f.id, f.tried, f.failure, f.workaround)) for f in failures.section("failures")))
+    expected_rows = "\x1e".join(
+        sorted(
+            _UNIT.join((f.id, f.tried, f.failure, f.workaround))
+            for f in failures.section("failures")
+        )
+    )
     payload["failures"]["items"]["failures"]["rows"] = expected_rows  # the plain str form
     text = json.dumps(payload, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     assert checksum(ledgers) == CHECKSUM_PREFIX + hashlib.sha256(text.encode()).hexdigest()

@@ -43,8 +43,12 @@ def test_status_shows_task_phases_next_action_and_counts(ledger_repo: Path) -> N
 
 
 def test_status_puts_blocked_writes_first_and_still_exits_0(ledger_repo: Path) -> None:
-    _task(ledger_repo / "docs/Task.md", "| pending | example-key-001 |",
-          "| unknown | example-key-001 |", 2)
+    _task(
+        ledger_repo / "docs/Task.md",
+        "| pending | example-key-001 |",
+        "| unknown | example-key-001 |",
+        2,
+    )
     commit(ledger_repo, "write outcome unknown")
     result = run(ledger_repo, "status")
     assert result.code == 0  # a view, not a gate: `check` exits 3
@@ -54,20 +58,29 @@ def test_status_puts_blocked_writes_first_and_still_exits_0(ledger_repo: Path) -
     assert run(ledger_repo, "check").code == 3
 
 
-@pytest.mark.parametrize("due, today, overdue_days", [
-    pytest.param("2030-01-01", "2030-01-05", 4, id="overdue"),
-    pytest.param("2030-01-05", "2030-01-05", 0, id="due-today"),
-    pytest.param("2030-02-01", "2030-01-05", -27, id="future"),
-    pytest.param("2030-01-01 (board meeting)", "2030-01-02", 1, id="date-then-text"),
-    pytest.param("next sprint", "2030-01-05", None, id="not-a-date"),
-    pytest.param("2030-02-30", "2030-01-05", None, id="impossible-date"),
-    pytest.param("", "2030-01-05", None, id="empty"),
-])
-def test_status_flags_overdue_decisions(ledger_repo: Path, monkeypatch: pytest.MonkeyPatch,
-                                        due: str, today: str, overdue_days: int | None) -> None:
+@pytest.mark.parametrize(
+    "due, today, overdue_days",
+    [
+        pytest.param("2030-01-01", "2030-01-05", 4, id="overdue"),
+        pytest.param("2030-01-05", "2030-01-05", 0, id="due-today"),
+        pytest.param("2030-02-01", "2030-01-05", -27, id="future"),
+        pytest.param("2030-01-01 (board meeting)", "2030-01-02", 1, id="date-then-text"),
+        pytest.param("next sprint", "2030-01-05", None, id="not-a-date"),
+        pytest.param("2030-02-30", "2030-01-05", None, id="impossible-date"),
+        pytest.param("", "2030-01-05", None, id="empty"),
+    ],
+)
+def test_status_flags_overdue_decisions(
+    ledger_repo: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    due: str,
+    today: str,
+    overdue_days: int | None,
+) -> None:
     spec = ledger_repo / "docs/Spec.md"
-    spec.write_text(spec.read_text(encoding="utf-8").replace("| 2030-01-01 |", f"| {due} |"),
-                    encoding="utf-8")
+    spec.write_text(
+        spec.read_text(encoding="utf-8").replace("| 2030-01-01 |", f"| {due} |"), encoding="utf-8"
+    )
     monkeypatch.setenv("REHYDRATE_TODAY", today)
     data = json.loads(run(ledger_repo, "status", "--json").out)
     [decision] = data["open_decisions"]
@@ -78,10 +91,13 @@ def test_status_flags_overdue_decisions(ledger_repo: Path, monkeypatch: pytest.M
     assert ("OVERDUE by" in text) is bool(overdue_days and overdue_days > 0)
 
 
-def test_status_lists_uncommitted_ledger_changes_and_reads_the_work_tree(
-        ledger_repo: Path) -> None:
-    _task(ledger_repo / "docs/Task.md", "| P1 | Example: reproduce the bug with a failing test "
-          "| todo |", "| P1 | Example: reproduce the bug with a failing test | done |", 2)
+def test_status_lists_uncommitted_ledger_changes_and_reads_the_work_tree(ledger_repo: Path) -> None:
+    _task(
+        ledger_repo / "docs/Task.md",
+        "| P1 | Example: reproduce the bug with a failing test | todo |",
+        "| P1 | Example: reproduce the bug with a failing test | done |",
+        2,
+    )
     result = run(ledger_repo, "status")
     assert "[#] 1/1 done" in result.out  # the work tree, by default
     assert "Uncommitted ledger changes (work tree differs from HEAD" in result.out
@@ -107,8 +123,12 @@ def test_status_marks_stale_verifications(ledger_repo: Path) -> None:
     commit(ledger_repo, "code")
     blob = git(ledger_repo, "rev-parse", "HEAD:src/app.py").stdout.strip()
     header = "| ID | Check | Artifact | Blob | Report |\n|---|---|---|---|---|\n"
-    _task(ledger_repo / "docs/Task.md", header, header +
-          f"| V-001 | unit tests pass | `src/app.py` | {blob} | ci.log |\n", 2)
+    _task(
+        ledger_repo / "docs/Task.md",
+        header,
+        header + f"| V-001 | unit tests pass | `src/app.py` | {blob} | ci.log |\n",
+        2,
+    )
     commit(ledger_repo, "verified")
     assert "Stale verifications" not in run(ledger_repo, "status").out
     write(ledger_repo, "src/app.py", "print('v2')\n")
@@ -127,24 +147,29 @@ def test_status_json_is_one_object_with_schema(ledger_repo: Path) -> None:
     data = json.loads(result.out)
     assert data["schema"] == "rehydrate/status-v1"
     assert data["today"] == "2030-01-05"
-    assert data["task"] == {"id": "T-001", "revision": 1,
-                            "objective": "Example objective - replace with what this task "
-                                         "must achieve"}
+    assert data["task"] == {
+        "id": "T-001",
+        "revision": 1,
+        "objective": "Example objective - replace with what this task must achieve",
+    }
     assert data["phases"]["done"] == 0 and data["phases"]["total"] == 1
     assert data["decision"]["decision"] == "reauthorization_required"
     assert data["counts"]["constraints"] == {"active": 1, "retired": 0}
     assert [w["id"] for w in data["pending_writes"]] == ["E-001"]
 
 
-@pytest.mark.parametrize("mutation, code", [
-    pytest.param(("docs/Task.md", "| P1 |", "| P1 | extra |"), "table_malformed",
-                 id="bad-row"),
-    pytest.param(("docs/Spec.md", "| MUST NOT |", "| MUSTNT |"), "unknown_level",
-                 id="unknown-level"),
-])
-def test_status_exits_2_on_unreadable_ledgers(ledger_repo: Path,
-                                              mutation: tuple[str, str, str],
-                                              code: str) -> None:
+@pytest.mark.parametrize(
+    "mutation, code",
+    [
+        pytest.param(("docs/Task.md", "| P1 |", "| P1 | extra |"), "table_malformed", id="bad-row"),
+        pytest.param(
+            ("docs/Spec.md", "| MUST NOT |", "| MUSTNT |"), "unknown_level", id="unknown-level"
+        ),
+    ],
+)
+def test_status_exits_2_on_unreadable_ledgers(
+    ledger_repo: Path, mutation: tuple[str, str, str], code: str
+) -> None:
     path, old, new = mutation
     target = ledger_repo / path
     target.write_text(target.read_text(encoding="utf-8").replace(old, new, 1), encoding="utf-8")
@@ -160,25 +185,34 @@ def test_status_refuses_a_bad_today(ledger_repo: Path, monkeypatch: pytest.Monke
     assert result.code == 2 and "REHYDRATE_TODAY" in result.err
 
 
-@pytest.mark.parametrize("statuses, bar", [
-    pytest.param((), "[]", id="none"),
-    pytest.param(("done", "done", "doing", "todo", "todo"), "[##>--]", id="per-phase"),
-    pytest.param(("done",) * 30 + ("todo",) * 10, "[###############-----]", id="scaled"),
-    pytest.param(("done",) * 10 + ("doing",) + ("todo",) * 29, "[#####>--------------]",
-                 id="scaled-doing"),
-])
+@pytest.mark.parametrize(
+    "statuses, bar",
+    [
+        pytest.param((), "[]", id="none"),
+        pytest.param(("done", "done", "doing", "todo", "todo"), "[##>--]", id="per-phase"),
+        pytest.param(("done",) * 30 + ("todo",) * 10, "[###############-----]", id="scaled"),
+        pytest.param(
+            ("done",) * 10 + ("doing",) + ("todo",) * 29,
+            "[#####>--------------]",
+            id="scaled-doing",
+        ),
+    ],
+)
 def test_progress_bar(statuses: tuple[str, ...], bar: str) -> None:
     phases = [Phase(f"P{i}", i, "x", s) for i, s in enumerate(statuses)]
     assert progress_bar(phases) == bar
 
 
-@pytest.mark.parametrize("isatty, env, expected", [
-    pytest.param(True, {}, True, id="terminal"),
-    pytest.param(False, {}, False, id="piped"),
-    pytest.param(True, {"NO_COLOR": "1"}, False, id="no-color"),
-    pytest.param(True, {"NO_COLOR": ""}, False, id="no-color-empty"),
-    pytest.param(True, {"TERM": "dumb"}, False, id="dumb-terminal"),
-])
+@pytest.mark.parametrize(
+    "isatty, env, expected",
+    [
+        pytest.param(True, {}, True, id="terminal"),
+        pytest.param(False, {}, False, id="piped"),
+        pytest.param(True, {"NO_COLOR": "1"}, False, id="no-color"),
+        pytest.param(True, {"NO_COLOR": ""}, False, id="no-color-empty"),
+        pytest.param(True, {"TERM": "dumb"}, False, id="dumb-terminal"),
+    ],
+)
 def test_use_color(isatty: bool, env: dict[str, str], expected: bool) -> None:
     assert use_color(isatty, env) is expected
 
@@ -193,8 +227,13 @@ def _in_pty(repo: Path, env: dict[str, str]) -> str:
     import pty
 
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "rehydrate", "status"], cwd=repo,
-                            stdout=slave, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rehydrate", "status"],
+        cwd=repo,
+        stdout=slave,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
     os.close(slave)
     chunks = []
     while True:
@@ -212,15 +251,24 @@ def _in_pty(repo: Path, env: dict[str, str]) -> str:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
 def test_status_is_coloured_on_a_terminal_and_plain_with_no_color(ledger_repo: Path) -> None:
-    _task(ledger_repo / "docs/Task.md", "| pending | example-key-001 |",
-          "| unknown | example-key-001 |", 2)
+    _task(
+        ledger_repo / "docs/Task.md",
+        "| pending | example-key-001 |",
+        "| unknown | example-key-001 |",
+        2,
+    )
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     env["TERM"] = "xterm-256color"
     coloured = _in_pty(ledger_repo, env)
     assert "\x1b[31m\x1b[1mBLOCKED ON RECONCILIATION" in coloured
     plain = _in_pty(ledger_repo, {**env, "NO_COLOR": "1"})
     assert "BLOCKED ON RECONCILIATION" in plain and "\x1b[" not in plain
-    piped = subprocess.run([sys.executable, "-m", "rehydrate", "status"], cwd=ledger_repo,
-                           capture_output=True, text=True, env=env)
+    piped = subprocess.run(
+        [sys.executable, "-m", "rehydrate", "status"],
+        cwd=ledger_repo,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert piped.returncode == 0 and "\x1b[" not in piped.stdout
     assert piped.stdout.replace("\n", "") == plain.replace("\r\n", "")

@@ -60,10 +60,13 @@ def test_promote_first_then_next_with_cas(repo):
     assert f"rehydrate: promote summary {second}" in log
 
 
-@pytest.mark.parametrize("damage", [
-    pytest.param(lambda t: t.replace("MUST NOT", "SHOULD NOT"), id="weakened-constraint"),
-    pytest.param(lambda t: t.split("```resume-manifest")[0], id="no-manifest"),
-])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda t: t.replace("MUST NOT", "SHOULD NOT"), id="weakened-constraint"),
+        pytest.param(lambda t: t.split("```resume-manifest")[0], id="no-manifest"),
+    ],
+)
 def test_failed_verification_keeps_candidate_as_rejected(repo, damage):
     make_repo(repo)
     current = propose(repo, "a.md", good_summary(repo))
@@ -90,11 +93,14 @@ def test_summary_from_before_a_ledger_change_is_rejected(repo):
     assert CURRENT not in refs(repo)
 
 
-@pytest.mark.parametrize("args", [
-    pytest.param(["deadbeef", "--expect", "none"], id="unknown-candidate"),
-    pytest.param(["not-hex", "--expect", "none"], id="bad-id"),
-    pytest.param(["deadbeef", "--expect", "HEAD"], id="bad-expect"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param(["deadbeef", "--expect", "none"], id="unknown-candidate"),
+        pytest.param(["not-hex", "--expect", "none"], id="bad-id"),
+        pytest.param(["deadbeef", "--expect", "HEAD"], id="bad-expect"),
+    ],
+)
 def test_bad_promote_arguments_are_usage_errors(repo, args):
     make_repo(repo)
     assert run(repo, "summary", "promote", *args).code == 2
@@ -104,9 +110,16 @@ def test_bad_promote_arguments_are_usage_errors(repo, args):
 def test_two_processes_racing_exactly_one_wins(repo):
     make_repo(repo)
     ids = [propose(repo, f"s{n}.md", good_summary(repo, str(n))) for n in range(2)]
-    procs = [subprocess.Popen([sys.executable, "-m", "rehydrate", "summary", "promote", blob,
-                               "--expect", "none"], cwd=repo, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for blob in ids]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "rehydrate", "summary", "promote", blob, "--expect", "none"],
+            cwd=repo,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for blob in ids
+    ]
     results = [(p.wait(), p.stderr.read()) for p in procs]
     for p in procs:
         p.stdout.close()
@@ -117,5 +130,4 @@ def test_two_processes_racing_exactly_one_wins(repo):
     loser = ids[1 - ids.index(winner)]
     loser_err = results[ids.index(loser)][1]
     assert "nothing was changed" in loser_err
-    assert refs(repo) == {CURRENT: winner,
-                          f"refs/rehydrate/summaries/candidates/{loser}": loser}
+    assert refs(repo) == {CURRENT: winner, f"refs/rehydrate/summaries/candidates/{loser}": loser}

@@ -152,78 +152,152 @@ def _guard_ok(kind: str, before: bytes, after: bytes, path: str) -> None:
 
 WRITES = [
     pytest.param(
-        ("fail", "add", "--tried", "`cargo build --release`", "--failure", "oom | killed",
-         "--workaround", "build in CI"),
-        "docs/Failed_Attempts.md", "F-012",
-        [], [b"| F-012 | `cargo build --release` | oom \\| killed | build in CI |  |\r\n"],
-        id="fail-add-after-retired-id-escapes-pipe-extra-column-empty"),
+        (
+            "fail",
+            "add",
+            "--tried",
+            "`cargo build --release`",
+            "--failure",
+            "oom | killed",
+            "--workaround",
+            "build in CI",
+        ),
+        "docs/Failed_Attempts.md",
+        "F-012",
+        [],
+        [b"| F-012 | `cargo build --release` | oom \\| killed | build in CI |  |\r\n"],
+        id="fail-add-after-retired-id-escapes-pipe-extra-column-empty",
+    ),
     pytest.param(
-        ("fail", "retire", "F-009", "--reason", "fixed", "--replaced-by", "F-011",
-         "--date", "2026-02-03"),
-        "docs/Failed_Attempts.md", "F-009",
+        (
+            "fail",
+            "retire",
+            "F-009",
+            "--reason",
+            "fixed",
+            "--replaced-by",
+            "F-011",
+            "--date",
+            "2026-02-03",
+        ),
+        "docs/Failed_Attempts.md",
+        "F-009",
         # the file has no final newline: the old last line gains one, the new one has none
         [b"| F-011 | fixed upstream | 2026-01-02 | |"],
-        [b"| F-011 | fixed upstream | 2026-01-02 | |\r\n",
-         b"| F-009 | fixed | 2026-02-03 | F-011 |"],
-        id="fail-retire-at-end-of-file-without-newline"),
+        [
+            b"| F-011 | fixed upstream | 2026-01-02 | |\r\n",
+            b"| F-009 | fixed | 2026-02-03 | F-011 |",
+        ],
+        id="fail-retire-at-end-of-file-without-newline",
+    ),
     pytest.param(
         ("spec", "constraint", "add", "--level", "should", "--rule", "keep logs short"),
-        "docs/Spec.md", "C-008",
-        [], [b"| C-008 | keep logs short | SHOULD |  |  |\r\n"],
-        id="spec-constraint-add-keeps-padding-of-others"),
+        "docs/Spec.md",
+        "C-008",
+        [],
+        [b"| C-008 | keep logs short | SHOULD |  |  |\r\n"],
+        id="spec-constraint-add-keeps-padding-of-others",
+    ),
     pytest.param(
         ("spec", "decide", "D-001", "--decision", "sqlite", "--source", "bob"),
-        "docs/Spec.md", "D-001",
+        "docs/Spec.md",
+        "D-001",
         [b"| D-001 | which cache? | open |  | bob | 2030-01-01 |  |\r\n"],
         [b"| D-001 | which cache? | decided | sqlite | bob | 2030-01-01 | bob |\r\n"],
-        id="spec-decide"),
+        id="spec-decide",
+    ),
     pytest.param(
         ("spec", "retire", "C-007", "--reason", "superseded", "--date", "2026-02-03"),
-        "docs/Spec.md", "C-007", [], [b"| C-007 | superseded | 2026-02-03 |  |\r\n"],
-        id="spec-retire-finds-the-ledger"),
+        "docs/Spec.md",
+        "C-007",
+        [],
+        [b"| C-007 | superseded | 2026-02-03 |  |\r\n"],
+        id="spec-retire-finds-the-ledger",
+    ),
     pytest.param(
-        ("task", "phase", "P2", "done"), "docs/Task.md", "P2",
+        ("task", "phase", "P2", "done"),
+        "docs/Task.md",
+        "P2",
         [b"| P2 | fix          | doing  | 2d       |\r\n"],
         [b"| P2 | fix          | done   | 2d       |\r\n"],
-        id="task-phase-keeps-column-width"),
+        id="task-phase-keeps-column-width",
+    ),
     pytest.param(
-        ("task", "next", "run the failing test"), "docs/Task.md", "next action",
-        [b"- write the failing test\r\n"], [b"- run the failing test\r\n"],
-        id="task-next-keeps-bullet"),
+        ("task", "next", "run the failing test"),
+        "docs/Task.md",
+        "next action",
+        [b"- write the failing test\r\n"],
+        [b"- run the failing test\r\n"],
+        id="task-next-keeps-bullet",
+    ),
     pytest.param(
-        ("task", "obligation", "add", "update the changelog"), "docs/Task.md", "O-002",
-        [], [b"| O-002 | update the changelog | open |\r\n"], id="task-obligation-add"),
+        ("task", "obligation", "add", "update the changelog"),
+        "docs/Task.md",
+        "O-002",
+        [],
+        [b"| O-002 | update the changelog | open |\r\n"],
+        id="task-obligation-add",
+    ),
     pytest.param(
-        ("task", "obligation", "done", "O-001"), "docs/Task.md", "O-001",
+        ("task", "obligation", "done", "O-001"),
+        "docs/Task.md",
+        "O-001",
         [b"| O-001 | tell the reviewer | open |\r\n"],
-        [b"| O-001 | tell the reviewer | done |\r\n"], id="task-obligation-done"),
+        [b"| O-001 | tell the reviewer | done |\r\n"],
+        id="task-obligation-done",
+    ),
     pytest.param(
         ("task", "write", "add", "--operation", "publish 1.2", "--idempotency-key", "pub-12"),
-        "docs/Task.md", "E-002", [], [b"| E-002 | publish 1.2 | pending | pub-12 |  |\r\n"],
-        id="task-write-add"),
+        "docs/Task.md",
+        "E-002",
+        [],
+        [b"| E-002 | publish 1.2 | pending | pub-12 |  |\r\n"],
+        id="task-write-add",
+    ),
     pytest.param(
         ("task", "write", "settle", "E-001", "--status", "confirmed", "--evidence", "tag seen"),
-        "docs/Task.md", "E-001",
+        "docs/Task.md",
+        "E-001",
         [b"| E-001 | create tag | pending | k-1 | |\r\n"],
-        [b"| E-001 | create tag | confirmed | k-1 | tag seen |\r\n"], id="task-write-settle"),
+        [b"| E-001 | create tag | confirmed | k-1 | tag seen |\r\n"],
+        id="task-write-settle",
+    ),
     pytest.param(
-        ("task", "approval", "consume", "A-001"), "docs/Task.md", "A-001",
-        [b"| A-001 | one deploy | granted |\r\n"], [b"| A-001 | one deploy | consumed |\r\n"],
-        id="task-approval-consume"),
+        ("task", "approval", "consume", "A-001"),
+        "docs/Task.md",
+        "A-001",
+        [b"| A-001 | one deploy | granted |\r\n"],
+        [b"| A-001 | one deploy | consumed |\r\n"],
+        id="task-approval-consume",
+    ),
     pytest.param(
-        ("task", "check", "add", "docs build"), "docs/Task.md", "X-002",
-        [], [b"| X-002 | docs build | open |\r\n"], id="task-check-add"),
+        ("task", "check", "add", "docs build"),
+        "docs/Task.md",
+        "X-002",
+        [],
+        [b"| X-002 | docs build | open |\r\n"],
+        id="task-check-add",
+    ),
     pytest.param(
-        ("task", "check", "pass", "X-001"), "docs/Task.md", "X-001",
-        [b"| X-001 | suite passes | open |\r\n"], [b"| X-001 | suite passes | passed |\r\n"],
-        id="task-check-pass"),
+        ("task", "check", "pass", "X-001"),
+        "docs/Task.md",
+        "X-001",
+        [b"| X-001 | suite passes | open |\r\n"],
+        [b"| X-001 | suite passes | passed |\r\n"],
+        id="task-check-pass",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("args", "path", "item_id", "removed", "added"), WRITES)
-def test_writer_changes_only_its_rows(styled: Path, args: tuple[str, ...], path: str,
-                                      item_id: str, removed: list[bytes],
-                                      added: list[bytes]) -> None:
+def test_writer_changes_only_its_rows(
+    styled: Path,
+    args: tuple[str, ...],
+    path: str,
+    item_id: str,
+    removed: list[bytes],
+    added: list[bytes],
+) -> None:
     before = (styled / path).read_bytes()
     result = run(styled, *args)
     assert result.code == 0, result.err
@@ -279,59 +353,121 @@ def test_missing_section_is_created_in_canonical_form(repo: Path) -> None:
     write(repo, "docs/Task.md", TASK)
     write(repo, "docs/Failed_Attempts.md", "# Failed attempts\n\nNothing yet.\n")
     commit(repo, "sparse")
-    assert run(repo, "spec", "constraint", "add", "--level", "MUST", "--rule", "x").out == \
-        "C-001\n"
-    assert run(repo, "fail", "add", "--tried", "`a b`", "--failure", "f",
-               "--workaround", "w").out == "F-001\n"
+    assert run(repo, "spec", "constraint", "add", "--level", "MUST", "--rule", "x").out == "C-001\n"
+    assert (
+        run(repo, "fail", "add", "--tried", "`a b`", "--failure", "f", "--workaround", "w").out
+        == "F-001\n"
+    )
     spec = (repo / "docs/Spec.md").read_text()
-    assert spec.endswith("Only prose.\n\n## Constraints\n\n| ID | Rule | Level | Source |\n"
-                         "|---|---|---|---|\n| C-001 | x | MUST |  |\n")
+    assert spec.endswith(
+        "Only prose.\n\n## Constraints\n\n| ID | Rule | Level | Source |\n"
+        "|---|---|---|---|\n| C-001 | x | MUST |  |\n"
+    )
     failures = (repo / "docs/Failed_Attempts.md").read_text()
     assert "## Failures\n\n| ID | Tried | Failure | Workaround |" in failures
     assert run(repo, "spec", "retire", "C-001", "--reason", "r").code == 0
-    assert "## Retired\n\n| ID | Reason | Date | Replaced by |" in \
-        (repo / "docs/Spec.md").read_text()
+    assert (
+        "## Retired\n\n| ID | Reason | Date | Replaced by |" in (repo / "docs/Spec.md").read_text()
+    )
 
 
 REFUSALS = [
-    pytest.param(("task", "phase", "P1", "doing"), 1, "status_moved_backwards",
-                 id="phase-backwards-guard"),
-    pytest.param(("task", "next", "fix it && push"), 1, "next_action_not_single",
-                 id="next-action-chained"),
-    pytest.param(("task", "next", "fix it then push"), 1, "next_action_not_single",
-                 id="next-action-then"),
-    pytest.param(("fail", "add", "--tried", "a\nb", "--failure", "f", "--workaround", "w"),
-                 2, "bad_value", id="newline-in-cell"),
-    pytest.param(("fail", "add", "--tried", "a\u200bb", "--failure", "f", "--workaround", "w"),
-                 2, "bad_value", id="zero-width-space"),
-    pytest.param(("fail", "add", "--tried", "a\u202eb", "--failure", "f", "--workaround", "w"),
-                 2, "bad_value", id="bidi-override"),
-    pytest.param(("fail", "add", "--tried", "  ", "--failure", "f", "--workaround", "w"),
-                 2, "empty_value", id="blank-required"),
+    pytest.param(
+        ("task", "phase", "P1", "doing"), 1, "status_moved_backwards", id="phase-backwards-guard"
+    ),
+    pytest.param(
+        ("task", "next", "fix it && push"), 1, "next_action_not_single", id="next-action-chained"
+    ),
+    pytest.param(
+        ("task", "next", "fix it then push"), 1, "next_action_not_single", id="next-action-then"
+    ),
+    pytest.param(
+        ("fail", "add", "--tried", "a\nb", "--failure", "f", "--workaround", "w"),
+        2,
+        "bad_value",
+        id="newline-in-cell",
+    ),
+    pytest.param(
+        ("fail", "add", "--tried", "a\u200bb", "--failure", "f", "--workaround", "w"),
+        2,
+        "bad_value",
+        id="zero-width-space",
+    ),
+    pytest.param(
+        ("fail", "add", "--tried", "a\u202eb", "--failure", "f", "--workaround", "w"),
+        2,
+        "bad_value",
+        id="bidi-override",
+    ),
+    pytest.param(
+        ("fail", "add", "--tried", "  ", "--failure", "f", "--workaround", "w"),
+        2,
+        "empty_value",
+        id="blank-required",
+    ),
     pytest.param(("task", "phase", "P9", "done"), 2, "unknown_id", id="unknown-id"),
     pytest.param(("task", "phase", "P2", "finished"), 2, "unknown_status", id="bad-status"),
-    pytest.param(("spec", "constraint", "add", "--level", "OUGHT", "--rule", "r"), 2,
-                 "unknown_level", id="bad-level"),
-    pytest.param(("spec", "decide", "D-404", "--decision", "d", "--source", "s"), 2,
-                 "unknown_id", id="decide-unknown"),
-    pytest.param(("fail", "retire", "F-011", "--reason", "again"), 1, "already_retired",
-                 id="retire-twice"),
-    pytest.param(("task", "write", "settle", "E-001", "--status", "confirmed"), 2,
-                 "empty_value", id="settle-needs-evidence"),
-    pytest.param(("fail", "add", "--tried", "a", "--failure", "b", "--workaround", "c",
-                  "--expect-revision", "41"), 2, "usage", id="expect-revision-not-task"),
-    pytest.param(("task", "phase", "P2", "done", "--expect-revision", "40"), 1, "cas_conflict",
-                 id="stale-revision"),
-    pytest.param(("task", "phase", "P2", "done", "--expect-blob", "0000000"), 1,
-                 "cas_conflict", id="stale-blob"),
+    pytest.param(
+        ("spec", "constraint", "add", "--level", "OUGHT", "--rule", "r"),
+        2,
+        "unknown_level",
+        id="bad-level",
+    ),
+    pytest.param(
+        ("spec", "decide", "D-404", "--decision", "d", "--source", "s"),
+        2,
+        "unknown_id",
+        id="decide-unknown",
+    ),
+    pytest.param(
+        ("fail", "retire", "F-011", "--reason", "again"), 1, "already_retired", id="retire-twice"
+    ),
+    pytest.param(
+        ("task", "write", "settle", "E-001", "--status", "confirmed"),
+        2,
+        "empty_value",
+        id="settle-needs-evidence",
+    ),
+    pytest.param(
+        (
+            "fail",
+            "add",
+            "--tried",
+            "a",
+            "--failure",
+            "b",
+            "--workaround",
+            "c",
+            "--expect-revision",
+            "41",
+        ),
+        2,
+        "usage",
+        id="expect-revision-not-task",
+    ),
+    pytest.param(
+        ("task", "phase", "P2", "done", "--expect-revision", "40"),
+        1,
+        "cas_conflict",
+        id="stale-revision",
+    ),
+    pytest.param(
+        ("task", "phase", "P2", "done", "--expect-blob", "0000000"),
+        1,
+        "cas_conflict",
+        id="stale-blob",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("args", "code", "rule"), REFUSALS)
-def test_writer_refuses_and_writes_nothing(styled: Path, args: tuple[str, ...], code: int,
-                                           rule: str) -> None:
-    before = {p: (styled / p).read_bytes() for p in
-              ("docs/Spec.md", "docs/Task.md", "docs/Failed_Attempts.md")}
+def test_writer_refuses_and_writes_nothing(
+    styled: Path, args: tuple[str, ...], code: int, rule: str
+) -> None:
+    before = {
+        p: (styled / p).read_bytes()
+        for p in ("docs/Spec.md", "docs/Task.md", "docs/Failed_Attempts.md")
+    }
     result = run(styled, *args)
     assert result.code == code, result.err
     assert rule in result.err
@@ -343,14 +479,26 @@ def test_writer_refuses_and_writes_nothing(styled: Path, args: tuple[str, ...], 
 def test_expect_revision_and_blob_match_then_write(styled: Path) -> None:
     state = json.loads(run(styled, "state", "--json").out)
     blob = state["ledgers"]["task"]["blob"]
-    result = run(styled, "task", "phase", "P2", "done", "--expect-revision", "41",
-                 "--expect-blob", blob[:12], "--json")
+    result = run(
+        styled,
+        "task",
+        "phase",
+        "P2",
+        "done",
+        "--expect-revision",
+        "41",
+        "--expect-blob",
+        blob[:12],
+        "--json",
+    )
     assert result.code == 0, result.err
     out = json.loads(result.out)
     assert out["schema"] == "rehydrate/write-v1"
     assert (out["id"], out["revision"], out["blob_before"]) == ("P2", 42, blob)
-    assert out["blob_after"] == json.loads(run(styled, "state", "--json").out)[
-        "ledgers"]["task"]["blob"]
+    assert (
+        out["blob_after"]
+        == json.loads(run(styled, "state", "--json").out)["ledgers"]["task"]["blob"]
+    )
     again = run(styled, "task", "obligation", "done", "O-001", "--expect-revision", "41")
     assert again.code == 1 and "cas_conflict" in again.err
 
@@ -358,8 +506,9 @@ def test_expect_revision_and_blob_match_then_write(styled: Path) -> None:
 def test_commit_flag_commits_only_the_ledger(styled: Path) -> None:
     write(styled, "other.txt", "staged work\n")
     git(styled, "add", "other.txt")
-    result = run(styled, "fail", "add", "--tried", "`x y`", "--failure", "f",
-                 "--workaround", "w", "--commit")
+    result = run(
+        styled, "fail", "add", "--tried", "`x y`", "--failure", "f", "--workaround", "w", "--commit"
+    )
     assert result.code == 0, result.err
     assert git(styled, "log", "-1", "--format=%s").stdout.strip() == "rehydrate: fail add F-012"
     shown = git(styled, "show", "--name-only", "--format=", "HEAD").stdout.split()
@@ -394,8 +543,9 @@ VERIFIED_REFUSALS = [
 
 
 @pytest.mark.parametrize(("artifact", "rule"), VERIFIED_REFUSALS)
-def test_verified_add_refuses_paths_leaving_the_repo(styled: Path, tmp_path: Path,
-                                                     artifact: str, rule: str) -> None:
+def test_verified_add_refuses_paths_leaving_the_repo(
+    styled: Path, tmp_path: Path, artifact: str, rule: str
+) -> None:
     outside = tmp_path / "outside.txt"
     outside.write_text("secret\n")
     (styled / "link-out").symlink_to(outside)
@@ -408,12 +558,24 @@ def test_verified_add_refuses_paths_leaving_the_repo(styled: Path, tmp_path: Pat
 
 def test_verified_add_records_the_work_tree_blob(styled: Path) -> None:
     write(styled, "src/app.py", "print('hi')\n")
-    result = run(styled, "task", "verified", "add", "--check", "unit tests", "--artifact",
-                 "src/app.py", "--report", "ci/123")
+    result = run(
+        styled,
+        "task",
+        "verified",
+        "add",
+        "--check",
+        "unit tests",
+        "--artifact",
+        "src/app.py",
+        "--report",
+        "ci/123",
+    )
     assert result.code == 0, result.err
     blob = git(styled, "hash-object", "src/app.py").stdout.strip()
-    assert f"| V-001 | unit tests | src/app.py | {blob} | ci/123 |" in \
-        (styled / "docs/Task.md").read_text()
+    assert (
+        f"| V-001 | unit tests | src/app.py | {blob} | ci/123 |"
+        in (styled / "docs/Task.md").read_text()
+    )
 
 
 def test_unparseable_ledger_is_never_written(styled: Path) -> None:
@@ -435,12 +597,18 @@ def test_symlinked_ledger_is_refused(styled: Path) -> None:
 
 
 def test_column_aliases_are_honoured(repo: Path) -> None:
-    write(repo, ".rehydrate.toml", '[aliases.columns]\n"versucht" = "tried"\n'
-          '"fehler" = "failure"\n"ausweg" = "workaround"\n')
+    write(
+        repo,
+        ".rehydrate.toml",
+        '[aliases.columns]\n"versucht" = "tried"\n"fehler" = "failure"\n"ausweg" = "workaround"\n',
+    )
     write(repo, "docs/Spec.md", SPEC)
     write(repo, "docs/Task.md", TASK)
-    write(repo, "docs/Failed_Attempts.md",
-          "| ID | Versucht | Fehler | Ausweg |\n|---|---|---|---|\n| F-1 | `a` | b | c |\n")
+    write(
+        repo,
+        "docs/Failed_Attempts.md",
+        "| ID | Versucht | Fehler | Ausweg |\n|---|---|---|---|\n| F-1 | `a` | b | c |\n",
+    )
     commit(repo, "german")
     result = run(repo, "fail", "add", "--tried", "`x`", "--failure", "y", "--workaround", "z")
     assert result.code == 0, result.err
@@ -450,10 +618,12 @@ def test_column_aliases_are_honoured(repo: Path) -> None:
 
 def test_branch_safe_id_scheme_tags_new_ids(ledger_repo: Path) -> None:
     write(ledger_repo, ".rehydrate.toml", 'id_scheme = "branch-safe"\n')
-    result = run(ledger_repo, "fail", "add", "--tried", "`x`", "--failure", "y",
-                 "--workaround", "z")
+    result = run(
+        ledger_repo, "fail", "add", "--tried", "`x`", "--failure", "y", "--workaround", "z"
+    )
     assert result.code == 0, result.err
     assert re.fullmatch(r"F-002-[0-9a-f]{5}\n", result.out)
-    again = run(ledger_repo, "fail", "add", "--tried", "`x2`", "--failure", "y",
-                "--workaround", "z")
+    again = run(
+        ledger_repo, "fail", "add", "--tried", "`x2`", "--failure", "y", "--workaround", "z"
+    )
     assert again.out.startswith("F-003-")

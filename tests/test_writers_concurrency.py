@@ -20,10 +20,23 @@ LEDGER = "docs/Failed_Attempts.md"
 def _appender(repo: Path, tag: str, count: int, results: list[tuple[str, int, str]]) -> None:
     for n in range(count):
         proc = subprocess.run(
-            [sys.executable, "-m", "rehydrate", "fail", "add", "--tried", f"`run {tag} {n}`",
-             "--failure", f"failed {tag} {n}", "--workaround", "none"],
-            cwd=repo, capture_output=True, text=True, env={**os.environ,
-                                                           "REHYDRATE_LOCK_TIMEOUT": "30"},
+            [
+                sys.executable,
+                "-m",
+                "rehydrate",
+                "fail",
+                "add",
+                "--tried",
+                f"`run {tag} {n}`",
+                "--failure",
+                f"failed {tag} {n}",
+                "--workaround",
+                "none",
+            ],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "REHYDRATE_LOCK_TIMEOUT": "30"},
         )
         results.append((tag, proc.returncode, proc.stdout.strip() or proc.stderr))
 
@@ -31,8 +44,10 @@ def _appender(repo: Path, tag: str, count: int, results: list[tuple[str, int, st
 def test_two_processes_fifty_appends_each_all_land(ledger_repo: Path) -> None:
     original = (ledger_repo / LEDGER).read_bytes()
     results: list[tuple[str, int, str]] = []
-    threads = [threading.Thread(target=_appender, args=(ledger_repo, tag, 50, results))
-               for tag in ("a", "b")]
+    threads = [
+        threading.Thread(target=_appender, args=(ledger_repo, tag, 50, results))
+        for tag in ("a", "b")
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -105,32 +120,57 @@ write(repo, load_config(repo.root), add_row("failures", "fail add", "failures",
 
 
 def _child(repo: Path, code: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], cwd=repo,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=repo,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def test_writer_killed_holding_the_lock_leaves_old_ledger_and_the_next_writer_proceeds(
-        ledger_repo: Path) -> None:
+    ledger_repo: Path,
+) -> None:
     # The lock is a flock: the kernel releases it when its holder dies, so no stale lock.
     before = (ledger_repo / LEDGER).read_bytes()
     child = _child(ledger_repo, _HOLD_LOCK)
     assert child.stdout is not None
     assert child.stdout.readline().strip() == "locked"
-    busy = run_subprocess(ledger_repo, "fail", "add", "--tried", "a", "--failure", "b",
-                          "--workaround", "c", env={"REHYDRATE_LOCK_TIMEOUT": "0.2"})
+    busy = run_subprocess(
+        ledger_repo,
+        "fail",
+        "add",
+        "--tried",
+        "a",
+        "--failure",
+        "b",
+        "--workaround",
+        "c",
+        env={"REHYDRATE_LOCK_TIMEOUT": "0.2"},
+    )
     assert busy.code == 2 and "ledger_locked" in busy.err
     assert f"pid {child.pid}" in busy.err
     child.send_signal(signal.SIGKILL)
     child.wait()
     assert (ledger_repo / LEDGER).read_bytes() == before
-    result = run_subprocess(ledger_repo, "fail", "add", "--tried", "a", "--failure", "b",
-                            "--workaround", "c", env={"REHYDRATE_LOCK_TIMEOUT": "0.3"})
+    result = run_subprocess(
+        ledger_repo,
+        "fail",
+        "add",
+        "--tried",
+        "a",
+        "--failure",
+        "b",
+        "--workaround",
+        "c",
+        env={"REHYDRATE_LOCK_TIMEOUT": "0.3"},
+    )
     assert result.code == 0, result.err
     parse_ledger("failures", LEDGER, (ledger_repo / LEDGER).read_bytes())
 
 
-def test_writer_killed_before_replace_leaves_old_file_and_temp_is_swept(
-        ledger_repo: Path) -> None:
+def test_writer_killed_before_replace_leaves_old_file_and_temp_is_swept(ledger_repo: Path) -> None:
     before = (ledger_repo / LEDGER).read_bytes()
     child = _child(ledger_repo, _DIE_BEFORE_REPLACE)
     child.communicate()

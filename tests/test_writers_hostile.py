@@ -33,7 +33,8 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
 
 
 def test_symlink_flip_of_the_ledger_directory_never_lands_a_byte_outside(
-        ledger_repo: Path, tmp_path: Path) -> None:
+    ledger_repo: Path, tmp_path: Path
+) -> None:
     outside = tmp_path / "outside"
     shutil.copytree(ledger_repo / "docs", outside)
     before_outside = _snapshot(outside)
@@ -66,8 +67,16 @@ def test_symlink_flip_of_the_ledger_directory_never_lands_a_byte_outside(
             if time.monotonic() > deadline:
                 break
             try:
-                result = write(repo, config, add_row("failures", "fail add", "failures", {
-                    "tried": f"`flip {n}`", "failure": "f", "workaround": "w"}))
+                result = write(
+                    repo,
+                    config,
+                    add_row(
+                        "failures",
+                        "fail add",
+                        "failures",
+                        {"tried": f"`flip {n}`", "failure": "f", "workaround": "w"},
+                    ),
+                )
                 written.append(result.item_id)
             except (RehydrateError, OSError):
                 refused += 1  # refused (symlink) or missing (mid-flip): never redirected
@@ -96,8 +105,9 @@ def test_writer_refuses_a_symlinked_ledger_directory(ledger_repo: Path, tmp_path
     shutil.move(str(ledger_repo / "docs"), outside)
     (ledger_repo / "docs").symlink_to(outside)
     before = _snapshot(outside)
-    result = run_subprocess(ledger_repo, "fail", "add", "--tried", "a", "--failure", "b",
-                            "--workaround", "c")
+    result = run_subprocess(
+        ledger_repo, "fail", "add", "--tried", "a", "--failure", "b", "--workaround", "c"
+    )
     assert result.code == 2, result.err
     assert "path_outside_repo" in result.err and "Traceback" not in result.err
     assert _snapshot(outside) == before
@@ -106,17 +116,40 @@ def test_writer_refuses_a_symlinked_ledger_directory(ledger_repo: Path, tmp_path
 def test_writers_killed_mid_write_never_block_or_tear(ledger_repo: Path) -> None:
     rng = random.Random(13)
     env = {**os.environ, "REHYDRATE_LOCK_TIMEOUT": "10"}
-    cmd = [sys.executable, "-m", "rehydrate", "fail", "add", "--failure", "f",
-           "--workaround", "w", "--tried"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "rehydrate",
+        "fail",
+        "add",
+        "--failure",
+        "f",
+        "--workaround",
+        "w",
+        "--tried",
+    ]
     started = time.monotonic()
-    subprocess.run([*cmd, "`timing`"], cwd=ledger_repo, env=env, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [*cmd, "`timing`"],
+        cwd=ledger_repo,
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     took = time.monotonic() - started  # kill somewhere inside a writer's own run time
     killed = 0
     for n in range(KILLED_WRITERS):
-        victims = [subprocess.Popen([*cmd, f"`victim {n}.{k}`"], cwd=ledger_repo, env=env,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                   for k in range(2)]
+        victims = [
+            subprocess.Popen(
+                [*cmd, f"`victim {n}.{k}`"],
+                cwd=ledger_repo,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            for k in range(2)
+        ]
         time.sleep(rng.uniform(0.1, 0.9) * took)  # import, parse, lock, write: in there
         for victim in victims:
             if victim.poll() is None:
@@ -125,9 +158,18 @@ def test_writers_killed_mid_write_never_block_or_tear(ledger_repo: Path) -> None
             victim.wait()
         data = (ledger_repo / LEDGER).read_bytes()
         parse_ledger("failures", LEDGER, data)  # old or new, never torn
-        after = run_subprocess(ledger_repo, "fail", "add", "--tried", f"`next {n}`",
-                               "--failure", "f", "--workaround", "w",
-                               env={"REHYDRATE_LOCK_TIMEOUT": "2"})
+        after = run_subprocess(
+            ledger_repo,
+            "fail",
+            "add",
+            "--tried",
+            f"`next {n}`",
+            "--failure",
+            "f",
+            "--workaround",
+            "w",
+            env={"REHYDRATE_LOCK_TIMEOUT": "2"},
+        )
         assert after.code == 0, after.err  # no stale lock left behind
     assert killed > 0
     assert not list((ledger_repo / "docs").glob(".*.tmp"))

@@ -7,17 +7,31 @@ from typing import Any, NamedTuple
 
 from .errors import ConfigError
 
-DEFAULT_PATHS: Mapping[str, str] = MappingProxyType({
-    "spec": "docs/Spec.md",
-    "task": "docs/Task.md",
-    "failures": "docs/Failed_Attempts.md",
-})
+DEFAULT_PATHS: Mapping[str, str] = MappingProxyType(
+    {
+        "spec": "docs/Spec.md",
+        "task": "docs/Task.md",
+        "failures": "docs/Failed_Attempts.md",
+    }
+)
 _NO_ALIASES: Mapping[str, str] = MappingProxyType({})
-KNOWN_SECTIONS = frozenset({
-    "constraints", "contracts", "decisions", "phases", "next action", "obligations",
-    "external writes", "approvals", "verified", "completion checks", "rollback", "retired",
-    "failures",
-})
+KNOWN_SECTIONS = frozenset(
+    {
+        "constraints",
+        "contracts",
+        "decisions",
+        "phases",
+        "next action",
+        "obligations",
+        "external writes",
+        "approvals",
+        "verified",
+        "completion checks",
+        "rollback",
+        "retired",
+        "failures",
+    }
+)
 # key -> (type, default, upper bound for ints). Tables (ledgers, aliases) are handled apart.
 _SCALARS: Mapping[str, tuple[type, Any, int | None]] = {
     "prompt_template": (str, None, None),
@@ -67,8 +81,12 @@ def load_config(root: Path) -> Config:
         try:
             texts[name] = path.read_bytes() if path.is_file() else None
         except OSError as exc:
-            raise ConfigError(f"cannot read: {exc.strerror}", file=name, code="config_unreadable",
-                              fix="check the file's permissions") from None
+            raise ConfigError(
+                f"cannot read: {exc.strerror}",
+                file=name,
+                code="config_unreadable",
+                fix="check the file's permissions",
+            ) from None
     config = config_from_files(texts)
     if config.origin is not None:
         _check_resolved(root, config)
@@ -79,8 +97,11 @@ def _check_resolved(root: Path, config: Config) -> None:
     import os
 
     real_root = os.path.realpath(root)
-    settings = [(f"ledgers.{kind}", path) for kind, path in config.paths.items()
-                if path != DEFAULT_PATHS[kind]]
+    settings = [
+        (f"ledgers.{kind}", path)
+        for kind, path in config.paths.items()
+        if path != DEFAULT_PATHS[kind]
+    ]
     if config.prompt_template is not None:
         settings.append(("prompt_template", config.prompt_template))
     for key, relpath in settings:
@@ -88,9 +109,10 @@ def _check_resolved(root: Path, config: Config) -> None:
         if os.path.commonpath([real, real_root]) != real_root:
             raise ConfigError(
                 f"{key} = {relpath!r} resolves outside the repository through a symlink",
-                file=config.origin, code="path_outside_repo",
+                file=config.origin,
+                code="path_outside_repo",
                 fix=f"point {key} at a file inside the repository, or replace the symlink "
-                    "with a real directory",
+                "with a real directory",
             )
 
 
@@ -119,7 +141,9 @@ def config_from_files(texts: Mapping[str, bytes | None]) -> Config:
     if len(found) > 1:
         raise ConfigError(
             "settings in both .rehydrate.toml and pyproject.toml [tool.rehydrate]",
-            file=".rehydrate.toml", code="config_ambiguous", fix="keep one of the two",
+            file=".rehydrate.toml",
+            code="config_ambiguous",
+            fix="keep one of the two",
         )
     origin, table = found[0]
     return _validate(table, origin)
@@ -143,17 +167,24 @@ def staged_settings(repo: Any) -> tuple[Config, Config]:
 def settings_changed(old: Config, new: Config) -> bool:
     """Whether the ledger paths, the aliases (what decides what a ledger is) or the prompt
     template (the instructions every fresh session gets) differ."""
-    return (dict(old.paths), dict(old.section_aliases), dict(old.column_aliases),
-            old.prompt_template) != (dict(new.paths), dict(new.section_aliases),
-                                     dict(new.column_aliases), new.prompt_template)
+    return (
+        dict(old.paths),
+        dict(old.section_aliases),
+        dict(old.column_aliases),
+        old.prompt_template,
+    ) != (dict(new.paths), dict(new.section_aliases), dict(new.column_aliases), new.prompt_template)
 
 
 def _load_toml(data: bytes, name: str) -> dict[str, Any]:
     import tomllib
 
     if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"larger than {MAX_CONFIG_BYTES // 1024} KiB", file=name,
-                          code="config_invalid", fix="keep the settings file small")
+        raise ConfigError(
+            f"larger than {MAX_CONFIG_BYTES // 1024} KiB",
+            file=name,
+            code="config_invalid",
+            fix="keep the settings file small",
+        )
 
     try:
         return tomllib.loads(data.decode("utf-8"))
@@ -161,7 +192,9 @@ def _load_toml(data: bytes, name: str) -> dict[str, Any]:
         # RecursionError: deeply nested arrays; ValueError: an integer of thousands of digits.
         detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ConfigError(
-            f"not valid TOML: {detail[:200]}", file=name, code="config_invalid",
+            f"not valid TOML: {detail[:200]}",
+            file=name,
+            code="config_invalid",
             fix="fix the TOML syntax",
         ) from None
 
@@ -172,15 +205,21 @@ def _subtable(data: Any, key: str, origin: str, prefix: str = "") -> dict[str, A
     if value is None or isinstance(value, dict):
         return value
     raise ConfigError(
-        f"{prefix}{key} must be a table, not {type(value).__name__}", file=origin,
-        code="config_invalid", fix=f"write it as a [{prefix}{key}] table",
+        f"{prefix}{key} must be a table, not {type(value).__name__}",
+        file=origin,
+        code="config_invalid",
+        fix=f"write it as a [{prefix}{key}] table",
     )
 
 
 def _validate(table: Any, origin: str) -> Config:
     if not isinstance(table, dict):
-        raise ConfigError("[tool.rehydrate] must be a table", file=origin, code="config_invalid",
-                          fix="write the settings under a [tool.rehydrate] table")
+        raise ConfigError(
+            "[tool.rehydrate] must be a table",
+            file=origin,
+            code="config_invalid",
+            fix="write the settings under a [tool.rehydrate] table",
+        )
     values: dict[str, Any] = {"origin": origin}
     for key, raw in table.items():
         if key == "ledgers":
@@ -191,7 +230,9 @@ def _validate(table: Any, origin: str) -> Config:
             values[key] = _scalar(key, raw, origin)
         else:
             raise ConfigError(
-                f"unknown setting {_shown(key)}", file=origin, code="config_invalid",
+                f"unknown setting {_shown(key)}",
+                file=origin,
+                code="config_invalid",
                 fix="known settings: ledgers, aliases, " + ", ".join(sorted(_SCALARS)),
             )
     return Config(**values)
@@ -203,22 +244,38 @@ def _scalar(key: str, raw: Any, origin: str) -> Any:
         wanted = _TYPE_NAMES[kind]
         raise ConfigError(
             f"{key} must be {wanted}, not {_TOML_NAMES.get(type(raw), type(raw).__name__)}",
-            file=origin, code="config_invalid", fix=f"set {key} to {wanted}",
+            file=origin,
+            code="config_invalid",
+            fix=f"set {key} to {wanted}",
         )
     if isinstance(raw, int) and bound is not None and not 0 < raw <= bound:
-        raise ConfigError(f"{key} = {raw} is out of range", file=origin, code="config_invalid",
-                          fix=f"set {key} between 1 and {bound:,}")
+        raise ConfigError(
+            f"{key} = {raw} is out of range",
+            file=origin,
+            code="config_invalid",
+            fix=f"set {key} between 1 and {bound:,}",
+        )
     if key == "prompt_template":
         return safe_relpath(raw, origin, key)
     if key == "id_scheme" and isinstance(raw, str) and raw not in ID_SCHEMES:
-        raise ConfigError(f"id_scheme {_shown(raw)} is unknown", file=origin,
-                          code="config_invalid", fix="use 'sequential' or 'branch-safe'")
+        raise ConfigError(
+            f"id_scheme {_shown(raw)} is unknown",
+            file=origin,
+            code="config_invalid",
+            fix="use 'sequential' or 'branch-safe'",
+        )
     return raw
 
 
 _TYPE_NAMES: Mapping[type, str] = {int: "an integer", str: "a string", bool: "true or false"}
-_TOML_NAMES: Mapping[type, str] = {int: "an integer", str: "a string", bool: "a boolean",
-                                   float: "a float", list: "an array", dict: "a table"}
+_TOML_NAMES: Mapping[type, str] = {
+    int: "an integer",
+    str: "a string",
+    bool: "a boolean",
+    float: "a float",
+    list: "an array",
+    dict: "a table",
+}
 
 
 def _shown(value: str) -> str:
@@ -228,36 +285,60 @@ def _shown(value: str) -> str:
 
 def _paths(raw: Any, origin: str) -> dict[str, str]:
     if not isinstance(raw, dict):
-        raise ConfigError("ledgers must be a table", file=origin, code="config_invalid",
-                          fix="write it as a [ledgers] table of spec/task/failures paths")
+        raise ConfigError(
+            "ledgers must be a table",
+            file=origin,
+            code="config_invalid",
+            fix="write it as a [ledgers] table of spec/task/failures paths",
+        )
     paths = dict(DEFAULT_PATHS)
     for kind, value in raw.items():
         if kind not in DEFAULT_PATHS:
             raise ConfigError(
-                f"unknown ledger {_shown(kind)}", file=origin, code="config_invalid",
+                f"unknown ledger {_shown(kind)}",
+                file=origin,
+                code="config_invalid",
                 fix="ledgers are: spec, task, failures",
             )
         paths[kind] = safe_relpath(value, origin, f"ledgers.{kind}")
     if len(set(paths.values())) != len(paths):
-        raise ConfigError("two ledgers share one path", file=origin, code="config_invalid",
-                          fix="give each ledger its own file")
+        raise ConfigError(
+            "two ledgers share one path",
+            file=origin,
+            code="config_invalid",
+            fix="give each ledger its own file",
+        )
     return paths
 
 
 def safe_relpath(value: Any, origin: str, key: str = "path") -> str:
     """A repository-relative POSIX path that cannot leave the repository (lexically)."""
     if not isinstance(value, str) or not value.strip():
-        raise ConfigError(f"{key} must be a non-empty string", file=origin,
-                          code="config_invalid", fix=f"set {key} to a repository-relative path")
+        raise ConfigError(
+            f"{key} must be a non-empty string",
+            file=origin,
+            code="config_invalid",
+            fix=f"set {key} to a repository-relative path",
+        )
     if len(value) > MAX_PATH_CHARS or any(ord(c) < 32 or ord(c) == 127 for c in value):
-        raise ConfigError(f"{key} is too long or holds control characters", file=origin,
-                          code="config_invalid", fix=f"set {key} to a plain relative path")
+        raise ConfigError(
+            f"{key} is too long or holds control characters",
+            file=origin,
+            code="config_invalid",
+            fix=f"set {key} to a plain relative path",
+        )
     path = PurePosixPath(value.replace("\\", "/"))
     parts = [p for p in path.parts if p not in ("", ".")]
-    if (path.is_absolute() or ".." in parts or not parts or parts[0].lower() == ".git"
-            or (len(parts[0]) >= 2 and parts[0][1] == ":")):
+    if (
+        path.is_absolute()
+        or ".." in parts
+        or not parts
+        or parts[0].lower() == ".git"
+        or (len(parts[0]) >= 2 and parts[0][1] == ":")
+    ):
         raise ConfigError(
-            f"{key} = {_shown(value)} leaves the repository", file=origin,
+            f"{key} = {_shown(value)} leaves the repository",
+            file=origin,
             code="path_outside_repo",
             fix=f"set {key} to a path relative to the repository root, without '..'",
         )
@@ -274,45 +355,75 @@ def _known_columns() -> frozenset[str]:
 
 def _aliases(raw: Any, origin: str) -> tuple[dict[str, str], dict[str, str]]:
     if not isinstance(raw, dict):
-        raise ConfigError("aliases must be a table", file=origin, code="config_invalid",
-                          fix="use [aliases.sections] and [aliases.columns] tables")
+        raise ConfigError(
+            "aliases must be a table",
+            file=origin,
+            code="config_invalid",
+            fix="use [aliases.sections] and [aliases.columns] tables",
+        )
     unknown = set(raw) - {"sections", "columns"}
     if unknown:
-        raise ConfigError(f"unknown alias group(s) {sorted(unknown)}", file=origin,
-                          code="config_invalid", fix="use aliases.sections and aliases.columns")
+        raise ConfigError(
+            f"unknown alias group(s) {sorted(unknown)}",
+            file=origin,
+            code="config_invalid",
+            fix="use aliases.sections and aliases.columns",
+        )
     sections: dict[str, str] = {}
     columns: dict[str, str] = {}
-    for group, target, known in (("sections", sections, KNOWN_SECTIONS),
-                                 ("columns", columns, _known_columns())):
+    for group, target, known in (
+        ("sections", sections, KNOWN_SECTIONS),
+        ("columns", columns, _known_columns()),
+    ):
         entries = raw.get(group, {})
         if not isinstance(entries, dict):
-            raise ConfigError(f"aliases.{group} must be a table", file=origin,
-                              code="config_invalid", fix=f"write it as [aliases.{group}]")
+            raise ConfigError(
+                f"aliases.{group} must be a table",
+                file=origin,
+                code="config_invalid",
+                fix=f"write it as [aliases.{group}]",
+            )
         if len(entries) > MAX_ALIASES:
-            raise ConfigError(f"aliases.{group} has more than {MAX_ALIASES} entries",
-                              file=origin, code="config_invalid", fix="keep the ones you use")
+            raise ConfigError(
+                f"aliases.{group} has more than {MAX_ALIASES} entries",
+                file=origin,
+                code="config_invalid",
+                fix="keep the ones you use",
+            )
         for alias, canonical in entries.items():
             where = f"aliases.{group}.{_shown(alias)}"
             if not isinstance(canonical, str):
-                raise ConfigError(f"{where} must be a string, not {type(canonical).__name__}",
-                                  file=origin, code="config_invalid",
-                                  fix=f"name one {group[:-1]}: " + ", ".join(sorted(known)))
+                raise ConfigError(
+                    f"{where} must be a string, not {type(canonical).__name__}",
+                    file=origin,
+                    code="config_invalid",
+                    fix=f"name one {group[:-1]}: " + ", ".join(sorted(known)),
+                )
             name = " ".join(canonical.split()).lower()
             key = " ".join(alias.split()).lower()
             if name not in known:
                 raise ConfigError(
                     f"{where} points at unknown {group[:-1]} {_shown(canonical)}",
-                    file=origin, code="config_invalid",
+                    file=origin,
+                    code="config_invalid",
                     fix="known: " + ", ".join(sorted(known)),
                 )
-            if not key or len(key) > MAX_ALIAS_CHARS or "|" in key or any(
-                    ord(c) < 32 or ord(c) == 127 for c in key):
-                raise ConfigError(f"{where}: an alias must be 1-{MAX_ALIAS_CHARS} visible "
-                                  "characters without '|'", file=origin, code="config_invalid",
-                                  fix="rename the alias")
+            if (
+                not key
+                or len(key) > MAX_ALIAS_CHARS
+                or "|" in key
+                or any(ord(c) < 32 or ord(c) == 127 for c in key)
+            ):
+                raise ConfigError(
+                    f"{where}: an alias must be 1-{MAX_ALIAS_CHARS} visible characters without '|'",
+                    file=origin,
+                    code="config_invalid",
+                    fix="rename the alias",
+                )
             if (key in known and key != name) or target.get(key, name) != name:
                 raise ConfigError(
-                    f"{where} would make {_shown(key)} mean two things", file=origin,
+                    f"{where} would make {_shown(key)} mean two things",
+                    file=origin,
                     code="config_invalid",
                     fix="an alias may not redefine a canonical name or another alias",
                 )

@@ -60,8 +60,12 @@ class ItemChange:
         return None
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind, "id": self.item_id, "section": self.section,
-                               "line": self.line}
+        out: dict[str, Any] = {
+            "kind": self.kind,
+            "id": self.item_id,
+            "section": self.section,
+            "line": self.line,
+        }
         if self.cells:
             out["cells"] = [{"column": c.column, "old": c.old, "new": c.new} for c in self.cells]
         if self.reason:
@@ -80,8 +84,13 @@ class FileEvent:
     code: str = ""  # the parse error's own code, for unparseable
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "path": self.path, "detail": self.detail, "line": self.line,
-                "code": self.code or None}
+        return {
+            "kind": self.kind,
+            "path": self.path,
+            "detail": self.detail,
+            "line": self.line,
+            "code": self.code or None,
+        }
 
 
 @dataclass(frozen=True)
@@ -99,8 +108,14 @@ class LedgerDiff:
 
     @property
     def empty(self) -> bool:
-        return not (self.items or self.files or self.reordered or self.meta or self.prose
-                    or self.next_action)
+        return not (
+            self.items
+            or self.files
+            or self.reordered
+            or self.meta
+            or self.prose
+            or self.next_action
+        )
 
     @property
     def moved(self) -> tuple[str, ...]:
@@ -133,8 +148,11 @@ class LedgerDiff:
             "reordered": list(self.reordered),
             "meta": [{"key": c.column, "old": c.old, "new": c.new} for c in self.meta],
             "prose": list(self.prose),
-            "next_action": (None if self.next_action is None
-                            else {"old": self.next_action[0], "new": self.next_action[1]}),
+            "next_action": (
+                None
+                if self.next_action is None
+                else {"old": self.next_action[0], "new": self.next_action[1]}
+            ),
         }
 
 
@@ -162,8 +180,11 @@ def _index(ledger: Ledger | None) -> dict[str, tuple[str, Any]]:
 def _meta_changes(old: Ledger | None, new: Ledger | None) -> tuple[CellChange, ...]:
     a = {k: str(v) for k, v in (old.meta if old else {}).items()}
     b = {k: str(v) for k, v in (new.meta if new else {}).items()}
-    return tuple(CellChange(k, a.get(k, ""), b.get(k, ""))
-                 for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k))
+    return tuple(
+        CellChange(k, a.get(k, ""), b.get(k, ""))
+        for k in sorted(set(a) | set(b))
+        if a.get(k) != b.get(k)
+    )
 
 
 def _prose_changes(old: Ledger | None, new: Ledger | None) -> tuple[str, ...]:
@@ -212,8 +233,9 @@ def diff_ledger(old: Ledger | None, new: Ledger | None) -> LedgerDiff:
         if old_section != section:
             cells = (CellChange("section", old_section, section), *cells)
         if cells:
-            changes.append(ItemChange(CHANGED, item_id, section, record.line, old_record, record,
-                                      cells))
+            changes.append(
+                ItemChange(CHANGED, item_id, section, record.line, old_record, record, cells)
+            )
     for item_id, (section, record) in before.items():
         if item_id not in after:
             changes.append(ItemChange(REMOVED, item_id, section, record.line, old=record))
@@ -222,13 +244,25 @@ def diff_ledger(old: Ledger | None, new: Ledger | None) -> LedgerDiff:
     for item_id, row in new_retired.items():
         section = after.get(item_id, ("", None))[0]
         if item_id not in old_retired:
-            changes.append(ItemChange(RETIRED, item_id, section, row.line, new=row,
-                                      reason=normalize(row.reason)))
+            changes.append(
+                ItemChange(
+                    RETIRED, item_id, section, row.line, new=row, reason=normalize(row.reason)
+                )
+            )
         else:
             cells = _cell_changes(old_retired[item_id], row)
             if cells:
-                changes.append(ItemChange(RETIREMENT_CHANGED, item_id, section, row.line,
-                                          old_retired[item_id], row, cells))
+                changes.append(
+                    ItemChange(
+                        RETIREMENT_CHANGED,
+                        item_id,
+                        section,
+                        row.line,
+                        old_retired[item_id],
+                        row,
+                        cells,
+                    )
+                )
     for item_id, row in old_retired.items():
         if item_id not in new_retired:
             section = (after.get(item_id) or before.get(item_id) or ("", None))[0]
@@ -247,9 +281,14 @@ def diff_ledger(old: Ledger | None, new: Ledger | None) -> LedgerDiff:
     elif new is None and old is not None:
         files = (FileEvent(DELETED, old.path),)
     return LedgerDiff(
-        kind=ref.kind, path=ref.path, items=tuple(changes), files=files,
-        reordered=_reordered(old, new), meta=_meta_changes(old, new),
-        prose=_prose_changes(old, new), next_action=next_action,
+        kind=ref.kind,
+        path=ref.path,
+        items=tuple(changes),
+        files=files,
+        reordered=_reordered(old, new),
+        meta=_meta_changes(old, new),
+        prose=_prose_changes(old, new),
+        next_action=next_action,
     )
 
 
@@ -265,8 +304,9 @@ def diff_sources(repo: Any, config: Any, old: Any, new: Any) -> list[LedgerDiff]
     from .state import commit_of, parse_file, read_files
 
     head = git.head(repo)
-    sides = [read_files(repo, config, source, commit_of(repo, source, head))
-             for source in (old, new)]
+    sides = [
+        read_files(repo, config, source, commit_of(repo, source, head)) for source in (old, new)
+    ]
     out = []
     for kind in KINDS:
         path = config.path_of(kind)
@@ -281,8 +321,9 @@ def diff_sources(repo: Any, config: Any, old: Any, new: Any) -> list[LedgerDiff]
                 parsed.append(parse_file(kind, blob, config, path))
             except LedgerParseError as exc:
                 code = exc.code
-                kind_ = NOT_REGULAR if code in ("ledger_symlink", "ledger_not_regular") \
-                    else UNPARSEABLE
+                kind_ = (
+                    NOT_REGULAR if code in ("ledger_symlink", "ledger_not_regular") else UNPARSEABLE
+                )
                 events.append(FileEvent(kind_, path, exc.message, exc.line, code))
                 parsed.append(None)
         if parsed[0] is None and parsed[1] is None:
@@ -290,8 +331,15 @@ def diff_sources(repo: Any, config: Any, old: Any, new: Any) -> list[LedgerDiff]
             continue
         result = diff_ledger(parsed[0], parsed[1])
         if events:
-            result = LedgerDiff(result.kind, result.path, result.items,
-                                tuple(events), result.reordered, result.meta, result.prose,
-                                result.next_action)
+            result = LedgerDiff(
+                result.kind,
+                result.path,
+                result.items,
+                tuple(events),
+                result.reordered,
+                result.meta,
+                result.prose,
+                result.next_action,
+            )
         out.append(result)
     return out

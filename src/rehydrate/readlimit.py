@@ -19,8 +19,10 @@ class InputTooLarge(RehydrateError):
 
 def _too_large(name: str, limit: int) -> InputTooLarge:
     return InputTooLarge(
-        f"larger than {limit // (1024 * 1024)} MiB; refusing to read further", file=name,
-        code="input_too_large", fix="pass a regular file of a sensible size",
+        f"larger than {limit // (1024 * 1024)} MiB; refusing to read further",
+        file=name,
+        code="input_too_large",
+        fix="pass a regular file of a sensible size",
     )
 
 

@@ -40,16 +40,21 @@ class Rule(NamedTuple):
     kinds: tuple[str, ...] = ()
 
 
-def _rule(kind: str, pattern: str, needs: str = "", *, folded: bool = False,
-          group: int = 0) -> Rule:
+def _rule(
+    kind: str, pattern: str, needs: str = "", *, folded: bool = False, group: int = 0
+) -> Rule:
     return Rule(kind, re.compile(pattern), needs, folded, group)
 
 
 def _merged(prefix: str, alternatives: tuple[tuple[str, str], ...], needs: str = "") -> Rule:
     """One scan for rules sharing a literal prefix: ``prefix(?:(alt1)|(alt2)...)``."""
     body = "|".join(f"({pattern})" for _, pattern in alternatives)
-    return Rule(alternatives[0][0], re.compile(f"{prefix}(?:{body})"), needs,
-                kinds=tuple(kind for kind, _ in alternatives))
+    return Rule(
+        alternatives[0][0],
+        re.compile(f"{prefix}(?:{body})"),
+        needs,
+        kinds=tuple(kind for kind, _ in alternatives),
+    )
 
 
 _TAIL = r"(?![A-Za-z0-9])"
@@ -61,40 +66,79 @@ RULES: tuple[Rule, ...] = (
     # first character where they can, and vendor prefixes rare in coding sessions are
     # left out (docs/prompt.md lists them); their values are still caught when they are
     # assigned to a name holding token, secret, key, password or credential.
-    _merged("A", (("aws_access_key", r"(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}" + _TAIL),
-                  ("google_api_key", r"Iza[0-9A-Za-z_-]{35}"),
-                  ("age_secret_key", r"GE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
-                  ("atlassian_token", r"TATT3[A-Za-z0-9_=-]{150,300}+"))),
-    _merged("g", (("github_token", r"h[pousr]_[A-Za-z0-9]{30,255}"),
-                  ("github_token", r"ithub_pat_[A-Za-z0-9_]{22,255}"),
-                  ("gitlab_token", r"l(?:pat|dt|ptt|rt|cbt|ffct|ft|imt|oas|soat|agent|wt|sa)"
-                                   r"-[A-Za-z0-9_-]{20,}+"),
-                  ("grafana_token", r"l(?:c|sa)_[A-Za-z0-9+/_=-]{32,}+"))),
-    _merged("x", (("slack_token", r"ox[abposre]-[A-Za-z0-9-]{10,}+"),
-                  ("slack_token", r"app-[0-9]-[A-Za-z0-9-]{10,}+")), needs="x"),
+    _merged(
+        "A",
+        (
+            ("aws_access_key", r"(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}" + _TAIL),
+            ("google_api_key", r"Iza[0-9A-Za-z_-]{35}"),
+            ("age_secret_key", r"GE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
+            ("atlassian_token", r"TATT3[A-Za-z0-9_=-]{150,300}+"),
+        ),
+    ),
+    _merged(
+        "g",
+        (
+            ("github_token", r"h[pousr]_[A-Za-z0-9]{30,255}"),
+            ("github_token", r"ithub_pat_[A-Za-z0-9_]{22,255}"),
+            (
+                "gitlab_token",
+                r"l(?:pat|dt|ptt|rt|cbt|ffct|ft|imt|oas|soat|agent|wt|sa)"
+                r"-[A-Za-z0-9_-]{20,}+",
+            ),
+            ("grafana_token", r"l(?:c|sa)_[A-Za-z0-9+/_=-]{32,}+"),
+        ),
+    ),
+    _merged(
+        "x",
+        (
+            ("slack_token", r"ox[abposre]-[A-Za-z0-9-]{10,}+"),
+            ("slack_token", r"app-[0-9]-[A-Za-z0-9-]{10,}+"),
+        ),
+        needs="x",
+    ),
     _rule("openai_key", r"sk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{20,}+"),
-    _merged("p", (("pypi_token", r"ypi-AgE[A-Za-z0-9_-]{50,}+"),
-                  ("prefect_token", r"nu_[A-Za-z0-9]{36}"),
-                  ("perplexity_key", r"plx-[A-Za-z0-9]{48}"),
-                  ("pulumi_token", r"ul-[a-f0-9]{40}"),
-                  ("planetscale_token", r"scale_(?:tkn|oauth|pw)_[A-Za-z0-9_.=-]{32,64}"))),
+    _merged(
+        "p",
+        (
+            ("pypi_token", r"ypi-AgE[A-Za-z0-9_-]{50,}+"),
+            ("prefect_token", r"nu_[A-Za-z0-9]{36}"),
+            ("perplexity_key", r"plx-[A-Za-z0-9]{48}"),
+            ("pulumi_token", r"ul-[a-f0-9]{40}"),
+            ("planetscale_token", r"scale_(?:tkn|oauth|pw)_[A-Za-z0-9_.=-]{32,64}"),
+        ),
+    ),
     _rule("slack_webhook", r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_-]++"),
     _rule("huggingface_token", r"hf_[A-Za-z]{34}" + _TAIL),
     _rule("stripe_key", r"k_(?:live|test|prod)_[A-Za-z0-9]{10,}+"),
     _rule("npm_token", r"npm_[A-Za-z0-9]{36}" + _TAIL),
-    _rule("jwt", r"eyJ(?<![A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{8,}+\.eyJ[A-Za-z0-9_-]{8,}+"
-                 r"\.[A-Za-z0-9_-]{8,}+", needs="J"),
+    _rule(
+        "jwt",
+        r"eyJ(?<![A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{8,}+\.eyJ[A-Za-z0-9_-]{8,}+"
+        r"\.[A-Za-z0-9_-]{8,}+",
+        needs="J",
+    ),
     _rule("url_credentials", r"://[^\s/:@'\"`]++:([^\s/@'\"`]++)@", needs="@", group=1),
     _rule("bearer_token", r"bearer[ \t]++([a-z0-9._~+/=-]{8,}+)", folded=True, group=1),
     # Authorization: Basic / Token / Digest / any scheme (the value after it is the secret)
-    Rule("basic_auth", re.compile(
-        r"authorization[\"'`]?[ \t]*+[:=][ \t]*+[\"'`]?(?:basic[ \t]++([a-z0-9+/=]{8,}+)|"
-        r"(?:(?:bearer|token|digest|apikey|sso-key|key)[ \t]++)?([^\s\"'`,;|]{8,}+))"),
-        needs="z", folded=True, group=-1, kinds=("basic_auth", "authorization")),
+    Rule(
+        "basic_auth",
+        re.compile(
+            r"authorization[\"'`]?[ \t]*+[:=][ \t]*+[\"'`]?(?:basic[ \t]++([a-z0-9+/=]{8,}+)|"
+            r"(?:(?:bearer|token|digest|apikey|sso-key|key)[ \t]++)?([^\s\"'`,;|]{8,}+))"
+        ),
+        needs="z",
+        folded=True,
+        group=-1,
+        kinds=("basic_auth", "authorization"),
+    ),
     # a password given on a command line: mysql -pSECRET, curl -u user:SECRET
     _rule("password", r"mysql[^\n\r|]{0,200}?[ \t]-p(" + _NL + r"++)", group=1),
-    _rule("password", r"curl[^\n\r|]{0,200}?[ \t](?:-u|--user)[ \t=]*+['\"]?"
-                      r"[^\s:'\"]++:(" + _NL + r"++)", group=1),
+    _rule(
+        "password",
+        r"curl[^\n\r|]{0,200}?[ \t](?:-u|--user)[ \t=]*+['\"]?"
+        r"[^\s:'\"]++:(" + _NL + r"++)",
+        group=1,
+    ),
 )
 
 # Assignments: keyword -> kind. The keyword may sit anywhere in the key's name
@@ -103,9 +147,30 @@ RULES: tuple[Rule, ...] = (
 # (``DB_PASS``), so prose stays prose. One engine scan per literal (the engine finds a
 # literal faster than str.find); the qualifiers are fixed-width lookbehinds, so a
 # megabyte of ``keykeykey`` costs no Python-level step per hit.
-_KEY_QUALIFIERS = ("api", "access", "private", "secret", "signing", "encryption", "master",
-                   "auth", "client", "app", "account", "service", "license", "deploy",
-                   "consumer", "session", "webhook", "hmac", "stripe", "ssh", "gpg", "jwt")
+_KEY_QUALIFIERS = (
+    "api",
+    "access",
+    "private",
+    "secret",
+    "signing",
+    "encryption",
+    "master",
+    "auth",
+    "client",
+    "app",
+    "account",
+    "service",
+    "license",
+    "deploy",
+    "consumer",
+    "session",
+    "webhook",
+    "hmac",
+    "stripe",
+    "ssh",
+    "gpg",
+    "jwt",
+)
 
 
 def _key_hits() -> str:
@@ -114,10 +179,11 @@ def _key_hits() -> str:
     by_last: dict[str, list[str]] = {}
     for q in _KEY_QUALIFIERS:
         by_last.setdefault(q[-1], []).append(q)
-    plain = [f"(?<={c}key)(?:" + "|".join(f"(?<={q}key)" for q in qs) + ")"
-             for c, qs in sorted(by_last.items())]
-    separated = ("(?<=[_.-]key)(?:" + "|".join(f"(?<={q}.key)" for q in _KEY_QUALIFIERS)
-                 + ")")
+    plain = [
+        f"(?<={c}key)(?:" + "|".join(f"(?<={q}key)" for q in qs) + ")"
+        for c, qs in sorted(by_last.items())
+    ]
+    separated = "(?<=[_.-]key)(?:" + "|".join(f"(?<={q}.key)" for q in _KEY_QUALIFIERS) + ")"
     return "key(?:" + "|".join([*plain, separated]) + ")"
 
 
@@ -131,11 +197,14 @@ _KEYWORDS: tuple[tuple[re.Pattern[str], str], ...] = (
 _KEY_RUN = re.compile(r"[\w.-]*+")  # the rest of the key's name (stops at every hit's end)
 # A key named for something about the secret, not the secret (password_policy: strict),
 # and values that are never secrets.
-_ABOUT = re.compile(r"[_.-](?:policy|length|min|max|file|path|hint|prompt|field|name|type"
-                    r"|expiry|expires|ttl|format|rotation|required|enabled|reset|regex|count"
-                    r"|size|env|var|id|url|uri|endpoint|header)s?\Z")
-_NOT_SECRETS = frozenset({"true", "false", "null", "none", "nil", "yes", "no", "required",
-                         "optional", "~"})
+_ABOUT = re.compile(
+    r"[_.-](?:policy|length|min|max|file|path|hint|prompt|field|name|type"
+    r"|expiry|expires|ttl|format|rotation|required|enabled|reset|regex|count"
+    r"|size|env|var|id|url|uri|endpoint|header)s?\Z"
+)
+_NOT_SECRETS = frozenset(
+    {"true", "false", "null", "none", "nil", "yes", "no", "required", "optional", "~"}
+)
 _VALUE = re.compile(
     r"[\"'`]?[ \t]*+(?::=|=>|=|:)[ \t]*+"
     # a quoted value never crosses a line break or a table's cell separator (" | ")
@@ -203,10 +272,13 @@ def _assignments(lowered: str) -> list[tuple[int, int, str]]:
                 start, end = value.span(index)
                 if index == 5:  # a YAML block scalar: the lines below are the secret
                     start, end = value.end(), _block(lowered, at, value.end())
-                elif index == 4 and lowered[end:end + 1] in ("(", "["):
+                elif index == 4 and lowered[end : end + 1] in ("(", "["):
                     end = start  # an unquoted name then '(' or '[': a call, an index
-                if end > start and (end - start > 8 or lowered[start:end] not in _NOT_SECRETS) \
-                        and (skip == word_end or not about(lowered, at, skip)):
+                if (
+                    end > start
+                    and (end - start > 8 or lowered[start:end] not in _NOT_SECRETS)
+                    and (skip == word_end or not about(lowered, at, skip))
+                ):
                     spans.append((start, end, kind))
                 if end > skip:
                     skip = end
@@ -233,12 +305,14 @@ def _private_keys(text: str) -> list[tuple[int, int, str]]:
         if not searched or (end_match is not None and end_match.start() < begin.end()):
             end_match = _PEM_END.search(text, begin.end())
             searched = True
-        if end_match is not None and \
-                _PEM_RUN.match(text, begin.end(), end_match.start()).end() == end_match.start():
+        if (
+            end_match is not None
+            and _PEM_RUN.match(text, begin.end(), end_match.start()).end() == end_match.start()
+        ):
             end = end_match.end()
         elif _PEM_BREAK.match(text, begin.end()):
             run = _PEM_RUN.match(text, begin.end()).end()
-            end = begin.end() + len(text[begin.end():run].rstrip())
+            end = begin.end() + len(text[begin.end() : run].rstrip())
         else:
             end = begin.end()
         spans.append((begin.start(), end, "private_key"))

@@ -43,8 +43,9 @@ class State(NamedTuple):
     checksum: str
 
 
-def resolve(repo: git.Repo, source: Source, head: str | None = None,
-            head_known: bool = False) -> tuple[str | None, str | None]:
+def resolve(
+    repo: git.Repo, source: Source, head: str | None = None, head_known: bool = False
+) -> tuple[str | None, str | None]:
     """(HEAD, the commit ``source`` reads: None for the index and the work tree).
 
     ``head``: HEAD's commit id when the caller already has it (``head_known``; None then
@@ -63,8 +64,13 @@ def commit_of(repo: git.Repo, source: Source, head: str | None) -> str | None:
     return head if rev == "HEAD" and head else git.resolve_commit(repo, rev)
 
 
-def read_files(repo: git.Repo, config: Config, source: Source, commit: str | None,
-               worktree: Mapping[str, git.Blob] | None = None) -> dict[str, git.Blob]:
+def read_files(
+    repo: git.Repo,
+    config: Config,
+    source: Source,
+    commit: str | None,
+    worktree: Mapping[str, git.Blob] | None = None,
+) -> dict[str, git.Blob]:
     """The raw ledger files at ``source`` (``commit``: the one ``resolve`` gave;
     ``worktree``: the ledger files as ``read_worktree`` found them, if the caller has them)."""
     paths = [config.path_of(k) for k in KINDS]
@@ -79,28 +85,42 @@ def parse_file(kind: str, blob: git.Blob, config: Config, where: str) -> Ledger:
     """Parse one ledger file; absence, symlinks and odd modes are errors, never 'empty'."""
     if blob.data is None and blob.mode is None:
         raise LedgerParseError(
-            f"ledger not found ({where})", file=blob.path, code="ledger_missing",
+            f"ledger not found ({where})",
+            file=blob.path,
+            code="ledger_missing",
             fix="run `rehydrate init` (or fix the path in the configuration)",
         )
     if blob.mode == "120000":
         raise LedgerParseError(
-            "ledger is a symlink", file=blob.path, code="ledger_symlink",
+            "ledger is a symlink",
+            file=blob.path,
+            code="ledger_symlink",
             fix="commit the ledger as a regular file",
         )
     if blob.mode not in git.REGULAR_MODES or blob.data is None:
         raise LedgerParseError(
-            f"ledger is not a regular file (mode {blob.mode})", file=blob.path,
-            code="ledger_not_regular", fix="make it a regular file",
+            f"ledger is not a regular file (mode {blob.mode})",
+            file=blob.path,
+            code="ledger_not_regular",
+            fix="make it a regular file",
         )
     return parse_ledger(
-        kind, blob.path, blob.data, section_aliases=config.section_aliases,
-        column_aliases=config.column_aliases, max_bytes=config.max_ledger_bytes,
+        kind,
+        blob.path,
+        blob.data,
+        section_aliases=config.section_aliases,
+        column_aliases=config.column_aliases,
+        max_bytes=config.max_ledger_bytes,
     )
 
 
-def load_state(repo: git.Repo, config: Config, source: Source,
-               resolved: tuple[str | None, str | None] | None = None,
-               worktree: Mapping[str, git.Blob] | None = None) -> State:
+def load_state(
+    repo: git.Repo,
+    config: Config,
+    source: Source,
+    resolved: tuple[str | None, str | None] | None = None,
+    worktree: Mapping[str, git.Blob] | None = None,
+) -> State:
     """Read, parse and pin the three ledgers at ``source`` (``resolved``: what
     ``resolve(repo, source)`` returned, when the caller needed it first; ``worktree``:
     the ledger files as ``read_worktree`` found them, reused where the bytes match)."""
@@ -110,15 +130,19 @@ def load_state(repo: git.Repo, config: Config, source: Source,
     # git walks the history for the pins while the ledgers are parsed.
     collect = git.start_last_commits(repo, commit if source.kind == "rev" else head, paths)
     try:
-        ledgers = {k: parse_file(k, files[config.path_of(k)], config, source.label)
-                   for k in KINDS}
+        ledgers = {k: parse_file(k, files[config.path_of(k)], config, source.label) for k in KINDS}
     except BaseException:
         collect(cancel=True)
         raise
     last = collect()
     pins = {
-        k: Pin(k, config.path_of(k), files[config.path_of(k)].blob,
-               last[config.path_of(k)], source.label)
+        k: Pin(
+            k,
+            config.path_of(k),
+            files[config.path_of(k)].blob,
+            last[config.path_of(k)],
+            source.label,
+        )
         for k in KINDS
     }
     return State(repo, head, git.branch(repo), source, commit, ledgers, pins, checksum(ledgers))
@@ -141,21 +165,26 @@ def checksum_payload(ledgers: Mapping[str, Ledger]) -> dict[str, Any]:
         for name, records in ledger.items.items():
             columns = list(records[0]._fields) if records else []
             if not any(r[-1] for r in records):  # no extra column: the fast way
-                sections[name] = {"columns": columns,
-                                  "rows": _plain_rows_text(records, name != "phases")}
+                sections[name] = {
+                    "columns": columns,
+                    "rows": _plain_rows_text(records, name != "phases"),
+                }
                 continue
-            rows = [_UNIT.join(r[:1] + r[2:-1]) if not r[-1] else _row_with_extra(r)
-                    for r in records]
+            rows = [
+                _UNIT.join(r[:1] + r[2:-1]) if not r[-1] else _row_with_extra(r) for r in records
+            ]
             if name != "phases":
                 rows.sort()
             sections[name] = {"columns": columns, "rows": _RECORD.join(rows)}
         payload[kind] = {"items": sections, "retired": sorted(ledger.retired_ids)}
     task = ledgers["task"]
-    payload["task"].update({
-        "task": normalize(task.task_id),
-        "objective": normalize(task.objective),
-        "next_action": normalize(task.next_action.text) if task.next_action else None,
-    })
+    payload["task"].update(
+        {
+            "task": normalize(task.task_id),
+            "objective": normalize(task.objective),
+            "next_action": normalize(task.next_action.text) if task.next_action else None,
+        }
+    )
     return payload
 
 
@@ -207,7 +236,7 @@ def sha256_text(pieces: Iterable[str], errors: str = "strict") -> str:
     step = 1 << 16
     for text in pieces:
         for start in range(0, len(text), step):
-            digest.update(text[start:start + step].encode("utf-8", errors))
+            digest.update(text[start : start + step].encode("utf-8", errors))
     return digest.hexdigest()
 
 
@@ -254,8 +283,9 @@ def _encode(value: Any, out: list[str]) -> None:
         raise TypeError(f"not part of a checksum payload: {type(value).__name__}")
 
 
-def worktree_differs(repo: git.Repo, pins: Mapping[str, Pin],
-                     current: Mapping[str, git.Blob] | None = None) -> list[str]:
+def worktree_differs(
+    repo: git.Repo, pins: Mapping[str, Pin], current: Mapping[str, git.Blob] | None = None
+) -> list[str]:
     """Ledger paths whose work-tree bytes differ from the pinned blob (``current``: the
     work tree as already read)."""
     if current is None:
@@ -309,8 +339,11 @@ def state_to_json(state: State, differs: list[str] | None = None) -> dict[str, A
         "checksum": state.checksum,
         "ledgers": {
             kind: {
-                "path": pin.path, "blob": pin.blob, "last_commit": pin.last_commit,
-                "source": pin.source, **ledger_to_json(state.ledgers[kind]),
+                "path": pin.path,
+                "blob": pin.blob,
+                "last_commit": pin.last_commit,
+                "source": pin.source,
+                **ledger_to_json(state.ledgers[kind]),
             }
             for kind, pin in state.pins.items()
         },

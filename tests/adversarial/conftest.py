@@ -19,13 +19,19 @@ def _pinned_git_module(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Non
     home = tmp_path_factory.mktemp("adv-home")
     (home / ".gitconfig").write_text(
         "[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n[core]\n\tautocrlf = false\n"
-        "[advice]\n\tdetachedHead = false\n")
+        "[advice]\n\tdetachedHead = false\n"
+    )
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("HOME", str(home))
         mp.setenv("XDG_CONFIG_HOME", str(home / ".config"))
         for key, value in GIT_ENV.items():
             mp.setenv(key, value)
-        for key in ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "PRE_COMMIT_FROM_REF",
-                    "PRE_COMMIT_TO_REF"):
+        for key in (
+            "GIT_DIR",
+            "GIT_INDEX_FILE",
+            "GIT_WORK_TREE",
+            "PRE_COMMIT_FROM_REF",
+            "PRE_COMMIT_TO_REF",
+        ):
             mp.delenv(key, raising=False)
         yield

@@ -26,11 +26,22 @@ ZERO = "0" * 40
 REFUSED, BAD_INPUT = 1, 2
 
 
-def git(repo: Path, *args: str, input: str | None = None, check: bool = True,
-        env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def git(
+    repo: Path,
+    *args: str,
+    input: str | None = None,
+    check: bool = True,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
     """Real git in ``repo`` (text mode)."""
-    proc = subprocess.run(["git", *args], cwd=repo, input=input, text=True, capture_output=True,
-                          env={**os.environ, **(env or {})})
+    proc = subprocess.run(
+        ["git", *args],
+        cwd=repo,
+        input=input,
+        text=True,
+        capture_output=True,
+        env={**os.environ, **(env or {})},
+    )
     if check and proc.returncode != 0:
         raise AssertionError(f"git {' '.join(args)} failed: {proc.stdout}{proc.stderr}")
     return proc
@@ -53,8 +64,9 @@ def write_ledgers(repo: Path, texts: Mapping[str, str | bytes]) -> None:
         write_bytes(repo, PATHS[kind], text)
 
 
-def commit_all(repo: Path, message: str = "edit", *extra: str, verify: bool = False
-               ) -> subprocess.CompletedProcess[str]:
+def commit_all(
+    repo: Path, message: str = "edit", *extra: str, verify: bool = False
+) -> subprocess.CompletedProcess[str]:
     """Stage everything and commit; ``verify=False`` means ``--no-verify`` (no local hook)."""
     git(repo, "add", "-A")
     args = ["commit", "-q", "--allow-empty", "-m", message, *extra]
@@ -63,8 +75,9 @@ def commit_all(repo: Path, message: str = "edit", *extra: str, verify: bool = Fa
     return git(repo, *args, check=False)
 
 
-def make_base_repo(path: Path, texts: Mapping[str, str] | None = None, *,
-                   files: Mapping[str, str] | None = None) -> Path:
+def make_base_repo(
+    path: Path, texts: Mapping[str, str] | None = None, *, files: Mapping[str, str] | None = None
+) -> Path:
     """A repository holding ``texts`` (default: test_guard.BASE), the guard hooks and the
     merge driver installed by ``rehydrate hook install``, committed on ``main``."""
     path.mkdir(parents=True)
@@ -129,8 +142,12 @@ def guard_range(repo: Path, spec: str) -> Verdict:
 
 
 def guard_range_subprocess(repo: Path, spec: str) -> Verdict:
-    proc = subprocess.run([sys.executable, "-m", "rehydrate", "guard", "--range", spec, "--json"],
-                          cwd=repo, text=True, capture_output=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "rehydrate", "guard", "--range", spec, "--json"],
+        cwd=repo,
+        text=True,
+        capture_output=True,
+    )
     return Verdict(proc.returncode, proc.stdout, proc.stderr)
 
 
@@ -159,15 +176,42 @@ def ledger_texts(edit: list[tuple[str, str, str]]) -> dict[str, str]:
     return apply(edit)
 
 
-__all__ = ["BASE", "PATHS", "ZERO", "REFUSED", "BAD_INPUT", "STABLE_CODE", "git", "rev",
-           "write_bytes", "write_ledgers", "commit_all", "make_base_repo", "clone", "make_server",
-           "install_pre_receive", "server_ref", "push", "guard_range", "guard_range_subprocess",
-           "commit_tree", "assert_refusal_names", "assert_violations_well_formed",
-           "ledger_texts", "run"]
+__all__ = [
+    "BASE",
+    "PATHS",
+    "ZERO",
+    "REFUSED",
+    "BAD_INPUT",
+    "STABLE_CODE",
+    "git",
+    "rev",
+    "write_bytes",
+    "write_ledgers",
+    "commit_all",
+    "make_base_repo",
+    "clone",
+    "make_server",
+    "install_pre_receive",
+    "server_ref",
+    "push",
+    "guard_range",
+    "guard_range_subprocess",
+    "commit_tree",
+    "assert_refusal_names",
+    "assert_violations_well_formed",
+    "ledger_texts",
+    "run",
+]
 
 
-def commit_tree(repo: Path, files: Mapping[str, str | bytes | None], parents: list[str],
-                message: str, *, base: str | None = None) -> str:
+def commit_tree(
+    repo: Path,
+    files: Mapping[str, str | bytes | None],
+    parents: list[str],
+    message: str,
+    *,
+    base: str | None = None,
+) -> str:
     """A commit made with plumbing: ``base`` (default: the first parent) with ``files``
     replaced (None deletes), the given parents; neither the index nor the work tree is
     touched and no hook runs."""
@@ -184,8 +228,17 @@ def commit_tree(repo: Path, files: Mapping[str, str | bytes | None], parents: li
                 git(repo, "update-index", "--force-remove", "--", path, env=env)
                 continue
             raw = data.encode("utf-8") if isinstance(data, str) else data
-            blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo, input=raw,
-                                  capture_output=True, check=True).stdout.decode().strip()
+            blob = (
+                subprocess.run(
+                    ["git", "hash-object", "-w", "--stdin"],
+                    cwd=repo,
+                    input=raw,
+                    capture_output=True,
+                    check=True,
+                )
+                .stdout.decode()
+                .strip()
+            )
             git(repo, "update-index", "--add", "--cacheinfo", f"100644,{blob},{path}", env=env)
         tree = git(repo, "write-tree", env=env).stdout.strip()
     finally:

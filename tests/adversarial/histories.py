@@ -25,8 +25,10 @@ C2 = "| C-002 | run the linter | SHOULD | team |\n"
 C5 = "| C-005 | avoid globals | SHOULD NOT | team |\n"
 RETIRED_HEAD = "| ID | Reason | Date | Replaced by |\n|---|---|---|---|\n"
 
-NA_ONLY_HEAD = ("the local hook knows only HEAD (CONTRACT §3): after a reset, rebase or "
-                "orphan checkout the lost row is not in HEAD, so there is nothing to try")
+NA_ONLY_HEAD = (
+    "the local hook knows only HEAD (CONTRACT §3): after a reset, rebase or "
+    "orphan checkout the lost row is not in HEAD, so there is nothing to try"
+)
 NA_NO_HOOK_RUNS = "git runs no pre-commit hook for this operation (rebase, replace, fetch)"
 NA_SERVER_ONLY = "a sequence of pushes exists only on a server"
 
@@ -99,6 +101,7 @@ class Scenario:
 
 # --- invariant 1: the range judges what the branch now holds --------------------------------
 
+
 @not_local
 def reset_then_new_commit(repo: Path) -> Scenario:
     base = rev(repo)
@@ -122,6 +125,7 @@ def amend_drops_row(repo: Path) -> Scenario:
         git(repo, "reset", "-q", "--hard", old)
         replace(repo, row("F-005", "npm ci"), "")
         return hook_commit(repo, "add F-004", "--amend")
+
     return Scenario(old, new, True, FAIL, "F-005", hook=hook)
 
 
@@ -188,9 +192,11 @@ def rewrite_weakens_a_level(repo: Path) -> Scenario:
 @not_local
 def rewrite_unretires(repo: Path) -> Scenario:
     base = rev(repo)
-    replace(repo, "| F-003 | fixed upstream | 2026-01-01 | |\n",
-            "| F-003 | fixed upstream | 2026-01-01 | |\n"
-            "| F-002 | uv is the default | 2026-02-01 | |\n")
+    replace(
+        repo,
+        "| F-003 | fixed upstream | 2026-01-01 | |\n",
+        "| F-003 | fixed upstream | 2026-01-01 | |\n| F-002 | uv is the default | 2026-02-01 | |\n",
+    )
     old = commit(repo, "retire F-002")
     git(repo, "reset", "-q", "--hard", base)
     append_after(repo, F3, row("F-004", "cargo build"))
@@ -211,15 +217,22 @@ def _upstream_and_topic(repo: Path, upstream: str, topic: str) -> tuple[str, str
 
 @not_local
 def rebase_renumbers(repo: Path) -> Scenario:
-    _, main, old = _upstream_and_topic(repo, row("F-004", "upstream build"),
-                                       row("F-004", "topic build"))
+    _, main, old = _upstream_and_topic(
+        repo, row("F-004", "upstream build"), row("F-004", "topic build")
+    )
     proc = git(repo, "rebase", "-q", "main", check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     new = rev(repo)
     body = text(repo)
     assert row("F-004", "upstream build") in body and "| topic build |" in body
-    return Scenario(old, new, False, setup=[[f"{main}:refs/heads/main", f"{old}:refs/heads/topic"]],
-                    ref="refs/heads/topic", hook_na=NA_NO_HOOK_RUNS)
+    return Scenario(
+        old,
+        new,
+        False,
+        setup=[[f"{main}:refs/heads/main", f"{old}:refs/heads/topic"]],
+        ref="refs/heads/topic",
+        hook_na=NA_NO_HOOK_RUNS,
+    )
 
 
 @not_local
@@ -229,33 +242,60 @@ def rebase_same_row_kept_once(repo: Path) -> Scenario:
     proc = git(repo, "rebase", "-q", "main", check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     new = rev(repo)
-    return Scenario(old, new, False, setup=[[f"{main}:refs/heads/main", f"{old}:refs/heads/topic"]],
-                    ref="refs/heads/topic", hook_na=NA_NO_HOOK_RUNS)
+    return Scenario(
+        old,
+        new,
+        False,
+        setup=[[f"{main}:refs/heads/main", f"{old}:refs/heads/topic"]],
+        ref="refs/heads/topic",
+        hook_na=NA_NO_HOOK_RUNS,
+    )
 
 
 @not_local
 def rebase_renumber_loses_another_row(repo: Path) -> Scenario:
-    _, main, old = _upstream_and_topic(repo, row("F-004", "upstream build"),
-                                       row("F-004", "topic build") + row("F-005", "second topic"))
+    _, main, old = _upstream_and_topic(
+        repo,
+        row("F-004", "upstream build"),
+        row("F-004", "topic build") + row("F-005", "second topic"),
+    )
     body = text(repo).replace(row("F-004", "topic build") + row("F-005", "second topic"), "")
     body = body.replace(F3, F3 + row("F-004", "upstream build") + row("F-005", "topic build"), 1)
     new = commit_tree(repo, {FAIL: body}, [main], "topic rows (rebased)")
-    return Scenario(old, new, True, FAIL, None,
-                    setup=[[f"{main}:refs/heads/main", f"{old}:refs/heads/topic"]],
-                    ref="refs/heads/topic", hook_na=NA_NO_HOOK_RUNS)
+    return Scenario(
+        old,
+        new,
+        True,
+        FAIL,
+        None,
+        setup=[[f"{main}:refs/heads/main", f"{old}:refs/heads/topic"]],
+        ref="refs/heads/topic",
+        hook_na=NA_NO_HOOK_RUNS,
+    )
 
 
 @not_local
 def rebase_renumber_edits_content(repo: Path) -> Scenario:
-    _, main, old = _upstream_and_topic(repo, row("F-004", "upstream build"),
-                                       row("F-004", "topic build", workaround="pin 1.2"))
+    _, main, old = _upstream_and_topic(
+        repo, row("F-004", "upstream build"), row("F-004", "topic build", workaround="pin 1.2")
+    )
     body = text(repo).replace(row("F-004", "topic build", workaround="pin 1.2"), "")
-    body = body.replace(F3, F3 + row("F-004", "upstream build")
-                        + row("F-005", "topic build", workaround="pin 2.0"), 1)
+    body = body.replace(
+        F3,
+        F3 + row("F-004", "upstream build") + row("F-005", "topic build", workaround="pin 2.0"),
+        1,
+    )
     new = commit_tree(repo, {FAIL: body}, [main], "topic rows (rebased)")
-    return Scenario(old, new, True, FAIL, None,
-                    setup=[[f"{main}:refs/heads/main", f"{old}:refs/heads/topic"]],
-                    ref="refs/heads/topic", hook_na=NA_NO_HOOK_RUNS)
+    return Scenario(
+        old,
+        new,
+        True,
+        FAIL,
+        None,
+        setup=[[f"{main}:refs/heads/main", f"{old}:refs/heads/topic"]],
+        ref="refs/heads/topic",
+        hook_na=NA_NO_HOOK_RUNS,
+    )
 
 
 @not_local
@@ -279,6 +319,7 @@ def amend_message_only(repo: Path) -> Scenario:
     def hook() -> tuple[str, str, str]:
         git(repo, "reset", "-q", "--hard", old)
         return hook_commit(repo, "add F-004, reworded", "--amend")
+
     return Scenario(old, new, False, hook=hook)
 
 
@@ -294,6 +335,7 @@ def amend_adds_a_row(repo: Path) -> Scenario:
         git(repo, "reset", "-q", "--hard", old)
         append_after(repo, row("F-004", "cargo build"), row("F-005", "npm ci"))
         return hook_commit(repo, "add F-004, F-005", "--amend")
+
     return Scenario(old, new, False, hook=hook)
 
 
@@ -319,6 +361,7 @@ def merge_drops_one_side(repo: Path) -> Scenario:
         after = rev(repo)
         git(repo, "merge", "--abort", check=False)
         return m1, after, proc.stderr
+
     return Scenario(base, new, True, FAIL, "F-005", hook=hook)
 
 
@@ -335,6 +378,7 @@ def merge_keeps_both(repo: Path) -> Scenario:
         git(repo, "reset", "-q", "--hard", m1)
         proc = git(repo, "merge", "-q", "--no-edit", "side", check=False)
         return m1, rev(repo), proc.stderr
+
     return Scenario(base, new, False, hook=hook)
 
 
@@ -360,6 +404,7 @@ def _criss_cross(repo: Path, bad: bool) -> tuple[str, str, Callable[[], tuple[st
         after = rev(repo)
         git(repo, "merge", "--abort", check=False)
         return b1, after, proc.stderr
+
     return base, new, hook
 
 
@@ -391,6 +436,7 @@ def octopus_drops(repo: Path) -> Scenario:
         after = rev(repo)
         git(repo, "merge", "--abort", check=False)
         return base, after, proc.stderr
+
     return Scenario(base, new, True, FAIL, "F-004", hook=hook)
 
 
@@ -399,8 +445,12 @@ def octopus_keeps_all(repo: Path) -> Scenario:
     base, sides = _octopus_sides(repo)
     body = text(repo).replace(F3, F3 + "".join(row(f"F-00{i}", f"octo {i}") for i in (4, 5, 6)))
     new = commit_tree(repo, {FAIL: body}, [base, *sides], "octopus")
-    return Scenario(base, new, False,
-                    hook_na="git's octopus strategy never runs the merge driver (docs/merging.md)")
+    return Scenario(
+        base,
+        new,
+        False,
+        hook_na="git's octopus strategy never runs the merge driver (docs/merging.md)",
+    )
 
 
 @not_local
@@ -429,16 +479,28 @@ def merge_renumber_with_edited_content(repo: Path) -> Scenario:
     base, side, m1 = _same_id_both_sides(repo)
     body = text(repo).replace(F3, F3 + row("F-005", "side row", workaround="give up"))
     new = commit_tree(repo, {FAIL: body}, [m1, side], "merge side")
-    return Scenario(base, new, True, FAIL, None,
-                    hook_na="the merge driver renumbers faithfully; only plumbing writes this")
+    return Scenario(
+        base,
+        new,
+        True,
+        FAIL,
+        None,
+        hook_na="the merge driver renumbers faithfully; only plumbing writes this",
+    )
 
 
 @not_local
 def merge_keeps_one_of_two_same_ids(repo: Path) -> Scenario:
     base, side, m1 = _same_id_both_sides(repo)
     new = commit_tree(repo, {}, [m1, side], "merge side", base=m1)
-    return Scenario(base, new, True, FAIL, "F-004",
-                    hook_na="the merge driver renumbers; only plumbing writes this")
+    return Scenario(
+        base,
+        new,
+        True,
+        FAIL,
+        "F-004",
+        hook_na="the merge driver renumbers; only plumbing writes this",
+    )
 
 
 @not_local
@@ -458,6 +520,7 @@ def rewind_losing_nothing(repo: Path) -> Scenario:
 
 # --- invariant 3: a waiver covers its own commit and nothing else ---------------------------
 
+
 def _drop_f2(repo: Path, message: str) -> str:
     replace(repo, F2, "")
     return commit(repo, message)
@@ -469,6 +532,7 @@ def _waiver_hook(repo: Path, base: str, message: str) -> Callable[[], tuple[str,
         git(repo, "reset", "-q", "--hard", base)
         replace(repo, F2, "")
         return hook_commit(repo, message)
+
     return hook
 
 
@@ -477,6 +541,7 @@ def _waiver_message(message: str) -> Callable[[Path], Scenario]:
         base = rev(repo)
         new = _drop_f2(repo, message)
         return Scenario(base, new, True, FAIL, "F-002", hook=_waiver_hook(repo, base, message))
+
     return build
 
 
@@ -490,8 +555,14 @@ def merge_waiver_covers_parents(repo: Path) -> Scenario:
     m1 = commit(repo, "readme")
     tree_of_side = {FAIL: text(repo).replace(F2, "")}
     new = commit_tree(repo, tree_of_side, [m1, s1], "merge side\n\nRehydrate-Waiver: legal request")
-    return Scenario(base, new, True, FAIL, "F-002",
-                    hook_na="the local hook never honours a waiver: see the other waiver cases")
+    return Scenario(
+        base,
+        new,
+        True,
+        FAIL,
+        "F-002",
+        hook_na="the local hook never honours a waiver: see the other waiver cases",
+    )
 
 
 def waiver_on_previous_commit(repo: Path) -> Scenario:
@@ -499,8 +570,7 @@ def waiver_on_previous_commit(repo: Path) -> Scenario:
     write_bytes(repo, "README.md", "x\n")
     commit(repo, "readme\n\nRehydrate-Waiver: harmless")
     new = _drop_f2(repo, "drop F-002")
-    return Scenario(base, new, True, FAIL, "F-002",
-                    hook=_waiver_hook(repo, base, "drop F-002"))
+    return Scenario(base, new, True, FAIL, "F-002", hook=_waiver_hook(repo, base, "drop F-002"))
 
 
 def waiver_on_next_commit(repo: Path) -> Scenario:
@@ -522,9 +592,15 @@ def waived_break_then_free_rewrite(repo: Path) -> Scenario:
     replace(repo, BROKEN, F1)
     replace(repo, F2, "")
     new = commit(repo, "repair the table")
-    return Scenario(base, new, True, FAIL, "F-002",
-                    hook_na="the hook compares with HEAD; an unparseable HEAD is the range "
-                            "check's case (CONTRACT §3: 'with the last parseable state')")
+    return Scenario(
+        base,
+        new,
+        True,
+        FAIL,
+        "F-002",
+        hook_na="the hook compares with HEAD; an unparseable HEAD is the range "
+        "check's case (CONTRACT §3: 'with the last parseable state')",
+    )
 
 
 @not_local
@@ -534,9 +610,14 @@ def waived_break_then_edit_a_cell(repo: Path) -> Scenario:
     commit(repo, "wip\n\nRehydrate-Waiver: mid-migration")
     replace(repo, BROKEN, "| F-001 | go test -tags=musl | linker crash | ignore it |\n")
     new = commit(repo, "repair the table")
-    return Scenario(base, new, True, FAIL, "F-001",
-                    hook_na="the hook compares with HEAD; an unparseable HEAD is the range "
-                            "check's case")
+    return Scenario(
+        base,
+        new,
+        True,
+        FAIL,
+        "F-001",
+        hook_na="the hook compares with HEAD; an unparseable HEAD is the range check's case",
+    )
 
 
 @not_local
@@ -566,6 +647,7 @@ def waiver_then_append(repo: Path) -> Scenario:
         git(repo, "reset", "-q", "--hard", "HEAD~1")
         append_after(repo, F3, row("F-004", "cargo build"))
         return hook_commit(repo, "add F-004")
+
     return Scenario(base, new, False, hook=hook)
 
 
@@ -575,8 +657,9 @@ MOVE = '[ledgers]\nspec = "docs/Spec2.md"\n'
 WAIVE = "\n\nRehydrate-Waiver: the team moved the spec"
 
 
-def _move_spec(repo: Path, config: str = MOVE, name: str = ".rehydrate.toml",
-               target: str = "docs/Spec2.md") -> str:
+def _move_spec(
+    repo: Path, config: str = MOVE, name: str = ".rehydrate.toml", target: str = "docs/Spec2.md"
+) -> str:
     write_bytes(repo, name, config)
     git(repo, "mv", SPEC, target)
     return commit(repo, "move the spec" + WAIVE)
@@ -592,6 +675,7 @@ def delete_hidden_by_later_move(repo: Path) -> Scenario:
         git(repo, "reset", "-q", "--hard", base)
         replace(repo, C2, "", SPEC)
         return hook_commit(repo, "drop C-002")
+
     return Scenario(base, new, True, SPEC, "C-002", hook=hook)
 
 
@@ -599,13 +683,17 @@ def delete_hidden_by_later_pyproject_move(repo: Path) -> Scenario:
     base = rev(repo)
     replace(repo, C2, "", SPEC)
     commit(repo, "drop C-002")
-    new = _move_spec(repo, '[project]\nname = "x"\n\n[tool.rehydrate.ledgers]\n'
-                     'spec = "docs/Spec2.md"\n', "pyproject.toml")
+    new = _move_spec(
+        repo,
+        '[project]\nname = "x"\n\n[tool.rehydrate.ledgers]\nspec = "docs/Spec2.md"\n',
+        "pyproject.toml",
+    )
 
     def hook() -> tuple[str, str, str]:
         git(repo, "reset", "-q", "--hard", base)
         replace(repo, C2, "", SPEC)
         return hook_commit(repo, "drop C-002")
+
     return Scenario(base, new, True, SPEC, "C-002", hook=hook)
 
 
@@ -622,6 +710,7 @@ def move_delete_move_back(repo: Path) -> Scenario:
         git(repo, "reset", "-q", "--hard", moved)
         replace(repo, C2, "", "docs/Spec2.md")
         return hook_commit(repo, "drop C-002 at the new path")
+
     return Scenario(base, new, True, "docs/Spec2.md", "C-002", hook=hook)
 
 
@@ -642,6 +731,7 @@ def section_alias_removed_later(repo: Path) -> Scenario:
         git(repo, "reset", "-q", "--hard", old)
         replace(repo, C2, "", SPEC)
         return hook_commit(repo, "drop C-002")
+
     return Scenario(old, new, True, SPEC, "C-002", hook=hook)
 
 
@@ -662,6 +752,7 @@ def column_alias_removed_later(repo: Path) -> Scenario:
         git(repo, "reset", "-q", "--hard", old)
         replace(repo, "| write tests first | MUST |", "| write tests first | SHOULD |", SPEC)
         return hook_commit(repo, "relax C-004")
+
     return Scenario(old, new, True, SPEC, "C-004", hook=hook)
 
 
@@ -679,6 +770,7 @@ def config_change_with_deletion(repo: Path) -> Scenario:
         (repo / SPEC).unlink()
         write_bytes(repo, "docs/Spec2.md", body)
         return hook_commit(repo, "move and trim")
+
     return Scenario(base, new, True, (SPEC, ".rehydrate.toml"), None, hook=hook)
 
 
@@ -693,6 +785,7 @@ def unparseable_config_with_deletion(repo: Path) -> Scenario:
         write_bytes(repo, ".rehydrate.toml", "[ledgers\nspec = \n")
         replace(repo, C2, "", SPEC)
         return hook_commit(repo, "drop C-002, break the settings")
+
     return Scenario(base, new, True, (SPEC, ".rehydrate.toml"), None, hook=hook)
 
 
@@ -707,6 +800,7 @@ def unparseable_config_later_hides_deletion(repo: Path) -> Scenario:
         git(repo, "reset", "-q", "--hard", base)
         replace(repo, C2, "", SPEC)
         return hook_commit(repo, "drop C-002")
+
     return Scenario(base, new, True, SPEC, "C-002", hook=hook)
 
 
@@ -717,8 +811,14 @@ def worktree_config_redirects_the_range(repo: Path) -> Scenario:
     new = commit(repo, "drop C-002")
     write_bytes(repo, ".rehydrate.toml", MOVE)  # uncommitted: must decide nothing
     write_bytes(repo, "docs/Spec2.md", "---\nledger: spec\n---\n# Spec\n")
-    return Scenario(base, new, True, SPEC, "C-002",
-                    hook_na="covered by test_guard_settings (the hook reads staged settings)")
+    return Scenario(
+        base,
+        new,
+        True,
+        SPEC,
+        "C-002",
+        hook_na="covered by test_guard_settings (the hook reads staged settings)",
+    )
 
 
 def move_then_delete_at_new_path(repo: Path) -> Scenario:
@@ -731,6 +831,7 @@ def move_then_delete_at_new_path(repo: Path) -> Scenario:
         git(repo, "reset", "-q", "--hard", moved)
         replace(repo, C2, "", "docs/Spec2.md")
         return hook_commit(repo, "drop C-002")
+
     return Scenario(base, new, True, "docs/Spec2.md", "C-002", hook=hook)
 
 
@@ -744,6 +845,7 @@ def waived_move_then_append(repo: Path) -> Scenario:
         git(repo, "reset", "-q", "--hard", moved)
         append_after(repo, C5, "| C-006 | keep the changelog | MUST | team |\n", "docs/Spec2.md")
         return hook_commit(repo, "add C-006")
+
     return Scenario(base, new, False, hook=hook)
 
 
@@ -756,16 +858,19 @@ def unrelated_setting(repo: Path) -> Scenario:
         git(repo, "reset", "-q", "--hard", base)
         write_bytes(repo, ".rehydrate.toml", "diff_lines = 50\n")
         return hook_commit(repo, "tune the prompt")
+
     return Scenario(base, new, False, hook=hook)
 
 
 # --- invariant 4: no object substitution ---------------------------------------------------
 
+
 def replace_bad_commit(repo: Path) -> Scenario:
     base = rev(repo)
     bad = _drop_f2(repo, "drop F-002")
-    good = commit_tree(repo, {FAIL: text(repo).replace(F3, F3 + F2 + row("F-004", "x"))}, [base],
-                       "drop F-002")
+    good = commit_tree(
+        repo, {FAIL: text(repo).replace(F3, F3 + F2 + row("F-004", "x"))}, [base], "drop F-002"
+    )
     git(repo, "replace", bad, good)
 
     def hook() -> tuple[str, str, str]:
@@ -773,14 +878,22 @@ def replace_bad_commit(repo: Path) -> Scenario:
         git(repo, "replace", "-d", bad)
         git(repo, "reset", "-q", "--hard", base)
         real = rev(repo, f"{base}:{FAIL}")
-        fake = git(repo, "hash-object", "-w", "--stdin", input=text(repo).replace(F2, "")
-                   ).stdout.strip()
+        fake = git(
+            repo, "hash-object", "-w", "--stdin", input=text(repo).replace(F2, "")
+        ).stdout.strip()
         git(repo, "replace", "-f", real, fake)
         replace(repo, F2, "")
         return hook_commit(repo, "drop F-002")
-    return Scenario(base, new=bad, refused=True, path=FAIL, ident="F-002",
-                    attack=["--force", f"{bad}:refs/heads/main", "refs/replace/*:refs/replace/*"],
-                    hook=hook)
+
+    return Scenario(
+        base,
+        new=bad,
+        refused=True,
+        path=FAIL,
+        ident="F-002",
+        attack=["--force", f"{bad}:refs/heads/main", "refs/replace/*:refs/replace/*"],
+        hook=hook,
+    )
 
 
 @not_local
@@ -790,9 +903,15 @@ def replace_blob(repo: Path) -> Scenario:
     bad = _drop_f2(repo, "drop F-002")
     bad_blob = rev(repo, f"{bad}:{FAIL}")
     git(repo, "replace", bad_blob, real)
-    return Scenario(base, bad, True, FAIL, "F-002",
-                    attack=["--force", f"{bad}:refs/heads/main", "refs/replace/*:refs/replace/*"],
-                    hook_na="see replace_bad_commit: the hook variant replaces HEAD's blob")
+    return Scenario(
+        base,
+        bad,
+        True,
+        FAIL,
+        "F-002",
+        attack=["--force", f"{bad}:refs/heads/main", "refs/replace/*:refs/replace/*"],
+        hook_na="see replace_bad_commit: the hook variant replaces HEAD's blob",
+    )
 
 
 @not_local
@@ -803,9 +922,15 @@ def replace_graft(repo: Path) -> Scenario:
     new = commit(repo, "readme")
     alt = commit_tree(repo, {}, [], "unrelated root", base=bad)
     git(repo, "replace", "--graft", bad, alt)
-    return Scenario(base, new, True, FAIL, "F-002",
-                    attack=["--force", f"{new}:refs/heads/main", "refs/replace/*:refs/replace/*"],
-                    hook_na="a graft changes parents, not HEAD's tree, which is all the hook reads")
+    return Scenario(
+        base,
+        new,
+        True,
+        FAIL,
+        "F-002",
+        attack=["--force", f"{new}:refs/heads/main", "refs/replace/*:refs/replace/*"],
+        hook_na="a graft changes parents, not HEAD's tree, which is all the hook reads",
+    )
 
 
 @not_local
@@ -817,8 +942,14 @@ def info_grafts(repo: Path) -> Scenario:
     alt = commit_tree(repo, {}, [], "unrelated root", base=bad)
     (repo / ".git" / "info").mkdir(exist_ok=True)
     (repo / ".git" / "info" / "grafts").write_text(f"{bad} {alt}\n")
-    return Scenario(base, new, True, FAIL, "F-002",
-                    hook_na="a graft changes parents, not HEAD's tree, which is all the hook reads")
+    return Scenario(
+        base,
+        new,
+        True,
+        FAIL,
+        "F-002",
+        hook_na="a graft changes parents, not HEAD's tree, which is all the hook reads",
+    )
 
 
 @server_only
@@ -827,9 +958,17 @@ def push_replace_ref_only(repo: Path) -> Scenario:
     base = rev(repo)
     good = commit_tree(repo, {FAIL: text(repo).replace(F2, "")}, [], "x")
     git(repo, "replace", base, good)
-    return Scenario(base, base, True, None, None, range_na=NA_SERVER_ONLY,
-                    attack=[f"refs/replace/{base}:refs/replace/{base}"],
-                    ref=f"refs/replace/{base}", hook_na=NA_SERVER_ONLY)
+    return Scenario(
+        base,
+        base,
+        True,
+        None,
+        None,
+        range_na=NA_SERVER_ONLY,
+        attack=[f"refs/replace/{base}:refs/replace/{base}"],
+        ref=f"refs/replace/{base}",
+        hook_na=NA_SERVER_ONLY,
+    )
 
 
 @not_local
@@ -837,9 +976,15 @@ def replace_tree(repo: Path) -> Scenario:
     base = rev(repo)
     bad = _drop_f2(repo, "drop F-002")
     git(repo, "replace", rev(repo, f"{bad}^{{tree}}"), rev(repo, f"{base}^{{tree}}"))
-    return Scenario(base, bad, True, FAIL, "F-002",
-                    attack=["--force", f"{bad}:refs/heads/main", "refs/replace/*:refs/replace/*"],
-                    hook_na="see replace_bad_commit: the hook variant replaces HEAD's blob")
+    return Scenario(
+        base,
+        bad,
+        True,
+        FAIL,
+        "F-002",
+        attack=["--force", f"{bad}:refs/heads/main", "refs/replace/*:refs/replace/*"],
+        hook_na="see replace_bad_commit: the hook variant replaces HEAD's blob",
+    )
 
 
 @not_local
@@ -847,9 +992,15 @@ def waiver_in_git_notes(repo: Path) -> Scenario:
     base = rev(repo)
     bad = _drop_f2(repo, "drop F-002")
     git(repo, "notes", "add", "-m", "Rehydrate-Waiver: legal request", bad)
-    return Scenario(base, bad, True, FAIL, "F-002",
-                    attack=["--force", f"{bad}:refs/heads/main", "refs/notes/*:refs/notes/*"],
-                    hook_na="notes are written after the commit; the hook never honours a waiver")
+    return Scenario(
+        base,
+        bad,
+        True,
+        FAIL,
+        "F-002",
+        attack=["--force", f"{bad}:refs/heads/main", "refs/notes/*:refs/notes/*"],
+        hook_na="notes are written after the commit; the hook never honours a waiver",
+    )
 
 
 def _config_with_deletion(files: dict[str, str]) -> Callable[[Path], Scenario]:
@@ -866,7 +1017,9 @@ def _config_with_deletion(files: dict[str, str]) -> Callable[[Path], Scenario]:
                 write_bytes(repo, name, body)
             replace(repo, C2, "", SPEC)
             return hook_commit(repo, "drop C-002, odd settings")
+
         return Scenario(base, new, True, (SPEC, *files), None, hook=hook)
+
     return build
 
 
@@ -912,12 +1065,15 @@ HISTORIES: dict[str, dict[str, Callable[[Path], Scenario]]] = {
         "unparseable-config-later-hides-deletion": unparseable_config_later_hides_deletion,
         "worktree-config-redirects-the-range": worktree_config_redirects_the_range,
         "move-then-delete-at-new-path": move_then_delete_at_new_path,
-        "ambiguous-config-with-deletion": _config_with_deletion({
-            ".rehydrate.toml": MOVE, "pyproject.toml": '[tool.rehydrate]\ndiff_lines = 5\n'}),
-        "config-points-into-dot-git-with-deletion": _config_with_deletion({
-            ".rehydrate.toml": '[ledgers]\nspec = ".git/Spec.md"\n'}),
-        "config-unknown-key-with-deletion": _config_with_deletion({
-            ".rehydrate.toml": 'ledger_paths = "elsewhere"\n'}),
+        "ambiguous-config-with-deletion": _config_with_deletion(
+            {".rehydrate.toml": MOVE, "pyproject.toml": "[tool.rehydrate]\ndiff_lines = 5\n"}
+        ),
+        "config-points-into-dot-git-with-deletion": _config_with_deletion(
+            {".rehydrate.toml": '[ledgers]\nspec = ".git/Spec.md"\n'}
+        ),
+        "config-unknown-key-with-deletion": _config_with_deletion(
+            {".rehydrate.toml": 'ledger_paths = "elsewhere"\n'}
+        ),
     },
     "2-settings-legit": {
         "waived-move-then-append": waived_move_then_append,
@@ -925,7 +1081,8 @@ HISTORIES: dict[str, dict[str, Callable[[Path], Scenario]]] = {
     },
     "3-waiver": {
         "waiver-mid-body": _waiver_message(
-            "drop F-002\n\nRehydrate-Waiver: legal request\n\nAnd more prose after it."),
+            "drop F-002\n\nRehydrate-Waiver: legal request\n\nAnd more prose after it."
+        ),
         "waiver-empty-reason": _waiver_message("drop F-002\n\nRehydrate-Waiver:"),
         "waiver-blank-reason-spaces": _waiver_message("drop F-002\n\nRehydrate-Waiver:    "),
         "waiver-invisible-reason": _waiver_message("drop F-002\n\nRehydrate-Waiver: \u3164"),
@@ -933,7 +1090,8 @@ HISTORIES: dict[str, dict[str, Callable[[Path], Scenario]]] = {
         "waiver-uppercase-key": _waiver_message("drop F-002\n\nREHYDRATE-WAIVER: legal request"),
         "waiver-in-subject-only": _waiver_message("Rehydrate-Waiver: legal request"),
         "waiver-lookalike-key": _waiver_message(
-            "drop F-002\n\nRehydrate\u2010Waiver: legal request"),
+            "drop F-002\n\nRehydrate\u2010Waiver: legal request"
+        ),
         "waiver-in-merge-covers-parents": merge_waiver_covers_parents,
         "waiver-on-n-excuses-n-plus-1": waiver_on_previous_commit,
         "waiver-on-n-plus-1-excuses-n": waiver_on_next_commit,

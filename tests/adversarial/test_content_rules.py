@@ -41,8 +41,7 @@ from rehydrate.errors import RehydrateError
 from rehydrate.guard.rules import check_ledger
 from rehydrate.ledgers import parse_ledger
 
-ATTACKS = (RENDERS_EMPTY + NEXT_ACTION + HTML_COMMENTS + LOOKALIKE_VALUES + TASK_BYTES
-           + ID_SHAPES)
+ATTACKS = RENDERS_EMPTY + NEXT_ACTION + HTML_COMMENTS + LOOKALIKE_VALUES + TASK_BYTES + ID_SHAPES
 WAYS = ["pure", "hook", "range"]
 
 
@@ -78,8 +77,7 @@ def _pure(attack: Attack) -> list[str]:
 def _attack_commit(repo: Path, attack: Attack) -> str:
     """The attack as a commit on top of the base, made with plumbing (no hook, no work
     tree): what an agent gets in with ``--no-verify`` or ``git commit-tree``."""
-    return commit_tree(repo, {PATHS[k]: t for k, t in _changed(attack).items()}, ["HEAD"],
-                       "attack")
+    return commit_tree(repo, {PATHS[k]: t for k, t in _changed(attack).items()}, ["HEAD"], "attack")
 
 
 def _attempt(repo: Path, attack: Attack, way: str) -> tuple[int, str]:

@@ -22,8 +22,11 @@ from adversarial.helpers import (
     write_bytes,
 )
 
-HUGE = BASE["task"].replace("revision: 3", "revision: " + "9" * 5000).replace(
-    "Some prose about the task.", "Other prose about the task.")
+HUGE = (
+    BASE["task"]
+    .replace("revision: 3", "revision: " + "9" * 5000)
+    .replace("Some prose about the task.", "Other prose about the task.")
+)
 LARGE = BASE["task"].replace("revision: 3", "revision: " + "9" * 400)
 
 
@@ -34,14 +37,17 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.mark.parametrize("args", [
-    pytest.param(("state",), id="state"),
-    pytest.param(("state", "--json"), id="state-json"),
-    pytest.param(("state", "--worktree"), id="state-worktree"),
-    pytest.param(("prompt", "--worktree"), id="prompt-worktree"),
-    pytest.param(("manifest", "--worktree"), id="manifest-worktree"),
-    pytest.param(("status",), id="status"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param(("state",), id="state"),
+        pytest.param(("state", "--json"), id="state-json"),
+        pytest.param(("state", "--worktree"), id="state-worktree"),
+        pytest.param(("prompt", "--worktree"), id="prompt-worktree"),
+        pytest.param(("manifest", "--worktree"), id="manifest-worktree"),
+        pytest.param(("status",), id="status"),
+    ],
+)
 def test_a_5000_digit_revision_is_bad_input(repo: Path, args: tuple[str, ...]) -> None:
     result = run(repo, *args)
     assert result.code == BAD_INPUT, f"exit {result.code}:\n{result.err}"

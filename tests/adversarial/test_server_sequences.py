@@ -71,8 +71,12 @@ def _orphan(w: World) -> str:
 
 def _bad(w: World) -> str:
     """A new commit on top of main that drops F-002."""
-    return commit_tree(w.repo, {FAIL: git(w.repo, "show", f"{w.kept}:{FAIL}").stdout.replace(
-        F2, "")}, [w.kept], "drop F-002")
+    return commit_tree(
+        w.repo,
+        {FAIL: git(w.repo, "show", f"{w.kept}:{FAIL}").stdout.replace(F2, "")},
+        [w.kept],
+        "drop F-002",
+    )
 
 
 def delete_then_recreate_at_old(w: World) -> None:
@@ -120,23 +124,27 @@ SEQUENCES = [
     pytest.param(delete_then_recreate_at_old, id="delete-main-then-recreate-at-old-commit"),
     pytest.param(delete_then_recreate_at_orphan, id="delete-main-then-recreate-at-orphan"),
     pytest.param(delete_with_backup_then_recreate, id="backup-ref-delete-main-recreate-old"),
-    pytest.param(delete_then_recreate_with_a_new_commit,
-                 id="delete-main-then-recreate-with-new-commit-on-old-base"),
+    pytest.param(
+        delete_then_recreate_with_a_new_commit,
+        id="delete-main-then-recreate-with-new-commit-on-old-base",
+    ),
     pytest.param(force_with_lease_rewind, id="force-with-lease-rewind"),
-    pytest.param(rewind_while_keeping_old_tip_elsewhere,
-                 id="rewind-main-keep-old-tip-on-another-ref"),
+    pytest.param(
+        rewind_while_keeping_old_tip_elsewhere, id="rewind-main-keep-old-tip-on-another-ref"
+    ),
     pytest.param(launder_through_a_new_branch, id="launder-orphan-through-a-new-branch"),
     pytest.param(several_refs_one_bad, id="several-refs-at-once-one-bad"),
 ]
 
 
 @pytest.mark.parametrize("sequence", SEQUENCES)
-def test_no_sequence_of_pushes_loses_a_row_on_main(world: World,
-                                                   sequence: Callable[[World], None]) -> None:
+def test_no_sequence_of_pushes_loses_a_row_on_main(
+    world: World, sequence: Callable[[World], None]
+) -> None:
     sequence(world)
     assert world.main_holds_f004(), (
-        "main on the server lost F-004: "
-        + git(world.server, "log", "--oneline", "--all").stdout)
+        "main on the server lost F-004: " + git(world.server, "log", "--oneline", "--all").stdout
+    )
     tip = rev(world.server, "refs/heads/main")
     assert "| F-002 |" in git(world.server, "show", f"{tip}:{FAIL}").stdout if tip else True
 
@@ -181,10 +189,15 @@ def test_legit_tag_at_an_old_commit_is_accepted(world: World) -> None:
 
 
 def test_legit_new_branch_and_good_commits_several_refs(world: World) -> None:
-    good = commit_tree(world.repo, {FAIL: text(world.repo).replace(
-        F3, F3 + row("F-005", "npm ci"))}, [world.kept], "add F-005")
-    proc = push(world.repo, f"{good}:refs/heads/main", f"{good}:refs/heads/topic",
-                f"{good}:refs/tags/v1")
+    good = commit_tree(
+        world.repo,
+        {FAIL: text(world.repo).replace(F3, F3 + row("F-005", "npm ci"))},
+        [world.kept],
+        "add F-005",
+    )
+    proc = push(
+        world.repo, f"{good}:refs/heads/main", f"{good}:refs/heads/topic", f"{good}:refs/tags/v1"
+    )
     assert proc.returncode == 0, proc.stderr
     assert rev(world.server, "refs/heads/main") == good == rev(world.server, "refs/heads/topic")
 
@@ -197,6 +210,7 @@ def test_legit_deleting_an_unprotected_branch(world: World) -> None:
 
 
 # --- invariant 4: shallow history fails closed ---------------------------------------------
+
 
 @pytest.fixture
 def shallow(base_repo: Path, tmp_path: Path) -> tuple[Path, list[str]]:
@@ -216,12 +230,15 @@ def shallow(base_repo: Path, tmp_path: Path) -> tuple[Path, list[str]]:
     return dest, [base, c1, c2, c3]
 
 
-@pytest.mark.parametrize("spec", [
-    pytest.param(lambda s: "HEAD", id="whole-history-of-a-shallow-clone"),
-    pytest.param(lambda s: f"{s[0]}..HEAD", id="range-from-a-missing-commit"),
-    pytest.param(lambda s: f"{s[0][:12]}..HEAD", id="range-from-a-missing-abbreviated-commit"),
-    pytest.param(lambda s: f"{s[1]}~1..HEAD", id="range-from-the-boundarys-missing-parent"),
-])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        pytest.param(lambda s: "HEAD", id="whole-history-of-a-shallow-clone"),
+        pytest.param(lambda s: f"{s[0]}..HEAD", id="range-from-a-missing-commit"),
+        pytest.param(lambda s: f"{s[0][:12]}..HEAD", id="range-from-a-missing-abbreviated-commit"),
+        pytest.param(lambda s: f"{s[1]}~1..HEAD", id="range-from-the-boundarys-missing-parent"),
+    ],
+)
 def test_shallow_history_is_exit_2_never_a_pass(shallow: tuple[Path, list[str]], spec) -> None:
     repo, shas = shallow
     verdict = guard_range(repo, spec(shas))

@@ -46,8 +46,16 @@ from adversarial.helpers import (
 SPEC = PATHS["spec"]
 LEVELS = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY")
 STRICTER = {("SHOULD", "MUST"), ("SHOULD NOT", "MUST NOT")} | {("MAY", lv) for lv in LEVELS}
-WEAKER = {("MUST", "SHOULD"), ("MUST", "MAY"), ("MUST NOT", "SHOULD NOT"), ("MUST NOT", "MAY"),
-          ("SHOULD", "MAY"), ("SHOULD NOT", "MAY"), ("MUST", "MUST NOT"), ("SHOULD", "MUST NOT")}
+WEAKER = {
+    ("MUST", "SHOULD"),
+    ("MUST", "MAY"),
+    ("MUST NOT", "SHOULD NOT"),
+    ("MUST NOT", "MAY"),
+    ("SHOULD", "MAY"),
+    ("SHOULD NOT", "MAY"),
+    ("MUST", "MUST NOT"),
+    ("SHOULD", "MUST NOT"),
+}
 WAIVER = "\n\nRehydrate-Waiver: agreed in review (TICKET-7)"
 
 
@@ -72,8 +80,17 @@ class Spec:
     retired: tuple[tuple[str, str], ...] = ()
 
     def render(self) -> str:
-        out = ["---", "ledger: spec", "---", "# Spec", "", "## Constraints", "",
-               "| ID | Rule | Level | Source |", "|---|---|---|---|"]
+        out = [
+            "---",
+            "ledger: spec",
+            "---",
+            "# Spec",
+            "",
+            "## Constraints",
+            "",
+            "| ID | Rule | Level | Source |",
+            "|---|---|---|---|",
+        ]
         out += [f"| {r.id} | {r.rule} | {r.level} | team |" for r in self.rows]
         out += ["", "## Retired", "", "| ID | Reason | Date | Replaced by |", "|---|---|---|---|"]
         out += [f"| {i} | {reason} | 2026-01-01 | |" for i, reason in self.retired]
@@ -84,8 +101,14 @@ class Spec:
         return [r for r in self.rows if r.id not in gone]
 
 
-INITIAL = Spec((Row("C-001", "rule one", "MUST"), Row("C-002", "rule two", "SHOULD"),
-                Row("C-003", "rule three", "MAY"), Row("C-004", "rule four", "SHOULD NOT")))
+INITIAL = Spec(
+    (
+        Row("C-001", "rule one", "MUST"),
+        Row("C-002", "rule two", "SHOULD"),
+        Row("C-003", "rule three", "MAY"),
+        Row("C-004", "rule four", "SHOULD NOT"),
+    )
+)
 
 
 def monotone(old: Spec, new: Spec) -> bool:
@@ -150,23 +173,26 @@ class LedgerHistory(RuleBasedStateMachine):
     def add_row(self, pick: int, level: str) -> None:
         self.counter += 1
         rows = list(self.pending.rows)
-        rows.insert(pick % (len(rows) + 1), Row(f"C-{self.counter:03d}", f"rule {self.counter}",
-                                                level))
+        rows.insert(
+            pick % (len(rows) + 1), Row(f"C-{self.counter:03d}", f"rule {self.counter}", level)
+        )
         self._write(replace(self.pending, rows=tuple(rows)))
 
     def retire_row(self, pick: int) -> None:
         active = self.pending.active()
         if active:
             target = active[pick % len(active)]
-            self._write(replace(self.pending,
-                                retired=self.pending.retired + ((target.id, "obsolete"),)))
+            self._write(
+                replace(self.pending, retired=self.pending.retired + ((target.id, "obsolete"),))
+            )
 
     def delete_row(self, pick: int) -> None:
         active = self.pending.active()
         if active:
             target = active[pick % len(active)]
-            self._write(replace(self.pending,
-                                rows=tuple(r for r in self.pending.rows if r != target)))
+            self._write(
+                replace(self.pending, rows=tuple(r for r in self.pending.rows if r != target))
+            )
 
     def _edit(self, pick: int, change) -> None:
         active = self.pending.active()
@@ -175,8 +201,11 @@ class LedgerHistory(RuleBasedStateMachine):
         target = active[pick % len(active)]
         new = change(target)
         if new is not None:
-            self._write(replace(self.pending, rows=tuple(
-                new if r == target else r for r in self.pending.rows)))
+            self._write(
+                replace(
+                    self.pending, rows=tuple(new if r == target else r for r in self.pending.rows)
+                )
+            )
 
     def edit_rule(self, pick: int) -> None:
         self._edit(pick, lambda r: replace(r, rule=r.rule + " (reworded)"))
@@ -185,17 +214,21 @@ class LedgerHistory(RuleBasedStateMachine):
         def weaker(r: Row) -> Row | None:
             options = sorted(b for a, b in WEAKER if a == r.level)
             return replace(r, level=options[choice % len(options)]) if options else None
+
         self._edit(pick, weaker)
 
     def strengthen_level(self, pick: int, choice: int) -> None:
         def stronger(r: Row) -> Row | None:
             options = sorted(b for a, b in STRICTER if a == r.level and b != r.level)
             return replace(r, level=options[choice % len(options)]) if options else None
+
         self._edit(pick, stronger)
 
-    @rule(op=st.sampled_from(["add", "add", "retire", "delete", "edit_rule", "weaken",
-                              "strengthen"]),
-          pick=st.integers(0, 99), choice=st.integers(0, 9))
+    @rule(
+        op=st.sampled_from(["add", "add", "retire", "delete", "edit_rule", "weaken", "strengthen"]),
+        pick=st.integers(0, 99),
+        choice=st.integers(0, 9),
+    )
     def edit(self, op: str, pick: int, choice: int) -> None:
         """One random ledger edit in the work tree (allowed or not)."""
         if op == "add":
@@ -232,9 +265,11 @@ class LedgerHistory(RuleBasedStateMachine):
         moved = self._head() != before
         if mode == "hook":
             expect_refused = not monotone(self.states[before], self.pending)
-            self._assert(moved != expect_refused,
-                         f"local hook: expected {'refusal' if expect_refused else 'a commit'}\n"
-                         f"{proc.stderr}")
+            self._assert(
+                moved != expect_refused,
+                f"local hook: expected {'refusal' if expect_refused else 'a commit'}\n"
+                f"{proc.stderr}",
+            )
             if not moved:
                 return
         assert moved, proc.stderr
@@ -292,8 +327,10 @@ class LedgerHistory(RuleBasedStateMachine):
         head = self._head()
         self.counter += 1
         spec = self.states[head]
-        side = replace(spec, rows=spec.rows + (Row(f"C-{self.counter:03d}",
-                                                   f"side rule {self.counter}", "MUST"),))
+        side = replace(
+            spec,
+            rows=spec.rows + (Row(f"C-{self.counter:03d}", f"side rule {self.counter}", "MUST"),),
+        )
         sha = commit_tree(self.repo, {SPEC: side.render()}, [head], "side work")
         self.states[sha] = side
         return sha, side
@@ -313,8 +350,18 @@ class LedgerHistory(RuleBasedStateMachine):
         keep = self.states[self._head()]
         sha, _ = self._side()
         git(self.repo, "checkout", "-q", "--", ".")
-        git(self.repo, "merge", "-q", "--no-ff", "--no-verify", "-s", "ours", "-m",
-            "merge side, keep ours" + (WAIVER if waive else ""), sha)
+        git(
+            self.repo,
+            "merge",
+            "-q",
+            "--no-ff",
+            "--no-verify",
+            "-s",
+            "ours",
+            "-m",
+            "merge side, keep ours" + (WAIVER if waive else ""),
+            sha,
+        )
         self._record(keep, waive)
 
     # --- the verdict -----------------------------------------------------------------------
@@ -327,8 +374,9 @@ class LedgerHistory(RuleBasedStateMachine):
                 continue
             if any(not monotone(self.states[p], self.states[sha]) for p in self._parents(sha)):
                 return True
-        descends = git(self.repo, "merge-base", "--is-ancestor", old, new,
-                       check=False).returncode == 0
+        descends = (
+            git(self.repo, "merge-base", "--is-ancestor", old, new, check=False).returncode == 0
+        )
         if not descends and not monotone(self.states[old], self.states[new]):
             return None if any(c in self.waived for c in commits) else True
         return False
@@ -339,10 +387,12 @@ class LedgerHistory(RuleBasedStateMachine):
         verdict = guard_range(self.repo, f"{self.old}..{head}")
         self._assert(verdict.code in (0, 1), verdict.err)
         if expected is not None:
-            self._assert((verdict.code == 1) == expected,
-                         f"guard --range {self.old[:8]}..{head[:8]}: expected "
-                         f"{'refusal' if expected else 'pass'}, got exit {verdict.code}\n"
-                         f"{verdict.err}")
+            self._assert(
+                (verdict.code == 1) == expected,
+                f"guard --range {self.old[:8]}..{head[:8]}: expected "
+                f"{'refusal' if expected else 'pass'}, got exit {verdict.code}\n"
+                f"{verdict.err}",
+            )
         return verdict.code == 1
 
     @rule()
@@ -350,12 +400,15 @@ class LedgerHistory(RuleBasedStateMachine):
         head = self._head()
         refused = self._check_range()
         event("force push refused" if refused else "force push accepted")
-        proc = git(self.repo, "push", "-q", "--force", "origin", f"{head}:refs/heads/main",
-                   check=False)
+        proc = git(
+            self.repo, "push", "-q", "--force", "origin", f"{head}:refs/heads/main", check=False
+        )
         on_server = rev(self.server, "refs/heads/main")
-        self._assert((proc.returncode != 0) == refused,
-                     f"the server {'accepted' if proc.returncode == 0 else 'refused'} what "
-                     f"--range {'refused' if refused else 'accepted'}:\n{proc.stderr}")
+        self._assert(
+            (proc.returncode != 0) == refused,
+            f"the server {'accepted' if proc.returncode == 0 else 'refused'} what "
+            f"--range {'refused' if refused else 'accepted'}:\n{proc.stderr}",
+        )
         self._assert(on_server == (self.old if refused else head), "the server ref moved")
         self.old = on_server
 
@@ -369,39 +422,76 @@ class LedgerHistory(RuleBasedStateMachine):
 
 def test_range_refuses_exactly_the_histories_that_lose_content(seed: tuple[Path, Path]) -> None:
     LedgerHistory.seed = seed
-    run_state_machine_as_test(LedgerHistory, settings=settings(
-        max_examples=30, stateful_step_count=10, deadline=None, derandomize=True,
-        phases=(Phase.explicit, Phase.generate), database=None,
-        suppress_health_check=list(HealthCheck)))
+    run_state_machine_as_test(
+        LedgerHistory,
+        settings=settings(
+            max_examples=30,
+            stateful_step_count=10,
+            deadline=None,
+            derandomize=True,
+            phases=(Phase.explicit, Phase.generate),
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        ),
+    )
 
 
 # Pinned programs: the same machine and oracle on fixed step sequences, so the histories
 # hypothesis found once are replayed on every run whatever it generates this time.
 PROGRAMS = {
-    "push-merge-then-rewind": [("merge_side", {}), ("force_push", {}), ("reset_hard", {}),
-                               ("force_push", {})],
+    "push-merge-then-rewind": [
+        ("merge_side", {}),
+        ("force_push", {}),
+        ("reset_hard", {}),
+        ("force_push", {}),
+    ],
     "amend-keeps-then-amend-drops": [
-        ("edit", {"op": "add", "pick": 0, "choice": 0}), ("commit", {"mode": "hook"}),
-        ("force_push", {}), ("amend", {}), ("force_push", {}),
-        ("edit", {"op": "delete", "pick": 0, "choice": 0}), ("amend", {}), ("force_push", {})],
+        ("edit", {"op": "add", "pick": 0, "choice": 0}),
+        ("commit", {"mode": "hook"}),
+        ("force_push", {}),
+        ("amend", {}),
+        ("force_push", {}),
+        ("edit", {"op": "delete", "pick": 0, "choice": 0}),
+        ("amend", {}),
+        ("force_push", {}),
+    ],
     "reset-then-new-commit": [
-        ("edit", {"op": "add", "pick": 0, "choice": 1}), ("commit", {"mode": "hook"}),
-        ("force_push", {}), ("reset_hard", {}), ("edit", {"op": "add", "pick": 1, "choice": 2}),
-        ("commit", {"mode": "hook"}), ("force_push", {})],
+        ("edit", {"op": "add", "pick": 0, "choice": 1}),
+        ("commit", {"mode": "hook"}),
+        ("force_push", {}),
+        ("reset_hard", {}),
+        ("edit", {"op": "add", "pick": 1, "choice": 2}),
+        ("commit", {"mode": "hook"}),
+        ("force_push", {}),
+    ],
     "squash-and-rebase-keep-everything": [
-        ("edit", {"op": "add", "pick": 0, "choice": 0}), ("commit", {"mode": "hook"}),
-        ("edit", {"op": "strengthen", "pick": 1, "choice": 0}), ("commit", {"mode": "hook"}),
-        ("force_push", {}), ("squash_two", {}), ("force_push", {}),
-        ("edit", {"op": "retire", "pick": 0, "choice": 0}), ("commit", {"mode": "hook"}),
-        ("rebase_two", {}), ("force_push", {})],
+        ("edit", {"op": "add", "pick": 0, "choice": 0}),
+        ("commit", {"mode": "hook"}),
+        ("edit", {"op": "strengthen", "pick": 1, "choice": 0}),
+        ("commit", {"mode": "hook"}),
+        ("force_push", {}),
+        ("squash_two", {}),
+        ("force_push", {}),
+        ("edit", {"op": "retire", "pick": 0, "choice": 0}),
+        ("commit", {"mode": "hook"}),
+        ("rebase_two", {}),
+        ("force_push", {}),
+    ],
     "waived-and-unwaived-dropping-merges": [
-        ("merge_side_dropping_it", {"waive": True}), ("force_push", {}),
-        ("merge_side_dropping_it", {"waive": False}), ("force_push", {})],
+        ("merge_side_dropping_it", {"waive": True}),
+        ("force_push", {}),
+        ("merge_side_dropping_it", {"waive": False}),
+        ("force_push", {}),
+    ],
     "weaken-no-verify-then-push": [
-        ("edit", {"op": "weaken", "pick": 0, "choice": 0}), ("commit", {"mode": "hook"}),
-        ("commit", {"mode": "no-verify"}), ("force_push", {}),
-        ("edit", {"op": "edit_rule", "pick": 1, "choice": 0}), ("commit", {"mode": "waiver"}),
-        ("force_push", {})],
+        ("edit", {"op": "weaken", "pick": 0, "choice": 0}),
+        ("commit", {"mode": "hook"}),
+        ("commit", {"mode": "no-verify"}),
+        ("force_push", {}),
+        ("edit", {"op": "edit_rule", "pick": 1, "choice": 0}),
+        ("commit", {"mode": "waiver"}),
+        ("force_push", {}),
+    ],
 }
 
 

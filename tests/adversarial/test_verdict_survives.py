@@ -28,8 +28,10 @@ MANY = 400  # failure rows: the refusal of deleting them all is well over 64 KiB
 
 
 def _many_rows() -> str:
-    rows = "".join(f"| F-{i:05d} | attempt number {i} with some words | it broke | "
-                   f"do the other thing {i} |\n" for i in range(100, 100 + MANY))
+    rows = "".join(
+        f"| F-{i:05d} | attempt number {i} with some words | it broke | do the other thing {i} |\n"
+        for i in range(100, 100 + MANY)
+    )
     return BASE["failures"].replace(F2, F2 + rows)
 
 
@@ -37,8 +39,9 @@ def _many_rows() -> str:
 def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     repo = make_base_repo(tmp_path_factory.mktemp("verdict") / "base")
     base = rev(repo)
-    small = commit_tree(repo, {PATHS["failures"]: BASE["failures"].replace(F2, "")}, [base],
-                        "drop F-002")
+    small = commit_tree(
+        repo, {PATHS["failures"]: BASE["failures"].replace(F2, "")}, [base], "drop F-002"
+    )
     big_base = commit_tree(repo, {PATHS["failures"]: _many_rows()}, [base], "many rows")
     big = commit_tree(repo, {PATHS["failures"]: BASE["failures"]}, [big_base], "drop them all")
     git(repo, "update-ref", "refs/heads/many", big_base)
@@ -50,8 +53,13 @@ PY = shlex.quote(sys.executable)
 
 
 def _bash(repo: Path, script: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["bash", "-c", "set -o pipefail\n" + script], cwd=repo, text=True,
-                          capture_output=True, timeout=120)
+    return subprocess.run(
+        ["bash", "-c", "set -o pipefail\n" + script],
+        cwd=repo,
+        text=True,
+        capture_output=True,
+        timeout=120,
+    )
 
 
 COMMANDS = {
@@ -86,21 +94,22 @@ def _cases() -> list[object]:
 
 
 @pytest.mark.parametrize(("cmd", "reader", "code"), _cases())
-def test_the_exit_code_is_the_verdict_whoever_reads(world: dict[str, object], cmd: str,
-                                                    reader: str, code: int) -> None:
+def test_the_exit_code_is_the_verdict_whoever_reads(
+    world: dict[str, object], cmd: str, reader: str, code: int
+) -> None:
     line = f"{PY} -m rehydrate " + cmd.format(**world)
     if line not in _PLAIN:  # the verdict with a reader that reads everything, once
         _PLAIN[line] = _bash(world["repo"], line + " >/dev/null 2>&1").returncode  # type: ignore[arg-type]
     assert _PLAIN[line] == code, f"unpiped: exit {_PLAIN[line]}, expected {code}"
     proc = _bash(world["repo"], reader.format(cmd=line))  # type: ignore[arg-type]
     assert proc.returncode == code, (
-        f"the verdict was lost: exit {proc.returncode}, expected {code}\n{proc.stderr[-2000:]}")
+        f"the verdict was lost: exit {proc.returncode}, expected {code}\n{proc.stderr[-2000:]}"
+    )
     assert "Traceback" not in proc.stderr
 
 
 @pytest.mark.parametrize("reader", ["| head -1", "| head -c0", "| true"])
-def test_log_into_a_closed_reader_stays_quiet_and_0(world: dict[str, object], reader: str
-                                                    ) -> None:
+def test_log_into_a_closed_reader_stays_quiet_and_0(world: dict[str, object], reader: str) -> None:
     repo = world["repo"]
     git(repo, "checkout", "-q", "many")  # type: ignore[arg-type]
     try:
@@ -112,8 +121,9 @@ def test_log_into_a_closed_reader_stays_quiet_and_0(world: dict[str, object], re
 
 
 @pytest.mark.parametrize("reader", ["| true", "| head -c0"])
-def test_legit_passing_guard_into_a_closed_reader_is_0(world: dict[str, object], reader: str
-                                                      ) -> None:
+def test_legit_passing_guard_into_a_closed_reader_is_0(
+    world: dict[str, object], reader: str
+) -> None:
     line = f"{PY} -m rehydrate guard --range {world['base']}..{world['big_base']} --json"
     proc = _bash(world["repo"], f"{line} {reader}")  # type: ignore[arg-type]
     assert proc.returncode == 0, proc.stderr[-2000:]

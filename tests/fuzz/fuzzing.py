@@ -21,19 +21,24 @@ from conftest import Result, commit, git, run, scaffold
 PROFILE = os.environ.get("REHYDRATE_FUZZ", "fast")
 _EXAMPLES = {"fast": 8, "ci": 60}
 MAX_SECONDS = 5.0
-LEDGERS = {"spec": "docs/Spec.md", "task": "docs/Task.md",
-           "failures": "docs/Failed_Attempts.md"}
+LEDGERS = {"spec": "docs/Spec.md", "task": "docs/Task.md", "failures": "docs/Failed_Attempts.md"}
 REGRESSIONS = Path(__file__).parent / "regressions"
 
 
 def fuzz(scale: float = 1.0) -> settings:
     """Hypothesis settings for one fuzz target (``scale`` weighs its share of the budget)."""
     return settings(
-        max_examples=max(2, int(_EXAMPLES.get(PROFILE, 8) * scale)), deadline=None,
-        database=None, derandomize=PROFILE != "ci",
-        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
-                               HealthCheck.data_too_large, HealthCheck.filter_too_much,
-                               HealthCheck.large_base_example],
+        max_examples=max(2, int(_EXAMPLES.get(PROFILE, 8) * scale)),
+        deadline=None,
+        database=None,
+        derandomize=PROFILE != "ci",
+        suppress_health_check=[
+            HealthCheck.function_scoped_fixture,
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.filter_too_much,
+            HealthCheck.large_base_example,
+        ],
     )
 
 
@@ -46,8 +51,9 @@ def make_repo(path: Path) -> Path:
     return path
 
 
-def checked(repo: Path, *args: str, input: str | None = None,
-            allowed: tuple[int, ...] = (0, 1, 2, 3)) -> Result:
+def checked(
+    repo: Path, *args: str, input: str | None = None, allowed: tuple[int, ...] = (0, 1, 2, 3)
+) -> Result:
     """Run the CLI in-process and assert the oracle: an allowed exit code (never 70), no
     traceback, at most ``MAX_SECONDS``, and ``--json`` output that is one JSON object."""
     start = time.monotonic()
@@ -60,8 +66,9 @@ def checked(repo: Path, *args: str, input: str | None = None,
     asked_help = "-h" in args or "--help" in args  # help wins over --json, as in click
     if "--json" in args and result.out.strip() and not asked_help:
         # '--json' right after an option is that option's value ('--workaround --json')
-        as_value = all(i > 0 and args[i - 1].startswith("-")
-                       for i, a in enumerate(args) if a == "--json")
+        as_value = all(
+            i > 0 and args[i - 1].startswith("-") for i, a in enumerate(args) if a == "--json"
+        )
         if not as_value or result.out.lstrip().startswith("{"):
             assert isinstance(json.loads(result.out), dict)
     return result
@@ -71,56 +78,208 @@ def checked(repo: Path, *args: str, input: str | None = None,
 
 # Fragments hostile inputs are made of: what the outside fuzzer's crashes had in common.
 YAML_VALUES = [
-    "!!bool maybe", "!!timestamp x", "!!int ''", "!!float x", "!!binary ~~", "!!python/none",
-    "!local x", "! x", "&a x", "*a", "[*a, *a]", "{<<: {a: b}}", "<<", "~", "null", "yes",
-    "no", "2026-01-01", "2026-01-01T00:00:00Z", "0x_", "0b2", "0o9", "1_000", "1e9999",
-    ".nan", "-.inf", "9" * 5000, "-1", "''", '""', "[]", "{}", "[" * 200, "{a: " * 100,
-    "|\n  block", ">\n  folded", "'unterminated", '"\\x"', "? complex", "a: b: c", "%YAML 1.1",
-    "---", "...", "\t", "@x", "`x`", "- item", "x # comment", "\\u0000", "\U0001F600",
-    "\u202e", "\ufeff", "a\u0000b",
+    "!!bool maybe",
+    "!!timestamp x",
+    "!!int ''",
+    "!!float x",
+    "!!binary ~~",
+    "!!python/none",
+    "!local x",
+    "! x",
+    "&a x",
+    "*a",
+    "[*a, *a]",
+    "{<<: {a: b}}",
+    "<<",
+    "~",
+    "null",
+    "yes",
+    "no",
+    "2026-01-01",
+    "2026-01-01T00:00:00Z",
+    "0x_",
+    "0b2",
+    "0o9",
+    "1_000",
+    "1e9999",
+    ".nan",
+    "-.inf",
+    "9" * 5000,
+    "-1",
+    "''",
+    '""',
+    "[]",
+    "{}",
+    "[" * 200,
+    "{a: " * 100,
+    "|\n  block",
+    ">\n  folded",
+    "'unterminated",
+    '"\\x"',
+    "? complex",
+    "a: b: c",
+    "%YAML 1.1",
+    "---",
+    "...",
+    "\t",
+    "@x",
+    "`x`",
+    "- item",
+    "x # comment",
+    "\\u0000",
+    "\U0001f600",
+    "\u202e",
+    "\ufeff",
+    "a\u0000b",
 ]
 TOML_VALUES = [
-    "1", "0", "-1", "true", "false", "1.5", "nan", "inf", '"x"', '""', '"../creds"',
-    '"/etc/passwd"', '"docs/../../x"', '".git/config"', '"C:/x"', '"a\\u0000b"',
-    '"docs/Task.md"', "[1, 2]", '["a"]', "{a = 1}", "{}", "1979-05-27", "9" * 30,
-    "9" * 5000, '"' + "x" * 5000 + '"', "[" * 300 + "]" * 300, '"sequential"',
-    '"branch-safe"', '"MUST"',
+    "1",
+    "0",
+    "-1",
+    "true",
+    "false",
+    "1.5",
+    "nan",
+    "inf",
+    '"x"',
+    '""',
+    '"../creds"',
+    '"/etc/passwd"',
+    '"docs/../../x"',
+    '".git/config"',
+    '"C:/x"',
+    '"a\\u0000b"',
+    '"docs/Task.md"',
+    "[1, 2]",
+    '["a"]',
+    "{a = 1}",
+    "{}",
+    "1979-05-27",
+    "9" * 30,
+    "9" * 5000,
+    '"' + "x" * 5000 + '"',
+    "[" * 300 + "]" * 300,
+    '"sequential"',
+    '"branch-safe"',
+    '"MUST"',
 ]
-TOML_KEYS = ["ledgers", "aliases", "prompt_template", "diff_lines", "max_tokens",
-             "max_ledger_bytes", "record_events", "id_scheme", "tool", "rehydrate", "spec",
-             "task", "failures", "sections", "columns", "x", '"番号"', '"rule"', '"ID"']
-TOML_TABLES = ["[tool.rehydrate]", "[tool]", "[ledgers]", "[aliases]", "[aliases.columns]",
-               "[aliases.sections]", "[tool.rehydrate.ledgers]", "[tool.rehydrate.aliases.columns]",
-               "[[ledgers]]", "[tool.rehydrate.x]", "[project]"]
+TOML_KEYS = [
+    "ledgers",
+    "aliases",
+    "prompt_template",
+    "diff_lines",
+    "max_tokens",
+    "max_ledger_bytes",
+    "record_events",
+    "id_scheme",
+    "tool",
+    "rehydrate",
+    "spec",
+    "task",
+    "failures",
+    "sections",
+    "columns",
+    "x",
+    '"番号"',
+    '"rule"',
+    '"ID"',
+]
+TOML_TABLES = [
+    "[tool.rehydrate]",
+    "[tool]",
+    "[ledgers]",
+    "[aliases]",
+    "[aliases.columns]",
+    "[aliases.sections]",
+    "[tool.rehydrate.ledgers]",
+    "[tool.rehydrate.aliases.columns]",
+    "[[ledgers]]",
+    "[tool.rehydrate.x]",
+    "[project]",
+]
 
 LEDGER_LINES = [
-    "", "---", "...", "# Title", "## Constraints", "## Contracts", "## Decisions", "## Phases",
-    "## Next action", "## Obligations", "## External writes", "## Approvals", "## Verified",
-    "## Completion checks", "## Rollback", "## Retired", "## Failures", "## 制約",
-    "| ID | Rule | Level | Source |", "| ID | Tried | Failure | Workaround |",
-    "| ID | Phase | Status |", "| ID | Reason | Date | Replaced by |",
+    "",
+    "---",
+    "...",
+    "# Title",
+    "## Constraints",
+    "## Contracts",
+    "## Decisions",
+    "## Phases",
+    "## Next action",
+    "## Obligations",
+    "## External writes",
+    "## Approvals",
+    "## Verified",
+    "## Completion checks",
+    "## Rollback",
+    "## Retired",
+    "## Failures",
+    "## 制約",
+    "| ID | Rule | Level | Source |",
+    "| ID | Tried | Failure | Workaround |",
+    "| ID | Phase | Status |",
+    "| ID | Reason | Date | Replaced by |",
     "| ID | Operation | Status | Idempotency key | Evidence |",
     "| ID | Question | Status | Decision | Owner | Due | Source |",
-    "|---|---|---|---|", "|---|---|---|", "|:-|-:|", "| C-001 | no prod writes | MUST NOT | u |",
-    "| F-001 | `make` | fails | `make -j1` |", "| P1 | build | doing |",
-    "| E-1 | upload | unknown | k | |", "| F-001 | x | y |", "| | | | |", "|", "||||",
-    "| a \\| b | `c \\| d` | e | f |", "<!-- hidden -->", "<<<<<<< HEAD", "=======",
-    ">>>>>>> theirs", "ledger: failures", "ledger: task", "ledger: spec", "revision: 1",
+    "|---|---|---|---|",
+    "|---|---|---|",
+    "|:-|-:|",
+    "| C-001 | no prod writes | MUST NOT | u |",
+    "| F-001 | `make` | fails | `make -j1` |",
+    "| P1 | build | doing |",
+    "| E-1 | upload | unknown | k | |",
+    "| F-001 | x | y |",
+    "| | | | |",
+    "|",
+    "||||",
+    "| a \\| b | `c \\| d` | e | f |",
+    "<!-- hidden -->",
+    "<<<<<<< HEAD",
+    "=======",
+    ">>>>>>> theirs",
+    "ledger: failures",
+    "ledger: task",
+    "ledger: spec",
+    "revision: 1",
     # A 5,000-digit revision is a known crash in ledgers/task.py (the parser's to bound;
     # replayed in regressions/ledger-task); 40 digits is long but legal.
-    "revision: " + "9" * 40, "revision: -1", "revision: 1.5", "task: T-1",
-    "objective: x", "task: !!bool maybe", "key: &a [*a]", "run the tests", "a && b",
-    "then deploy", "\u202ebidi", "zero\u200bwidth", "tag\U000E0041", "\ufeff# BOM",
-    "| F-" + "9" * 40 + " | x | y | z |", "  | indented | row | x | y |", "\t|tab|",
-    "```", "~~~", "> quote", "| F-009 | " + "`" * 3000 + " | x | y |",
-    "| F-010 | " + "``a`" * 500 + " | x | y |", "- [ ] item", "| C-002 | rule | SHOULD | |",
-    "| D-001 | q? | open | | | | |", "| D-001 | q? | decided | yes | me | 2026 | s |",
+    "revision: " + "9" * 40,
+    "revision: -1",
+    "revision: 1.5",
+    "task: T-1",
+    "objective: x",
+    "task: !!bool maybe",
+    "key: &a [*a]",
+    "run the tests",
+    "a && b",
+    "then deploy",
+    "\u202ebidi",
+    "zero\u200bwidth",
+    "tag\U000e0041",
+    "\ufeff# BOM",
+    "| F-" + "9" * 40 + " | x | y | z |",
+    "  | indented | row | x | y |",
+    "\t|tab|",
+    "```",
+    "~~~",
+    "> quote",
+    "| F-009 | " + "`" * 3000 + " | x | y |",
+    "| F-010 | " + "``a`" * 500 + " | x | y |",
+    "- [ ] item",
+    "| C-002 | rule | SHOULD | |",
+    "| D-001 | q? | open | | | | |",
+    "| D-001 | q? | decided | yes | me | 2026 | s |",
 ]
 
 
 def _line() -> st.SearchStrategy[str]:
-    return st.one_of(st.sampled_from(LEDGER_LINES), st.sampled_from(YAML_VALUES),
-                     st.text(max_size=40).map(lambda t: t.replace("\n", " ")))
+    return st.one_of(
+        st.sampled_from(LEDGER_LINES),
+        st.sampled_from(YAML_VALUES),
+        st.text(max_size=40).map(lambda t: t.replace("\n", " ")),
+    )
 
 
 @st.composite
@@ -143,8 +302,16 @@ def mutated_lines(draw: st.DrawFn, base: list[str], max_ops: int = 6) -> list[st
             cells = lines[pos].split("|")
             if len(cells) > 2:
                 k = draw(st.integers(1, len(cells) - 2))
-                cells[k] = " " + draw(st.one_of(st.sampled_from(YAML_VALUES), st.text(max_size=20)
-                                               .map(lambda t: t.replace("\n", " ")))) + " "
+                cells[k] = (
+                    " "
+                    + draw(
+                        st.one_of(
+                            st.sampled_from(YAML_VALUES),
+                            st.text(max_size=20).map(lambda t: t.replace("\n", " ")),
+                        )
+                    )
+                    + " "
+                )
                 lines[pos] = "|".join(cells)
     return lines
 
@@ -166,8 +333,25 @@ def ledger_bytes(draw: st.DrawFn, base: str) -> bytes:
 @st.composite
 def yaml_block(draw: st.DrawFn) -> str:
     """A YAML front matter body or document built from hostile fragments."""
-    keys = st.sampled_from(["ledger", "task", "revision", "objective", "schema", "x", "<<",
-                            "? a", "1", "null", "true", "&a k", "!!str k", "a b", "task"])
+    keys = st.sampled_from(
+        [
+            "ledger",
+            "task",
+            "revision",
+            "objective",
+            "schema",
+            "x",
+            "<<",
+            "? a",
+            "1",
+            "null",
+            "true",
+            "&a k",
+            "!!str k",
+            "a b",
+            "task",
+        ]
+    )
     out = []
     for _ in range(draw(st.integers(0, 6))):
         indent = draw(st.sampled_from(["", "", "  ", "- "]))
@@ -184,25 +368,32 @@ def toml_text(draw: st.DrawFn, pyproject: bool = False) -> str:
         if draw(st.integers(0, 3)) == 0:
             out.append(draw(st.sampled_from(TOML_TABLES)))
         else:
-            out.append(f"{draw(st.sampled_from(TOML_KEYS))} = "
-                       f"{draw(st.sampled_from(TOML_VALUES))}")
+            out.append(f"{draw(st.sampled_from(TOML_KEYS))} = {draw(st.sampled_from(TOML_VALUES))}")
     if pyproject:  # last, so that the keys above stay top-level; names rehydrate
         out.append('[project]\nname = "uses-rehydrate"')
     return "\n".join(out) + "\n"
 
 
 JSON_SCALARS = st.one_of(
-    st.none(), st.booleans(), st.integers(-2**70, 2**70), st.floats(allow_nan=False),
-    st.text(max_size=30), st.sampled_from(["", "Bash", "manual", "auto", "HEAD", ".", "..",
-                                           "/", "/nonexistent", "\u0000", "x" * 3000]),
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=False),
+    st.text(max_size=30),
+    st.sampled_from(
+        ["", "Bash", "manual", "auto", "HEAD", ".", "..", "/", "/nonexistent", "\u0000", "x" * 3000]
+    ),
 )
-JSON_VALUES = st.recursive(JSON_SCALARS, lambda inner: st.one_of(
-    st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=10), inner, max_size=4)),
-    max_leaves=12)
+JSON_VALUES = st.recursive(
+    JSON_SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=10), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
 
 
-def mutate_mapping(draw: st.DrawFn, data: dict[str, object],
-                   keys: list[str]) -> dict[str, object]:
+def mutate_mapping(draw: st.DrawFn, data: dict[str, object], keys: list[str]) -> dict[str, object]:
     """``data`` with fields set to values of the wrong type, dropped or added."""
     out = dict(data)
     for _ in range(draw(st.integers(1, 3))):

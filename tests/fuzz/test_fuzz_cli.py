@@ -40,11 +40,21 @@ def _restore(repo: Path) -> None:
 
 
 @fuzz(2)
-@given(kind=st.sampled_from(sorted(LEDGERS)), data=st.data(),
-       command=st.sampled_from([("state", "--json"), ("status",), ("prompt", "--worktree"),
-                                ("check", "--worktree", "--json"),
-                                ("check-command", "--", "make", "test"),
-                                ("manifest", "--worktree"), ("guard", "--staged", "--json")]))
+@given(
+    kind=st.sampled_from(sorted(LEDGERS)),
+    data=st.data(),
+    command=st.sampled_from(
+        [
+            ("state", "--json"),
+            ("status",),
+            ("prompt", "--worktree"),
+            ("check", "--worktree", "--json"),
+            ("check-command", "--", "make", "test"),
+            ("manifest", "--worktree"),
+            ("guard", "--staged", "--json"),
+        ]
+    ),
+)
 def test_cli_over_hostile_ledgers(frepo, kind, data, command):
     _restore(frepo)
     (frepo / LEDGERS[kind]).write_bytes(data.draw(ledger_bytes(TEMPLATES[kind])))
@@ -60,11 +70,18 @@ def test_cli_over_hostile_ledgers(frepo, kind, data, command):
 
 
 @fuzz(2)
-@given(dotfile=st.one_of(st.none(), toml_text()), pyproject=st.one_of(st.none(),
-                                                                      toml_text(True)),
-       command=st.sampled_from([("state",), ("prompt",), ("guard", "--staged"),
-                                ("fail", "add", "--tried", "x", "--failure", "y",
-                                 "--workaround", "z")]))
+@given(
+    dotfile=st.one_of(st.none(), toml_text()),
+    pyproject=st.one_of(st.none(), toml_text(True)),
+    command=st.sampled_from(
+        [
+            ("state",),
+            ("prompt",),
+            ("guard", "--staged"),
+            ("fail", "add", "--tried", "x", "--failure", "y", "--workaround", "z"),
+        ]
+    ),
+)
 def test_cli_over_hostile_settings(frepo, dotfile, pyproject, command):
     _restore(frepo)
     if dotfile is not None:
@@ -93,10 +110,19 @@ def test_verify_over_hostile_manifests(frepo, manifest, data):
         at = data.draw(st.integers(0, len(lines) - 1))
         lines[at] = lines[at].split(":")[0] + ": " + data.draw(st.sampled_from(YAML_VALUES))
         text = "\n".join(lines)
-    wrap = data.draw(st.sampled_from(["{}", "# S\n\n```resume-manifest\n{}\n```\n",
-                                      "---\n{}\n---\n# S\n", "```resume-manifest\n{}\n"]))
-    (frepo / "summary.md").write_text(wrap.replace("{}", text), encoding="utf-8",
-                                      errors="surrogatepass")
+    wrap = data.draw(
+        st.sampled_from(
+            [
+                "{}",
+                "# S\n\n```resume-manifest\n{}\n```\n",
+                "---\n{}\n---\n# S\n",
+                "```resume-manifest\n{}\n",
+            ]
+        )
+    )
+    (frepo / "summary.md").write_text(
+        wrap.replace("{}", text), encoding="utf-8", errors="surrogatepass"
+    )
     result = checked(frepo, "verify", "summary.md", "--json", allowed=(0, 1))
     body = json.loads(result.out)
     assert body["schema"] == "rehydrate/verify-v1"
@@ -112,11 +138,15 @@ def envelope(frepo: Path) -> dict[str, object]:
 @given(data=st.data())
 def test_check_over_hostile_envelopes_and_summaries(frepo, envelope, data):
     mutated = mutate_mapping(data.draw, envelope, sorted(envelope))
-    raw = json.dumps(mutated) if data.draw(st.integers(0, 3)) else data.draw(
-        st.sampled_from(["", "{", "[]", "null", '{"schema": 1}', "\ufeff{}", "{" * 5000]))
+    raw = (
+        json.dumps(mutated)
+        if data.draw(st.integers(0, 3))
+        else data.draw(
+            st.sampled_from(["", "{", "[]", "null", '{"schema": 1}', "\ufeff{}", "{" * 5000])
+        )
+    )
     (frepo / "envelope.json").write_text(raw, encoding="utf-8", errors="surrogatepass")
-    summary = data.draw(st.one_of(st.none(), st.text(max_size=200),
-                                  st.sampled_from(YAML_VALUES)))
+    summary = data.draw(st.one_of(st.none(), st.text(max_size=200), st.sampled_from(YAML_VALUES)))
     args = ["check", "--envelope", "envelope.json", "--json"]
     if summary is not None:
         (frepo / "summary.md").write_text(summary, encoding="utf-8", errors="surrogatepass")
@@ -125,33 +155,53 @@ def test_check_over_hostile_envelopes_and_summaries(frepo, envelope, data):
     assert json.loads(result.out)["schema"].startswith("rehydrate/")
 
 
-_EVENT_KEYS = ["hook_event_name", "tool_name", "tool_input", "cwd", "trigger",
-               "compact_summary", "stop_hook_active", "session_id", "transcript_path",
-               "custom_instructions", "source"]
+_EVENT_KEYS = [
+    "hook_event_name",
+    "tool_name",
+    "tool_input",
+    "cwd",
+    "trigger",
+    "compact_summary",
+    "stop_hook_active",
+    "session_id",
+    "transcript_path",
+    "custom_instructions",
+    "source",
+]
 
 
 @st.composite
 def _hook_stdin(draw):
     shape = draw(st.integers(0, 4))
     if shape == 0:
-        return draw(st.sampled_from(["", "{", "null", "[]", "1", '"x"', "{}" * 3, "\x00",
-                                     "{" * 3000, '{"a":' * 200]))
-    base = {"hook_event_name": "PreToolUse", "tool_name": "Bash",
-            "tool_input": {"command": "make test"}, "trigger": "manual",
-            "compact_summary": "summary", "stop_hook_active": False}
+        return draw(
+            st.sampled_from(
+                ["", "{", "null", "[]", "1", '"x"', "{}" * 3, "\x00", "{" * 3000, '{"a":' * 200]
+            )
+        )
+    base = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "make test"},
+        "trigger": "manual",
+        "compact_summary": "summary",
+        "stop_hook_active": False,
+    }
     event = mutate_mapping(draw, base, _EVENT_KEYS)
     if shape == 1:
-        event["tool_input"] = {"command": draw(st.one_of(st.text(max_size=200),
-                                                          JSON_VALUES))}
+        event["tool_input"] = {"command": draw(st.one_of(st.text(max_size=200), JSON_VALUES))}
     if shape == 2:
-        event["cwd"] = draw(st.sampled_from(["/", "/nonexistent", "..", "", "\u0000", 1,
-                                             None, "/tmp"]))
+        event["cwd"] = draw(
+            st.sampled_from(["/", "/nonexistent", "..", "", "\u0000", 1, None, "/tmp"])
+        )
     return json.dumps(event)
 
 
 @fuzz(3)
-@given(event=st.sampled_from(["session-start", "pre-tool-use", "pre-compact", "post-compact",
-                              "stop"]), stdin=_hook_stdin())
+@given(
+    event=st.sampled_from(["session-start", "pre-tool-use", "pre-compact", "post-compact", "stop"]),
+    stdin=_hook_stdin(),
+)
 def test_claude_hooks_over_hostile_events(frepo, event, stdin):
     result = checked(frepo, "hook", "claude", event, input=stdin, allowed=(0, 2))
     if result.out.strip():
@@ -171,12 +221,46 @@ def test_merge_driver_over_hostile_sides(frepo, kind, data, other):
 
 
 _ARG = st.one_of(
-    st.sampled_from(["", "-", "--", "-h", "HEAD", "HEAD~9", "..", "a..b", "HEAD^{tree}",
-                     ":/", "-1", "0", "99999999999999999999999", "F-001", "P1", "C-001",
-                     "done", "open", "MUST", "../x", "/etc/passwd", ".git/config", "docs",
-                     "/dev/null", "a\nb", "a && b", "|", "\\", "`", "\u202e", "x" * 5000,
-                     "--output=/tmp/x", "--json", "--worktree"]),
-    st.text(max_size=20).map(lambda t: t.replace("\x00", "")))
+    st.sampled_from(
+        [
+            "",
+            "-",
+            "--",
+            "-h",
+            "HEAD",
+            "HEAD~9",
+            "..",
+            "a..b",
+            "HEAD^{tree}",
+            ":/",
+            "-1",
+            "0",
+            "99999999999999999999999",
+            "F-001",
+            "P1",
+            "C-001",
+            "done",
+            "open",
+            "MUST",
+            "../x",
+            "/etc/passwd",
+            ".git/config",
+            "docs",
+            "/dev/null",
+            "a\nb",
+            "a && b",
+            "|",
+            "\\",
+            "`",
+            "\u202e",
+            "x" * 5000,
+            "--output=/tmp/x",
+            "--json",
+            "--worktree",
+        ]
+    ),
+    st.text(max_size=20).map(lambda t: t.replace("\x00", "")),
+)
 _COMMANDS = [
     ["fail", "add", "--tried", None, "--failure", None, "--workaround", None],
     ["fail", "add", "--tried", "t", "--failure", "f", "--workaround", "w", "--expect-blob", None],
@@ -188,10 +272,16 @@ _COMMANDS = [
     ["spec", "constraint", "add", "--rule", None, "--level", None],
     ["spec", "decide", None, "--decision", None, "--source", None],
     ["retire", None, "--reason", None],
-    ["prompt", "--max-tokens", None], ["prompt", "--diff-lines", None], ["prompt", "--rev", None],
-    ["state", "--rev", None, "--json"], ["diff", None, None], ["log", None],
-    ["guard", "--range", None, "--json"], ["check-command", "--", None, None],
-    ["summary", "promote", None, "--expect", None], ["manifest", "--rev", None],
+    ["prompt", "--max-tokens", None],
+    ["prompt", "--diff-lines", None],
+    ["prompt", "--rev", None],
+    ["state", "--rev", None, "--json"],
+    ["diff", None, None],
+    ["log", None],
+    ["guard", "--range", None, "--json"],
+    ["check-command", "--", None, None],
+    ["summary", "promote", None, "--expect", None],
+    ["manifest", "--rev", None],
 ]
 
 

@@ -17,17 +17,63 @@ from rehydrate.guard.rules import check_ledger
 from rehydrate.ledgers import parse_ledger
 
 PATH = "docs/Failed_Attempts.md"
-HEAD = ["---", "ledger: failures", "---", "# Failed attempts", "",
-        "| ID | Tried | Failure | Workaround |", "|---|---|---|---|"]
-TAIL = ["", "## Retired", "", "| ID | Reason | Date | Replaced by |", "|---|---|---|---|",
-        "| F-002 | obsolete | 2026-01-01 | |", ""]
-_cell = st.one_of(st.sampled_from(["x", "`make`", "a \\| b", "", " ", "F-001", "F-009",
-                                   "<!-- c -->", "\u200b", "\u202e", "|", "\\", "`"]),
-                  st.sampled_from(YAML_VALUES), st.text(max_size=12).map(
-                      lambda t: t.replace("\n", " ").replace("\r", " ")))
-_id = st.one_of(st.sampled_from(["F-001", "F-002", "F-003", "F-004", "F-010", "f-1", "9",
-                                 "F_1", "F-" + "1" * 40, "F-001 ", "Ｆ-001"]),
-                st.from_regex(r"F-[0-9]{1,3}", fullmatch=True))
+HEAD = [
+    "---",
+    "ledger: failures",
+    "---",
+    "# Failed attempts",
+    "",
+    "| ID | Tried | Failure | Workaround |",
+    "|---|---|---|---|",
+]
+TAIL = [
+    "",
+    "## Retired",
+    "",
+    "| ID | Reason | Date | Replaced by |",
+    "|---|---|---|---|",
+    "| F-002 | obsolete | 2026-01-01 | |",
+    "",
+]
+_cell = st.one_of(
+    st.sampled_from(
+        [
+            "x",
+            "`make`",
+            "a \\| b",
+            "",
+            " ",
+            "F-001",
+            "F-009",
+            "<!-- c -->",
+            "\u200b",
+            "\u202e",
+            "|",
+            "\\",
+            "`",
+        ]
+    ),
+    st.sampled_from(YAML_VALUES),
+    st.text(max_size=12).map(lambda t: t.replace("\n", " ").replace("\r", " ")),
+)
+_id = st.one_of(
+    st.sampled_from(
+        [
+            "F-001",
+            "F-002",
+            "F-003",
+            "F-004",
+            "F-010",
+            "f-1",
+            "9",
+            "F_1",
+            "F-" + "1" * 40,
+            "F-001 ",
+            "Ｆ-001",
+        ]
+    ),
+    st.from_regex(r"F-[0-9]{1,3}", fullmatch=True),
+)
 
 
 def _row(rid: str, cells: list[str]) -> str:
@@ -55,10 +101,24 @@ def _old_new(draw):
         elif op == "swap" and len(new_rows) > 1:
             new_rows.reverse()
         elif op == "raw":
-            new_rows.insert(draw(st.integers(0, len(new_rows))),
-                            draw(st.sampled_from(["|", "| a |", "||||||||", "| a | b | c |",
-                                                  "|a|b|c|d|e|", "text", "", "<<<<<<< HEAD",
-                                                  "| F-005 | a | b | c | d |"])))
+            new_rows.insert(
+                draw(st.integers(0, len(new_rows))),
+                draw(
+                    st.sampled_from(
+                        [
+                            "|",
+                            "| a |",
+                            "||||||||",
+                            "| a | b | c |",
+                            "|a|b|c|d|e|",
+                            "text",
+                            "",
+                            "<<<<<<< HEAD",
+                            "| F-005 | a | b | c | d |",
+                        ]
+                    )
+                ),
+            )
     crlf = draw(st.booleans())
     join = "\r\n" if crlf else "\n"
     return join.join(old).encode(), join.join(HEAD + new_rows + TAIL).encode()

@@ -69,12 +69,13 @@ def test_front_matter_only_raises_parse_errors(block):
 
 
 @fuzz(6)
-@given(dotfile=st.one_of(st.none(), toml_text()), pyproject=st.one_of(st.none(),
-                                                                      toml_text(True)))
+@given(dotfile=st.one_of(st.none(), toml_text()), pyproject=st.one_of(st.none(), toml_text(True)))
 def test_config_only_raises_config_errors(dotfile, pyproject):
     started = time.monotonic()
-    texts = {".rehydrate.toml": dotfile.encode() if dotfile is not None else None,
-             "pyproject.toml": pyproject.encode() if pyproject is not None else None}
+    texts = {
+        ".rehydrate.toml": dotfile.encode() if dotfile is not None else None,
+        "pyproject.toml": pyproject.encode() if pyproject is not None else None,
+    }
     try:
         config = config_from_files(texts)
         for path in config.paths.values():
@@ -84,17 +85,38 @@ def test_config_only_raises_config_errors(dotfile, pyproject):
     _bounded(started)
 
 
-_MANIFEST_KEYS = ["schema", "task", "objective", "next_action", "completed_phases", "phases",
-                  "obligations", "external_writes", "consumed_approvals", "constraints",
-                  "open_decisions", "completion_checks", "pins", "checksum"]
-_MANIFEST = {"schema": "rehydrate/resume-manifest-v1", "task": "T-001", "objective": "o",
-             "next_action": "n", "completed_phases": [], "phases": [{"id": "P1",
-                                                                      "status": "todo"}],
-             "obligations": [], "external_writes": [], "consumed_approvals": [],
-             "constraints": [{"id": "C-001", "level": "MUST"}], "open_decisions": [],
-             "completion_checks": [], "pins": {"commit": None, "ledgers": {"docs/Spec.md":
-                                                                          "0" * 40}},
-             "checksum": "rehydrate-checksum/v1:sha256:" + "0" * 64}
+_MANIFEST_KEYS = [
+    "schema",
+    "task",
+    "objective",
+    "next_action",
+    "completed_phases",
+    "phases",
+    "obligations",
+    "external_writes",
+    "consumed_approvals",
+    "constraints",
+    "open_decisions",
+    "completion_checks",
+    "pins",
+    "checksum",
+]
+_MANIFEST = {
+    "schema": "rehydrate/resume-manifest-v1",
+    "task": "T-001",
+    "objective": "o",
+    "next_action": "n",
+    "completed_phases": [],
+    "phases": [{"id": "P1", "status": "todo"}],
+    "obligations": [],
+    "external_writes": [],
+    "consumed_approvals": [],
+    "constraints": [{"id": "C-001", "level": "MUST"}],
+    "open_decisions": [],
+    "completion_checks": [],
+    "pins": {"commit": None, "ledgers": {"docs/Spec.md": "0" * 40}},
+    "checksum": "rehydrate-checksum/v1:sha256:" + "0" * 64,
+}
 
 
 @st.composite
@@ -106,8 +128,11 @@ def _manifest_text(draw):
     if draw(st.booleans()):
         lines = text.split("\n")
         at = draw(st.integers(0, len(lines) - 1))
-        lines[at] = lines[at].split(":")[0] + ": " + draw(st.sampled_from(
-            __import__("fuzzing").YAML_VALUES))
+        lines[at] = (
+            lines[at].split(":")[0]
+            + ": "
+            + draw(st.sampled_from(__import__("fuzzing").YAML_VALUES))
+        )
         text = "\n".join(lines)
     wrap = draw(st.sampled_from(["bare", "fence", "front"]))
     if wrap == "fence":
@@ -131,17 +156,42 @@ def test_manifest_reader_never_crashes(text):
 @fuzz(4)
 @given(data=st.data())
 def test_envelope_reader_never_crashes(data):
-    keys = ["schema", "envelope_id", "reset_reason", "task", "pins", "checksum",
-            "summary_sha256", "pending_obligations", "unknown_writes", "consumed_approvals",
-            "constraint_refs", "requires_reauthorization"]
-    base = {"schema": "rehydrate/continuity-envelope-v1", "envelope_id": "ce-" + "0" * 32,
-            "reset_reason": "handoff", "task": "T", "pins": _MANIFEST["pins"],
-            "checksum": _MANIFEST["checksum"], "summary_sha256": None,
-            "pending_obligations": [], "unknown_writes": [], "consumed_approvals": [],
-            "constraint_refs": [], "requires_reauthorization": True}
+    keys = [
+        "schema",
+        "envelope_id",
+        "reset_reason",
+        "task",
+        "pins",
+        "checksum",
+        "summary_sha256",
+        "pending_obligations",
+        "unknown_writes",
+        "consumed_approvals",
+        "constraint_refs",
+        "requires_reauthorization",
+    ]
+    base = {
+        "schema": "rehydrate/continuity-envelope-v1",
+        "envelope_id": "ce-" + "0" * 32,
+        "reset_reason": "handoff",
+        "task": "T",
+        "pins": _MANIFEST["pins"],
+        "checksum": _MANIFEST["checksum"],
+        "summary_sha256": None,
+        "pending_obligations": [],
+        "unknown_writes": [],
+        "consumed_approvals": [],
+        "constraint_refs": [],
+        "requires_reauthorization": True,
+    }
     obj = mutate_mapping(data.draw, base, keys)
-    raw = json.dumps(obj).encode() if data.draw(st.booleans()) else data.draw(
-        st.one_of(st.binary(max_size=64), JSON_VALUES.map(lambda v: json.dumps(v).encode())))
+    raw = (
+        json.dumps(obj).encode()
+        if data.draw(st.booleans())
+        else data.draw(
+            st.one_of(st.binary(max_size=64), JSON_VALUES.map(lambda v: json.dumps(v).encode()))
+        )
+    )
     started = time.monotonic()
     envelope, problems = parse_envelope(raw)
     assert (envelope is None) == bool(problems)

@@ -41,8 +41,11 @@ def _place(repo: Path, case: Path) -> tuple[list[str], str | None, tuple[int, ..
         shutil.copyfile(case, repo / LEDGERS[surface.removeprefix("ledger-")])
         return ["state"], None, (2,)
     if surface.startswith("hook-"):
-        return (["hook", "claude", surface.removeprefix("hook-")],
-                case.read_text(encoding="utf-8"), (0, 2))
+        return (
+            ["hook", "claude", surface.removeprefix("hook-")],
+            case.read_text(encoding="utf-8"),
+            (0, 2),
+        )
     if surface == "envelope":
         shutil.copyfile(case, repo / "envelope.json")
         return ["check", "--envelope", "envelope.json", "--json"], None, (2,)
@@ -59,12 +62,17 @@ def test_regression_is_an_error_not_a_crash(tmp_path: Path, case: Path) -> None:
     if result.code == 2 and args[0] not in ("hook", "check"):
         shown = case.parent.name.removeprefix("ledger-")
         assert "rehydrate:" in result.err and (
-            LEDGERS.get(shown, "") in result.err or ".toml" in result.err), result.err
+            LEDGERS.get(shown, "") in result.err or ".toml" in result.err
+        ), result.err
 
 
-_SUBPROCESS_SAMPLE = ["verify/tag-bool-maybe.yaml", "config/tool-int.rehydrate.toml",
-                      "config/tool-string.pyproject.toml", "hook-pre-compact/nul-cwd.json",
-                      "ledger-failures/front-matter-control-char.md"]
+_SUBPROCESS_SAMPLE = [
+    "verify/tag-bool-maybe.yaml",
+    "config/tool-int.rehydrate.toml",
+    "config/tool-string.pyproject.toml",
+    "hook-pre-compact/nul-cwd.json",
+    "ledger-failures/front-matter-control-char.md",
+]
 
 
 @pytest.mark.parametrize("key", _SUBPROCESS_SAMPLE)

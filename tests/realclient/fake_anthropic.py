@@ -32,9 +32,11 @@ DEFAULT_TEXT = "done"
 # Claude Code 2.1.332 asks for a compaction summary with the conversation's own tools offered
 # (for the prompt cache); what tells it apart is its last user message, which demands this.
 COMPACT_MARKERS = ("Do NOT call any tools", "<summary>")
-DEFAULT_SUMMARY = ("<analysis>The user greeted; one command ran.</analysis>\n"
-                   "<summary>The user said hello and a command ran. Nothing else is pending."
-                   "</summary>")
+DEFAULT_SUMMARY = (
+    "<analysis>The user greeted; one command ran.</analysis>\n"
+    "<summary>The user said hello and a command ran. Nothing else is pending."
+    "</summary>"
+)
 
 
 def text(value: str) -> Block:
@@ -42,8 +44,11 @@ def text(value: str) -> Block:
 
 
 def bash(command: str, description: str = "scripted command") -> Block:
-    return {"type": "tool_use", "name": "Bash",
-            "input": {"command": command, "description": description}}
+    return {
+        "type": "tool_use",
+        "name": "Bash",
+        "input": {"command": command, "description": description},
+    }
 
 
 def tool(name: str, **arguments: Any) -> Block:
@@ -65,8 +70,10 @@ class Logged:
         """Everything the model would read: system prompt and messages, as one JSON string."""
         if not isinstance(self.body, dict):
             return ""
-        return json.dumps({"system": self.body.get("system"),
-                           "messages": self.body.get("messages")}, ensure_ascii=False)
+        return json.dumps(
+            {"system": self.body.get("system"), "messages": self.body.get("messages")},
+            ensure_ascii=False,
+        )
 
     def messages(self) -> list[dict[str, Any]]:
         body = self.body if isinstance(self.body, dict) else {}
@@ -104,8 +111,9 @@ class FakeAnthropic:
     def __enter__(self) -> FakeAnthropic:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever,
-                                        kwargs={"poll_interval": 0.1}, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True
+        )
         self._thread.start()
         return self
 
@@ -128,15 +136,31 @@ class FakeAnthropic:
         with self._lock:
             kind = "other"
             if method == "POST" and path.split("?")[0] == "/v1/messages":
-                kind = ("compact" if _asks_for_summary(body) else
-                        "turn" if _offers_bash(body) else "side")
+                kind = (
+                    "compact"
+                    if _asks_for_summary(body)
+                    else "turn"
+                    if _offers_bash(body)
+                    else "side"
+                )
             entry = Logged(len(self.requests), method, path, headers, body, kind)
             self.requests.append(entry)
             if self.log_file is not None:
                 with self.log_file.open("a", encoding="utf-8") as out:
-                    out.write(json.dumps({"index": entry.index, "method": method, "path": path,
-                                          "kind": kind, "headers": headers, "body": body},
-                                         ensure_ascii=False) + "\n")
+                    out.write(
+                        json.dumps(
+                            {
+                                "index": entry.index,
+                                "method": method,
+                                "path": path,
+                                "kind": kind,
+                                "headers": headers,
+                                "body": body,
+                            },
+                            ensure_ascii=False,
+                        )
+                        + "\n"
+                    )
             return entry
 
     def _reply_for(self, entry: Logged) -> Turn:
@@ -175,33 +199,53 @@ def _asks_for_summary(body: Any) -> bool:
     return last.get("role") == "user" and all(marker in said for marker in COMPACT_MARKERS)
 
 
-def _message(fake: FakeAnthropic, body: dict[str, Any], turn: Turn, index: int
-             ) -> dict[str, Any]:
+def _message(fake: FakeAnthropic, body: dict[str, Any], turn: Turn, index: int) -> dict[str, Any]:
     tokens = fake.input_tokens
     if not isinstance(tokens, int):
         tokens = tokens[min(index, len(tokens) - 1)]
     content = []
     for block in turn:
         if block["type"] == "tool_use":
-            content.append({"type": "tool_use", "id": fake._new_id("toolu"),
-                            "name": block["name"], "input": block["input"]})
+            content.append(
+                {
+                    "type": "tool_use",
+                    "id": fake._new_id("toolu"),
+                    "name": block["name"],
+                    "input": block["input"],
+                }
+            )
         else:
             content.append({"type": "text", "text": block["text"]})
     stop = "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"
-    return {"id": fake._new_id("msg"), "type": "message", "role": "assistant",
-            "model": body.get("model", "claude-fake"), "content": content,
-            "stop_reason": stop, "stop_sequence": None,
-            "usage": {"input_tokens": tokens, "output_tokens": 5,
-                      "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}
+    return {
+        "id": fake._new_id("msg"),
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model", "claude-fake"),
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": tokens,
+            "output_tokens": 5,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+        },
+    }
 
 
 def _sse(message: dict[str, Any]) -> bytes:
     """The message as the Messages API streams it."""
+
     def event(name: str, data: dict[str, Any]) -> str:
         return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
-    start = {**message, "content": [], "stop_reason": None,
-             "usage": {**message["usage"], "output_tokens": 1}}
+    start = {
+        **message,
+        "content": [],
+        "stop_reason": None,
+        "usage": {**message["usage"], "output_tokens": 1},
+    }
     parts = [event("message_start", {"type": "message_start", "message": start})]
     for index, block in enumerate(message["content"]):
         if block["type"] == "tool_use":
@@ -210,15 +254,29 @@ def _sse(message: dict[str, Any]) -> bytes:
         else:
             opening = {"type": "text", "text": ""}
             delta = {"type": "text_delta", "text": block["text"]}
-        parts.append(event("content_block_start", {"type": "content_block_start",
-                                                   "index": index, "content_block": opening}))
-        parts.append(event("content_block_delta", {"type": "content_block_delta",
-                                                   "index": index, "delta": delta}))
+        parts.append(
+            event(
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": opening},
+            )
+        )
+        parts.append(
+            event(
+                "content_block_delta",
+                {"type": "content_block_delta", "index": index, "delta": delta},
+            )
+        )
         parts.append(event("content_block_stop", {"type": "content_block_stop", "index": index}))
-    parts.append(event("message_delta", {
-        "type": "message_delta",
-        "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
-        "usage": {"output_tokens": message["usage"]["output_tokens"]}}))
+    parts.append(
+        event(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+                "usage": {"output_tokens": message["usage"]["output_tokens"]},
+            },
+        )
+    )
     parts.append(event("message_stop", {"type": "message_stop"}))
     return "".join(parts).encode("utf-8")
 
@@ -256,12 +314,23 @@ def _handler_for(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
 
         def _handle(self, method: str) -> None:
             body = self._body() if method == "POST" else None
-            headers = {k.lower(): v for k, v in self.headers.items()
-                       if k.lower() not in ("authorization", "x-api-key")}
+            headers = {
+                k.lower(): v
+                for k, v in self.headers.items()
+                if k.lower() not in ("authorization", "x-api-key")
+            }
             entry = fake._record(method, self.path, headers, body)
             if entry.index >= MAX_REQUESTS:
-                self._json(529, {"type": "error", "error": {
-                    "type": "overloaded_error", "message": "fake server request budget spent"}})
+                self._json(
+                    529,
+                    {
+                        "type": "error",
+                        "error": {
+                            "type": "overloaded_error",
+                            "message": "fake server request budget spent",
+                        },
+                    },
+                )
                 return
             route = self.path.split("?")[0]
             if method == "POST" and route == "/v1/messages/count_tokens":
@@ -273,8 +342,10 @@ def _handler_for(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
                 else:
                     self._json(200, message)
             else:
-                self._json(404, {"type": "error", "error": {"type": "not_found_error",
-                                                            "message": "not faked"}})
+                self._json(
+                    404,
+                    {"type": "error", "error": {"type": "not_found_error", "message": "not faked"}},
+                )
 
         def do_POST(self) -> None:  # noqa: N802 - http.server's naming
             self._handle("POST")

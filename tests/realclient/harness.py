@@ -40,20 +40,34 @@ PACKAGE = "@anthropic-ai/claude-code"
 SESSION_TIMEOUT = 60  # seconds for one claude run
 VENV_BIN = Path(sys.executable).parent  # the rehydrate under test; hooks must find this one
 
-_CACHE = Path(os.environ.get("REHYDRATE_CLAUDE_CODE_CACHE") or Path(
-    os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rehydrate-tests" / "npm")
+_CACHE = Path(
+    os.environ.get("REHYDRATE_CLAUDE_CODE_CACHE")
+    or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rehydrate-tests" / "npm"
+)
 
 
 def _npm(*args: str, timeout: float) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["npm", *args], capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL, check=False)
+    return subprocess.run(
+        ["npm", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
 
 
 def _version_of(binary: Path) -> str | None:
     try:
-        out = subprocess.run([str(binary), "--version"], capture_output=True, text=True,
-                             timeout=30, stdin=subprocess.DEVNULL, check=False,
-                             env={"PATH": "/usr/bin:/bin", "HOME": str(binary.parent)})
+        out = subprocess.run(
+            [str(binary), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            stdin=subprocess.DEVNULL,
+            check=False,
+            env={"PATH": "/usr/bin:/bin", "HOME": str(binary.parent)},
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return out.stdout.split()[0] if out.returncode == 0 and out.stdout.split() else None
@@ -62,8 +76,10 @@ def _version_of(binary: Path) -> str | None:
 def _installed(prefix: Path) -> Path | None:
     """The pinned claude binary under ``prefix``, if it is there and runs."""
     modules = prefix / "node_modules" / "@anthropic-ai"
-    for candidate in (modules / "claude-code" / "bin" / "claude.exe",
-                      *sorted(modules.glob("claude-code-linux-*/claude"))):
+    for candidate in (
+        modules / "claude-code" / "bin" / "claude.exe",
+        *sorted(modules.glob("claude-code-linux-*/claude")),
+    ):
         if candidate.is_file() and _version_of(candidate) == CLAUDE_CODE_VERSION:
             return candidate
     return None
@@ -90,20 +106,36 @@ def install_claude() -> Path:
         if found is not None:
             return found
         try:
-            probe = _npm("view", "--fetch-retries=1", f"{PACKAGE}@{CLAUDE_CODE_VERSION}", "version",
-                         timeout=60)
+            probe = _npm(
+                "view",
+                "--fetch-retries=1",
+                f"{PACKAGE}@{CLAUDE_CODE_VERSION}",
+                "version",
+                timeout=60,
+            )
         except subprocess.TimeoutExpired:
             _unreachable("`npm view` timed out after 60 s")
         if probe.returncode != 0:
             said = " | ".join(probe.stderr.strip().splitlines()[:3])
             _unreachable(f"`npm view {PACKAGE}@{CLAUDE_CODE_VERSION}` failed: {said}")
-        done = _npm("install", "--prefix", str(prefix), "--no-save", "--no-audit", "--no-fund",
-                    "--loglevel=error", f"{PACKAGE}@{CLAUDE_CODE_VERSION}", timeout=540)
+        done = _npm(
+            "install",
+            "--prefix",
+            str(prefix),
+            "--no-save",
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+            f"{PACKAGE}@{CLAUDE_CODE_VERSION}",
+            timeout=540,
+        )
         found = _installed(prefix)
         if found is None:
-            pytest.fail(f"npm is reachable but installing {PACKAGE}@{CLAUDE_CODE_VERSION} into "
-                        f"{prefix} gave no runnable claude (exit {done.returncode}):\n"
-                        f"{done.stderr[-2000:]}")
+            pytest.fail(
+                f"npm is reachable but installing {PACKAGE}@{CLAUDE_CODE_VERSION} into "
+                f"{prefix} gave no runnable claude (exit {done.returncode}):\n"
+                f"{done.stderr[-2000:]}"
+            )
         return found
 
 
@@ -165,8 +197,7 @@ FAILURES = """\
     """
 
 
-def write_ledgers(repo: Path, spec: str = SPEC, task: str = TASK, failures: str = FAILURES
-                  ) -> None:
+def write_ledgers(repo: Path, spec: str = SPEC, task: str = TASK, failures: str = FAILURES) -> None:
     for name, text in (("Spec.md", spec), ("Task.md", task), ("Failed_Attempts.md", failures)):
         (repo / "docs" / name).write_text(textwrap.dedent(text), encoding="utf-8")
 
@@ -176,8 +207,14 @@ def make_project(tmp_path: Path, spec: str = SPEC) -> Path:
     repo = tmp_path / "project"
     repo.mkdir()
     git(repo, "init", "-q")
-    subprocess.run([str(VENV_BIN / "rehydrate"), "init", "--claude"], cwd=repo, check=True,
-                   capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    subprocess.run(
+        [str(VENV_BIN / "rehydrate"), "init", "--claude"],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
     write_ledgers(repo, spec=spec)
     commit(repo, "ledgers")
     return repo
@@ -241,8 +278,7 @@ class Session:
         return [e for e in self.events if e.get("type") == "result"]
 
 
-def _environment(repo: Path, fake: FakeAnthropic, with_rehydrate: bool = True
-                 ) -> dict[str, str]:
+def _environment(repo: Path, fake: FakeAnthropic, with_rehydrate: bool = True) -> dict[str, str]:
     home = repo.parent / "claude-home"
     home.mkdir(exist_ok=True)
     bins = [str(VENV_BIN)] if with_rehydrate else []
@@ -269,9 +305,15 @@ def _is_result(line: str) -> bool:
     return isinstance(event, dict) and event.get("type") == "result"
 
 
-def run_claude(claude: Path, repo: Path, fake: FakeAnthropic, *messages: str,
-               extra: Sequence[str] = (), with_rehydrate: bool = True,
-               env: Mapping[str, str] | None = None) -> Session:
+def run_claude(
+    claude: Path,
+    repo: Path,
+    fake: FakeAnthropic,
+    *messages: str,
+    extra: Sequence[str] = (),
+    with_rehydrate: bool = True,
+    env: Mapping[str, str] | None = None,
+) -> Session:
     """Run ``claude -p`` in ``repo`` against ``fake``, one user message after another.
 
     One message goes in as plain stdin; several go in as stream-json, each sent once the
@@ -283,13 +325,31 @@ def run_claude(claude: Path, repo: Path, fake: FakeAnthropic, *messages: str,
     run = next(n for n in itertools.count() if not (repo.parent / f"stream-{n}.jsonl").exists())
     trace = repo.parent / f"hooks-{run}.jsonl"  # kept per run, for triage
     env["REHYDRATE_HOOK_TRACE"] = str(trace)
-    args = [str(claude), "-p", "--output-format", "stream-json", "--verbose",
-            "--include-hook-events", "--allowedTools", "Bash", "Write", "Agent", *extra]
+    args = [
+        str(claude),
+        "-p",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--include-hook-events",
+        "--allowedTools",
+        "Bash",
+        "Write",
+        "Agent",
+        *extra,
+    ]
     streaming = len(messages) > 1
     if streaming:
         args += ["--input-format", "stream-json"]
-    proc = subprocess.Popen(args, cwd=repo, env=env, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        args,
+        cwd=repo,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     timer = threading.Timer(SESSION_TIMEOUT, proc.kill)
     timer.start()
@@ -324,8 +384,10 @@ def run_claude(claude: Path, repo: Path, fake: FakeAnthropic, *messages: str,
             proc.wait()
         drain.join(timeout=5)
     if proc.returncode == -9:
-        pytest.fail(f"claude ran over {SESSION_TIMEOUT} s and was killed; stdout tail: "
-                    f"{''.join(lines)[-2000:]!r}")
+        pytest.fail(
+            f"claude ran over {SESSION_TIMEOUT} s and was killed; stdout tail: "
+            f"{''.join(lines)[-2000:]!r}"
+        )
     events = []
     for line in lines:
         try:
@@ -333,8 +395,11 @@ def run_claude(claude: Path, repo: Path, fake: FakeAnthropic, *messages: str,
         except ValueError:
             continue
     (repo.parent / f"stream-{run}.jsonl").write_text("".join(lines), encoding="utf-8")
-    hooks = ([json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines()]
-             if trace.exists() else [])
+    hooks = (
+        [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines()]
+        if trace.exists()
+        else []
+    )
     return Session(proc.returncode, events, "".join(errors), hooks, "".join(lines))
 
 
@@ -342,8 +407,15 @@ def run_doctor(claude: Path, repo: Path, fake: FakeAnthropic) -> str:
     """``claude doctor`` in ``repo`` under a pseudo-terminal (it wants one); its text output."""
     env = _environment(repo, fake)
     leader, follower = pty.openpty()
-    proc = subprocess.Popen([str(claude), "doctor"], cwd=repo, env=env, stdin=follower,
-                            stdout=follower, stderr=follower, close_fds=True)
+    proc = subprocess.Popen(
+        [str(claude), "doctor"],
+        cwd=repo,
+        env=env,
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        close_fds=True,
+    )
     os.close(follower)
     chunks: list[bytes] = []
     deadline = time.monotonic() + SESSION_TIMEOUT

@@ -62,20 +62,25 @@ def tool_results(request: Logged) -> list[dict[str, Any]]:
     """The tool_result blocks of a request's last user message."""
     last = request.messages()[-1]
     content = last.get("content")
-    return [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"] \
-        if isinstance(content, list) else []
+    return (
+        [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+        if isinstance(content, list)
+        else []
+    )
 
 
 def test_claude_code_is_the_pinned_version(claude: Path) -> None:
     import subprocess
 
-    out = subprocess.run([str(claude), "--version"], capture_output=True, text=True,
-                         timeout=30, check=True).stdout
+    out = subprocess.run(
+        [str(claude), "--version"], capture_output=True, text=True, timeout=30, check=True
+    ).stdout
     assert out.split()[0] == CLAUDE_CODE_VERSION
 
 
-def test_ledger_context_reaches_the_first_model_request(claude: Path, project: Path,
-                                                        api: Any) -> None:
+def test_ledger_context_reaches_the_first_model_request(
+    claude: Path, project: Path, api: Any
+) -> None:
     fake = api([text("hello back")])
     session = run_claude(claude, project, fake, "hello")
     assert session.returncode == 0, session.stderr
@@ -106,8 +111,7 @@ def test_repeat_of_a_failed_attempt_is_denied(claude: Path, project: Path, api: 
 
 
 def test_an_allowed_command_runs(claude: Path, project: Path, api: Any) -> None:
-    fake = api([bash("touch marker && echo ran; go test -tags=netgo ./... || true")],
-               [text("ok")])
+    fake = api([bash("touch marker && echo ran; go test -tags=netgo ./... || true")], [text("ok")])
     session = run_claude(claude, project, fake, "run it")
     assert session.returncode == 0, session.stderr
     assert (project / "marker").exists()
@@ -120,8 +124,11 @@ def test_an_allowed_command_runs(claude: Path, project: Path, api: Any) -> None:
     assert session.hook_order() == ["session-start", "pre-tool-use", "stop"]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 15 item 2: a newline-separated repeat of a failed "
-                   "attempt is not matched by check-command, so PreToolUse lets it run")
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 15 item 2: a newline-separated repeat of a failed "
+    "attempt is not matched by check-command, so PreToolUse lets it run",
+)
 def test_newline_separated_repeat_is_denied(claude: Path, project: Path, api: Any) -> None:
     fake = api([bash("touch m2\ngo test -tags=musl ./...")], [text("ok")])
     session = run_claude(claude, project, fake, "run the tests")
@@ -129,8 +136,11 @@ def test_newline_separated_repeat_is_denied(claude: Path, project: Path, api: An
     assert not (project / "m2").exists()
 
 
-_ITEM_2 = pytest.mark.xfail(strict=True, reason="issue 15 item 2: check-command does not look "
-                            "inside this shell form, so PreToolUse lets the repeat run")
+_ITEM_2 = pytest.mark.xfail(
+    strict=True,
+    reason="issue 15 item 2: check-command does not look "
+    "inside this shell form, so PreToolUse lets the repeat run",
+)
 # (marker name, command after `touch <marker> && `, denied?) - all in one session, one turn.
 SHELL_FORMS = [
     pytest.param(*form, id=form[0], marks=[_ITEM_2] if hidden else [])
@@ -161,8 +171,9 @@ def shell_forms(claude: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         for key, value in GIT_ENV.items():
             env.setenv(key, value)
         repo = make_project(tmp_path_factory.mktemp("forms"))
-        with FakeAnthropic([commands, [text("ok")]],
-                           log_file=repo.parent / "requests.jsonl") as fake:
+        with FakeAnthropic(
+            [commands, [text("ok")]], log_file=repo.parent / "requests.jsonl"
+        ) as fake:
             session = run_claude(claude, repo, fake, "run them all")
     assert session.returncode == 0, session.stderr
     assert len(session.calls("pre-tool-use")) == len(SHELL_FORMS)
@@ -170,15 +181,16 @@ def shell_forms(claude: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize(("marker", "form", "denied"), SHELL_FORMS)
-def test_shell_forms_of_a_repeat(shell_forms: Path, marker: str, form: str,
-                                 denied: bool) -> None:
+def test_shell_forms_of_a_repeat(shell_forms: Path, marker: str, form: str, denied: bool) -> None:
     assert (shell_forms / marker).exists() is not denied, form
 
 
-def test_stop_blocks_once_over_uncommitted_ledgers(claude: Path, project: Path,
-                                                   api: Any) -> None:
-    fake = api([bash("echo 'Learned: the cache needs a warm-up.' >> docs/Spec.md")],
-               [text("finished")], [text("noted, stopping anyway")])
+def test_stop_blocks_once_over_uncommitted_ledgers(claude: Path, project: Path, api: Any) -> None:
+    fake = api(
+        [bash("echo 'Learned: the cache needs a warm-up.' >> docs/Spec.md")],
+        [text("finished")],
+        [text("noted, stopping anyway")],
+    )
     session = run_claude(claude, project, fake, "work")
     assert session.returncode == 0, session.stderr
     turns = fake.turn_requests()
@@ -196,8 +208,7 @@ def _after_compaction(fake: FakeAnthropic) -> list[Logged]:
     return [r for r in fake.turn_requests() if r.index > compact[-1]]
 
 
-def test_manual_compact_reinjects_the_ledger_core(claude: Path, project: Path,
-                                                  api: Any) -> None:
+def test_manual_compact_reinjects_the_ledger_core(claude: Path, project: Path, api: Any) -> None:
     fake = api([bash("touch m1")], [text("first done")], [text("after compact")])
     session = run_claude(claude, project, fake, "hello", "/compact", "what next?")
     assert session.returncode == 0, session.stderr
@@ -205,7 +216,7 @@ def test_manual_compact_reinjects_the_ledger_core(claude: Path, project: Path,
     # Observed with 2.1.332: PreCompact, the summary request, SessionStart(compact), then
     # PostCompact, so the verdict on the summary comes after the context was given.
     start = order.index("pre-compact")
-    assert order[start:start + 3] == ["pre-compact", "session-start", "post-compact"]
+    assert order[start : start + 3] == ["pre-compact", "session-start", "post-compact"]
     sources = [json.loads(c["stdin"]).get("source") for c in session.calls("session-start")]
     assert sources == ["startup", "compact"]
     (post,) = session.calls("post-compact")
@@ -224,10 +235,11 @@ def test_manual_compact_reinjects_the_ledger_core(claude: Path, project: Path,
     assert any("UNFAITHFUL: constraint_dropped C-RC1" in r.text() for r in after[1:])
 
 
-def test_faithful_compaction_summary_is_not_flagged(claude: Path, project: Path,
-                                                    api: Any) -> None:
-    summary = (f"<analysis>ok</analysis>\n<summary>Constraints C-RC1 and C-RC2 hold. Next "
-               f"action: {NEXT_ACTION}</summary>")
+def test_faithful_compaction_summary_is_not_flagged(claude: Path, project: Path, api: Any) -> None:
+    summary = (
+        f"<analysis>ok</analysis>\n<summary>Constraints C-RC1 and C-RC2 hold. Next "
+        f"action: {NEXT_ACTION}</summary>"
+    )
     fake = api([text("first done")], [text("after compact")], summary=summary)
     session = run_claude(claude, project, fake, "hello", "/compact", "what next?")
     assert session.returncode == 0, session.stderr
@@ -236,10 +248,15 @@ def test_faithful_compaction_summary_is_not_flagged(claude: Path, project: Path,
     assert all("UNFAITHFUL" not in r.text() for r in fake.requests)
 
 
-def test_manual_compact_over_uncommitted_ledgers_is_refused(claude: Path, project: Path,
-                                                            api: Any) -> None:
-    fake = api([bash("echo 'Learned: more.' >> docs/Spec.md")], [text("first done")],
-               [text("noted")], [text("after")])
+def test_manual_compact_over_uncommitted_ledgers_is_refused(
+    claude: Path, project: Path, api: Any
+) -> None:
+    fake = api(
+        [bash("echo 'Learned: more.' >> docs/Spec.md")],
+        [text("first done")],
+        [text("noted")],
+        [text("after")],
+    )
     session = run_claude(claude, project, fake, "hello", "/compact", "next")
     assert session.returncode == 0, session.stderr
     (pre,) = session.calls("pre-compact")
@@ -252,8 +269,9 @@ def test_manual_compact_over_uncommitted_ledgers_is_refused(claude: Path, projec
     assert "commit the ledgers first (git add docs/Spec.md" in said
 
 
-def test_late_unfaithful_verdict_denies_the_next_command_once(claude: Path, project: Path,
-                                                              api: Any) -> None:
+def test_late_unfaithful_verdict_denies_the_next_command_once(
+    claude: Path, project: Path, api: Any
+) -> None:
     fake = api([text("first done")], [bash("touch m3")], [bash("touch m3")], [text("done")])
     session = run_claude(claude, project, fake, "hello", "/compact", "next")
     assert session.returncode == 0, session.stderr
@@ -267,18 +285,23 @@ def test_late_unfaithful_verdict_denies_the_next_command_once(claude: Path, proj
     assert (project / "m3").exists()  # the retry ran: the verdict is delivered once
 
 
-def test_auto_compaction_over_uncommitted_ledgers_warns_the_model(claude: Path, project: Path,
-                                                                  api: Any) -> None:
+def test_auto_compaction_over_uncommitted_ledgers_warns_the_model(
+    claude: Path, project: Path, api: Any
+) -> None:
     # A tiny compaction window and large reported usage make Claude Code compact by itself.
-    fake = api([bash("echo 'Learned: x.' >> docs/Spec.md")], [text("after")], [text("more")],
-               input_tokens=45_000)
+    fake = api(
+        [bash("echo 'Learned: x.' >> docs/Spec.md")],
+        [text("after")],
+        [text("more")],
+        input_tokens=45_000,
+    )
     session = run_claude(claude, project, fake, "go", env=AUTO_COMPACT)
     assert session.returncode == 0, session.stderr
     triggers = [json.loads(c["stdin"])["trigger"] for c in session.calls("pre-compact")]
     assert triggers and set(triggers) == {"auto"}
     order = session.hook_order()
     start = len(order) - 1 - order[::-1].index("pre-compact")
-    assert order[start:start + 3] == ["pre-compact", "session-start", "post-compact"]
+    assert order[start : start + 3] == ["pre-compact", "session-start", "post-compact"]
     after = _after_compaction(fake)
     assert after
     said = after[0].text()
@@ -290,17 +313,25 @@ def test_auto_compaction_over_uncommitted_ledgers_warns_the_model(claude: Path, 
 AUTO_COMPACT = {"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "50000", "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "50"}
 
 
-@pytest.mark.xfail(strict=True, reason="gap not in issue 15: PreCompact(auto) stores its "
-                   "'compaction over uncommitted ledgers' warning before Claude Code compacts; "
-                   "when the compaction then fails (too_few_groups) the warning outlives it and "
-                   "a later session is told of a compaction that never ran, over ledgers since "
-                   "committed")
-def test_a_failed_auto_compaction_leaves_no_stale_warning(claude: Path, project: Path,
-                                                          api: Any) -> None:
+@pytest.mark.xfail(
+    strict=True,
+    reason="gap not in issue 15: PreCompact(auto) stores its "
+    "'compaction over uncommitted ledgers' warning before Claude Code compacts; "
+    "when the compaction then fails (too_few_groups) the warning outlives it and "
+    "a later session is told of a compaction that never ran, over ledgers since "
+    "committed",
+)
+def test_a_failed_auto_compaction_leaves_no_stale_warning(
+    claude: Path, project: Path, api: Any
+) -> None:
     # One large usage figure: Claude Code tries to compact once, too early to succeed.
-    fake = api([bash("echo 'Learned: y.' >> docs/Spec.md")], [text("after")],
-               [bash("git add docs && git commit -qm 'ledgers: learned y'")], [text("done")],
-               input_tokens=[45_000, 10])
+    fake = api(
+        [bash("echo 'Learned: y.' >> docs/Spec.md")],
+        [text("after")],
+        [bash("git add docs && git commit -qm 'ledgers: learned y'")],
+        [text("done")],
+        input_tokens=[45_000, 10],
+    )
     first = run_claude(claude, project, fake, "go", env=AUTO_COMPACT)
     assert first.returncode == 0, first.stderr
     assert first.hook_order().count("pre-compact") == 1
@@ -312,12 +343,16 @@ def test_a_failed_auto_compaction_leaves_no_stale_warning(claude: Path, project:
     assert "UNCOMMITTED" not in later.turn_requests()[0].text()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 15 item 6: init "
-                   "writes a bare `rehydrate` hook command; where Claude Code's PATH lacks it the "
-                   "hooks exit 127, which Claude Code treats as non-blocking, so every hook "
-                   "fails open: no context, and a failed attempt runs")
-def test_hooks_do_not_fail_open_when_rehydrate_is_not_on_path(claude: Path, project: Path,
-                                                              api: Any) -> None:
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 15 item 6: init "
+    "writes a bare `rehydrate` hook command; where Claude Code's PATH lacks it the "
+    "hooks exit 127, which Claude Code treats as non-blocking, so every hook "
+    "fails open: no context, and a failed attempt runs",
+)
+def test_hooks_do_not_fail_open_when_rehydrate_is_not_on_path(
+    claude: Path, project: Path, api: Any
+) -> None:
     assert shutil.which("rehydrate", path="/usr/local/bin:/usr/bin:/bin") is None
     fake = api([bash("touch marker && go test -tags=musl ./...")], [text("ok")])
     session = run_claude(claude, project, fake, "run the tests", with_rehydrate=False)
@@ -325,22 +360,29 @@ def test_hooks_do_not_fail_open_when_rehydrate_is_not_on_path(claude: Path, proj
     assert not (project / "marker").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 15 item 3: rehydrate verifies the raw "
-                   "compact_summary, but Claude Code drops its <analysis> before the model sees "
-                   "it, so IDs only in the analysis give a false 'faithful'")
-def test_ids_only_in_the_analysis_are_not_faithful(claude: Path, project: Path,
-                                                   api: Any) -> None:
-    summary = (f"<analysis>Constraints C-RC1 and C-RC2 hold. Next action: {NEXT_ACTION}"
-               "</analysis>\n<summary>The user said hello.</summary>")
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 15 item 3: rehydrate verifies the raw "
+    "compact_summary, but Claude Code drops its <analysis> before the model sees "
+    "it, so IDs only in the analysis give a false 'faithful'",
+)
+def test_ids_only_in_the_analysis_are_not_faithful(claude: Path, project: Path, api: Any) -> None:
+    summary = (
+        f"<analysis>Constraints C-RC1 and C-RC2 hold. Next action: {NEXT_ACTION}"
+        "</analysis>\n<summary>The user said hello.</summary>"
+    )
     fake = api([text("first done")], [text("after compact")], [text("noted")], summary=summary)
     session = run_claude(claude, project, fake, "hello", "/compact", "what next?")
     assert session.returncode == 0, session.stderr
     assert any("UNFAITHFUL" in r.text() for r in _after_compaction(fake))
 
 
-@pytest.mark.xfail(strict=True, reason="issue 15 item 4: PreCompact prints nothing, though its "
-                   "stdout is appended to the summariser's prompt; it should name the IDs the "
-                   "summary must keep and ask for the resume manifest")
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 15 item 4: PreCompact prints nothing, though its "
+    "stdout is appended to the summariser's prompt; it should name the IDs the "
+    "summary must keep and ask for the resume manifest",
+)
 def test_precompact_shapes_the_summary_request(claude: Path, project: Path, api: Any) -> None:
     fake = api([text("first done")], [text("after compact")])
     session = run_claude(claude, project, fake, "hello", "/compact", "what next?")
@@ -351,35 +393,46 @@ def test_precompact_shapes_the_summary_request(claude: Path, project: Path, api:
         assert item in instructions, item
 
 
-@pytest.mark.xfail(strict=True, reason="issue 15 items 4-5: the PostCompact verdict is only "
-                   "stored; after a manual /compact its stdout would reach the model, but an "
-                   "unfaithful verdict arrives only at the next Bash call or Stop")
-def test_unfaithful_verdict_is_in_the_first_request_after_compact(claude: Path, project: Path,
-                                                                  api: Any) -> None:
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 15 items 4-5: the PostCompact verdict is only "
+    "stored; after a manual /compact its stdout would reach the model, but an "
+    "unfaithful verdict arrives only at the next Bash call or Stop",
+)
+def test_unfaithful_verdict_is_in_the_first_request_after_compact(
+    claude: Path, project: Path, api: Any
+) -> None:
     fake = api([text("first done")], [text("after compact")])
     session = run_claude(claude, project, fake, "hello", "/compact", "what next?")
     assert session.returncode == 0, session.stderr
     assert "UNFAITHFUL" in _after_compaction(fake)[0].text()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 15 item 5: the late unfaithful verdict holds back "
-                   "only Bash (PreToolUse matcher 'Bash'); a Write runs before the agent has seen "
-                   "it")
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 15 item 5: the late unfaithful verdict holds back "
+    "only Bash (PreToolUse matcher 'Bash'); a Write runs before the agent has seen "
+    "it",
+)
 def test_late_verdict_holds_back_a_write_too(claude: Path, project: Path, api: Any) -> None:
     target = project / "written.txt"
-    fake = api([text("first done")], [tool("Write", file_path=str(target), content="x\n")],
-               [text("done")])
+    fake = api(
+        [text("first done")], [tool("Write", file_path=str(target), content="x\n")], [text("done")]
+    )
     session = run_claude(claude, project, fake, "hello", "/compact", "next")
     assert session.returncode == 0, session.stderr
     assert not target.exists()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 15 item 7: a failing command is not captured; "
-                   "Stop does not ask for it to be recorded with `rehydrate fail add`")
-def test_a_failed_command_is_captured_before_stop(claude: Path, project: Path,
-                                                  api: Any) -> None:
-    fake = api([bash("ls /nonexistent-rehydrate-dir")], [text("that failed, stopping")],
-               [text("ok")])
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 15 item 7: a failing command is not captured; "
+    "Stop does not ask for it to be recorded with `rehydrate fail add`",
+)
+def test_a_failed_command_is_captured_before_stop(claude: Path, project: Path, api: Any) -> None:
+    fake = api(
+        [bash("ls /nonexistent-rehydrate-dir")], [text("that failed, stopping")], [text("ok")]
+    )
     session = run_claude(claude, project, fake, "list it")
     assert session.returncode == 0, session.stderr
     turns = fake.turn_requests()
@@ -397,27 +450,53 @@ def _subagent_route(body: dict[str, Any]) -> list[dict[str, Any]] | None:
 
 
 def _subagent_requests(fake: FakeAnthropic) -> list[Logged]:
-    return [r for r in fake.turn_requests()
-            if SUBAGENT_TASK in json.dumps(r.messages()[:1], ensure_ascii=False)]
+    return [
+        r
+        for r in fake.turn_requests()
+        if SUBAGENT_TASK in json.dumps(r.messages()[:1], ensure_ascii=False)
+    ]
 
 
 def test_a_subagent_runs_against_the_fake(claude: Path, project: Path, api: Any) -> None:
     """The harness half of the item 8 test: the subagent's own request is told apart."""
-    fake = api([tool("Agent", description="list repo", prompt=SUBAGENT_TASK,
-                     subagent_type="general-purpose", run_in_background=False)],
-               [text("main finished")], route=_subagent_route)
+    fake = api(
+        [
+            tool(
+                "Agent",
+                description="list repo",
+                prompt=SUBAGENT_TASK,
+                subagent_type="general-purpose",
+                run_in_background=False,
+            )
+        ],
+        [text("main finished")],
+        route=_subagent_route,
+    )
     session = run_claude(claude, project, fake, "delegate")
     assert session.returncode == 0, session.stderr
     assert _subagent_requests(fake)
     assert "subagent finished" in fake.turn_requests()[-1].text()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 15 item 8: no SubagentStart hook, so a subagent "
-                   "starts without the constraints, failures and next action")
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 15 item 8: no SubagentStart hook, so a subagent "
+    "starts without the constraints, failures and next action",
+)
 def test_a_subagent_gets_the_ledger_core(claude: Path, project: Path, api: Any) -> None:
-    fake = api([tool("Agent", description="list repo", prompt=SUBAGENT_TASK,
-                     subagent_type="general-purpose", run_in_background=False)],
-               [text("main finished")], route=_subagent_route)
+    fake = api(
+        [
+            tool(
+                "Agent",
+                description="list repo",
+                prompt=SUBAGENT_TASK,
+                subagent_type="general-purpose",
+                run_in_background=False,
+            )
+        ],
+        [text("main finished")],
+        route=_subagent_route,
+    )
     session = run_claude(claude, project, fake, "delegate")
     assert session.returncode == 0, session.stderr
     said = _subagent_requests(fake)[0].text()
@@ -425,15 +504,24 @@ def test_a_subagent_gets_the_ledger_core(claude: Path, project: Path, api: Any) 
         assert item in said, item
 
 
-@pytest.mark.xfail(strict=True, reason="issue 15 item 10: no Claude Code plugin manifest "
-                   "(.claude-plugin/plugin.json) in the repository yet")
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 15 item 10: no Claude Code plugin manifest "
+    "(.claude-plugin/plugin.json) in the repository yet",
+)
 def test_the_repository_is_a_valid_claude_code_plugin(claude: Path, tmp_path: Path) -> None:
     import subprocess
 
     root = Path(__file__).resolve().parents[2]
-    done = subprocess.run([str(claude), "plugin", "validate", str(root)], capture_output=True,
-                          text=True, timeout=60, check=False, stdin=subprocess.DEVNULL,
-                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    done = subprocess.run(
+        [str(claude), "plugin", "validate", str(root)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -441,19 +529,33 @@ EMOJI_RULE = "keep the launch on schedule " + "\U0001f680" * 90
 
 
 EMOJI_IDS = [f"C-E{n:02d}" for n in range(1, 41)]
-EMOJI_SPEC = ("    ---\n    ledger: spec\n    ---\n    # Spec\n\n    ## Constraints\n\n"
-              "    | ID | Rule | Level | Source |\n    |---|---|---|---|\n"
-              + "".join(f"    | {i} | {EMOJI_RULE} | MUST | realclient |\n" for i in EMOJI_IDS))
+EMOJI_SPEC = (
+    "    ---\n    ledger: spec\n    ---\n    # Spec\n\n    ## Constraints\n\n"
+    "    | ID | Rule | Level | Source |\n    |---|---|---|---|\n"
+    + "".join(f"    | {i} | {EMOJI_RULE} | MUST | realclient |\n" for i in EMOJI_IDS)
+)
 
 
 def _context_from_hook(repo: Path) -> str:
     import subprocess
 
-    event = json.dumps({"hook_event_name": "SessionStart", "source": "startup",
-                        "cwd": str(repo), "session_id": "s"})
-    out = subprocess.run([str(VENV_BIN / "rehydrate"), "hook", "claude", "session-start"],
-                         cwd=repo, input=event, capture_output=True, text=True, check=True,
-                         env={"PATH": str(VENV_BIN) + ":/usr/bin:/bin", "HOME": str(repo)})
+    event = json.dumps(
+        {
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+            "cwd": str(repo),
+            "session_id": "s",
+        }
+    )
+    out = subprocess.run(
+        [str(VENV_BIN / "rehydrate"), "hook", "claude", "session-start"],
+        cwd=repo,
+        input=event,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PATH": str(VENV_BIN) + ":/usr/bin:/bin", "HOME": str(repo)},
+    )
     return str(json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"])
 
 
@@ -467,11 +569,15 @@ def test_emoji_context_is_under_the_cap_in_python_but_over_it_in_utf16(tmp_path:
     assert all(i in context for i in ids)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 15 item 1: the SessionStart cap counts Python "
-                   "characters; Claude Code counts UTF-16 units and replaces an over-long "
-                   "additionalContext with a short preview, dropping constraints")
-def test_emoji_heavy_context_reaches_the_model_whole(claude: Path, tmp_path: Path,
-                                                     api: Any) -> None:
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 15 item 1: the SessionStart cap counts Python "
+    "characters; Claude Code counts UTF-16 units and replaces an over-long "
+    "additionalContext with a short preview, dropping constraints",
+)
+def test_emoji_heavy_context_reaches_the_model_whole(
+    claude: Path, tmp_path: Path, api: Any
+) -> None:
     project = make_project(tmp_path, spec=EMOJI_SPEC)
     ids = EMOJI_IDS
     fake = api([text("hello back")])
@@ -490,8 +596,7 @@ def test_claude_doctor_finds_no_settings_errors(claude: Path, project: Path, api
     assert not fake.requests
 
 
-def test_claude_doctor_does_report_broken_settings(claude: Path, project: Path,
-                                                   api: Any) -> None:
+def test_claude_doctor_does_report_broken_settings(claude: Path, project: Path, api: Any) -> None:
     """The control for the test above: doctor does see a bad hook in the same file."""
     path = project / ".claude" / "settings.json"
     settings = json.loads(path.read_text(encoding="utf-8"))

@@ -87,8 +87,11 @@ def _open(event: Event) -> tuple[git.Repo, Config]:
 
     where = os.environ.get("CLAUDE_PROJECT_DIR") or event.text("cwd") or os.getcwd()
     if "\x00" in where or not os.path.isdir(where):  # the event's cwd is input, not a path
-        raise git.GitError(f"the event's cwd {where[:200]!r} is not a directory",
-                           code="not_a_repo", fix="run the hook inside a git repository")
+        raise git.GitError(
+            f"the event's cwd {where[:200]!r} is not a directory",
+            code="not_a_repo",
+            fix="run the hook inside a git repository",
+        )
     repo = git.find_repo(where)
     return repo, load_config(repo.root)
 
@@ -96,8 +99,12 @@ def _open(event: Event) -> tuple[git.Repo, Config]:
 def _state_dir(root: Path) -> Path:
     folder = root / STATE_DIR
     if folder.is_symlink():
-        raise RehydrateError(f"{STATE_DIR} is a symlink", file=STATE_DIR, code="unsafe_path",
-                             fix=f"remove the symlink {STATE_DIR}")
+        raise RehydrateError(
+            f"{STATE_DIR} is a symlink",
+            file=STATE_DIR,
+            code="unsafe_path",
+            fix=f"remove the symlink {STATE_DIR}",
+        )
     folder.mkdir(exist_ok=True)
     if not os.path.lexists(folder / ".gitignore"):  # a symlink there is never written through
         from ..ledgers.atomicfile import write_in_repo
@@ -139,8 +146,9 @@ def uncommitted_ledgers(repo: git.Repo, config: Config) -> list[str]:
     from ..ledgers import KINDS
 
     paths = [config.path_of(k) for k in KINDS]
-    out = git.run(repo, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--",
-                  *paths).stdout
+    out = git.run(
+        repo, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *paths
+    ).stdout
     dirty = []
     for record in out.split(b"\0"):
         if len(record) > 3:
@@ -154,6 +162,7 @@ def _commit_hint(paths: Sequence[str]) -> str:
 
 
 # SessionStart
+
 
 def session_start(event: Event) -> HookResult:
     """The rehydration context for a new, resumed, cleared or compacted session."""
@@ -184,30 +193,40 @@ def session_start(event: Event) -> HookResult:
         notices.append(verdict_text(verdict))
     elif source == "compact":
         _store(root, PENDING_FILE, {"session_id": event.text("session_id"), "time": _now()})
-        notices.append("The compaction summary has not been verified yet (PostCompact had not "
-                       "run); you will be told if it dropped anything. Until then trust the "
-                       "ledgers below, not the summary.")
+        notices.append(
+            "The compaction summary has not been verified yet (PostCompact had not "
+            "run); you will be told if it dropped anything. Until then trust the "
+            "ledgers below, not the summary."
+        )
     try:
         inputs = gather(repo, config, Source("worktree"), config.diff_lines)
-        options = PromptOptions(diff_lines=config.diff_lines,
-                                protocol=read_protocol(repo, config, None))
-        prompt = build_prompt(inputs.state, options, commit_info=inputs.commit_info,
-                              worktree_differs=inputs.worktree_differs,
-                              artifacts=inputs.artifacts)
+        options = PromptOptions(
+            diff_lines=config.diff_lines, protocol=read_protocol(repo, config, None)
+        )
+        prompt = build_prompt(
+            inputs.state,
+            options,
+            commit_info=inputs.commit_info,
+            worktree_differs=inputs.worktree_differs,
+            artifacts=inputs.artifacts,
+        )
     except LedgerParseError as exc:
         headline.insert(0, "continuity_validation_failed: a ledger cannot be read")
-        notices.append(f"rehydrate cannot read the ledgers: {exc}. Do not act on what you "
-                       "remember; fix that ledger first (rehydrate state shows the problem).")
+        notices.append(
+            f"rehydrate cannot read the ledgers: {exc}. Do not act on what you "
+            "remember; fix that ledger first (rehydrate state shows the problem)."
+        )
         return _context(_join(headline, notices), note)
     except RehydrateError as exc:
-        return _context(_join(["rehydrate could not build the prompt"],
-                              [*notices, str(exc)]), note)
+        return _context(_join(["rehydrate could not build the prompt"], [*notices, str(exc)]), note)
     if prompt.decision.decision == "blocked_on_reconciliation":
         ids = ", ".join(r.id or "?" for r in prompt.decision.reasons)
         headline.insert(0, f"BLOCKED ON RECONCILIATION (external write outcome unknown: {ids})")
     _store(root, PROMPT_FILE, prompt.text)
-    notices.append(f"Session source: {source}. rehydrate read the ledgers from the work tree, "
-                   "so what was recorded but not yet committed counts too.")
+    notices.append(
+        f"Session source: {source}. rehydrate read the ledgers from the work tree, "
+        "so what was recorded but not yet committed counts too."
+    )
     prefix = _join(headline, notices)
     budget = CONTEXT_BUDGET - len(prefix) - 2
     core = capped_core(prompt, inputs.state, PROMPT_FILE, max_chars=max(budget, 500))
@@ -227,35 +246,49 @@ def _join(headline: Sequence[str], notices: Sequence[str]) -> str:
 def _context(text: str, message: str | None = None) -> HookResult:
     if len(text) > CONTEXT_LIMIT - 1:
         marker = f"\n[cut at {CONTEXT_LIMIT} characters; read {PROMPT_FILE}]"
-        text = text[:CONTEXT_LIMIT - 1 - len(marker)] + marker
-    return HookResult(output={"hookSpecificOutput": {"hookEventName": "SessionStart",
-                                                     "additionalContext": text}},
-                      message=message)
+        text = text[: CONTEXT_LIMIT - 1 - len(marker)] + marker
+    return HookResult(
+        output={"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}},
+        message=message,
+    )
 
 
 def _warning_text(warning: Mapping[str, Any]) -> str:
     paths = ", ".join(warning.get("paths") or []) or "the ledgers"
-    return (f"Warning: an automatic compaction ran at {warning.get('time', '?')} while {paths} "
-            "had uncommitted changes. Check them against the ledgers below, then commit them: "
-            + _commit_hint(warning.get("paths") or []) + ".")
+    return (
+        f"Warning: an automatic compaction ran at {warning.get('time', '?')} while {paths} "
+        "had uncommitted changes. Check them against the ledgers below, then commit them: "
+        + _commit_hint(warning.get("paths") or [])
+        + "."
+    )
 
 
 def verdict_text(verdict: Mapping[str, Any]) -> str:
     """The stored PostCompact verdict for people and the agent: IDs and codes only."""
     reasons = verdict.get("reasons") or []
     if verdict.get("summary") == "faithful":
-        return (f"Compaction summary check ({verdict.get('method')}): faithful; every checked "
-                "item is present. The ledgers below remain the source of truth.")
-    listed = "; ".join(
-        f"{r.get('code')}" + (f" {r['id']}" if r.get("id") else "")
-        + (f" ({r['field']})" if r.get("field") else "") for r in reasons
-    ) or "no details"
-    return (f"Compaction summary check ({verdict.get('method')}): UNFAITHFUL: {listed}. The "
-            "summary in your context dropped or misstates these: do not rely on it; use the "
-            "ledgers below (and the full prompt file) instead.")
+        return (
+            f"Compaction summary check ({verdict.get('method')}): faithful; every checked "
+            "item is present. The ledgers below remain the source of truth."
+        )
+    listed = (
+        "; ".join(
+            f"{r.get('code')}"
+            + (f" {r['id']}" if r.get("id") else "")
+            + (f" ({r['field']})" if r.get("field") else "")
+            for r in reasons
+        )
+        or "no details"
+    )
+    return (
+        f"Compaction summary check ({verdict.get('method')}): UNFAITHFUL: {listed}. The "
+        "summary in your context dropped or misstates these: do not rely on it; use the "
+        "ledgers below (and the full prompt file) instead."
+    )
 
 
 # PreToolUse
+
 
 def pre_tool_use(event: Event) -> HookResult:
     """Deny a Bash command that repeats an active failed attempt; otherwise stay silent."""
@@ -268,24 +301,30 @@ def pre_tool_use(event: Event) -> HookResult:
         return HookResult()
     command = command_from_hook(dict(event.data))
     if command is None:
-        return HookResult(message="rehydrate: no tool_input.command in the PreToolUse event; "
-                                  "command allowed unchecked")
+        return HookResult(
+            message="rehydrate: no tool_input.command in the PreToolUse event; "
+            "command allowed unchecked"
+        )
     try:
         repo, config = _open(event)
     except git.GitError as exc:
         return HookResult(message=f"rehydrate: {exc}; command allowed unchecked")
     except RehydrateError as exc:
-        return _deny(f"rehydrate cannot read its configuration ({exc}); fix it before running "
-                     "commands, so that failed attempts are checked.")
+        return _deny(
+            f"rehydrate cannot read its configuration ({exc}); fix it before running "
+            "commands, so that failed attempts are checked."
+        )
     late = _late_verdict(repo.root)
     if late is not None:
         return _deny(late + " Then run the command again.")
     try:
         failures = load_failures(repo, config)
     except RehydrateError as exc:
-        return _deny(f"rehydrate cannot read the failed-attempts ledger {exc.file}: {exc}. "
-                     "Commands stay blocked until it parses (`rehydrate state` shows the "
-                     "problem), so that no failed attempt is repeated unnoticed.")
+        return _deny(
+            f"rehydrate cannot read the failed-attempts ledger {exc.file}: {exc}. "
+            "Commands stay blocked until it parses (`rehydrate state` shows the "
+            "problem), so that no failed attempt is repeated unnoticed."
+        )
     hits = check_command(command, failures)
     if not hits:
         return HookResult()
@@ -300,9 +339,15 @@ def pre_tool_use(event: Event) -> HookResult:
 
 
 def _deny(reason: str) -> HookResult:
-    return HookResult(output={"hookSpecificOutput": {
-        "hookEventName": "PreToolUse", "permissionDecision": "deny",
-        "permissionDecisionReason": reason}})
+    return HookResult(
+        output={
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": reason,
+            }
+        }
+    )
 
 
 def _late_verdict(root: Path) -> str | None:
@@ -321,6 +366,7 @@ def _late_verdict(root: Path) -> str | None:
 
 
 # PreCompact
+
 
 def pre_compact(event: Event) -> HookResult:
     """Record the compaction; refuse a manual one over uncommitted ledgers (exit 2)."""
@@ -342,9 +388,16 @@ def pre_compact(event: Event) -> HookResult:
     problem = None
     try:
         _state_dir(repo.root)
-        write_envelope(repo, config, Source("worktree"), "context_compaction", None,
-                       str(repo.root / ENVELOPE_FILE), record=True,
-                       command="hook claude pre-compact")
+        write_envelope(
+            repo,
+            config,
+            Source("worktree"),
+            "context_compaction",
+            None,
+            str(repo.root / ENVELOPE_FILE),
+            record=True,
+            command="hook claude pre-compact",
+        )
     except RehydrateError as exc:
         problem = f"a ledger cannot be read: {exc}"
     if not dirty and problem is None:
@@ -352,21 +405,37 @@ def pre_compact(event: Event) -> HookResult:
     return _compact_problem(repo.root, trigger, event, problem, dirty)
 
 
-def _compact_problem(root: Path | None, trigger: str, event: Event, problem: str | None,
-                     dirty: list[str]) -> HookResult:
+def _compact_problem(
+    root: Path | None, trigger: str, event: Event, problem: str | None, dirty: list[str]
+) -> HookResult:
     what = problem or f"uncommitted ledger changes in {', '.join(dirty)}"
     if trigger == "manual":
-        fix = (f"commit the ledgers first ({_commit_hint(dirty)}), then compact again"
-               if dirty and problem is None else "fix the ledger first, then compact again")
+        fix = (
+            f"commit the ledgers first ({_commit_hint(dirty)}), then compact again"
+            if dirty and problem is None
+            else "fix the ledger first, then compact again"
+        )
         return HookResult(exit_code=2, message=f"rehydrate: compaction refused: {what}; {fix}.")
     if root is not None:
-        _store(root, WARNING_FILE, {"session_id": event.text("session_id"), "trigger": trigger,
-                                    "paths": dirty, "problem": problem, "time": _now()})
-    return HookResult(message=f"rehydrate: automatic compaction over {what}; the next "
-                              "session start will show this warning first.")
+        _store(
+            root,
+            WARNING_FILE,
+            {
+                "session_id": event.text("session_id"),
+                "trigger": trigger,
+                "paths": dirty,
+                "problem": problem,
+                "time": _now(),
+            },
+        )
+    return HookResult(
+        message=f"rehydrate: automatic compaction over {what}; the next "
+        "session start will show this warning first."
+    )
 
 
 # PostCompact
+
 
 def post_compact(event: Event) -> HookResult:
     """Verify ``compact_summary`` against the ledgers; store the verdict for SessionStart."""
@@ -383,28 +452,37 @@ def post_compact(event: Event) -> HookResult:
     try:
         state = load_state(repo, config, Source("worktree"))
     except LedgerParseError as exc:
-        verdict = _verdict("ledgers", [{"code": "ledger_invalid", "id": exc.item_id,
-                                        "field": exc.file}])
+        verdict = _verdict(
+            "ledgers", [{"code": "ledger_invalid", "id": exc.item_id, "field": exc.file}]
+        )
     else:
         if summary is None:
-            verdict = _verdict("none", [{"code": "summary_missing", "id": None,
-                                         "field": "compact_summary"}])
+            verdict = _verdict(
+                "none", [{"code": "summary_missing", "id": None, "field": "compact_summary"}]
+            )
         else:
             verdict = verify_summary(summary, state)
-    verdict.update({"session_id": event.text("session_id"), "trigger": event.text("trigger"),
-                    "time": _now()})
+    verdict.update(
+        {"session_id": event.text("session_id"), "trigger": event.text("trigger"), "time": _now()}
+    )
     pending = _take(repo.root, PENDING_FILE)
     if pending is not None:
         verdict["late"] = True  # SessionStart(compact) already ran: deliver it another way
     if pending is None or verdict["summary"] != "faithful":
         _store(repo.root, VERDICT_FILE, verdict)
-    return HookResult(message=f"rehydrate: compaction summary {verdict['summary']} "
-                              f"({len(verdict['reasons'])} findings)")
+    return HookResult(
+        message=f"rehydrate: compaction summary {verdict['summary']} "
+        f"({len(verdict['reasons'])} findings)"
+    )
 
 
 def _verdict(method: str, reasons: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"schema": VERDICT_SCHEMA, "summary": "unfaithful" if reasons else "faithful",
-            "method": method, "reasons": reasons}
+    return {
+        "schema": VERDICT_SCHEMA,
+        "summary": "unfaithful" if reasons else "faithful",
+        "method": method,
+        "reasons": reasons,
+    }
 
 
 def verify_summary(summary: str, state: Any) -> dict[str, Any]:
@@ -417,19 +495,24 @@ def verify_summary(summary: str, state: Any) -> dict[str, Any]:
     found = extract_manifest(summary)
     if found.problem is None or found.problem.code != "manifest_missing":
         result = verify_text(summary, state)
-        return _verdict("manifest", [{"code": r.code, "id": r.id, "field": r.field}
-                                     for r in result.reasons]
-                        if not result.ok else [])
+        return _verdict(
+            "manifest",
+            [{"code": r.code, "id": r.id, "field": r.field} for r in result.reasons]
+            if not result.ok
+            else [],
+        )
     spec, task = state.ledgers["spec"], state.ledgers["task"]
     reasons: list[dict[str, Any]] = []
     for constraint in spec.active("constraints"):
         if constraint.level in ("MUST", "MUST NOT") and not _mentions(summary, constraint.id):
-            reasons.append({"code": "constraint_dropped", "id": constraint.id,
-                            "field": "constraints"})
+            reasons.append(
+                {"code": "constraint_dropped", "id": constraint.id, "field": "constraints"}
+            )
     for write in task.section("external writes"):
         if write.status == "unknown" and not _mentions(summary, write.id):
-            reasons.append({"code": "unknown_write_dropped", "id": write.id,
-                            "field": "external_writes"})
+            reasons.append(
+                {"code": "unknown_write_dropped", "id": write.id, "field": "external_writes"}
+            )
     if task.next_action and normalize(task.next_action.text) not in normalize(summary):
         reasons.append({"code": "next_action_dropped", "id": None, "field": "next_action"})
     return _verdict("ids", reasons)
@@ -440,6 +523,7 @@ def _mentions(text: str, item_id: str) -> bool:
 
 
 # Stop
+
 
 def stop(event: Event) -> HookResult:
     """Block the stop once while ledger changes are uncommitted (or a ledger is broken)."""
@@ -455,8 +539,7 @@ def stop(event: Event) -> HookResult:
     except git.GitError as exc:
         return HookResult(message=f"rehydrate: {exc}; stop not checked")
     except RehydrateError as exc:
-        return _block(f"rehydrate cannot read its configuration: {exc}. Fix it before "
-                      "stopping.")
+        return _block(f"rehydrate cannot read its configuration: {exc}. Fix it before stopping.")
     reasons = []
     late = _late_verdict(repo.root)
     if late is not None:
@@ -464,8 +547,10 @@ def stop(event: Event) -> HookResult:
     try:
         load_state(repo, config, Source("worktree"))
     except LedgerParseError as exc:
-        reasons.append(f"A ledger cannot be read: {exc}. Fix it before stopping; the next "
-                       "session cannot rehydrate from a broken ledger.")
+        reasons.append(
+            f"A ledger cannot be read: {exc}. Fix it before stopping; the next "
+            "session cannot rehydrate from a broken ledger."
+        )
     dirty = uncommitted_ledgers(repo, config)
     if dirty:
         reasons.append(
@@ -480,8 +565,11 @@ def _block(reason: str) -> HookResult:
 
 
 HANDLERS = {
-    "session-start": session_start, "pre-tool-use": pre_tool_use, "pre-compact": pre_compact,
-    "post-compact": post_compact, "stop": stop,
+    "session-start": session_start,
+    "pre-tool-use": pre_tool_use,
+    "pre-compact": pre_compact,
+    "post-compact": post_compact,
+    "stop": stop,
 }
 
 
@@ -491,10 +579,15 @@ def run_hook(name: str, raw: str) -> HookResult:
     try:
         return HANDLERS[name](event)
     except Exception as exc:  # noqa: BLE001 - a hook must answer, never crash the session
-        text = f"rehydrate: {exc}" if isinstance(exc, RehydrateError) else (
-            f"rehydrate: internal error in the {name} hook ({type(exc).__name__}: {exc}); "
-            "this is a bug, please report it. To bypass, remove the hook from "
-            ".claude/settings.json")
+        text = (
+            f"rehydrate: {exc}"
+            if isinstance(exc, RehydrateError)
+            else (
+                f"rehydrate: internal error in the {name} hook ({type(exc).__name__}: {exc}); "
+                "this is a bug, please report it. To bypass, remove the hook from "
+                ".claude/settings.json"
+            )
+        )
         if name == "pre-tool-use":
             return _deny(text)
         if name == "session-start":
@@ -508,8 +601,10 @@ def run_hook(name: str, raw: str) -> HookResult:
 
 # .claude/settings.json
 
-def merge_settings(current: Mapping[str, Any] | None, command: str = HOOK_COMMAND
-                   ) -> tuple[dict[str, Any], bool]:
+
+def merge_settings(
+    current: Mapping[str, Any] | None, command: str = HOOK_COMMAND
+) -> tuple[dict[str, Any], bool]:
     """``current`` settings with our five hooks added where missing; (settings, changed).
 
     Every other key, hook and matcher of the user's is kept as it was; a hook of ours is
@@ -518,21 +613,27 @@ def merge_settings(current: Mapping[str, Any] | None, command: str = HOOK_COMMAN
     settings = json.loads(json.dumps(current or {}))
     hooks = settings.setdefault("hooks", {})
     if not isinstance(hooks, dict):
-        raise RehydrateError(".claude/settings.json: 'hooks' is not an object",
-                             file=".claude/settings.json", code="settings_invalid",
-                             fix="make 'hooks' an object of event name -> list")
+        raise RehydrateError(
+            ".claude/settings.json: 'hooks' is not an object",
+            file=".claude/settings.json",
+            code="settings_invalid",
+            fix="make 'hooks' an object of event name -> list",
+        )
     changed = False
     for event_name, (matcher, name) in SETTINGS_HOOKS.items():
         wanted = command.format(name=name)
         groups = hooks.setdefault(event_name, [])
         if not isinstance(groups, list):
-            raise RehydrateError(f".claude/settings.json: hooks.{event_name} is not a list",
-                                 file=".claude/settings.json", code="settings_invalid",
-                                 fix=f"make hooks.{event_name} a list of matcher groups")
+            raise RehydrateError(
+                f".claude/settings.json: hooks.{event_name} is not a list",
+                file=".claude/settings.json",
+                code="settings_invalid",
+                fix=f"make hooks.{event_name} a list of matcher groups",
+            )
         present = any(
             isinstance(group, dict) and isinstance(h, dict) and h.get("command") == wanted
-            for group in groups for h in (group.get("hooks") or [] if isinstance(group, dict)
-                                          else [])
+            for group in groups
+            for h in (group.get("hooks") or [] if isinstance(group, dict) else [])
         )
         if present:
             continue
@@ -550,23 +651,37 @@ def install_settings(root: Path) -> str:
 
     path = root / ".claude" / "settings.json"
     if path.is_symlink() or (path.parent.is_symlink()):
-        raise RehydrateError(".claude/settings.json is a symlink", file=str(path),
-                             code="unsafe_path", fix="replace the symlink with a file")
+        raise RehydrateError(
+            ".claude/settings.json is a symlink",
+            file=str(path),
+            code="unsafe_path",
+            fix="replace the symlink with a file",
+        )
     current = None
     if path.exists():
         try:
             current = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise RehydrateError(f"cannot read .claude/settings.json ({exc})", file=str(path),
-                                 code="settings_invalid",
-                                 fix="fix the JSON; rehydrate never overwrites it") from None
+            raise RehydrateError(
+                f"cannot read .claude/settings.json ({exc})",
+                file=str(path),
+                code="settings_invalid",
+                fix="fix the JSON; rehydrate never overwrites it",
+            ) from None
         if not isinstance(current, dict):
-            raise RehydrateError(".claude/settings.json is not a JSON object", file=str(path),
-                                 code="settings_invalid", fix="fix the JSON")
+            raise RehydrateError(
+                ".claude/settings.json is not a JSON object",
+                file=str(path),
+                code="settings_invalid",
+                fix="fix the JSON",
+            )
     settings, changed = merge_settings(current)
     if not changed:
         return "kept"
-    write_in_repo(root, ".claude/settings.json",
-                  (json.dumps(settings, ensure_ascii=False, indent=2) + "\n").encode(),
-                  create_dirs=True)
+    write_in_repo(
+        root,
+        ".claude/settings.json",
+        (json.dumps(settings, ensure_ascii=False, indent=2) + "\n").encode(),
+        create_dirs=True,
+    )
     return "created" if current is None else "updated"

@@ -51,11 +51,13 @@ def _code_spans(cell: str) -> list[str]:
         if j is None:
             i += 1
             continue
-        content = cell[runs[i][1]:runs[j][0]]
+        content = cell[runs[i][1] : runs[j][0]]
         if content:
             spans.append(content)
         i = j + 1
     return spans
+
+
 _OPERATORS = frozenset({"&&", "||", ";", "|", "&", "|&", ";;", "(", ")", "\n"})
 _REDIRECTS = frozenset({">", ">>", "<", "<<", "<<<", ">&", "<&", "&>", "&>>", ">|"})
 MAX_SUBCOMMAND_WORDS = 2
@@ -63,8 +65,26 @@ MAX_SUBCOMMAND_WORDS = 2
 # Wrappers run the command that follows them: name -> options that take a value.
 WRAPPERS: dict[str, frozenset[str]] = {
     "env": frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}),
-    "sudo": frozenset({"-u", "--user", "-g", "--group", "-h", "--host", "-p", "--prompt",
-                       "-C", "--close-from", "-D", "--chdir", "-r", "--role", "-t", "--type"}),
+    "sudo": frozenset(
+        {
+            "-u",
+            "--user",
+            "-g",
+            "--group",
+            "-h",
+            "--host",
+            "-p",
+            "--prompt",
+            "-C",
+            "--close-from",
+            "-D",
+            "--chdir",
+            "-r",
+            "--role",
+            "-t",
+            "--type",
+        }
+    ),
     "doas": frozenset({"-u", "-C"}),
     "time": frozenset({"-f", "--format", "-o", "--output"}),
     "nice": frozenset({"-n", "--adjustment"}),
@@ -79,14 +99,39 @@ WRAPPERS: dict[str, frozenset[str]] = {
 # Wrappers whose first positional argument is theirs, not the command's.
 _WRAPPER_ARGS = {"timeout": 1}
 # Flags that only change how much is printed or how fast: never distinctive.
-COMMON_FLAGS = frozenset({
-    "v", "vv", "vvv", "verbose", "q", "quiet", "s", "silent", "h", "help", "version",
-    "color", "colour", "no-color", "no-colour", "progress", "no-progress", "debug", "count",
-    "j", "jobs", "parallel", "json", "no-pager", "pager",
-})
+COMMON_FLAGS = frozenset(
+    {
+        "v",
+        "vv",
+        "vvv",
+        "verbose",
+        "q",
+        "quiet",
+        "s",
+        "silent",
+        "h",
+        "help",
+        "version",
+        "color",
+        "colour",
+        "no-color",
+        "no-colour",
+        "progress",
+        "no-progress",
+        "debug",
+        "count",
+        "j",
+        "jobs",
+        "parallel",
+        "json",
+        "no-pager",
+        "pager",
+    }
+)
 # Steps of a failed compound command that are set-up, not the attempt itself.
-_SETUP = frozenset({"cd", "pushd", "popd", "export", "source", ".", "set", "echo", "true",
-                    "unset", "printf", ":"})
+_SETUP = frozenset(
+    {"cd", "pushd", "popd", "export", "source", ".", "set", "echo", "true", "unset", "printf", ":"}
+)
 
 
 @dataclass(frozen=True)
@@ -113,8 +158,9 @@ class Command:
     rest: tuple[str, ...]  # everything after the subcommand words, quoting removed
     text: str  # as written
 
-    def parse(self, valued: frozenset[str], greedy: bool = False
-              ) -> tuple[frozenset[Flag], tuple[str, ...], tuple[Flag, ...]]:
+    def parse(
+        self, valued: frozenset[str], greedy: bool = False
+    ) -> tuple[frozenset[Flag], tuple[str, ...], tuple[Flag, ...]]:
         """(flag set, positional args, flags in order). A flag named in ``valued`` (every
         flag when ``greedy``) takes the next word as its value when written without '='."""
         flags: list[Flag] = []
@@ -129,10 +175,14 @@ class Command:
                 break
             if token.startswith("-") and token != "-" and not _is_number(token):
                 dashes = "--" if token.startswith("--") else "-"
-                name, eq, value = token[len(dashes):].partition("=")
+                name, eq, value = token[len(dashes) :].partition("=")
                 flag_value: str | None = value if eq else None
-                if (not eq and (greedy or name in valued) and index < len(tokens)
-                        and not tokens[index].startswith("-")):
+                if (
+                    not eq
+                    and (greedy or name in valued)
+                    and index < len(tokens)
+                    and not tokens[index].startswith("-")
+                ):
                     flag_value = tokens[index]
                     index += 1
                 flags.append(Flag(name, dashes, flag_value))
@@ -185,8 +235,9 @@ def normalize(words: Sequence[str], text: str = "") -> Command | None:
         if words and os.path.basename(words[0]) in WRAPPERS:
             wrapper = os.path.basename(words.pop(0))
             takes_value = WRAPPERS[wrapper]
-            while words and (words[0].startswith("-") or
-                             (wrapper == "env" and _ASSIGNMENT.match(words[0]))):
+            while words and (
+                words[0].startswith("-") or (wrapper == "env" and _ASSIGNMENT.match(words[0]))
+            ):
                 option = words.pop(0)
                 if _ASSIGNMENT.match(option):
                     env.add(option)
@@ -206,8 +257,9 @@ def normalize(words: Sequence[str], text: str = "") -> Command | None:
     while index < len(words) and len(sub) < MAX_SUBCOMMAND_WORDS and _WORD.match(words[index]):
         sub.append(words[index])
         index += 1
-    return Command(program, frozenset(env), tuple(sub), tuple(words[index:]),
-                   text or shlex.join(words))
+    return Command(
+        program, frozenset(env), tuple(sub), tuple(words[index:]), text or shlex.join(words)
+    )
 
 
 def commands_in(text: str) -> list[Command]:
@@ -242,8 +294,11 @@ def attempts_in_cell(cell: str) -> list[Command]:
 
 def match(candidate: Command, failed: Command) -> str | None:
     """'exact', 'loose' or None (see the module docstring)."""
-    if (candidate.program != failed.program or candidate.words != failed.words
-            or not failed.env <= candidate.env):
+    if (
+        candidate.program != failed.program
+        or candidate.words != failed.words
+        or not failed.env <= candidate.env
+    ):
         return None
     valued = frozenset(_named_with_value(candidate) | _named_with_value(failed))
     c_flags, c_pos, c_order = candidate.parse(valued)
@@ -279,8 +334,7 @@ def _word_after(rest: Sequence[str], flag: Flag) -> str | None:
 
 
 def _named_with_value(command: Command) -> set[str]:
-    return {t.lstrip("-").partition("=")[0] for t in command.rest
-            if t.startswith("-") and "=" in t}
+    return {t.lstrip("-").partition("=")[0] for t in command.rest if t.startswith("-") and "=" in t}
 
 
 def _offered(rest: Sequence[str], flags: Iterable[Flag]) -> set[tuple[str, str, str | None]]:
@@ -313,14 +367,24 @@ class Hit:
     attempt: str  # the recorded attempt it matched
 
     def to_json(self) -> dict[str, object]:
-        return {"id": self.id, "match": self.kind, "path": self.path, "line": self.line,
-                "tried": self.tried, "failure": self.failure, "workaround": self.workaround,
-                "command": self.command, "attempt": self.attempt}
+        return {
+            "id": self.id,
+            "match": self.kind,
+            "path": self.path,
+            "line": self.line,
+            "tried": self.tried,
+            "failure": self.failure,
+            "workaround": self.workaround,
+            "command": self.command,
+            "attempt": self.attempt,
+        }
 
     def __str__(self) -> str:
-        return (f"{self.path}:{self.line}: {self.id} ({self.kind} match of `{self.attempt}`)\n"
-                f"  tried:      {self.tried}\n  failure:    {self.failure}\n"
-                f"  workaround: {self.workaround}")
+        return (
+            f"{self.path}:{self.line}: {self.id} ({self.kind} match of `{self.attempt}`)\n"
+            f"  tried:      {self.tried}\n  failure:    {self.failure}\n"
+            f"  workaround: {self.workaround}"
+        )
 
 
 def check_command(text: str, failures: Ledger) -> list[Hit]:
@@ -329,12 +393,24 @@ def check_command(text: str, failures: Ledger) -> list[Hit]:
     hits: list[Hit] = []
     for row in failures.active("failures"):
         for attempt in attempts_in_cell(row.tried):
-            found = next(((c, kind) for c in candidates
-                          if (kind := match(c, attempt)) is not None), None)
+            found = next(
+                ((c, kind) for c in candidates if (kind := match(c, attempt)) is not None), None
+            )
             if found is not None:
                 command, kind = found
-                hits.append(Hit(row.id, kind, row.line, failures.path, row.tried, row.failure,
-                                row.workaround, command.text, attempt.text))
+                hits.append(
+                    Hit(
+                        row.id,
+                        kind,
+                        row.line,
+                        failures.path,
+                        row.tried,
+                        row.failure,
+                        row.workaround,
+                        command.text,
+                        attempt.text,
+                    )
+                )
                 break
     return sorted(hits, key=lambda h: (h.kind != "exact", h.line))
 

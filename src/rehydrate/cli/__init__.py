@@ -55,8 +55,9 @@ class LazyGroup(click.Group):
     """A group whose subcommands (``lazy_commands``: name -> "module:attribute" under
     ``rehydrate.cli``) are imported on first use."""
 
-    def __init__(self, *args: Any, lazy_commands: Mapping[str, str] | None = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, lazy_commands: Mapping[str, str] | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.lazy_commands = lazy_commands if lazy_commands is not None else {}
 
@@ -73,8 +74,9 @@ class LazyGroup(click.Group):
         return super().get_command(ctx, cmd_name)
 
 
-@click.group(cls=LazyGroup, lazy_commands=COMMANDS,
-             context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup, lazy_commands=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]}
+)
 @click.version_option(package_name="rehydrate", message="rehydrate %(version)s")
 def cli() -> None:
     """Keep an agent's working state in three git ledgers; guard them; rehydrate from them."""
@@ -84,8 +86,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and map every outcome to the contract's exit codes."""
     _verdict[0] = 0
     try:
-        result = cli.main(args=list(argv) if argv is not None else None, prog_name="rehydrate",
-                          standalone_mode=False)
+        result = cli.main(
+            args=list(argv) if argv is not None else None,
+            prog_name="rehydrate",
+            standalone_mode=False,
+        )
     except RehydrateError as exc:
         click.echo(f"rehydrate: {exc}", err=True)
         return exc.exit_code
@@ -109,8 +114,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise
     except OSError as exc:  # a file we were told to read or write: the user's input
         where = f" {exc.filename}" if exc.filename else ""
-        click.echo(f"rehydrate: io_error:{where}: {exc.strerror or exc}; check the path and "
-                   "its permissions", err=True)
+        click.echo(
+            f"rehydrate: io_error:{where}: {exc.strerror or exc}; check the path and "
+            "its permissions",
+            err=True,
+        )
         return EXIT_USAGE
     except Exception as exc:  # a bug: never let a traceback pass for an answer
         import os
@@ -125,4 +133,3 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc(file=sys.stderr)
         return EXIT_INTERNAL
     return result if isinstance(result, int) else 0
-

@@ -24,26 +24,34 @@ def source_options(*, staged: bool = False, default: str = "rev") -> Callable[[F
     """--rev R | --worktree (and --staged where allowed)."""
 
     def decorate(func: F) -> F:
-        func = click.option("--worktree", is_flag=True,
-                            help="Read the ledgers from the work tree.")(func)
+        func = click.option(
+            "--worktree", is_flag=True, help="Read the ledgers from the work tree."
+        )(func)
         if staged:
-            func = click.option("--staged", is_flag=True,
-                                help="Read the ledgers from the index.")(func)
+            func = click.option("--staged", is_flag=True, help="Read the ledgers from the index.")(
+                func
+            )
         suffix = " (default HEAD)" if default == "rev" else ""
-        func = click.option("--rev", metavar="R", default=None,
-                            help=f"Read the ledgers at revision R{suffix}.")(func)
+        func = click.option(
+            "--rev", metavar="R", default=None, help=f"Read the ledgers at revision R{suffix}."
+        )(func)
         return func
 
     return decorate
 
 
-def pick_source(rev: str | None, worktree: bool, staged: bool = False,
-                default: str = "rev") -> Source:
-    chosen = [name for name, on in (("rev", rev is not None), ("worktree", worktree),
-                                    ("staged", staged)) if on]
+def pick_source(
+    rev: str | None, worktree: bool, staged: bool = False, default: str = "rev"
+) -> Source:
+    chosen = [
+        name
+        for name, on in (("rev", rev is not None), ("worktree", worktree), ("staged", staged))
+        if on
+    ]
     if len(chosen) > 1:
         raise RehydrateError(
-            "choose one of --rev, --staged, --worktree", code="usage",
+            "choose one of --rev, --staged, --worktree",
+            code="usage",
             fix="pass at most one source option",
         )
     kind = chosen[0] if chosen else default

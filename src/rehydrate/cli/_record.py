@@ -13,6 +13,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 def record_option(func: F) -> F:
     """The `--record` flag."""
     return click.option(
-        "--record", is_flag=True,
+        "--record",
+        is_flag=True,
         help="Append a trace event to .rehydrate/events.jsonl (also: record_events = true).",
     )(func)

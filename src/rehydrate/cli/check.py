@@ -11,15 +11,29 @@ from ._record import record_option
 
 @click.command("check")
 @source_options()
-@click.option("--envelope", type=click.File("rb"), default=None,
-              help="A continuity envelope to check against the ledgers.")
-@click.option("--summary", type=click.File("rb"), default=None,
-              help="The summary: its digest is checked against the envelope; without "
-                   "--envelope its resume manifest is verified.")
+@click.option(
+    "--envelope",
+    type=click.File("rb"),
+    default=None,
+    help="A continuity envelope to check against the ledgers.",
+)
+@click.option(
+    "--summary",
+    type=click.File("rb"),
+    default=None,
+    help="The summary: its digest is checked against the envelope; without "
+    "--envelope its resume manifest is verified.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 @record_option
-def command(rev: str | None, worktree: bool, envelope: click.utils.LazyFile | None,
-            summary: click.utils.LazyFile | None, as_json: bool, record: bool) -> int:
+def command(
+    rev: str | None,
+    worktree: bool,
+    envelope: click.utils.LazyFile | None,
+    summary: click.utils.LazyFile | None,
+    as_json: bool,
+    record: bool,
+) -> int:
     """Print the decision: reauthorization_required (0), blocked_on_reconciliation (3) or
     continuity_validation_failed (2). There is no 'authorized' result."""
     from ..continuity.decision import shown
@@ -27,23 +41,48 @@ def command(rev: str | None, worktree: bool, envelope: click.utils.LazyFile | No
     from ..readlimit import read_stream
 
     repo, config = open_repo()
-    outcome = run_check(repo, config, pick_source(rev, worktree),
-                        read_stream(envelope, envelope.name) if envelope else None,
-                        read_stream(summary, summary.name) if summary else None)
+    outcome = run_check(
+        repo,
+        config,
+        pick_source(rev, worktree),
+        read_stream(envelope, envelope.name) if envelope else None,
+        read_stream(summary, summary.name) if summary else None,
+    )
     decision = outcome.decision
     error = outcome.error
     verdict(decision.exit_code)
     if as_json:
-        extra = {} if error is None else {"error": {
-            "code": error.code, "file": error.file, "line": error.line,
-            "id": shown(error.item_id)}}
-        emit_json({"schema": "rehydrate/check-v1", **decision.to_json(),
-                   "checksum": outcome.checksum, "envelope_id": outcome.envelope_id, **extra})
+        extra = (
+            {}
+            if error is None
+            else {
+                "error": {
+                    "code": error.code,
+                    "file": error.file,
+                    "line": error.line,
+                    "id": shown(error.item_id),
+                }
+            }
+        )
+        emit_json(
+            {
+                "schema": "rehydrate/check-v1",
+                **decision.to_json(),
+                "checksum": outcome.checksum,
+                "envelope_id": outcome.envelope_id,
+                **extra,
+            }
+        )
     else:
         click.echo(decision.decision)
         for reason in decision.reasons:
-            click.echo("  " + " ".join(x for x in map(shown, (
-                reason.code, reason.path, reason.field, reason.id)) if x), err=True)
+            click.echo(
+                "  "
+                + " ".join(
+                    x for x in map(shown, (reason.code, reason.path, reason.field, reason.id)) if x
+                ),
+                err=True,
+            )
     if error is not None:
         from ..redact import redact
 
@@ -53,9 +92,15 @@ def command(rev: str | None, worktree: bool, envelope: click.utils.LazyFile | No
     if record or config.record_events:
         from ..continuity.trace import record_decision
 
-        record_decision(repo.root, decision, command="check", pins=outcome.pins,
-                        checksum=outcome.checksum, envelope_id=outcome.envelope_id,
-                        summary_sha256=outcome.summary_sha256)
+        record_decision(
+            repo.root,
+            decision,
+            command="check",
+            pins=outcome.pins,
+            checksum=outcome.checksum,
+            envelope_id=outcome.envelope_id,
+            summary_sha256=outcome.summary_sha256,
+        )
     return decision.exit_code
 
 
@@ -77,5 +122,7 @@ def _note_uncommitted(repo: object, config: object, pins: dict | None) -> None:
     except RehydrateError:
         return
     if differ:
-        note(f"note: decided on HEAD; the work tree's {', '.join(differ)} differ from it "
-             "(uncommitted). `rehydrate check --worktree` includes them; commit them.")
+        note(
+            f"note: decided on HEAD; the work tree's {', '.join(differ)} differ from it "
+            "(uncommitted). `rehydrate check --worktree` includes them; commit them."
+        )

@@ -12,10 +12,17 @@ PROMPT_LINES = 40  # the prompt's "first screen"
 
 
 @click.command("demo")
-@click.argument("directory", metavar="[DIR]", required=False,
-                type=click.Path(file_okay=False, path_type=Path))
-@click.option("--prompt-lines", type=click.IntRange(min=0), default=PROMPT_LINES,
-              show_default=True, metavar="N", help="How many lines of the prompt to show.")
+@click.argument(
+    "directory", metavar="[DIR]", required=False, type=click.Path(file_okay=False, path_type=Path)
+)
+@click.option(
+    "--prompt-lines",
+    type=click.IntRange(min=0),
+    default=PROMPT_LINES,
+    show_default=True,
+    metavar="N",
+    help="How many lines of the prompt to show.",
+)
 def command(directory: Path | None, prompt_lines: int) -> int:
     """Build the worked example repository in DIR (default: a new temporary directory).
 
@@ -33,10 +40,15 @@ def command(directory: Path | None, prompt_lines: int) -> int:
     from .example import build_example, describe, prepare_target
     from .status import plain, render, use_color
 
-    target = prepare_target(directory) if directory is not None else \
-        Path(tempfile.mkdtemp(prefix="rehydrate-demo-")) / "invoices"
-    click.echo("Building the worked example (real commits, each one checked by the guard "
-               "hook)...", err=True)
+    target = (
+        prepare_target(directory)
+        if directory is not None
+        else Path(tempfile.mkdtemp(prefix="rehydrate-demo-")) / "invoices"
+    )
+    click.echo(
+        "Building the worked example (real commits, each one checked by the guard hook)...",
+        err=True,
+    )
     example = build_example(target)
     root = example.root
     repo = find_repo(root)
@@ -45,10 +57,10 @@ def command(directory: Path | None, prompt_lines: int) -> int:
     click.echo(describe() + "\n")
     style = click.style if use_color(sys.stdout.isatty(), os.environ) else plain
     click.echo(style("$ rehydrate status", bold=True))
-    click.echo(render(gather(repo, config, Source("worktree"), today_from_env(os.environ)),
-                      style))
-    prompt = load_prompt(repo, config, Source("rev", "HEAD"),
-                         PromptOptions(diff_lines=config.diff_lines))
+    click.echo(render(gather(repo, config, Source("worktree"), today_from_env(os.environ)), style))
+    prompt = load_prompt(
+        repo, config, Source("rev", "HEAD"), PromptOptions(diff_lines=config.diff_lines)
+    )
     lines = prompt.text.splitlines()
     click.echo("\n" + style(f"$ rehydrate prompt | head -{prompt_lines}", bold=True))
     click.echo("\n".join(lines[:prompt_lines]))

@@ -32,23 +32,38 @@ def command(revs: tuple[str, ...], staged: bool, worktree: bool, as_json: bool) 
     elif not sides:
         sides = [Source("rev", "HEAD"), Source("worktree")]
     if len(sides) != 2:
-        raise RehydrateError("name at most two sides", code="usage",
-                             fix="rehydrate diff A B | A --staged | --staged --worktree")
+        raise RehydrateError(
+            "name at most two sides",
+            code="usage",
+            fix="rehydrate diff A B | A --staged | --staged --worktree",
+        )
     for side in sides:
         if side.rev is not None and side.rev.startswith("-"):
             raise RehydrateError(f"invalid revision {side.rev!r}", code="usage")
     repo, config = open_repo()
     diffs = diff_sources(repo, config, sides[0], sides[1])
     if as_json:
-        emit_json({"schema": "rehydrate/diff-v1", "from": sides[0].label, "to": sides[1].label,
-                   "ledgers": [d.to_json() for d in diffs]})
+        emit_json(
+            {
+                "schema": "rehydrate/diff-v1",
+                "from": sides[0].label,
+                "to": sides[1].label,
+                "ledgers": [d.to_json() for d in diffs],
+            }
+        )
     else:
         click.echo(render(diffs, sides[0].label, sides[1].label))
     return 0
 
 
-_MARK = {"added": "+", "deleted": "-", "changed": "~", "retired": "R", "unretired": "!",
-         "retirement_changed": "!"}
+_MARK = {
+    "added": "+",
+    "deleted": "-",
+    "changed": "~",
+    "retired": "R",
+    "unretired": "!",
+    "retirement_changed": "!",
+}
 
 
 def render(diffs: list[Any], old: str, new: str) -> str:

@@ -15,25 +15,48 @@ def command() -> None:
 
 @command.command("create")
 @source_options()
-@click.option("--reset-reason", type=click.Choice(["context_compaction", "context_reset",
-                                                   "process_restart", "handoff"]),
-              default="context_compaction", show_default=True, help="Why the context is reset.")
-@click.option("--summary", type=click.File("rb"), default=None,
-              help="The summary to bind by its sha256.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
-              help="Write to FILE instead of stdout.")
+@click.option(
+    "--reset-reason",
+    type=click.Choice(["context_compaction", "context_reset", "process_restart", "handoff"]),
+    default="context_compaction",
+    show_default=True,
+    help="Why the context is reset.",
+)
+@click.option(
+    "--summary", type=click.File("rb"), default=None, help="The summary to bind by its sha256."
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write to FILE instead of stdout.",
+)
 @record_option
-def create(rev: str | None, worktree: bool, reset_reason: str,
-           summary: click.utils.LazyFile | None, output: str | None, record: bool) -> int:
+def create(
+    rev: str | None,
+    worktree: bool,
+    reset_reason: str,
+    summary: click.utils.LazyFile | None,
+    output: str | None,
+    record: bool,
+) -> int:
     """Write an envelope: pins, checksum, summary digest, pending obligations, unknown writes,
     consumed approvals. Its id is derived from its content."""
     from ..continuity.verify import write_envelope
     from ..readlimit import read_stream
 
     repo, config = open_repo()
-    envelope = write_envelope(repo, config, pick_source(rev, worktree), reset_reason,
-                              read_stream(summary, summary.name) if summary else None, output,
-                              record=record or config.record_events, command="envelope create")
+    envelope = write_envelope(
+        repo,
+        config,
+        pick_source(rev, worktree),
+        reset_reason,
+        read_stream(summary, summary.name) if summary else None,
+        output,
+        record=record or config.record_events,
+        command="envelope create",
+    )
     if output:
         note(f"wrote {output} ({envelope['envelope_id']})")
     else:

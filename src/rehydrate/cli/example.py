@@ -156,9 +156,10 @@ def upload_batch(client, month, rows):
 
 EXPORT_V3 = EXPORT_V2.replace(
     '    key = f"inv-{month}"\n',
-    '    key = f"inv-{month}"\n    print(f"upload {month}: idempotency key {key}")\n')
+    '    key = f"inv-{month}"\n    print(f"upload {month}: idempotency key {key}")\n',
+)
 
-TEST = '''\
+TEST = """\
 from export import upload_batch
 
 
@@ -178,7 +179,7 @@ def test_second_upload_is_a_no_op():
     assert upload_batch(bucket, "2026-01", ["a,1"]) == "uploaded"
     assert upload_batch(bucket, "2026-01", ["a,1"]) == "already-uploaded"
     assert len(bucket.objects) == 1
-'''
+"""
 
 README = """\
 # invoices
@@ -199,70 +200,168 @@ class Step:
 
 
 STEPS: tuple[Step, ...] = (
-    Step("2026-03-02T09:00:00+00:00", "Start T-7: export invoices to the archive exactly once",
-         files={"README.md": README, "src/export.py": EXPORT_V1, "docs/Spec.md": SPEC,
-                "docs/Task.md": TASK, "docs/Failed_Attempts.md": FAILURES}),
-    Step("2026-03-02T11:30:00+00:00", "Reproduce the duplicate upload in a test",
-         files={"tests/test_export.py": TEST},
-         commands=(
-             ("fail", "add", "--tried", "`pytest -k duplicate` against the staging bucket",
-              "--failure", "staging credentials expire after 15 minutes; the test hangs",
-              "--workaround", "use the in-memory FakeBucket in tests/test_export.py"),
-             ("task", "phase", "P1", "done"),
-             ("task", "phase", "P2", "doing"),
-             ("task", "next", "Add an idempotency key to upload_batch() in src/export.py"),
-         )),
-    Step("2026-03-02T15:10:00+00:00", "A longer timeout does not stop the duplicate",
-         commands=(
-             ("fail", "add", "--tried", "`UPLOAD_TIMEOUT=120 python -m export --month 2026-01`",
-              "--failure", "still uploads twice: the retry fires after the first upload "
-              "succeeded but before its response arrived",
-              "--workaround", "never retry blindly; look the object up by its idempotency key"),
-             ("spec", "constraint", "add", "--level", "MUST NOT", "--rule",
-              "Retry an upload before checking whether the object already exists",
-              "--source", "F-002"),
-         )),
-    Step("2026-03-03T09:20:00+00:00", "Idempotent uploads; compression decided",
-         files={"src/export.py": EXPORT_V2},
-         edits=(("docs/Spec.md", "| Export 10,000 invoices in under 5 minutes | SHOULD |",
-                 "| Export 10,000 invoices in under 5 minutes | MUST |"),),
-         commands=(
-             ("task", "verified", "add", "--check", "pytest tests/test_export.py: 1 passed",
-              "--artifact", "src/export.py"),
-             ("spec", "decide", "D-001", "--decision", "gzip: the finance tool reads .csv.gz",
-              "--source", "Maya Chen in #invoices, 2026-03-03"),
-             ("task", "phase", "P2", "done"),
-             ("task", "phase", "P3", "doing"),
-             ("task", "next", "Run the January backfill once with idempotency key inv-2026-01"),
-         )),
-    Step("2026-03-03T10:05:00+00:00", "Only the backfill job may write to production",
-         commands=(
-             ("spec", "constraint", "add", "--level", "MUST NOT", "--rule",
-              "Write to the production bucket except through the backfill job under an "
-              "approval", "--source", "security policy, 2026-03-03 revision"),
-             ("spec", "retire", "C-003", "--reason", "superseded by the stricter backfill-only "
-              "rule", "--replaced-by", "C-005", "--date", "2026-03-03"),
-         )),
-    Step("2026-03-03T11:04:00+00:00", "January backfill: the upload's outcome is unknown",
-         files={"src/export.py": EXPORT_V3},
-         commands=(
-             ("task", "write", "add", "--operation",
-              "Upload invoices-2026-01.csv.gz to s3://acme-archive/", "--idempotency-key",
-              "inv-2026-01"),
-             ("task", "approval", "consume", "A-001"),
-             ("task", "write", "settle", "E-001", "--status", "unknown"),
-             ("task", "next", "Look up key inv-2026-01 in s3://acme-archive/ by reading only"),
-         )),
-    Step("2026-03-04T09:15:00+00:00", "Reconcile E-001 from the bucket listing",
-         commands=(
-             ("task", "write", "settle", "E-001", "--status", "confirmed", "--evidence",
-              "`aws s3api head-object`: one object tagged inv-2026-01, 2026-03-03T11:01:58Z"),
-             ("task", "check", "pass", "X-002"),
-             ("task", "obligation", "done", "O-001"),
-             ("task", "phase", "P3", "done"),
-             ("task", "phase", "P4", "doing"),
-             ("task", "next", "Write the backfill runbook in docs/runbook.md"),
-         )),
+    Step(
+        "2026-03-02T09:00:00+00:00",
+        "Start T-7: export invoices to the archive exactly once",
+        files={
+            "README.md": README,
+            "src/export.py": EXPORT_V1,
+            "docs/Spec.md": SPEC,
+            "docs/Task.md": TASK,
+            "docs/Failed_Attempts.md": FAILURES,
+        },
+    ),
+    Step(
+        "2026-03-02T11:30:00+00:00",
+        "Reproduce the duplicate upload in a test",
+        files={"tests/test_export.py": TEST},
+        commands=(
+            (
+                "fail",
+                "add",
+                "--tried",
+                "`pytest -k duplicate` against the staging bucket",
+                "--failure",
+                "staging credentials expire after 15 minutes; the test hangs",
+                "--workaround",
+                "use the in-memory FakeBucket in tests/test_export.py",
+            ),
+            ("task", "phase", "P1", "done"),
+            ("task", "phase", "P2", "doing"),
+            ("task", "next", "Add an idempotency key to upload_batch() in src/export.py"),
+        ),
+    ),
+    Step(
+        "2026-03-02T15:10:00+00:00",
+        "A longer timeout does not stop the duplicate",
+        commands=(
+            (
+                "fail",
+                "add",
+                "--tried",
+                "`UPLOAD_TIMEOUT=120 python -m export --month 2026-01`",
+                "--failure",
+                "still uploads twice: the retry fires after the first upload "
+                "succeeded but before its response arrived",
+                "--workaround",
+                "never retry blindly; look the object up by its idempotency key",
+            ),
+            (
+                "spec",
+                "constraint",
+                "add",
+                "--level",
+                "MUST NOT",
+                "--rule",
+                "Retry an upload before checking whether the object already exists",
+                "--source",
+                "F-002",
+            ),
+        ),
+    ),
+    Step(
+        "2026-03-03T09:20:00+00:00",
+        "Idempotent uploads; compression decided",
+        files={"src/export.py": EXPORT_V2},
+        edits=(
+            (
+                "docs/Spec.md",
+                "| Export 10,000 invoices in under 5 minutes | SHOULD |",
+                "| Export 10,000 invoices in under 5 minutes | MUST |",
+            ),
+        ),
+        commands=(
+            (
+                "task",
+                "verified",
+                "add",
+                "--check",
+                "pytest tests/test_export.py: 1 passed",
+                "--artifact",
+                "src/export.py",
+            ),
+            (
+                "spec",
+                "decide",
+                "D-001",
+                "--decision",
+                "gzip: the finance tool reads .csv.gz",
+                "--source",
+                "Maya Chen in #invoices, 2026-03-03",
+            ),
+            ("task", "phase", "P2", "done"),
+            ("task", "phase", "P3", "doing"),
+            ("task", "next", "Run the January backfill once with idempotency key inv-2026-01"),
+        ),
+    ),
+    Step(
+        "2026-03-03T10:05:00+00:00",
+        "Only the backfill job may write to production",
+        commands=(
+            (
+                "spec",
+                "constraint",
+                "add",
+                "--level",
+                "MUST NOT",
+                "--rule",
+                "Write to the production bucket except through the backfill job under an approval",
+                "--source",
+                "security policy, 2026-03-03 revision",
+            ),
+            (
+                "spec",
+                "retire",
+                "C-003",
+                "--reason",
+                "superseded by the stricter backfill-only rule",
+                "--replaced-by",
+                "C-005",
+                "--date",
+                "2026-03-03",
+            ),
+        ),
+    ),
+    Step(
+        "2026-03-03T11:04:00+00:00",
+        "January backfill: the upload's outcome is unknown",
+        files={"src/export.py": EXPORT_V3},
+        commands=(
+            (
+                "task",
+                "write",
+                "add",
+                "--operation",
+                "Upload invoices-2026-01.csv.gz to s3://acme-archive/",
+                "--idempotency-key",
+                "inv-2026-01",
+            ),
+            ("task", "approval", "consume", "A-001"),
+            ("task", "write", "settle", "E-001", "--status", "unknown"),
+            ("task", "next", "Look up key inv-2026-01 in s3://acme-archive/ by reading only"),
+        ),
+    ),
+    Step(
+        "2026-03-04T09:15:00+00:00",
+        "Reconcile E-001 from the bucket listing",
+        commands=(
+            (
+                "task",
+                "write",
+                "settle",
+                "E-001",
+                "--status",
+                "confirmed",
+                "--evidence",
+                "`aws s3api head-object`: one object tagged inv-2026-01, 2026-03-03T11:01:58Z",
+            ),
+            ("task", "check", "pass", "X-002"),
+            ("task", "obligation", "done", "O-001"),
+            ("task", "phase", "P3", "done"),
+            ("task", "phase", "P4", "doing"),
+            ("task", "next", "Write the backfill runbook in docs/runbook.md"),
+        ),
+    ),
 )
 
 
@@ -276,14 +375,18 @@ class Example:
 
 def git_env(date: str | None = None) -> dict[str, str]:
     """An environment that makes git independent of the user's configuration, and pinned."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("GIT_", "REHYDRATE_"))}
-    env.update({
-        "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_AUTHOR_NAME": AGENT[0], "GIT_AUTHOR_EMAIL": AGENT[1],
-        "GIT_COMMITTER_NAME": AGENT[0], "GIT_COMMITTER_EMAIL": AGENT[1],
-        "NO_COLOR": "1",
-    })
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "REHYDRATE_"))}
+    env.update(
+        {
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_AUTHOR_NAME": AGENT[0],
+            "GIT_AUTHOR_EMAIL": AGENT[1],
+            "GIT_COMMITTER_NAME": AGENT[0],
+            "GIT_COMMITTER_EMAIL": AGENT[1],
+            "NO_COLOR": "1",
+        }
+    )
     if date:
         env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
     return env
@@ -292,9 +395,12 @@ def git_env(date: str | None = None) -> dict[str, str]:
 def _run(args: Sequence[str], cwd: Path, env: Mapping[str, str]) -> str:
     proc = subprocess.run(list(args), cwd=cwd, env=dict(env), capture_output=True, text=True)
     if proc.returncode != 0:
-        raise GitError(f"building the example failed at `{' '.join(args)}`: "
-                       f"{(proc.stderr or proc.stdout).strip()}", code="example_failed",
-                       fix="this is a bug in the worked example; please report it")
+        raise GitError(
+            f"building the example failed at `{' '.join(args)}`: "
+            f"{(proc.stderr or proc.stdout).strip()}",
+            code="example_failed",
+            fix="this is a bug in the worked example; please report it",
+        )
     return proc.stdout
 
 
@@ -322,9 +428,12 @@ def _rehydrate(args: Sequence[str], cwd: Path, env: Mapping[str, str]) -> None:
         os.environ.clear()
         os.environ.update(old_env)
     if code != 0:
-        raise RehydrateError(f"building the example failed at `rehydrate {' '.join(args)}` "
-                             f"(exit {code}): {err.getvalue().strip()}", code="example_failed",
-                             fix="this is a bug in the worked example; please report it")
+        raise RehydrateError(
+            f"building the example failed at `rehydrate {' '.join(args)}` "
+            f"(exit {code}): {err.getvalue().strip()}",
+            code="example_failed",
+            fix="this is a bug in the worked example; please report it",
+        )
 
 
 def _write(root: Path, relpath: str, text: str) -> None:
@@ -337,8 +446,12 @@ def prepare_target(target: Path) -> Path:
     """``target`` as an absolute, empty directory (created if needed); refuses anything else."""
     target = target.expanduser().absolute()
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise RehydrateError(f"{target} exists and is not an empty directory", file=str(target),
-                             code="usage", fix="name a new or empty directory")
+        raise RehydrateError(
+            f"{target} exists and is not an empty directory",
+            file=str(target),
+            code="usage",
+            fix="name a new or empty directory",
+        )
     target.mkdir(parents=True, exist_ok=True)
     return target
 

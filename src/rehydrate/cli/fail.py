@@ -23,8 +23,11 @@ def add(tried: str, failure: str, workaround: str, **opts: Any) -> int:
     """Append a failed attempt with the next free ID; print the ID."""
     from ..writers.ledger import add_row, cell
 
-    values = {"tried": cell("--tried", tried), "failure": cell("--failure", failure),
-              "workaround": cell("--workaround", workaround)}
+    values = {
+        "tried": cell("--tried", tried),
+        "failure": cell("--failure", failure),
+        "workaround": cell("--workaround", workaround),
+    }
     return run_write(add_row("failures", "fail add", "failures", values), **opts)
 
 

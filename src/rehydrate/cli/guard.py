@@ -42,26 +42,43 @@ read (a shallow clone that lacks the history: fetch it in full).
 """
 
 
-@click.command("guard", help=_HELP, short_help="Refuse ledger changes that delete, weaken "
-               "or rewrite (exit 1).")
-@click.option("--staged", is_flag=True, help="Check the index against HEAD (the default; "
-              "what the pre-commit hook runs).")
-@click.option("--range", "range_", metavar="A..B", default=None,
-              help="Check every commit in A..B against each of its parents, and A against B "
-                   "when B does not descend from A (CI).")
-@click.option("--pre-receive", "pre_receive", is_flag=True,
-              help="Read '<old> <new> <ref>' lines on stdin (a server-side pre-receive hook).")
+@click.command(
+    "guard", help=_HELP, short_help="Refuse ledger changes that delete, weaken or rewrite (exit 1)."
+)
+@click.option(
+    "--staged",
+    is_flag=True,
+    help="Check the index against HEAD (the default; what the pre-commit hook runs).",
+)
+@click.option(
+    "--range",
+    "range_",
+    metavar="A..B",
+    default=None,
+    help="Check every commit in A..B against each of its parents, and A against B "
+    "when B does not descend from A (CI).",
+)
+@click.option(
+    "--pre-receive",
+    "pre_receive",
+    is_flag=True,
+    help="Read '<old> <new> <ref>' lines on stdin (a server-side pre-receive hook).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def command(staged: bool, range_: str | None, pre_receive: bool, as_json: bool) -> int:
     from ..errors import RehydrateError
     from ..git import GitError, find_bare_repo, find_repo
 
     if staged + (range_ is not None) + pre_receive > 1:
-        raise RehydrateError("choose one of --staged, --range, --pre-receive", code="usage",
-                             fix="pass at most one mode")
+        raise RehydrateError(
+            "choose one of --staged, --range, --pre-receive",
+            code="usage",
+            fix="pass at most one mode",
+        )
     if range_ is not None and (not range_.strip() or range_.startswith("-")):
-        raise RehydrateError(f"invalid range {range_!r}", code="usage",
-                             fix="pass --range A..B (two revisions)")
+        raise RehydrateError(
+            f"invalid range {range_!r}", code="usage", fix="pass --range A..B (two revisions)"
+        )
     try:
         repo = find_repo()
     except GitError:
@@ -71,12 +88,18 @@ def command(staged: bool, range_: str | None, pre_receive: bool, as_json: bool) 
     if not (staged or range_ or pre_receive) and from_ref and to_ref:
         # the pre-commit framework's pre-push stage
         if from_ref.startswith("-") or to_ref.startswith("-"):
-            raise RehydrateError("invalid PRE_COMMIT_FROM_REF / PRE_COMMIT_TO_REF",
-                                 code="usage", fix="set them to commit ids")
+            raise RehydrateError(
+                "invalid PRE_COMMIT_FROM_REF / PRE_COMMIT_TO_REF",
+                code="usage",
+                fix="set them to commit ids",
+            )
         from ..guard.range import RangeSpec, check_range, resolve_range
 
-        spec = (RangeSpec((to_ref, "--not", "--remotes")) if from_ref in _ZERO
-                else resolve_range(repo, f"{from_ref}..{to_ref}"))
+        spec = (
+            RangeSpec((to_ref, "--not", "--remotes"))
+            if from_ref in _ZERO
+            else resolve_range(repo, f"{from_ref}..{to_ref}")
+        )
         return _finish(check_range(repo, spec), as_json)
     if range_ is not None:
         from ..guard.range import check_range, resolve_range
@@ -112,13 +135,16 @@ def _staged(repo: object, as_json: bool) -> int:
     if extra:
         from ..guard.staged import check_staged
 
-        return _finish(check_staged(repo, config, first, old_config=old_config, extra=extra),
-                       as_json)
+        return _finish(
+            check_staged(repo, config, first, old_config=old_config, extra=extra), as_json
+        )
     if not first[1] and not merge_heads(repo):
         if as_json:
-            click.echo('{"schema": "rehydrate/guard-v1", "ok": true, "violations": [], '
-                       '"waived": [], "checked": {"mode": "staged", "ledgers": [], '
-                       '"commits": 0}}')
+            click.echo(
+                '{"schema": "rehydrate/guard-v1", "ok": true, "violations": [], '
+                '"waived": [], "checked": {"mode": "staged", "ledgers": [], '
+                '"commits": 0}}'
+            )
         return 0
     from ..guard.staged import check_staged
 
@@ -146,6 +172,8 @@ def _finish(report: object, as_json: bool) -> int:
             from ..guard.range import REWRITE_HINT
 
             note(REWRITE_HINT)
-        note(f"rehydrate guard: refused ({len(report.violations)} violation"
-             f"{'s' if len(report.violations) != 1 else ''}; see `rehydrate guard --help`)")
+        note(
+            f"rehydrate guard: refused ({len(report.violations)} violation"
+            f"{'s' if len(report.violations) != 1 else ''}; see `rehydrate guard --help`)"
+        )
     return code

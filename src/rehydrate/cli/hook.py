@@ -25,8 +25,11 @@ def group() -> None:
 
 
 @click.command("install")
-@click.option("--force", is_flag=True,
-              help="Replace an existing hook instead of chaining it (kept as a backup).")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace an existing hook instead of chaining it (kept as a backup).",
+)
 def install(force: bool) -> int:
     """Install the guard as native pre-commit and pre-merge-commit hooks (chains existing)."""
     from ..git import find_repo

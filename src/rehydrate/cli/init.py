@@ -8,14 +8,30 @@ from ._common import note, open_repo
 
 
 @click.command("init")
-@click.option("--dir", "ledger_dir", metavar="DIR", default=None,
-              help="Folder for the three ledgers (default: docs).")
-@click.option("--config", "write_config", is_flag=True,
-              help="Also write a .rehydrate.toml with the ledger paths.")
-@click.option("--no-hook", "no_hook", is_flag=True,
-              help="Do not install the guard as pre-commit / pre-merge-commit hook.")
-@click.option("--claude", is_flag=True,
-              help="Also wire the Claude Code hooks (.claude/settings.json) and CLAUDE.md.")
+@click.option(
+    "--dir",
+    "ledger_dir",
+    metavar="DIR",
+    default=None,
+    help="Folder for the three ledgers (default: docs).",
+)
+@click.option(
+    "--config",
+    "write_config",
+    is_flag=True,
+    help="Also write a .rehydrate.toml with the ledger paths.",
+)
+@click.option(
+    "--no-hook",
+    "no_hook",
+    is_flag=True,
+    help="Do not install the guard as pre-commit / pre-merge-commit hook.",
+)
+@click.option(
+    "--claude",
+    is_flag=True,
+    help="Also wire the Claude Code hooks (.claude/settings.json) and CLAUDE.md.",
+)
 def command(ledger_dir: str | None, write_config: bool, no_hook: bool, claude: bool) -> int:
     """Scaffold the three ledgers and an AGENTS.md section; never overwrites."""
     from ..writers.scaffold import init_repo
@@ -40,6 +56,8 @@ def command(ledger_dir: str | None, write_config: bool, no_hook: bool, claude: b
         note(f"{install_settings(repo.root):>8}  .claude/settings.json")
         section = claude_section(repo, config, ledger_dir)
         note(f"{section.what:>8}  {section.path}")
-    note("next: fill in the ledgers (edit or drop the example rows before the first commit), "
-         "then `git add` them and commit; `rehydrate prompt` builds a session's context.")
+    note(
+        "next: fill in the ledgers (edit or drop the example rows before the first commit), "
+        "then `git add` them and commit; `rehydrate prompt` builds a session's context."
+    )
     return 0

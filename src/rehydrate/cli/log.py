@@ -23,8 +23,11 @@ def command(rev_range: str | None, as_json: bool) -> int:
     from ..views.log import history_to_json, ledger_history
 
     if rev_range is not None and (not rev_range.strip() or rev_range.startswith("-")):
-        raise RehydrateError(f"invalid revision range {rev_range!r}", code="usage",
-                             fix="name a revision or a range such as A..B")
+        raise RehydrateError(
+            f"invalid revision range {rev_range!r}",
+            code="usage",
+            fix="name a revision or a range such as A..B",
+        )
     repo, config = open_repo()
     revs = [rev_range or "HEAD"]
     entries = ledger_history(repo, config, revs)
@@ -45,8 +48,11 @@ def render(entries: Any) -> str:
         for event in entry.events:
             label = event.code.replace("_", " ")
             ident = f" {event.id}" if event.id else ""
-            move = f" ({event.old} -> {event.new})" if event.old and event.new \
-                and event.code != "next_action" else ""
+            move = (
+                f" ({event.old} -> {event.new})"
+                if event.old and event.new and event.code != "next_action"
+                else ""
+            )
             lines.append(f"  {event.mark} {label}{ident}{move}: {event.text}")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)

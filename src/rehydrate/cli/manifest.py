@@ -9,12 +9,26 @@ from ._common import open_repo, pick_source, source_options
 
 @click.command("manifest")
 @source_options()
-@click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml",
-              show_default=True, help="Serialisation of the manifest.")
-@click.option("--fenced", is_flag=True,
-              help="Wrap it in a ```resume-manifest block, ready to paste into a summary.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
-              help="Write to FILE instead of stdout.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["yaml", "json"]),
+    default="yaml",
+    show_default=True,
+    help="Serialisation of the manifest.",
+)
+@click.option(
+    "--fenced",
+    is_flag=True,
+    help="Wrap it in a ```resume-manifest block, ready to paste into a summary.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write to FILE instead of stdout.",
+)
 def command(rev: str | None, worktree: bool, fmt: str, fenced: bool, output: str | None) -> int:
     """Emit the resume manifest (rehydrate/resume-manifest-v1): IDs, statuses, pins, checksum."""
     from ..continuity.manifest import FENCE_INFO, build_manifest, dump_manifest

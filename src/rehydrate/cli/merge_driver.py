@@ -12,8 +12,13 @@ import click
 @click.argument("ours", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("theirs", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("path")
-@click.option("--marker-size", type=click.IntRange(3, 100), default=7, show_default=True,
-              help="Length of conflict markers (git's %L).")
+@click.option(
+    "--marker-size",
+    type=click.IntRange(3, 100),
+    default=7,
+    show_default=True,
+    help="Length of conflict markers (git's %L).",
+)
 def command(base: Path, ours: Path, theirs: Path, path: str, marker_size: int) -> int:
     """Merge a ledger semantically: git passes %O %A %B %P; the result is written into %A.
 

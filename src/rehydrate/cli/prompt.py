@@ -14,23 +14,66 @@ from ._common import note, pick_source, source_options
 
 @click.command("prompt")
 @source_options()
-@click.option("--max-tokens", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Token budget; optional parts are cut first, mandatory ones never.")
-@click.option("--diff-lines", type=click.IntRange(min=0), default=None, metavar="N",
-              help="Show at most N lines of the latest commit's diff (default 200).")
-@click.option("--template", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help="Working protocol template (default: templates/protocol.md).")
-@click.option("--format", "fmt", type=click.Choice(["md", "json"]), default="md",
-              show_default=True, help="Markdown text, or one rehydrate/prompt-v1 JSON object.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help="Write to FILE atomically instead of stdout.")
-@click.option("--envelope-out", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help="Also write a continuity envelope for the prompt's pins to FILE.")
-@click.option("--record", is_flag=True,
-              help="Append a trace event to .rehydrate/events.jsonl (also: record_events = true).")
-def command(rev: str | None, worktree: bool, max_tokens: int | None, diff_lines: int | None,
-            template: str | None, fmt: str, output: str | None,
-            envelope_out: str | None = None, record: bool = False) -> int:
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Token budget; optional parts are cut first, mandatory ones never.",
+)
+@click.option(
+    "--diff-lines",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help="Show at most N lines of the latest commit's diff (default 200).",
+)
+@click.option(
+    "--template",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="Working protocol template (default: templates/protocol.md).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["md", "json"]),
+    default="md",
+    show_default=True,
+    help="Markdown text, or one rehydrate/prompt-v1 JSON object.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="Write to FILE atomically instead of stdout.",
+)
+@click.option(
+    "--envelope-out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="Also write a continuity envelope for the prompt's pins to FILE.",
+)
+@click.option(
+    "--record",
+    is_flag=True,
+    help="Append a trace event to .rehydrate/events.jsonl (also: record_events = true).",
+)
+def command(
+    rev: str | None,
+    worktree: bool,
+    max_tokens: int | None,
+    diff_lines: int | None,
+    template: str | None,
+    fmt: str,
+    output: str | None,
+    envelope_out: str | None = None,
+    record: bool = False,
+) -> int:
     """The rehydration prompt: header, Spec, Task, Failed attempts, latest commit, protocol.
 
     Exits 3 (after writing the whole prompt) when an external write's outcome is
@@ -72,12 +115,21 @@ def command(rev: str | None, worktree: bool, max_tokens: int | None, diff_lines:
     if envelope_out or record or config.record_events:
         from ..continuity.verify import after_prompt
 
-        after_prompt(repo, config, source, prompt, text, envelope_out=envelope_out,
-                     record=record or config.record_events)
+        after_prompt(
+            repo,
+            config,
+            source,
+            prompt,
+            text,
+            envelope_out=envelope_out,
+            record=record or config.record_events,
+        )
     if prompt.decision.exit_code:
         ids = ", ".join(r.id or r.code for r in prompt.decision.reasons)
-        note(f"rehydrate: {prompt.decision.decision}: reconcile {ids} by reading before "
-             "anything else; the prompt says how")
+        note(
+            f"rehydrate: {prompt.decision.decision}: reconcile {ids} by reading before "
+            "anything else; the prompt says how"
+        )
     return prompt.decision.exit_code
 
 
@@ -91,7 +143,7 @@ def _emit(text: str) -> None:
     try:
         sys.stdout.flush()
         for start in range(0, len(text), step):
-            buffer.write(text[start:start + step].encode("utf-8", "surrogateescape"))
+            buffer.write(text[start : start + step].encode("utf-8", "surrogateescape"))
         buffer.flush()
     except BrokenPipeError:
         # the reader stopped early (`rehydrate prompt | head`); the exit code still says

@@ -20,8 +20,7 @@ def constraint() -> None:
 
 
 @constraint.command("add")
-@click.option("--level", "level_", required=True,
-              help="MUST, MUST NOT, SHOULD, SHOULD NOT or MAY.")
+@click.option("--level", "level_", required=True, help="MUST, MUST NOT, SHOULD, SHOULD NOT or MAY.")
 @click.option("--rule", required=True, help="The rule, one line.")
 @click.option("--source", default="", help="Where it comes from (person, ticket, doc).")
 @write_options
@@ -38,11 +37,17 @@ def constraint_add(level_: str, rule: str, source: str, **opts: Any) -> int:
 
 @command.command("retire")
 @retire_options
-@click.option("--ledger", "kind", type=click.Choice(["spec", "task", "failures"]), default=None,
-              help="The ledger holding ID (default: found by ID).")
+@click.option(
+    "--ledger",
+    "kind",
+    type=click.Choice(["spec", "task", "failures"]),
+    default=None,
+    help="The ledger holding ID (default: found by ID).",
+)
 @write_options
-def retire(item_id: str, reason: str, replaced_by: str, date: str | None, kind: str | None,
-           **opts: Any) -> int:
+def retire(
+    item_id: str, reason: str, replaced_by: str, date: str | None, kind: str | None, **opts: Any
+) -> int:
     """Retire item ID of any ledger with a reason (its row stays where it is)."""
     return run_write(retire_operation(kind, item_id, reason, replaced_by, date), **opts)
 
@@ -56,7 +61,11 @@ def decide(item_id: str, decision: str, source: str, **opts: Any) -> int:
     """Move open decision ID to decided, with the decision and its source."""
     from ..writers.ledger import cell, update_row
 
-    values = {"status": "decided", "decision": cell("--decision", decision),
-              "source": cell("--source", source)}
-    return run_write(update_row("spec", "spec decide", "decisions", cell("ID", item_id), values),
-                     **opts)
+    values = {
+        "status": "decided",
+        "decision": cell("--decision", decision),
+        "source": cell("--source", source),
+    }
+    return run_write(
+        update_row("spec", "spec decide", "decisions", cell("ID", item_id), values), **opts
+    )

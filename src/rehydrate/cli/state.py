@@ -39,8 +39,10 @@ def render(state: object) -> str:
     for kind, pin in state.pins.items():
         ledger = state.ledgers[kind]
         counts = ", ".join(f"{len(v)} {k}" for k, v in ledger.items.items() if v) or "no items"
-        lines.append(f"{kind:<9} {pin.path}  blob {(pin.blob or '-')[:12]}  "
-                     f"last commit {(pin.last_commit or '-')[:12]}")
+        lines.append(
+            f"{kind:<9} {pin.path}  blob {(pin.blob or '-')[:12]}  "
+            f"last commit {(pin.last_commit or '-')[:12]}"
+        )
         lines.append(f"          {counts}; {len(ledger.retired)} retired")
     task = state.ledgers["task"]
     lines.append(f"task      {task.task_id} revision {task.revision}: {task.objective}")

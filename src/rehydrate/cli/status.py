@@ -60,8 +60,9 @@ def _due_text(decision: Any, style: Style) -> str:
     if days is None:
         return f"due {decision.due}"
     if days > 0:
-        return style(f"due {decision.due}, OVERDUE by {days} day{'s' * (days != 1)}",
-                     fg="red", bold=True)
+        return style(
+            f"due {decision.due}, OVERDUE by {days} day{'s' * (days != 1)}", fg="red", bold=True
+        )
     if days == 0:
         return style(f"due {decision.due}, due today", fg="yellow", bold=True)
     return f"due {decision.due} (in {-days} day{'s' * (days != -1)})"
@@ -73,73 +74,99 @@ def render(view: Any, style: Style = plain) -> str:
     from ..views.status import progress_bar
 
     revision = f" (revision {view.revision})" if view.revision is not None else ""
-    lines = [style(f"Task {view.task or '(no id)'}{revision}", bold=True)
-             + f": {view.objective or '(no objective)'}"]
+    lines = [
+        style(f"Task {view.task or '(no id)'}{revision}", bold=True)
+        + f": {view.objective or '(no objective)'}"
+    ]
     head = view.head[:12] if view.head else "no commits yet"
-    where = {"worktree": "work tree", "staged": "index"}.get(view.source.kind,
-                                                            f"rev {view.source.rev}")
+    where = {"worktree": "work tree", "staged": "index"}.get(
+        view.source.kind, f"rev {view.source.rev}"
+    )
     on = f" on {view.branch}" if view.branch else ""
     lines.append(f"Source     {where}; HEAD {head}{on}")
     if view.decision.decision == BLOCKED_ON_RECONCILIATION:
         count = len(view.blocked_writes)
-        lines += ["", style(f"BLOCKED ON RECONCILIATION: the outcome of {count} external "
-                            f"write{'s' * (count != 1)} is unknown", fg="red", bold=True)]
+        lines += [
+            "",
+            style(
+                f"BLOCKED ON RECONCILIATION: the outcome of {count} external "
+                f"write{'s' * (count != 1)} is unknown",
+                fg="red",
+                bold=True,
+            ),
+        ]
         for write in view.blocked_writes:
             key = f" (key {write.idempotency_key})" if write.idempotency_key else ""
             lines.append(style(f"  {write.id}  {write.operation}{key}", fg="red"))
-        lines.append("  Reconcile by reading (the remote system, logs, the key), never by "
-                     "retrying; then `rehydrate task write settle`.")
+        lines.append(
+            "  Reconcile by reading (the remote system, logs, the key), never by "
+            "retrying; then `rehydrate task write settle`."
+        )
     lines.append("")
     done, total = view.done, len(view.phases)
     now = ", ".join(f"{p.id} {p.phase}" for p in view.current_phases)
-    lines.append(f"Phases     {progress_bar(view.phases)} {done}/{total} done"
-                 + (f"; now {now}" if now else ""))
+    lines.append(
+        f"Phases     {progress_bar(view.phases)} {done}/{total} done"
+        + (f"; now {now}" if now else "")
+    )
     lines.append(f"Next       {view.next_action or '(none recorded)'}")
     if view.decision.decision == BLOCKED_ON_RECONCILIATION:
-        decision = style(view.decision.decision, fg="red", bold=True) + \
-            " (`rehydrate check` exits 3)"
+        decision = (
+            style(view.decision.decision, fg="red", bold=True) + " (`rehydrate check` exits 3)"
+        )
     else:
-        decision = style(view.decision.decision, fg="green") + \
-            ": continuity holds; the next action still needs authorization"
+        decision = (
+            style(view.decision.decision, fg="green")
+            + ": continuity holds; the next action still needs authorization"
+        )
     lines.append(f"Continuity {decision}")
     if view.pending_writes:
         ids = ", ".join(w.id for w in view.pending_writes)
-        lines.append(f"Pending    external write{'s' * (len(view.pending_writes) != 1)} {ids} "
-                     "(record the outcome once known)")
+        lines.append(
+            f"Pending    external write{'s' * (len(view.pending_writes) != 1)} {ids} "
+            "(record the outcome once known)"
+        )
     lines.append("")
     c = view.counts
     lines.append(
         f"Ledgers    constraints {c['constraints']['active']} active, "
         f"{c['constraints']['retired']} retired; contracts {c['contracts']['active']} active; "
-        f"failures {c['failures']['active']} active, {c['failures']['retired']} retired")
+        f"failures {c['failures']['active']} active, {c['failures']['retired']} retired"
+    )
     lines.append(
         f"Open       decisions {c['decisions']['open']}/{c['decisions']['total']}; "
         f"obligations {c['obligations']['open']}/{c['obligations']['total']}; "
         f"completion checks {c['completion checks']['open']}/"
         f"{c['completion checks']['total']}; approvals granted "
-        f"{c['approvals']['granted']}/{c['approvals']['total']}")
+        f"{c['approvals']['granted']}/{c['approvals']['total']}"
+    )
     if view.open_decisions:
         overdue = len(view.overdue)
-        title = "Open decisions" + (style(f" ({overdue} overdue)", fg="red", bold=True)
-                                    if overdue else "")
+        title = "Open decisions" + (
+            style(f" ({overdue} overdue)", fg="red", bold=True) if overdue else ""
+        )
         lines += ["", title]
         for d in view.open_decisions[:LIST_LIMIT]:
             owner = f"  owner {d.owner}" if d.owner else ""
             lines.append(f"  {d.id}  {d.question}{owner}  {_due_text(d, style)}")
         lines += _more(LIST_LIMIT, len(view.open_decisions), "decisions")
     if view.stale:
-        lines += ["", style("Stale verifications", fg="yellow", bold=True)
-                  + " (the artifact changed since it was checked: re-check)"]
+        lines += [
+            "",
+            style("Stale verifications", fg="yellow", bold=True)
+            + " (the artifact changed since it was checked: re-check)",
+        ]
         for checked in view.stale[:LIST_LIMIT]:
             v = checked.verification
             now_ = f"now {checked.current[:12]}" if checked.current else "now missing"
-            lines.append(f"  {v.id}  {v.check}  {v.artifact}: checked at {v.blob[:12]}, "
-                         f"{now_}")
+            lines.append(f"  {v.id}  {v.check}  {v.artifact}: checked at {v.blob[:12]}, {now_}")
         lines += _more(LIST_LIMIT, len(view.stale), "stale verifications")
     lines.append("")
     if view.uncommitted:
-        lines.append(style("Uncommitted ledger changes", fg="yellow", bold=True)
-                     + " (work tree differs from HEAD; commit them before you stop):")
+        lines.append(
+            style("Uncommitted ledger changes", fg="yellow", bold=True)
+            + " (work tree differs from HEAD; commit them before you stop):"
+        )
         lines += [f"  {path}" for path in view.uncommitted]
     else:
         lines.append("Uncommitted ledger changes: none")

@@ -23,15 +23,21 @@ def propose(file: click.utils.LazyFile) -> int:
     repo, _ = open_repo()
     blob = store(repo, read_stream(file, file.name))
     click.echo(blob)
-    note(f"candidate stored as {candidate_ref(blob)}; promote it with: "
-         f"rehydrate summary promote {blob} --expect <current id or none>")
+    note(
+        f"candidate stored as {candidate_ref(blob)}; promote it with: "
+        f"rehydrate summary promote {blob} --expect <current id or none>"
+    )
     return 0
 
 
 @command.command("promote")
 @click.argument("candidate")
-@click.option("--expect", required=True, metavar="CURRENT",
-              help="The current summary id you verified against, or 'none' for the first.")
+@click.option(
+    "--expect",
+    required=True,
+    metavar="CURRENT",
+    help="The current summary id you verified against, or 'none' for the first.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def promote(candidate: str, expect: str, as_json: bool) -> int:
     """Verify CANDIDATE against HEAD, then move the current summary ref with a
@@ -42,9 +48,15 @@ def promote(candidate: str, expect: str, as_json: bool) -> int:
     repo, config = open_repo()
     result = run(repo, config, candidate, expect)
     if as_json:
-        emit_json({"schema": "rehydrate/summary-promotion-v1", "outcome": result.outcome,
-                   "candidate": result.candidate, "previous": result.previous,
-                   "verification": result.verification.to_json()})
+        emit_json(
+            {
+                "schema": "rehydrate/summary-promotion-v1",
+                "outcome": result.outcome,
+                "candidate": result.candidate,
+                "previous": result.previous,
+                "verification": result.verification.to_json(),
+            }
+        )
     else:
         click.echo(f"{result.outcome} {result.candidate}")
     if result.outcome == "promoted":
@@ -53,10 +65,11 @@ def promote(candidate: str, expect: str, as_json: bool) -> int:
     from ..continuity.decision import shown
 
     for reason in result.verification.reasons:
-        note("  " + " ".join(x for x in map(shown, (reason.code, reason.field, reason.id))
-                             if x))
-    note(f"verification failed ({result.verification.action}); current summary untouched; "
-         f"candidate kept as {rejected_ref(result.candidate)}")
+        note("  " + " ".join(x for x in map(shown, (reason.code, reason.field, reason.id)) if x))
+    note(
+        f"verification failed ({result.verification.action}); current summary untouched; "
+        f"candidate kept as {rejected_ref(result.candidate)}"
+    )
     return 1
 
 

@@ -33,8 +33,13 @@ def phase(item_id: str, status: str, **opts: Any) -> int:
     from ..writers.ledger import cell, update_row
     from ..writers.ledger import status as check_status
 
-    op = update_row("task", "task phase", "phases", cell("ID", item_id),
-                    {"status": check_status("phases", status)})
+    op = update_row(
+        "task",
+        "task phase",
+        "phases",
+        cell("ID", item_id),
+        {"status": check_status("phases", status)},
+    )
     return run_write(op, **opts)
 
 
@@ -50,8 +55,12 @@ def obligation_add(text: str, **opts: Any) -> int:
     """Add an open obligation; print its ID."""
     from ..writers.ledger import add_row, cell
 
-    op = add_row("task", "task obligation add", "obligations",
-                 {"obligation": cell("TEXT", text), "status": "open"})
+    op = add_row(
+        "task",
+        "task obligation add",
+        "obligations",
+        {"obligation": cell("TEXT", text), "status": "open"},
+    )
     return run_write(op, **opts)
 
 
@@ -77,9 +86,13 @@ def write_add(operation: str, idempotency_key: str, **opts: Any) -> int:
 
 @write_group.command("settle")
 @click.argument("item_id", metavar="ID")
-@click.option("--status", "new_status", required=True,
-              type=click.Choice(["unknown", "confirmed", "not_applied"]),
-              help="What is now known about the write.")
+@click.option(
+    "--status",
+    "new_status",
+    required=True,
+    type=click.Choice(["unknown", "confirmed", "not_applied"]),
+    help="What is now known about the write.",
+)
 @click.option("--evidence", default="", help="How it was established (required unless unknown).")
 @write_options
 def write_settle(item_id: str, new_status: str, evidence: str, **opts: Any) -> int:
@@ -135,13 +148,18 @@ def check_add(text: str, **opts: Any) -> int:
     """Add an open completion check; print its ID."""
     from ..writers.ledger import add_row, cell
 
-    op = add_row("task", "task check add", "completion checks",
-                 {"check": cell("TEXT", text), "status": "open"})
+    op = add_row(
+        "task",
+        "task check add",
+        "completion checks",
+        {"check": cell("TEXT", text), "status": "open"},
+    )
     return run_write(op, **opts)
 
 
-def _status_move(group: click.Group, verb: str, section: str, new_status: str,
-                 help_text: str) -> None:
+def _status_move(
+    group: click.Group, verb: str, section: str, new_status: str, help_text: str
+) -> None:
     """Register ``task <group> <verb> ID``: move one row of ``section`` to ``new_status``."""
     action = f"task {group.name} {verb}"
 
@@ -158,5 +176,6 @@ def _status_move(group: click.Group, verb: str, section: str, new_status: str,
 _status_move(obligation, "done", "obligations", "done", "Mark obligation ID done.")
 _status_move(check, "pass", "completion checks", "passed", "Mark completion check ID passed.")
 for _verb, _status in (("consume", "consumed"), ("expire", "expired"), ("revoke", "revoked")):
-    _status_move(approval, _verb, "approvals", _status,
-                 f"Mark approval ID {_status} (never usable again).")
+    _status_move(
+        approval, _verb, "approvals", _status, f"Mark approval ID {_status} (never usable again)."
+    )

@@ -76,12 +76,15 @@ def decide(ledgers: Mapping[str, Ledger]) -> Decision:
     """Blocked while any external write is unknown; otherwise reauthorization is required."""
     blocked = unknown_writes(ledgers["task"])
     if blocked:
-        return Decision(BLOCKED_ON_RECONCILIATION,
-                        tuple(Reason("unknown_side_effect", id=i) for i in blocked))
+        return Decision(
+            BLOCKED_ON_RECONCILIATION, tuple(Reason("unknown_side_effect", id=i) for i in blocked)
+        )
     return Decision(REAUTHORIZATION_REQUIRED)
 
 
 def invalid(error: RehydrateError) -> Decision:
     """The decision when a ledger cannot be read: never proceed on it."""
-    return Decision(CONTINUITY_VALIDATION_FAILED,
-                    (Reason("ledger_invalid", id=shown(error.item_id), path=error.file),))
+    return Decision(
+        CONTINUITY_VALIDATION_FAILED,
+        (Reason("ledger_invalid", id=shown(error.item_id), path=error.file),),
+    )

@@ -45,9 +45,12 @@ def build_manifest(state: State) -> dict[str, Any]:
     spec, task = state.ledgers["spec"], state.ledgers["task"]
     phases = _active(task, "phases")
     # Unknown writes stay even when retired (as in decision.unknown_writes): fail closed.
-    writes = [w for w in task.section("external writes")
-              if w.status == "unknown"
-              or (w.status not in _SETTLED_WRITES and w.id not in task.retired_ids)]
+    writes = [
+        w
+        for w in task.section("external writes")
+        if w.status == "unknown"
+        or (w.status not in _SETTLED_WRITES and w.id not in task.retired_ids)
+    ]
     return {
         "schema": MANIFEST_SCHEMA,
         "task": task.task_id or None,
@@ -55,17 +58,27 @@ def build_manifest(state: State) -> dict[str, Any]:
         "next_action": task.next_action.text if task.next_action else None,
         "completed_phases": [p.id for p in phases if p.status == "done"],
         "phases": [{"id": p.id, "status": p.status} for p in phases],
-        "obligations": [{"id": o.id, "status": o.status}
-                        for o in _active(task, "obligations") if o.status == "open"],
+        "obligations": [
+            {"id": o.id, "status": o.status}
+            for o in _active(task, "obligations")
+            if o.status == "open"
+        ],
         "external_writes": [{"id": w.id, "status": w.status} for w in writes],
         # Never reusable, retired or not: a retired approval does not come back to life.
-        "consumed_approvals": [{"id": a.id, "status": a.status}
-                               for a in task.section("approvals") if a.status != "granted"],
+        "consumed_approvals": [
+            {"id": a.id, "status": a.status}
+            for a in task.section("approvals")
+            if a.status != "granted"
+        ],
         "constraints": [{"id": c.id, "level": c.level} for c in _active(spec, "constraints")],
-        "open_decisions": [{"id": d.id, "status": d.status}
-                           for d in _active(spec, "decisions") if d.status == "open"],
-        "completion_checks": [{"id": c.id, "status": c.status}
-                              for c in _active(task, "completion checks")],
+        "open_decisions": [
+            {"id": d.id, "status": d.status}
+            for d in _active(spec, "decisions")
+            if d.status == "open"
+        ],
+        "completion_checks": [
+            {"id": c.id, "status": c.status} for c in _active(task, "completion checks")
+        ],
         "pins": pins_of(state),
         "checksum": state.checksum,
     }
@@ -73,8 +86,10 @@ def build_manifest(state: State) -> dict[str, Any]:
 
 def pins_of(state: State) -> dict[str, Any]:
     """``{"commit": <commit read or null>, "ledgers": {path: blob}}``."""
-    return {"commit": state.commit,
-            "ledgers": {state.pins[k].path: state.pins[k].blob for k in KINDS}}
+    return {
+        "commit": state.commit,
+        "ledgers": {state.pins[k].path: state.pins[k].blob for k in KINDS},
+    }
 
 
 def dump_manifest(manifest: Mapping[str, Any], fmt: str = "yaml") -> str:
@@ -168,8 +183,9 @@ def extract_manifest(text: str) -> Extracted:
             # It names the schema but does not parse (a tag, an alias, bad YAML): invalid,
             # not missing, so the fix is to regenerate it rather than to add one.
             detail = parsed.detail if isinstance(parsed, _ParseFailure) else ""
-            return Extracted(problem=Reason("manifest_invalid", field="resume-manifest"),
-                             detail=detail)
+            return Extracted(
+                problem=Reason("manifest_invalid", field="resume-manifest"), detail=detail
+            )
         else:
             return Extracted(problem=Reason("manifest_missing", field="resume-manifest"))
     where, body = found[0]
@@ -177,8 +193,9 @@ def extract_manifest(text: str) -> Extracted:
         return Extracted(problem=Reason("manifest_invalid", field="resume-manifest"))
     data = _parse(body)
     if isinstance(data, _ParseFailure):
-        return Extracted(problem=Reason("manifest_invalid", field="resume-manifest"),
-                         detail=data.detail)
+        return Extracted(
+            problem=Reason("manifest_invalid", field="resume-manifest"), detail=data.detail
+        )
     return Extracted(data=data, where=where)
 
 
@@ -274,11 +291,13 @@ def _check_items(name: str, key: str, allowed: Sequence[str]) -> Callable[[Any],
             if not isinstance(entry, dict) or set(entry) != {"id", key}:
                 out.append(Reason("field_type", field=name))
                 continue
-            problems = _check_id(name, entry["id"]) + _check_text(f"{name}.{key}", entry[key],
-                                                                  False)
+            problems = _check_id(name, entry["id"]) + _check_text(
+                f"{name}.{key}", entry[key], False
+            )
             if not problems and entry[key] not in allowed:
-                problems.append(Reason("field_invalid", id=safe_id(entry["id"]),
-                                       field=f"{name}.{key}"))
+                problems.append(
+                    Reason("field_invalid", id=safe_id(entry["id"]), field=f"{name}.{key}")
+                )
             if not problems and entry["id"] in seen:
                 problems.append(Reason("field_duplicate", id=safe_id(entry["id"]), field=name))
             if not problems:
@@ -298,8 +317,9 @@ def check_pins(value: Any) -> list[Reason]:
         out.append(Reason("field_empty" if commit == "" else "field_invalid", field="pins.commit"))
     ledgers = value["ledgers"]
     if not isinstance(ledgers, dict) or not ledgers:
-        return out + [Reason("field_empty" if ledgers == {} else "field_type",
-                             field="pins.ledgers")]
+        return out + [
+            Reason("field_empty" if ledgers == {} else "field_type", field="pins.ledgers")
+        ]
     for path, blob in ledgers.items():
         if not isinstance(path, str) or not path.strip():
             out.append(Reason("field_empty", field="pins.ledgers"))
@@ -328,8 +348,7 @@ FIELDS: Mapping[str, Callable[[Any], list[Reason]]] = {
     "phases": _check_items("phases", "status", PHASES.values["status"]),
     "obligations": _check_items("obligations", "status", OBLIGATIONS.values["status"]),
     "external_writes": _check_items("external_writes", "status", WRITES.values["status"]),
-    "consumed_approvals": _check_items("consumed_approvals", "status",
-                                       APPROVALS.values["status"]),
+    "consumed_approvals": _check_items("consumed_approvals", "status", APPROVALS.values["status"]),
     "constraints": _check_items("constraints", "level", tuple(LEVEL_STRENGTH)),
     "open_decisions": _check_items("open_decisions", "status", DECISIONS.values["status"]),
     "completion_checks": _check_items("completion_checks", "status", CHECKS.values["status"]),

@@ -47,26 +47,35 @@ def propose(repo: git.Repo, data: bytes) -> str:
     blob = git.write_blob(repo, data)
     existing = git.read_ref(repo, candidate_ref(blob))
     if existing is None:
-        problem = git.update_ref(repo, candidate_ref(blob), blob, git.zero_oid(repo),
-                                 "rehydrate: propose summary")
+        problem = git.update_ref(
+            repo, candidate_ref(blob), blob, git.zero_oid(repo), "rehydrate: propose summary"
+        )
         if problem and git.read_ref(repo, candidate_ref(blob)) != blob:
-            raise CASConflict(problem, code="cas_conflict", item_id=blob,
-                              fix="retry `rehydrate summary propose`")
+            raise CASConflict(
+                problem, code="cas_conflict", item_id=blob, fix="retry `rehydrate summary propose`"
+            )
     return blob
 
 
 def _full_id(repo: git.Repo, text: str, prefix: str) -> str:
     """A candidate id as given (full, or an unambiguous prefix of one under ``prefix``)."""
     if not _HEX.match(text):
-        raise RehydrateError(f"{text!r} is not a summary id", code="usage",
-                             fix="pass the id printed by `rehydrate summary propose`")
-    matches = [ref.rsplit("/", 1)[1] for ref, _ in git.for_each_ref(repo, prefix)
-               if ref.rsplit("/", 1)[1].startswith(text)]
+        raise RehydrateError(
+            f"{text!r} is not a summary id",
+            code="usage",
+            fix="pass the id printed by `rehydrate summary propose`",
+        )
+    matches = [
+        ref.rsplit("/", 1)[1]
+        for ref, _ in git.for_each_ref(repo, prefix)
+        if ref.rsplit("/", 1)[1].startswith(text)
+    ]
     if len(matches) == 1:
         return matches[0]
     if len(matches) > 1:
-        raise RehydrateError(f"summary id {text!r} is ambiguous", code="usage",
-                             fix="pass more characters of the id")
+        raise RehydrateError(
+            f"summary id {text!r} is ambiguous", code="usage", fix="pass more characters of the id"
+        )
     return text
 
 
@@ -76,7 +85,8 @@ def expected_current(repo: git.Repo, expect: str) -> str:
         return git.zero_oid(repo)
     if not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", expect):
         raise RehydrateError(
-            f"--expect {expect!r} is not an object id", code="usage",
+            f"--expect {expect!r} is not an object id",
+            code="usage",
             fix="pass the current summary id (`rehydrate summary show --id current`) or 'none'",
         )
     return expect
@@ -92,8 +102,12 @@ def promote(repo: git.Repo, config: Config, candidate: str, expect: str) -> Prom
     blob = _full_id(repo, candidate, PREFIX + "candidates/")
     if git.read_ref(repo, candidate_ref(blob)) != blob:
         where = " (it was rejected)" if git.read_ref(repo, rejected_ref(blob)) else ""
-        raise RehydrateError(f"no candidate summary {blob}{where}", code="candidate_missing",
-                             item_id=blob, fix="propose it first: rehydrate summary propose FILE")
+        raise RehydrateError(
+            f"no candidate summary {blob}{where}",
+            code="candidate_missing",
+            item_id=blob,
+            fix="propose it first: rehydrate summary propose FILE",
+        )
     zero = git.zero_oid(repo)
     current = git.read_ref(repo, CURRENT) or zero
     if current != old:
@@ -121,13 +135,18 @@ def _conflict(found: str, expected: str, detail: str | None = None) -> CASConfli
     def show(oid: str) -> str:
         return "none" if set(oid) == {"0"} else oid
 
-    message = (f"another promotion got there first: {CURRENT} is {show(found)}, "
-               f"not {show(expected)}; nothing was changed")
+    message = (
+        f"another promotion got there first: {CURRENT} is {show(found)}, "
+        f"not {show(expected)}; nothing was changed"
+    )
     if detail and found == expected:
         message = f"another promotion holds {CURRENT} ({detail}); nothing was changed"
-    return CASConflict(message, code="cas_conflict", file=CURRENT,
-                       fix=f"verify against the new current summary and retry with "
-                           f"--expect {show(found)}")
+    return CASConflict(
+        message,
+        code="cas_conflict",
+        file=CURRENT,
+        fix=f"verify against the new current summary and retry with --expect {show(found)}",
+    )
 
 
 def show(repo: git.Repo, which: str = "current") -> tuple[str, bytes]:
@@ -135,11 +154,18 @@ def show(repo: git.Repo, which: str = "current") -> tuple[str, bytes]:
     if which == "current":
         blob = git.read_ref(repo, CURRENT)
         if blob is None:
-            raise RehydrateError("no current summary yet", code="summary_missing",
-                                 file=CURRENT, fix="rehydrate summary propose FILE, then promote")
+            raise RehydrateError(
+                "no current summary yet",
+                code="summary_missing",
+                file=CURRENT,
+                fix="rehydrate summary propose FILE, then promote",
+            )
     else:
         blob = _full_id(repo, which, PREFIX)
         if not any(oid == blob for _, oid in git.for_each_ref(repo, PREFIX)):
-            raise RehydrateError(f"no summary {which}", code="summary_missing",
-                                 fix="list them with: git for-each-ref refs/rehydrate/")
+            raise RehydrateError(
+                f"no summary {which}",
+                code="summary_missing",
+                fix="list them with: git for-each-ref refs/rehydrate/",
+            )
     return blob, git.cat_blobs(repo, [blob])[blob]

@@ -36,11 +36,19 @@ def events_path(root: Path) -> Path:
     return root / EVENTS_DIR / EVENTS_FILE
 
 
-def make_event(kind: str, *, command: str, decision: str | None = None,
-               reasons: Sequence[Reason] = (), pins: Mapping[str, Any] | None = None,
-               checksum: str | None = None, envelope_id: str | None = None,
-               summary_sha256: str | None = None, reset_reason: str | None = None,
-               now: datetime | None = None) -> dict[str, Any]:
+def make_event(
+    kind: str,
+    *,
+    command: str,
+    decision: str | None = None,
+    reasons: Sequence[Reason] = (),
+    pins: Mapping[str, Any] | None = None,
+    checksum: str | None = None,
+    envelope_id: str | None = None,
+    summary_sha256: str | None = None,
+    reset_reason: str | None = None,
+    now: datetime | None = None,
+) -> dict[str, Any]:
     """One event record. Only identifiers, digests and codes go in: no ledger text."""
     if kind not in KINDS:
         raise ValueError(f"unknown event kind {kind!r}")
@@ -71,8 +79,10 @@ def make_event(kind: str, *, command: str, decision: str | None = None,
 def append_event(root: Path, event: Mapping[str, Any]) -> Path:
     """Append one JSON line with a single O_APPEND write (concurrent writers never interleave
     within a line). ``.rehydrate/`` gets a ``.gitignore`` so the log is never committed."""
-    if event.get("event") == CONTEXT_REHYDRATION and \
-            event.get("decision") == BLOCKED_ON_RECONCILIATION:
+    if (
+        event.get("event") == CONTEXT_REHYDRATION
+        and event.get("decision") == BLOCKED_ON_RECONCILIATION
+    ):
         raise EventRefused("no rehydration event while blocked on reconciliation")
     folder = root / EVENTS_DIR
     if folder.is_symlink():
@@ -82,11 +92,11 @@ def append_event(root: Path, event: Mapping[str, Any]) -> Path:
         from ..ledgers.atomicfile import write_in_repo
 
         write_in_repo(root, f"{EVENTS_DIR}/.gitignore", b"*\n", exclusive=True)
-    line = (json.dumps(event, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-            + "\n").encode("utf-8")
+    line = (
+        json.dumps(event, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+    ).encode("utf-8")
     path = folder / EVENTS_FILE
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0),
-                 0o600)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
         os.write(fd, line)
     finally:
@@ -94,16 +104,32 @@ def append_event(root: Path, event: Mapping[str, Any]) -> Path:
     return path
 
 
-def decision_event(decision: Decision, *, command: str, pins: Mapping[str, Any] | None = None,
-                   checksum: str | None = None, envelope_id: str | None = None,
-                   summary_sha256: str | None = None) -> dict[str, Any]:
+def decision_event(
+    decision: Decision,
+    *,
+    command: str,
+    pins: Mapping[str, Any] | None = None,
+    checksum: str | None = None,
+    envelope_id: str | None = None,
+    summary_sha256: str | None = None,
+) -> dict[str, Any]:
     """The event a decision calls for: rehydration only when reauthorization is required;
     a blocked or failed decision is a stop (``continuity_validation_failed``)."""
-    kind = (CONTEXT_REHYDRATION if decision.decision == REAUTHORIZATION_REQUIRED
-            else CONTINUITY_VALIDATION_FAILED)
-    return make_event(kind, command=command, decision=decision.decision,
-                      reasons=decision.reasons, pins=pins, checksum=checksum,
-                      envelope_id=envelope_id, summary_sha256=summary_sha256)
+    kind = (
+        CONTEXT_REHYDRATION
+        if decision.decision == REAUTHORIZATION_REQUIRED
+        else CONTINUITY_VALIDATION_FAILED
+    )
+    return make_event(
+        kind,
+        command=command,
+        decision=decision.decision,
+        reasons=decision.reasons,
+        pins=pins,
+        checksum=checksum,
+        envelope_id=envelope_id,
+        summary_sha256=summary_sha256,
+    )
 
 
 def record_decision(root: Path, decision: Decision, **fields: Any) -> dict[str, Any]:
@@ -113,13 +139,17 @@ def record_decision(root: Path, decision: Decision, **fields: Any) -> dict[str, 
     return event
 
 
-def record_compaction(root: Path, envelope: Mapping[str, Any], *, command: str
-                      ) -> dict[str, Any]:
+def record_compaction(root: Path, envelope: Mapping[str, Any], *, command: str) -> dict[str, Any]:
     """Append a ``context_compaction`` event for an envelope just written."""
-    event = make_event(CONTEXT_COMPACTION, command=command, pins=envelope["pins"],
-                       checksum=envelope["checksum"], envelope_id=envelope["envelope_id"],
-                       summary_sha256=envelope.get("summary_sha256"),
-                       reset_reason=envelope["reset_reason"])
+    event = make_event(
+        CONTEXT_COMPACTION,
+        command=command,
+        pins=envelope["pins"],
+        checksum=envelope["checksum"],
+        envelope_id=envelope["envelope_id"],
+        summary_sha256=envelope.get("summary_sha256"),
+        reset_reason=envelope["reset_reason"],
+    )
     append_event(root, event)
     return event
 

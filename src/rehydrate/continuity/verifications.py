@@ -60,14 +60,16 @@ def artifact_blobs(repo: git.Repo, state: State) -> dict[str, str | None]:
     return found
 
 
-def check_verifications(verifications: Sequence[Any], artifacts: Mapping[str, str | None]
-                        ) -> list[Checked]:
+def check_verifications(
+    verifications: Sequence[Any], artifacts: Mapping[str, str | None]
+) -> list[Checked]:
     """Each verification with its artifact's current blob id, in ledger order."""
     return [Checked(v, artifacts.get(artifact_key(v.artifact))) for v in verifications]
 
 
-def split_stale(verifications: Sequence[Any], artifacts: Mapping[str, str | None]
-                ) -> tuple[list[Checked], list[Checked]]:
+def split_stale(
+    verifications: Sequence[Any], artifacts: Mapping[str, str | None]
+) -> tuple[list[Checked], list[Checked]]:
     """(stale, current): a verification is stale when its artifact changed or is missing."""
     checked = check_verifications(verifications, artifacts)
     return [c for c in checked if c.stale], [c for c in checked if not c.stale]

@@ -64,24 +64,66 @@ class ListRule:
 
 
 LIST_RULES: tuple[ListRule, ...] = (
-    ListRule("obligations", "task", "obligations", "status", "obligation_dropped",
-             {"done": "obligation_claimed_done"}, "obligation_status_mismatch"),
-    ListRule("external_writes", "task", "external writes", "status", "write_dropped",
-             {}, "write_status_mismatch", {"unknown": "unknown_write_dropped"}),
-    ListRule("consumed_approvals", "task", "approvals", "status", "consumed_approval_dropped",
-             {"granted": "approval_reused"}, "approval_status_mismatch"),
-    ListRule("constraints", "spec", "constraints", "level", "constraint_dropped",
-             classify=_weaker_or_other),
-    ListRule("open_decisions", "spec", "decisions", "status", "open_decision_dropped",
-             {"decided": "decision_claimed_decided"}, "decision_status_mismatch"),
-    ListRule("completion_checks", "task", "completion checks", "status",
-             "completion_check_dropped", {"passed": "completion_check_claimed_passed"},
-             "completion_check_status_mismatch"),
+    ListRule(
+        "obligations",
+        "task",
+        "obligations",
+        "status",
+        "obligation_dropped",
+        {"done": "obligation_claimed_done"},
+        "obligation_status_mismatch",
+    ),
+    ListRule(
+        "external_writes",
+        "task",
+        "external writes",
+        "status",
+        "write_dropped",
+        {},
+        "write_status_mismatch",
+        {"unknown": "unknown_write_dropped"},
+    ),
+    ListRule(
+        "consumed_approvals",
+        "task",
+        "approvals",
+        "status",
+        "consumed_approval_dropped",
+        {"granted": "approval_reused"},
+        "approval_status_mismatch",
+    ),
+    ListRule(
+        "constraints",
+        "spec",
+        "constraints",
+        "level",
+        "constraint_dropped",
+        classify=_weaker_or_other,
+    ),
+    ListRule(
+        "open_decisions",
+        "spec",
+        "decisions",
+        "status",
+        "open_decision_dropped",
+        {"decided": "decision_claimed_decided"},
+        "decision_status_mismatch",
+    ),
+    ListRule(
+        "completion_checks",
+        "task",
+        "completion checks",
+        "status",
+        "completion_check_dropped",
+        {"passed": "completion_check_claimed_passed"},
+        "completion_check_status_mismatch",
+    ),
 )
 
 
-def _compare_list(rule: ListRule, claimed: list[dict[str, str]], expected: list[dict[str, str]],
-                  ledger: Ledger) -> list[Reason]:
+def _compare_list(
+    rule: ListRule, claimed: list[dict[str, str]], expected: list[dict[str, str]], ledger: Ledger
+) -> list[Reason]:
     out: list[Reason] = []
     have = {e["id"]: e[rule.key] for e in claimed}
     for entry in expected:
@@ -123,8 +165,9 @@ def _order_differs(claimed: Sequence[str], expected: Sequence[str]) -> bool:
     return [i for i in claimed if i in common] != [i for i in expected if i in common]
 
 
-def _compare_phases(manifest: Mapping[str, Any], expected: Mapping[str, Any],
-                    task: Ledger) -> list[Reason]:
+def _compare_phases(
+    manifest: Mapping[str, Any], expected: Mapping[str, Any], task: Ledger
+) -> list[Reason]:
     out: list[Reason] = []
     records = {p.id: p for p in task.section("phases")}
     claimed = manifest["phases"]
@@ -139,8 +182,9 @@ def _compare_phases(manifest: Mapping[str, Any], expected: Mapping[str, Any],
         elif phase["id"] in task.retired_ids:
             out.append(Reason("item_retired", id=phase["id"], field="phases"))
         elif phase["status"] != record.status:
-            out.append(Reason(_phase_code(phase["status"], record.status), id=phase["id"],
-                              field="phases"))
+            out.append(
+                Reason(_phase_code(phase["status"], record.status), id=phase["id"], field="phases")
+            )
     if _order_differs(claimed_ids, [p["id"] for p in expected["phases"]]):
         out.append(Reason("phase_order_mismatch", field="phases"))
     done = expected["completed_phases"]
@@ -176,13 +220,15 @@ def compare(manifest: Mapping[str, Any], state: State) -> list[Reason]:
     for name in ("task", "objective"):
         claimed, actual = manifest[name], expected[name]
         if (claimed is None) != (actual is None) or (
-                claimed is not None and normalize(claimed) != normalize(actual)):
+            claimed is not None and normalize(claimed) != normalize(actual)
+        ):
             out.append(Reason(f"{name}_mismatch", field=name))
     out += _compare_next_action(manifest["next_action"], expected["next_action"])
     out += _compare_phases(manifest, expected, state.ledgers["task"])
     for rule in LIST_RULES:
-        out += _compare_list(rule, manifest[rule.field], expected[rule.field],
-                             state.ledgers[rule.kind])
+        out += _compare_list(
+            rule, manifest[rule.field], expected[rule.field], state.ledgers[rule.kind]
+        )
     if manifest["checksum"] != expected["checksum"]:
         out.append(Reason("checksum_mismatch", field="checksum"))
     return out
@@ -219,8 +265,9 @@ class Verification:
             "summary": self.summary,
             "canonical_check": self.canonical_check,
             "action": self.action,
-            "reasons": [{"code": r.code, "id": shown(r.id), "field": shown(r.field)}
-                        for r in self.reasons],
+            "reasons": [
+                {"code": r.code, "id": shown(r.id), "field": shown(r.field)} for r in self.reasons
+            ],
         }
 
 
@@ -235,18 +282,25 @@ CANONICAL_CODES = frozenset({"ledger_changed", "ledger_invalid"})
 def _verdict(reasons: Iterable[Reason], changed: bool) -> Verification:
     reasons = _dedupe(reasons)
     summary_faults = [r for r in reasons if r.code not in CANONICAL_CODES]
-    return Verification("unfaithful" if summary_faults else "faithful",
-                        "changed" if changed else "unchanged", reasons)
+    return Verification(
+        "unfaithful" if summary_faults else "faithful",
+        "changed" if changed else "unchanged",
+        reasons,
+    )
 
 
 def ledger_invalid(path: str | None, item_id: str | None) -> Verification:
     """The verdict when the ledgers to compare with cannot be read: never 'proceed'."""
-    return Verification("unfaithful", "changed",
-                        (Reason("ledger_invalid", id=shown(item_id) or path, field="ledgers"),))
+    return Verification(
+        "unfaithful",
+        "changed",
+        (Reason("ledger_invalid", id=shown(item_id) or path, field="ledgers"),),
+    )
 
 
-def verify_text(text: str, state: State,
-                load_pinned: Callable[[str], State | None] | None = None) -> Verification:
+def verify_text(
+    text: str, state: State, load_pinned: Callable[[str], State | None] | None = None
+) -> Verification:
     """Verify the manifest embedded in ``text`` against ``state``, in both directions.
 
     When the manifest's pins differ from ``state``'s and its commit can be read
@@ -282,8 +336,7 @@ def verify_text(text: str, state: State,
         reasons += [Reason("pin_mismatch", id=p, field="pins.ledgers") for p in wrong]
         changed_paths = [p for p in current if at_pin.get(p) != current[p]]
         if changed_paths:
-            reasons += [Reason("ledger_changed", id=p, field="pins.ledgers")
-                        for p in changed_paths]
+            reasons += [Reason("ledger_changed", id=p, field="pins.ledgers") for p in changed_paths]
             return _verdict(reasons + compare(manifest, pinned), True)
         return _verdict(reasons + compare(manifest, state), False)
     # No readable pinned commit: the pins cannot be explained, so they are wrong, and the
@@ -309,8 +362,9 @@ def _pinned_loader(repo: Any, config: Any) -> Callable[[str], State | None]:
     return load_pinned
 
 
-def verify_source(repo: Any, config: Any, source: Any, text: str
-                  ) -> tuple[Verification, State | None]:
+def verify_source(
+    repo: Any, config: Any, source: Any, text: str
+) -> tuple[Verification, State | None]:
     """The git-backed entry: load the ledgers at ``source`` (and, when needed, at the
     manifest's pinned commit) and verify ``text``. An unreadable ledger is a verdict
     (``ledger_invalid``), not a crash."""
@@ -341,8 +395,9 @@ def envelope_id(body: Mapping[str, Any]) -> str:
     return "ce-" + hashlib.sha256(_canonical(rest)).hexdigest()[:32]
 
 
-def build_envelope(state: State, reset_reason: str = "context_compaction",
-                   summary: bytes | None = None) -> dict[str, Any]:
+def build_envelope(
+    state: State, reset_reason: str = "context_compaction", summary: bytes | None = None
+) -> dict[str, Any]:
     """A continuity envelope: pins, checksum, summary digest and the facts that never travel
     in a summary alone (pending obligations, unknown writes, consumed approvals)."""
     if reset_reason not in RESET_REASONS:
@@ -357,8 +412,9 @@ def build_envelope(state: State, reset_reason: str = "context_compaction",
         "checksum": state.checksum,
         "summary_sha256": sha256_digest(summary) if summary is not None else None,
         "pending_obligations": [o["id"] for o in manifest["obligations"]],
-        "unknown_writes": [w["id"] for w in manifest["external_writes"]
-                           if w["status"] == "unknown"],
+        "unknown_writes": [
+            w["id"] for w in manifest["external_writes"] if w["status"] == "unknown"
+        ],
         "consumed_approvals": [a["id"] for a in manifest["consumed_approvals"]],
         "constraint_refs": [c["id"] for c in manifest["constraints"]],
         "requires_reauthorization": True,
@@ -372,8 +428,11 @@ _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 
 def _id_list(value: Any) -> bool:
-    return isinstance(value, list) and all(safe_id(i) is not None for i in value) and len(
-        set(value)) == len(value)
+    return (
+        isinstance(value, list)
+        and all(safe_id(i) is not None for i in value)
+        and len(set(value)) == len(value)
+    )
 
 
 # field -> whether its value has the shape build_envelope gives it.
@@ -383,8 +442,9 @@ _ENVELOPE_FIELDS: Mapping[str, Callable[[Any], bool]] = {
     "reset_reason": lambda v: isinstance(v, str) and v in RESET_REASONS,
     "task": lambda v: v is None or (isinstance(v, str) and "\n" not in v and bool(v.strip())),
     "pins": lambda v: not check_pins(v),
-    "checksum": lambda v: isinstance(v, str) and bool(re.fullmatch(
-        re.escape(CHECKSUM_PREFIX) + "[0-9a-f]{64}", v)),
+    "checksum": lambda v: (
+        isinstance(v, str) and bool(re.fullmatch(re.escape(CHECKSUM_PREFIX) + "[0-9a-f]{64}", v))
+    ),
     "summary_sha256": lambda v: v is None or (isinstance(v, str) and bool(_DIGEST.match(v))),
     "pending_obligations": _id_list,
     "unknown_writes": _id_list,
@@ -419,9 +479,13 @@ def parse_envelope(data: bytes) -> tuple[dict[str, Any] | None, list[Reason]]:
     return obj, []
 
 
-def check_continuity(state: State, envelope: Mapping[str, Any] | None = None,
-                     envelope_problems: Sequence[Reason] = (), summary: bytes | None = None,
-                     verification: Verification | None = None) -> Decision:
+def check_continuity(
+    state: State,
+    envelope: Mapping[str, Any] | None = None,
+    envelope_problems: Sequence[Reason] = (),
+    summary: bytes | None = None,
+    verification: Verification | None = None,
+) -> Decision:
     """The §7 decision for resuming on ``state``: failed on any continuity finding, else
     blocked on unknown writes, else reauthorization required. Never 'authorized'."""
     failed: list[Reason] = list(envelope_problems)
@@ -430,8 +494,9 @@ def check_continuity(state: State, envelope: Mapping[str, Any] | None = None,
         pinned: Mapping[str, str] = envelope["pins"]["ledgers"]
         for path in list(current) + [p for p in pinned if p not in current]:
             if pinned.get(path) != current.get(path):
-                failed.append(Reason("ledger_changed", path=path if path in current
-                                     else safe_id(path)))
+                failed.append(
+                    Reason("ledger_changed", path=path if path in current else safe_id(path))
+                )
         if summary is not None:
             expected = envelope["summary_sha256"]
             if expected is None:
@@ -468,8 +533,13 @@ class CheckOutcome:
     error: Any = None  # the RehydrateError behind ledger_invalid, for file/line/rule/fix
 
 
-def run_check(repo: Any, config: Any, source: Any, envelope_data: bytes | None = None,
-              summary_data: bytes | None = None) -> CheckOutcome:
+def run_check(
+    repo: Any,
+    config: Any,
+    source: Any,
+    envelope_data: bytes | None = None,
+    summary_data: bytes | None = None,
+) -> CheckOutcome:
     """The git-backed ``check``: load the ledgers, read the envelope, decide.
 
     With an envelope, a given summary is checked by digest; without one, the summary's
@@ -484,8 +554,7 @@ def run_check(repo: Any, config: Any, source: Any, envelope_data: bytes | None =
         state = load_state(repo, config, source)
     except LedgerParseError as exc:
         return CheckOutcome(invalid(exc), summary_sha256=summary_digest, error=exc)
-    envelope, problems = (parse_envelope(envelope_data) if envelope_data is not None
-                          else (None, []))
+    envelope, problems = parse_envelope(envelope_data) if envelope_data is not None else (None, [])
     verification = None
     if summary_data is not None and envelope_data is None:
         try:
@@ -493,17 +562,29 @@ def run_check(repo: Any, config: Any, source: Any, envelope_data: bytes | None =
         except UnicodeDecodeError:
             text = ""
         verification = verify_text(text, state, _pinned_loader(repo, config))
-    decision = check_continuity(state, envelope, problems,
-                                summary_data if envelope is not None else None, verification)
+    decision = check_continuity(
+        state, envelope, problems, summary_data if envelope is not None else None, verification
+    )
     return CheckOutcome(
-        decision, pins=pins_of(state), checksum=state.checksum,
-        envelope_id=envelope["envelope_id"] if envelope else None, summary_sha256=summary_digest,
+        decision,
+        pins=pins_of(state),
+        checksum=state.checksum,
+        envelope_id=envelope["envelope_id"] if envelope else None,
+        summary_sha256=summary_digest,
     )
 
 
-def write_envelope(repo: Any, config: Any, source: Any, reset_reason: str,
-                   summary: bytes | None, output: str | None, *, record: bool = False,
-                   command: str = "envelope create") -> dict[str, Any]:
+def write_envelope(
+    repo: Any,
+    config: Any,
+    source: Any,
+    reset_reason: str,
+    summary: bytes | None,
+    output: str | None,
+    *,
+    record: bool = False,
+    command: str = "envelope create",
+) -> dict[str, Any]:
     """Build an envelope at ``source``, write it to ``output`` (if given) and, when asked,
     append the ``context_compaction`` event. Returns the envelope."""
     from ..state import load_state
@@ -523,8 +604,16 @@ def write_envelope(repo: Any, config: Any, source: Any, reset_reason: str,
     return envelope
 
 
-def after_prompt(repo: Any, config: Any, source: Any, prompt: Any, text: str, *,
-                 envelope_out: str | None = None, record: bool = False) -> dict[str, Any] | None:
+def after_prompt(
+    repo: Any,
+    config: Any,
+    source: Any,
+    prompt: Any,
+    text: str,
+    *,
+    envelope_out: str | None = None,
+    record: bool = False,
+) -> dict[str, Any] | None:
     """What ``prompt --envelope-out/--record`` adds: an envelope for the prompt's pins (its
     ``summary_sha256`` binds the prompt text itself), and the decision's trace event."""
     from ..errors import RehydrateError
@@ -536,7 +625,8 @@ def after_prompt(repo: Any, config: Any, source: Any, prompt: Any, text: str, *,
         state = load_state(repo, config, source)
         if pins_of(state)["ledgers"] != pins:
             raise RehydrateError(
-                "the ledgers changed while the prompt was being built", code="ledger_changed",
+                "the ledgers changed while the prompt was being built",
+                code="ledger_changed",
                 fix="run `rehydrate prompt` again",
             )
         envelope = build_envelope(state, "context_reset", text.encode("utf-8"))
@@ -544,14 +634,20 @@ def after_prompt(repo: Any, config: Any, source: Any, prompt: Any, text: str, *,
 
         from ..ledgers.atomicfile import atomic_write
 
-        atomic_write(Path(envelope_out),
-                     (json.dumps(envelope, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
+        atomic_write(
+            Path(envelope_out),
+            (json.dumps(envelope, ensure_ascii=False, indent=2) + "\n").encode("utf-8"),
+        )
     if record:
         from .trace import record_decision
 
-        record_decision(repo.root, prompt.decision, command="prompt",
-                        pins={"commit": prompt.commit, "ledgers": pins},
-                        checksum=prompt.checksum,
-                        envelope_id=envelope["envelope_id"] if envelope else None,
-                        summary_sha256=sha256_digest(text.encode("utf-8")))
+        record_decision(
+            repo.root,
+            prompt.decision,
+            command="prompt",
+            pins={"commit": prompt.commit, "ledgers": pins},
+            checksum=prompt.checksum,
+            envelope_id=envelope["envelope_id"] if envelope else None,
+            summary_sha256=sha256_digest(text.encode("utf-8")),
+        )
     return envelope

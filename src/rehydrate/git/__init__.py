@@ -42,20 +42,32 @@ _NO_SUBSTITUTION = {"GIT_NO_REPLACE_OBJECTS": "1", "GIT_GRAFT_FILE": os.devnull}
 
 
 def _git(
-    cwd: Path | str, *args: str, input: bytes | None = None, check: bool = True,
+    cwd: Path | str,
+    *args: str,
+    input: bytes | None = None,
+    check: bool = True,
     env: Mapping[str, str] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     try:
-        proc = subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True,
-                              check=False, env=_environment(env))
+        proc = subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            input=input,
+            capture_output=True,
+            check=False,
+            env=_environment(env),
+        )
     except FileNotFoundError:
         raise _missing() from None
     if check and proc.returncode != 0:
         words = list(args)
         while len(words) > 2 and words[0] == "-c":  # skip '-c key=value' settings
             words = words[2:]
-        raise _failed(proc.stderr, words[0], f"check the repository and any revision given "
-                      f"(`git {words[0]}` failed)")
+        raise _failed(
+            proc.stderr,
+            words[0],
+            f"check the repository and any revision given (`git {words[0]}` failed)",
+        )
     return proc
 
 
@@ -63,8 +75,13 @@ def _start(cwd: Path | str, *args: str) -> subprocess.Popen[bytes]:
     """Start git with its output as a stream (the same environment as ``_git``); the
     caller reads stdout and must turn a non-zero exit into a ``GitError`` (``_failed``)."""
     try:
-        return subprocess.Popen(["git", *args], cwd=cwd, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, env=_environment(None))
+        return subprocess.Popen(
+            ["git", *args],
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=_environment(None),
+        )
     except FileNotFoundError:
         raise _missing() from None
 
@@ -82,8 +99,13 @@ def _failed(err: bytes, what: str, fix: str) -> GitError:
     return GitError(message.splitlines()[-1], code="git_failed", fix=fix)
 
 
-def run(repo: Repo, *args: str, input: bytes | None = None, check: bool = True,
-        env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+def run(
+    repo: Repo,
+    *args: str,
+    input: bytes | None = None,
+    check: bool = True,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.CompletedProcess[bytes]:
     """Run git at the repository root (public door for other modules)."""
     return _git(repo.root, *args, input=input, check=check, env=env)
 
@@ -96,15 +118,23 @@ def find_repo(cwd: str | Path | None = None) -> Repo:
 def find_repo_and_head(cwd: str | Path | None = None) -> tuple[Repo, str | None]:
     """``find_repo`` and ``head`` in one ``git rev-parse`` (HEAD None: no commits yet)."""
     proc = _git(
-        cwd or os.getcwd(), "rev-parse", "--show-toplevel", "--absolute-git-dir",
-        "--git-common-dir", "--show-object-format", "--verify", "-q", "HEAD^{commit}",
+        cwd or os.getcwd(),
+        "rev-parse",
+        "--show-toplevel",
+        "--absolute-git-dir",
+        "--git-common-dir",
+        "--show-object-format",
+        "--verify",
+        "-q",
+        "HEAD^{commit}",
         check=False,
     )
     lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
     # exit 1 with the four answers: HEAD did not verify (an unborn branch)
     if proc.returncode not in (0, 1) or len(lines) < 4:
         raise GitError(
-            "not inside a git work tree", code="not_a_repo",
+            "not inside a git work tree",
+            code="not_a_repo",
             fix="run this inside a git repository (git init)",
         )
     top, git_dir, common, fmt = lines[:4]
@@ -116,12 +146,19 @@ def find_repo_and_head(cwd: str | Path | None = None) -> tuple[Repo, str | None]
 
 def find_bare_repo(cwd: str | Path | None = None) -> Repo:
     """A bare repository at ``cwd`` (a server's pre-receive hook); its root is the git dir."""
-    proc = _git(cwd or os.getcwd(), "rev-parse", "--is-bare-repository", "--absolute-git-dir",
-                "--show-object-format", check=False)
+    proc = _git(
+        cwd or os.getcwd(),
+        "rev-parse",
+        "--is-bare-repository",
+        "--absolute-git-dir",
+        "--show-object-format",
+        check=False,
+    )
     lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
     if proc.returncode != 0 or len(lines) < 3 or lines[0].strip() != "true":
-        raise GitError("not inside a git repository", code="not_a_repo",
-                       fix="run this inside a git repository")
+        raise GitError(
+            "not inside a git repository", code="not_a_repo", fix="run this inside a git repository"
+        )
     git_dir = Path(lines[1])
     return Repo(git_dir, git_dir, git_dir, lines[2].strip() or "sha1")
 
@@ -139,19 +176,24 @@ def branch(repo: Repo) -> str | None:
     except OSError:
         return None
     if text.startswith("ref: refs/heads/"):
-        return text[len("ref: refs/heads/"):]
+        return text[len("ref: refs/heads/") :]
     return None
 
 
 def resolve_commit(repo: Repo, rev: str) -> str:
     if rev.startswith("-"):
-        raise GitError(f"invalid revision {rev!r}", code="bad_revision",
-                       fix="name a commit, branch or tag")
-    proc = _git(repo.root, "rev-parse", "-q", "--verify", "--end-of-options", rev + "^{commit}",
-                check=False)
+        raise GitError(
+            f"invalid revision {rev!r}", code="bad_revision", fix="name a commit, branch or tag"
+        )
+    proc = _git(
+        repo.root, "rev-parse", "-q", "--verify", "--end-of-options", rev + "^{commit}", check=False
+    )
     if proc.returncode != 0:
-        raise GitError(f"unknown revision {rev!r}", code="bad_revision",
-                       fix="name an existing commit, branch or tag (git log --oneline)")
+        raise GitError(
+            f"unknown revision {rev!r}",
+            code="bad_revision",
+            fix="name an existing commit, branch or tag (git log --oneline)",
+        )
     return proc.stdout.decode().strip()
 
 
@@ -178,10 +220,13 @@ def cat_blobs(repo: Repo, ids: Sequence[str]) -> dict[str, bytes]:
         end = data.index(b"\n", pos)
         header = data[pos:end].split()
         if len(header) < 3 or header[1] == b"missing":
-            raise GitError(f"object {oid} is missing", code="git_failed",
-                           fix="the repository may be corrupt (git fsck)")
+            raise GitError(
+                f"object {oid} is missing",
+                code="git_failed",
+                fix="the repository may be corrupt (git fsck)",
+            )
         size = int(header[2])
-        result[oid] = data[end + 1:end + 1 + size]
+        result[oid] = data[end + 1 : end + 1 + size]
         pos = end + 1 + size + 1
     return result
 
@@ -205,7 +250,7 @@ def read_specs(repo: Repo, specs: Sequence[str]) -> dict[str, bytes | None]:
             pos = end + 1
             continue
         size = int(header.split()[2])
-        result[spec] = data[end + 1:end + 1 + size]
+        result[spec] = data[end + 1 : end + 1 + size]
         pos = end + 1 + size + 1
     return result
 
@@ -246,18 +291,35 @@ def index_entries(repo: Repo, paths: Iterable[str]) -> dict[str, tuple[str, str]
     return entries
 
 
-def read_blobs(repo: Repo, entries: dict[str, tuple[str, str]], paths: Iterable[str],
-               known: Mapping[str, Blob] | None = None) -> dict[str, Blob]:
+def read_blobs(
+    repo: Repo,
+    entries: dict[str, tuple[str, str]],
+    paths: Iterable[str],
+    known: Mapping[str, Blob] | None = None,
+) -> dict[str, Blob]:
     """The blobs ``entries`` name; ``known``: files already read (the work tree), whose
     bytes are used for any regular entry with the same blob id instead of asking git."""
     data: dict[str, bytes] = {}
     for path, (mode, oid) in entries.items():
         have = known.get(path) if known else None
-        if have is not None and have.blob == oid and have.data is not None \
-                and mode in REGULAR_MODES and have.mode in REGULAR_MODES:
+        if (
+            have is not None
+            and have.blob == oid
+            and have.data is not None
+            and mode in REGULAR_MODES
+            and have.mode in REGULAR_MODES
+        ):
             data[oid] = have.data  # same blob id: the same bytes (git's own identity)
-    data.update(cat_blobs(repo, [oid for mode, oid in entries.values() if oid not in data and (
-        mode in REGULAR_MODES or mode == "120000")]))
+    data.update(
+        cat_blobs(
+            repo,
+            [
+                oid
+                for mode, oid in entries.values()
+                if oid not in data and (mode in REGULAR_MODES or mode == "120000")
+            ],
+        )
+    )
     out: dict[str, Blob] = {}
     for path in paths:
         if path not in entries:
@@ -268,8 +330,9 @@ def read_blobs(repo: Repo, entries: dict[str, tuple[str, str]], paths: Iterable[
     return out
 
 
-def read_at(repo: Repo, commit: str | None, paths: Sequence[str],
-            worktree: Mapping[str, Blob] | None = None) -> dict[str, Blob]:
+def read_at(
+    repo: Repo, commit: str | None, paths: Sequence[str], worktree: Mapping[str, Blob] | None = None
+) -> dict[str, Blob]:
     """Ledger files as committed in ``commit`` (None: a repository with no commits).
 
     ``worktree``: the same paths as ``read_worktree`` found them; a file there whose blob
@@ -297,17 +360,24 @@ def read_worktree(repo: Repo, paths: Sequence[str]) -> dict[str, Blob]:
             out[path] = Blob(path, None, None, None)
             continue
         except OSError as exc:
-            raise LedgerParseError(f"cannot read: {exc.strerror}", file=path,
-                                   code="unreadable", fix="check permissions") from None
+            raise LedgerParseError(
+                f"cannot read: {exc.strerror}",
+                file=path,
+                code="unreadable",
+                fix="check permissions",
+            ) from None
         if os.path.islink(full):
             target = os.readlink(full).encode("utf-8", "surrogateescape")
             out[path] = Blob(path, target, hash_blob(target, repo.object_format), "120000")
             continue
         real = os.path.realpath(full)
         if os.path.commonpath([real, os.path.realpath(repo.root)]) != os.path.realpath(repo.root):
-            raise LedgerParseError("path leaves the repository through a symlinked directory",
-                                   file=path, code="path_outside_repo",
-                                   fix="keep ledgers inside the repository")
+            raise LedgerParseError(
+                "path leaves the repository through a symlinked directory",
+                file=path,
+                code="path_outside_repo",
+                fix="keep ledgers inside the repository",
+            )
         if not full.is_file():
             out[path] = Blob(path, None, None, "040000" if full.is_dir() else "other")
             continue
@@ -317,8 +387,9 @@ def read_worktree(repo: Repo, paths: Sequence[str]) -> dict[str, Blob]:
     return out
 
 
-def start_last_commits(repo: Repo, commit: str | None, paths: Sequence[str]
-                       ) -> Callable[..., dict[str, str | None]]:
+def start_last_commits(
+    repo: Repo, commit: str | None, paths: Sequence[str]
+) -> Callable[..., dict[str, str | None]]:
     """For each path, the last commit at or before ``commit`` that touched it (one process).
 
     The git process starts now; the returned function collects the answer, so a caller can
@@ -328,8 +399,18 @@ def start_last_commits(repo: Repo, commit: str | None, paths: Sequence[str]
     found: dict[str, str | None] = {p: None for p in paths}
     if commit is None:
         return lambda cancel=False: found
-    proc = _start(repo.root, "log", "-z", "--format=%x01%H", "--name-only", "--no-renames",
-                  "--end-of-options", commit, "--", *paths)
+    proc = _start(
+        repo.root,
+        "log",
+        "-z",
+        "--format=%x01%H",
+        "--name-only",
+        "--no-renames",
+        "--end-of-options",
+        commit,
+        "--",
+        *paths,
+    )
     assert proc.stdout is not None and proc.stderr is not None
     stdout, stderr = proc.stdout, proc.stderr
 
@@ -376,14 +457,45 @@ def _scan_log_record(record: bytes, found: dict[str, str | None], missing: set[s
 
 # Files whose names say they hold secrets: left out of the prompt's stat and diff.
 SECRET_FILE_PATTERNS: tuple[str, ...] = (
-    ".env", ".env.*", "*.env", "*.pem", "*.key", "*.p12", "*.pfx", "*.keystore", "*.jks",
-    "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", ".netrc", ".pgpass", ".npmrc", ".pypirc",
-    "credentials", "credentials.json", "secrets.*", "*.tfstate",
+    ".env",
+    ".env.*",
+    "*.env",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "*.keystore",
+    "*.jks",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    ".netrc",
+    ".pgpass",
+    ".npmrc",
+    ".pypirc",
+    "credentials",
+    "credentials.json",
+    "secrets.*",
+    "*.tfstate",
 )
 # Settings that would make `git show` output depend on the user's configuration.
-_SHOW_CONFIG = ("-c", "log.showSignature=false", "-c", "diff.noprefix=false",
-                "-c", "diff.mnemonicPrefix=false", "-c", "core.quotePath=true",
-                "-c", "diff.relative=false", "-c", "diff.orderFile=", "-c", "color.ui=never")
+_SHOW_CONFIG = (
+    "-c",
+    "log.showSignature=false",
+    "-c",
+    "diff.noprefix=false",
+    "-c",
+    "diff.mnemonicPrefix=false",
+    "-c",
+    "core.quotePath=true",
+    "-c",
+    "diff.relative=false",
+    "-c",
+    "diff.orderFile=",
+    "-c",
+    "color.ui=never",
+)
 
 
 class CommitInfo(NamedTuple):
@@ -399,9 +511,9 @@ class CommitInfo(NamedTuple):
     excluded: tuple[str, ...] = SECRET_FILE_PATTERNS  # file-name globs left out, any depth
 
 
-def start_show_commit(repo: Repo, commit: str, diff_lines: int,
-                      exclude: Sequence[str] = SECRET_FILE_PATTERNS
-                      ) -> Callable[..., CommitInfo | None]:
+def start_show_commit(
+    repo: Repo, commit: str, diff_lines: int, exclude: Sequence[str] = SECRET_FILE_PATTERNS
+) -> Callable[..., CommitInfo | None]:
     """Start reading ``commit`` for the prompt: SHA, subject, author date, ``--stat`` and
     the first ``diff_lines`` patch lines. The returned function collects them
     (``cancel=True``: stop git and return None, for example when parsing failed).
@@ -413,11 +525,25 @@ def start_show_commit(repo: Repo, commit: str, diff_lines: int,
     textconv filters are off (they run arbitrary programs); secret-looking files are
     left out by pathspec.
     """
-    args = [*_SHOW_CONFIG, "diff-tree", "--always", "--root", "--no-ext-diff",
-            "--no-textconv", "--no-color", "--diff-merges=first-parent", "-M",
-            "--stat=100,70", "--stat-graph-width=20",
-            "-p", "--format=%H%x00%s%x00%aI%x00", "--end-of-options", commit, "--",
-            *(":(exclude,glob)**/" + pattern for pattern in exclude)]
+    args = [
+        *_SHOW_CONFIG,
+        "diff-tree",
+        "--always",
+        "--root",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--no-color",
+        "--diff-merges=first-parent",
+        "-M",
+        "--stat=100,70",
+        "--stat-graph-width=20",
+        "-p",
+        "--format=%H%x00%s%x00%aI%x00",
+        "--end-of-options",
+        commit,
+        "--",
+        *(":(exclude,glob)**/" + pattern for pattern in exclude),
+    ]
     proc = _start(repo.root, *args)
     assert proc.stdout is not None and proc.stderr is not None
     stdout, stderr = proc.stdout, proc.stderr
@@ -455,10 +581,14 @@ def start_show_commit(repo: Repo, commit: str, diff_lines: int,
             raise _failed(err, "diff-tree", f"check that {commit} is a commit (git show {commit})")
         sha, subject, date, _ = header.decode("utf-8", "replace").split("\0", 3)
         return CommitInfo(
-            sha=sha, subject=subject, author_date=date,
+            sha=sha,
+            subject=subject,
+            author_date=date,
             stat=b"".join(stat).decode("utf-8", "replace").rstrip("\n"),
             diff=b"".join(lines).decode("utf-8", "replace").rstrip("\n"),
-            diff_lines=len(lines), diff_cut=cut, excluded=tuple(exclude),
+            diff_lines=len(lines),
+            diff_cut=cut,
+            excluded=tuple(exclude),
         )
 
     return collect

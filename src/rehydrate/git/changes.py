@@ -12,8 +12,10 @@ from ..errors import GitError
 from . import Repo, _git, head
 
 # The empty tree, to diff against in a repository with no commits yet.
-EMPTY_TREE = {"sha1": "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
-              "sha256": "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"}
+EMPTY_TREE = {
+    "sha1": "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+    "sha256": "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321",
+}
 
 
 class RawChange(NamedTuple):
@@ -48,28 +50,51 @@ def diff_cached(repo: Repo, tree: str, paths: Sequence[str]) -> list[RawChange]:
 
     Compares blob ids only (no blob is read, no textconv, no diff driver).
     """
-    out = _git(repo.root, "diff-index", "--cached", "--raw", "-z", "--no-renames",
-               "--ignore-submodules=none", tree, "--", *_literal(paths)).stdout
+    out = _git(
+        repo.root,
+        "diff-index",
+        "--cached",
+        "--raw",
+        "-z",
+        "--no-renames",
+        "--ignore-submodules=none",
+        tree,
+        "--",
+        *_literal(paths),
+    ).stdout
     return _parse_raw(out.split(b"\0"), 0)[0]
 
 
 def diff_cached_head(repo: Repo, paths: Sequence[str]) -> tuple[str, list[RawChange]]:
     """(base, changes): the index against HEAD, or against the empty tree before the first
     commit. One process in a repository with commits."""
-    proc = _git(repo.root, "diff-index", "--cached", "--raw", "-z", "--no-renames",
-                "--ignore-submodules=none", "HEAD", "--", *_literal(paths), check=False)
+    proc = _git(
+        repo.root,
+        "diff-index",
+        "--cached",
+        "--raw",
+        "-z",
+        "--no-renames",
+        "--ignore-submodules=none",
+        "HEAD",
+        "--",
+        *_literal(paths),
+        check=False,
+    )
     if proc.returncode == 0:
         return "HEAD", _parse_raw(proc.stdout.split(b"\0"), 0)[0]
     if head(repo) is not None:
         message = proc.stderr.decode("utf-8", "replace").strip() or "git diff-index failed"
-        raise GitError(message.splitlines()[-1], code="git_failed",
-                       fix="check the repository (git status)")
+        raise GitError(
+            message.splitlines()[-1], code="git_failed", fix="check the repository (git status)"
+        )
     base = EMPTY_TREE[repo.object_format]
     return base, diff_cached(repo, base, paths)
 
 
-def diff_pairs(repo: Repo, pairs: Sequence[tuple[str, str | None]], paths: Sequence[str]
-               ) -> list[list[RawChange]]:
+def diff_pairs(
+    repo: Repo, pairs: Sequence[tuple[str, str | None]], paths: Sequence[str]
+) -> list[list[RawChange]]:
     """For each (commit, parent or None for a root), the raw changes to ``paths``.
 
     One ``git diff-tree --stdin`` process for all pairs; ``--always`` prints a header
@@ -78,9 +103,21 @@ def diff_pairs(repo: Repo, pairs: Sequence[tuple[str, str | None]], paths: Seque
     if not pairs:
         return []
     text = "".join(f"{c} {p}\n" if p else f"{c}\n" for c, p in pairs).encode()
-    out = _git(repo.root, "diff-tree", "--stdin", "--always", "--root", "-r", "--raw", "-z",
-               "--no-renames", "--ignore-submodules=none",
-               "--", *_literal(paths), input=text).stdout
+    out = _git(
+        repo.root,
+        "diff-tree",
+        "--stdin",
+        "--always",
+        "--root",
+        "-r",
+        "--raw",
+        "-z",
+        "--no-renames",
+        "--ignore-submodules=none",
+        "--",
+        *_literal(paths),
+        input=text,
+    ).stdout
     tokens = out.split(b"\0")
     result: list[list[RawChange]] = []
     pos = 0
@@ -91,8 +128,11 @@ def diff_pairs(repo: Repo, pairs: Sequence[tuple[str, str | None]], paths: Seque
         changes, pos = _parse_raw(tokens, pos + 1)  # tokens[pos] is the commit header
         result.append(changes)
     if len(result) != len(pairs):
-        raise GitError("git diff-tree gave fewer answers than commits asked", code="git_failed",
-                       fix="check the repository (git fsck)")
+        raise GitError(
+            "git diff-tree gave fewer answers than commits asked",
+            code="git_failed",
+            fix="check the repository (git fsck)",
+        )
     return result
 
 
@@ -106,8 +146,18 @@ def log_entries(repo: Repo, revs: Sequence[str]) -> list[LogEntry]:
     """Commits of ``revs`` (rev-list arguments, ``--not`` allowed: callers refuse
     user-given revisions that start with '-'), parents first, with their waiver trailer."""
     fmt = "%x01%H %P%x00%(trailers:key=Rehydrate-Waiver,separator=%x1f)"
-    out = _git(repo.root, "-c", "log.showSignature=false", "log", "--reverse", "--topo-order",
-               "--no-color", f"--format={fmt}", *revs, "--").stdout
+    out = _git(
+        repo.root,
+        "-c",
+        "log.showSignature=false",
+        "log",
+        "--reverse",
+        "--topo-order",
+        "--no-color",
+        f"--format={fmt}",
+        *revs,
+        "--",
+    ).stdout
     entries: list[LogEntry] = []
     for record in out.split(b"\x01")[1:]:
         head_, _, trailer = record.partition(b"\0")
@@ -128,7 +178,7 @@ def _waiver(trailers: bytes) -> str | None:
     for item in trailers.decode("utf-8", "replace").strip().split("\x1f"):
         item = item.strip()
         if item.startswith(WAIVER_KEY):
-            reason = item[len(WAIVER_KEY):].strip()
+            reason = item[len(WAIVER_KEY) :].strip()
             if reason and visible(reason):
                 return reason
     return None
@@ -148,16 +198,20 @@ def merge_heads(repo: Repo) -> list[str]:
     except OSError:
         pass
     for key in sorted(os.environ):
-        oid = key[len("GITHEAD_"):]
-        if (key.startswith("GITHEAD_") and len(oid) in (40, 64)
-                and all(c in "0123456789abcdef" for c in oid) and oid not in heads):
+        oid = key[len("GITHEAD_") :]
+        if (
+            key.startswith("GITHEAD_")
+            and len(oid) in (40, 64)
+            and all(c in "0123456789abcdef" for c in oid)
+            and oid not in heads
+        ):
             heads.append(oid)
     return heads
 
 
 def find_rename(repo: Repo, old: str, new: str | None, path: str) -> str | None:
     """Where ``path`` went between ``old`` (a tree-ish) and ``new`` (None: the index)."""
-    args = (["diff-index", "--cached", old] if new is None else ["diff-tree", "-r", old, new])
+    args = ["diff-index", "--cached", old] if new is None else ["diff-tree", "-r", old, new]
     proc = _git(repo.root, *args[:1], "-M", "--raw", "-z", *args[1:], check=False)
     if proc.returncode != 0:
         return None
@@ -189,9 +243,10 @@ def commit_paths(repo: Repo, paths: Sequence[str], message: str) -> str:
         last = detail.splitlines()[-1] if detail else "git commit failed"
         raise GitError(
             f"the ledger was written but the commit failed: {last}",
-            file=paths[0], code="commit_failed",
+            file=paths[0],
+            code="commit_failed",
             fix="fix what the message says (a pre-commit hook may have refused), then commit "
-                "the ledger yourself",
+            "the ledger yourself",
         )
     return _git(repo.root, "rev-parse", "HEAD").stdout.decode().strip()
 
@@ -228,10 +283,28 @@ def path_log(repo: Repo, revs: Sequence[str], paths: Sequence[str]) -> list[Path
     simplified the way ``git log -- PATHS`` does by default.
     """
     fmt = "%x01%H%x00%P%x00%an%x00%aI%x00%s%x00"
-    out = _git(repo.root, "-c", "log.showSignature=false", "-c", "core.quotePath=false",
-               "log", "--reverse", "--topo-order", "--no-color", "-z", "--raw", "-c",
-               "--no-abbrev", "--no-renames", "--no-ext-diff", f"--format={fmt}",
-               "--end-of-options", *revs, "--", *_literal(paths)).stdout
+    out = _git(
+        repo.root,
+        "-c",
+        "log.showSignature=false",
+        "-c",
+        "core.quotePath=false",
+        "log",
+        "--reverse",
+        "--topo-order",
+        "--no-color",
+        "-z",
+        "--raw",
+        "-c",
+        "--no-abbrev",
+        "--no-renames",
+        "--no-ext-diff",
+        f"--format={fmt}",
+        "--end-of-options",
+        *revs,
+        "--",
+        *_literal(paths),
+    ).stdout
     result: list[PathCommit] = []
     for record in out.split(b"\x01")[1:]:
         tokens = record.split(b"\0")
@@ -245,19 +318,26 @@ def path_log(repo: Repo, revs: Sequence[str], paths: Sequence[str]) -> list[Path
                 continue
             colons = len(token) - len(token.lstrip(b":"))
             fields = token[colons:].decode().split()
-            modes, ids = fields[:colons + 1], fields[colons + 1:2 * colons + 2]
+            modes, ids = fields[: colons + 1], fields[colons + 1 : 2 * colons + 2]
             path = tokens[pos + 1].decode("utf-8", "surrogateescape")
-            changes.append(PathChange(path, tuple(zip(modes[:-1], ids[:-1], strict=True)),
-                                      modes[-1], ids[-1]))
+            changes.append(
+                PathChange(path, tuple(zip(modes[:-1], ids[:-1], strict=True)), modes[-1], ids[-1])
+            )
             pos += 2
-        result.append(PathCommit(sha, tuple(parents.split()), author, date, subject,
-                                 tuple(changes)))
+        result.append(
+            PathCommit(sha, tuple(parents.split()), author, date, subject, tuple(changes))
+        )
     return result
 
 
-def merge_file(ours: bytes, base: bytes, theirs: bytes, *,
-               labels: tuple[str, str, str] = ("ours", "base", "theirs"),
-               marker_size: int = 7) -> tuple[bytes, bool]:
+def merge_file(
+    ours: bytes,
+    base: bytes,
+    theirs: bytes,
+    *,
+    labels: tuple[str, str, str] = ("ours", "base", "theirs"),
+    marker_size: int = 7,
+) -> tuple[bytes, bool]:
     """git's own three-way text merge (``git merge-file -p``): (merged bytes, clean?).
 
     Needs no repository: the three versions go through temporary files. Conflicting
@@ -271,10 +351,25 @@ def merge_file(ours: bytes, base: bytes, theirs: bytes, *,
             path = Path(tmp) / name
             path.write_bytes(data)
             names.append(str(path))
-        proc = _git(tmp, "merge-file", "-p", f"--marker-size={marker_size}",
-                    "-L", labels[0], "-L", labels[1], "-L", labels[2], *names, check=False)
+        proc = _git(
+            tmp,
+            "merge-file",
+            "-p",
+            f"--marker-size={marker_size}",
+            "-L",
+            labels[0],
+            "-L",
+            labels[1],
+            "-L",
+            labels[2],
+            *names,
+            check=False,
+        )
     if proc.returncode < 0 or proc.returncode > 127:
         message = proc.stderr.decode("utf-8", "replace").strip() or "git merge-file failed"
-        raise GitError(message.splitlines()[-1], code="git_failed",
-                       fix="check that git is installed and the files are text")
+        raise GitError(
+            message.splitlines()[-1],
+            code="git_failed",
+            fix="check that git is installed and the files are text",
+        )
     return proc.stdout, proc.returncode == 0

@@ -70,8 +70,9 @@ def renumbered_content(old: Ledger, new: Ledger) -> dict[str, str]:
     return out
 
 
-def excuse_merge(violations: list[Any], parent: Ledger, merged: Ledger,
-                 others: Iterable[Ledger]) -> list[Any]:
+def excuse_merge(
+    violations: list[Any], parent: Ledger, merged: Ledger, others: Iterable[Ledger]
+) -> list[Any]:
     """Drop the guard's findings that a merge commit cannot avoid, compared with ``parent``.
 
     Two cases, both losing nothing: an item the merge renumbered (see ``renumbered``;
@@ -83,8 +84,9 @@ def excuse_merge(violations: list[Any], parent: Ledger, merged: Ledger,
     others = list(others)
     moved = renumbered(parent, merged, others)
     merged_retired = {r.id: r for r in merged.retired}
-    excused = {old for old, new in moved.items()
-               if old not in parent.retired_ids or new in merged_retired}
+    excused = {
+        old for old, new in moved.items() if old not in parent.retired_ids or new in merged_retired
+    }
     mine = {r.id: r for r in parent.retired}
     items = {r.id: r for r in parent.all_items()}
     now = {r.id: r for r in merged.all_items()}
@@ -93,8 +95,12 @@ def excuse_merge(violations: list[Any], parent: Ledger, merged: Ledger,
             continue
         if item_id in items and item_id in now and items[item_id][2:] != now[item_id][2:]:
             continue  # the item itself changed too: not only the retirement
-        if any(_content(r) == _content(row) for other in others for r in other.retired
-               if r.id == item_id):
+        if any(
+            _content(r) == _content(row)
+            for other in others
+            for r in other.retired
+            if r.id == item_id
+        ):
             excused.add(item_id)
     kept = [v for v in violations if v.item_id not in excused]
     if moved and any(v.code == "phase_reordered" for v in kept):

@@ -26,16 +26,22 @@ def _mentions(data: bytes, ids: Iterator[str] | list[str]) -> bool:
     if not wanted:
         return False
     if len(wanted) <= 16:  # one C scan; an alternation of many IDs would cost n * k
-        pattern = re.compile(rb"\|[ \t]*(?:" + b"|".join(map(re.escape, wanted))
-                             + rb")[ \t]*(?:\||\r?$)", re.MULTILINE)
+        pattern = re.compile(
+            rb"\|[ \t]*(?:" + b"|".join(map(re.escape, wanted)) + rb")[ \t]*(?:\||\r?$)",
+            re.MULTILINE,
+        )
         return pattern.search(data) is not None
-    return any(piece.strip(b" \t") in wanted
-               for line in data.split(b"\n") if b"|" in line
-               for piece in line.rstrip(b"\r").split(b"|")[1:])
+    return any(
+        piece.strip(b" \t") in wanted
+        for line in data.split(b"\n")
+        if b"|" in line
+        for piece in line.rstrip(b"\r").split(b"|")[1:]
+    )
 
 
-def table_edit(old: bytes, new: bytes, config: Any, path: str = "",
-               reserved_ids: frozenset[str] = frozenset()) -> list[Any] | None:
+def table_edit(
+    old: bytes, new: bytes, config: Any, path: str = "", reserved_ids: frozenset[str] = frozenset()
+) -> list[Any] | None:
     """The guard's verdict on a failure ledger whose change stays inside its table, or
     None when that cannot be proven cheaply (then both versions are parsed in full).
 
@@ -57,7 +63,8 @@ def table_edit(old: bytes, new: bytes, config: Any, path: str = "",
     tail = common_suffix(old, new, min(len(old), len(new)) - start)
     old_end, new_end = len(old) - tail, len(new) - tail
     if not (old_end in (start, 0) or old[old_end - 1] == 10) or not (
-            new_end in (start, 0) or new[new_end - 1] == 10):
+        new_end in (start, 0) or new[new_end - 1] == 10
+    ):
         cut = old.find(b"\n", old_end)
         if cut < 0:
             return None
@@ -82,8 +89,12 @@ def table_edit(old: bytes, new: bytes, config: Any, path: str = "",
         out = []
         for offset, raw in enumerate(lines):
             line = raw[:-1] if raw.endswith("\r") else raw
-            if (not line.lstrip(" \t").startswith("|") or line.startswith("|||||||")
-                    or forbidden().search(line) or ("&" in line and entity_forbidden(line))):
+            if (
+                not line.lstrip(" \t").startswith("|")
+                or line.startswith("|||||||")
+                or forbidden().search(line)
+                or ("&" in line and entity_forbidden(line))
+            ):
                 return None
             try:
                 cells = split_row(line, "", 0)
@@ -91,14 +102,23 @@ def table_edit(old: bytes, new: bytes, config: Any, path: str = "",
                 return None
             # the parser's own cell rules: an ID's shape, visible required cells, nothing
             # hidden (anything doubtful goes to the full parse, which names the problem)
-            if (len(cells) != len(header) or not valid_id(cells[where["id"]])
-                    or not all(visible(cells[where[name]]) for name in REQUIRED[1:])
-                    or hidden_markup(line) is not None):
+            if (
+                len(cells) != len(header)
+                or not valid_id(cells[where["id"]])
+                or not all(visible(cells[where[name]]) for name in REQUIRED[1:])
+                or hidden_markup(line) is not None
+            ):
                 return None
-            out.append(FAILURES.record(
-                cells[where["id"]], first + offset, cells[where["tried"]],
-                cells[where["failure"]], cells[where["workaround"]],
-                extra=tuple((name, cells[pos]) for pos, name in extra)))
+            out.append(
+                FAILURES.record(
+                    cells[where["id"]],
+                    first + offset,
+                    cells[where["tried"]],
+                    cells[where["failure"]],
+                    cells[where["workaround"]],
+                    extra=tuple((name, cells[pos]) for pos, name in extra),
+                )
+            )
         return out
 
     before = rows(old_lines, old.count(b"\n", 0, start) + 1)
@@ -109,8 +129,7 @@ def table_edit(old: bytes, new: bytes, config: Any, path: str = "",
     new_ids = [r.id for r in after]
     added = [i for i in new_ids if i not in old_ids]
     removed = [i for i in old_ids if i not in set(new_ids)]
-    if len(set(new_ids)) != len(new_ids) or any(
-            i in reserved_ids for i in added):
+    if len(set(new_ids)) != len(new_ids) or any(i in reserved_ids for i in added):
         return None
     if _mentions(old, added) or _mentions(old[:start] + old[old_end:], removed):
         return None
@@ -133,8 +152,13 @@ def _trust_file(repo: Any) -> Any:
 def _trust_key(config: Any) -> str:
     import hashlib
 
-    text = repr((sorted(config.column_aliases.items()), sorted(config.section_aliases.items()),
-                 config.max_ledger_bytes))
+    text = repr(
+        (
+            sorted(config.column_aliases.items()),
+            sorted(config.section_aliases.items()),
+            config.max_ledger_bytes,
+        )
+    )
     return hashlib.sha1(text.encode()).hexdigest()[:12]
 
 
@@ -145,8 +169,11 @@ def load_trusted(repo: Any, config: Any) -> frozenset[str]:
         text = _trust_file(repo).read_text(encoding="ascii", errors="replace")
     except OSError:
         return frozenset()
-    return frozenset(parts[0] for parts in (line.split() for line in text.splitlines())
-                     if len(parts) == 2 and parts[1] == key)
+    return frozenset(
+        parts[0]
+        for parts in (line.split() for line in text.splitlines())
+        if len(parts) == 2 and parts[1] == key
+    )
 
 
 def save_trusted(repo: Any, config: Any, blobs: set[str], known: frozenset[str]) -> None:
@@ -160,7 +187,7 @@ def save_trusted(repo: Any, config: Any, blobs: set[str], known: frozenset[str])
         path.parent.mkdir(exist_ok=True)
         if path.exists() and path.stat().st_size > 65536:
             lines = path.read_text(encoding="ascii", errors="replace").splitlines()
-            path.write_text("\n".join(lines[len(lines) // 2:]) + "\n", encoding="ascii")
+            path.write_text("\n".join(lines[len(lines) // 2 :]) + "\n", encoding="ascii")
         with path.open("a", encoding="ascii") as handle:
             handle.write("".join(f"{blob} {key}\n" for blob in fresh))
     except OSError:

@@ -33,8 +33,11 @@ class HookAction:
 
 def hooks_dir(repo: git.Repo) -> Path:
     """Where git looks for hooks in this repository (core.hooksPath included)."""
-    out = git.run(repo, "rev-parse", "--git-path", "hooks").stdout.decode(
-        "utf-8", "surrogateescape").strip()
+    out = (
+        git.run(repo, "rev-parse", "--git-path", "hooks")
+        .stdout.decode("utf-8", "surrogateescape")
+        .strip()
+    )
     path = Path(out)
     return path if path.is_absolute() else repo.root / path
 
@@ -81,8 +84,9 @@ def _write(path: Path, text: str) -> None:
     atomic_write(path, text.encode("utf-8"), mode=0o755)
 
 
-def install(repo: git.Repo, *, force: bool = False, command: list[str] | None = None
-            ) -> list[HookAction]:
+def install(
+    repo: git.Repo, *, force: bool = False, command: list[str] | None = None
+) -> list[HookAction]:
     """Install the guard as pre-commit and pre-merge-commit hooks. Idempotent."""
     folder = hooks_dir(repo)
     folder.mkdir(parents=True, exist_ok=True)
@@ -102,7 +106,8 @@ def install(repo: git.Repo, *, force: bool = False, command: list[str] | None = 
             target = folder / (hook + (REPLACED if force else CHAINED))
             if _exists(target):
                 raise RehydrateError(
-                    f"{hook} exists and so does {target.name}", file=shown,
+                    f"{hook} exists and so does {target.name}",
+                    file=shown,
                     code="hook_conflict",
                     fix=f"merge or remove {target.name} by hand, then run again",
                 )

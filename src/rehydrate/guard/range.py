@@ -43,10 +43,12 @@ from .staged import (
 
 ZERO = frozenset({"0" * 40, "0" * 64})
 _ABSENT = ("000000", "0" * 40)
-REWRITE_HINT = ("A refused commit that is already pushed stays refused: putting the row back "
-                "in a new commit gives id_reused. Rewrite the bad commit (git rebase -i, then "
-                "force-push) or, if the change is intended, add a 'Rehydrate-Waiver: <reason>' "
-                "trailer to that commit.")
+REWRITE_HINT = (
+    "A refused commit that is already pushed stays refused: putting the row back "
+    "in a new commit gives id_reused. Rewrite the bad commit (git rebase -i, then "
+    "force-push) or, if the change is intended, add a 'Rehydrate-Waiver: <reason>' "
+    "trailer to that commit."
+)
 
 
 class RangeSpec(NamedTuple):
@@ -62,9 +64,12 @@ def resolve_range(repo: Repo, text: str) -> RangeSpec:
     When A is not an ancestor of B, A's ledgers are also compared with B's.
     """
     if "..." in text:
-        raise RehydrateError(f"invalid range {text!r}: A...B is a symmetric difference",
-                             code="usage", fix="pass A..B, e.g. --range "
-                             "\"$(git merge-base main HEAD)..HEAD\" for a branch's own commits")
+        raise RehydrateError(
+            f"invalid range {text!r}: A...B is a symmetric difference",
+            code="usage",
+            fix="pass A..B, e.g. --range "
+            '"$(git merge-base main HEAD)..HEAD" for a branch\'s own commits',
+        )
     old_text, sep, new_text = text.partition("..")
     if not sep:
         return RangeSpec((_commit(repo, text),))
@@ -77,21 +82,29 @@ def resolve_range(repo: Repo, text: str) -> RangeSpec:
 
 def _commit(repo: Repo, rev: str) -> str:
     if not rev.strip() or rev.startswith("-"):
-        raise RehydrateError(f"invalid revision {rev!r}", code="usage",
-                             fix="pass --range A..B (two revisions)")
-    proc = run(repo, "rev-parse", "-q", "--verify", "--end-of-options", rev + "^{commit}",
-               check=False)
+        raise RehydrateError(
+            f"invalid revision {rev!r}", code="usage", fix="pass --range A..B (two revisions)"
+        )
+    proc = run(
+        repo, "rev-parse", "-q", "--verify", "--end-of-options", rev + "^{commit}", check=False
+    )
     if proc.returncode != 0:
-        raise GitError(f"unknown revision {rev!r}: the repository lacks it", code="bad_revision",
-                       fix="name an existing commit; in CI, " + FIXES["history_missing"])
+        raise GitError(
+            f"unknown revision {rev!r}: the repository lacks it",
+            code="bad_revision",
+            fix="name an existing commit; in CI, " + FIXES["history_missing"],
+        )
     return proc.stdout.decode().strip()
 
 
 def is_ancestor(repo: Repo, old: str, new: str) -> bool:
     proc = run(repo, "merge-base", "--is-ancestor", old, new, check=False)
     if proc.returncode not in (0, 1):
-        raise GitError(f"cannot compare {old[:12]} with {new[:12]}", code="git_failed",
-                       fix=FIXES["history_missing"])
+        raise GitError(
+            f"cannot compare {old[:12]} with {new[:12]}",
+            code="git_failed",
+            fix=FIXES["history_missing"],
+        )
     return proc.returncode == 0
 
 
@@ -104,8 +117,11 @@ def _read_history(repo: Repo, revs: Sequence[str]) -> list[LogEntry]:
         return entries
     cut = [e.commit for e in entries if e.commit in shallow]
     if cut:
-        raise GitError(f"the range needs history this clone lacks (shallow at {cut[0][:12]})",
-                       code="history_missing", fix=FIXES["history_missing"])
+        raise GitError(
+            f"the range needs history this clone lacks (shallow at {cut[0][:12]})",
+            code="history_missing",
+            fix=FIXES["history_missing"],
+        )
     return entries
 
 
@@ -143,8 +159,9 @@ class _Settings:
         if isinstance(got, Config):
             self.effective[commit] = got
         else:
-            self.effective[commit] = (self.of(first_parent) if first_parent is not None
-                                      else self.fallback)
+            self.effective[commit] = (
+                self.of(first_parent) if first_parent is not None else self.fallback
+            )
 
     def of(self, commit: str) -> Config:
         if commit not in self.effective:
@@ -153,8 +170,12 @@ class _Settings:
         return self.effective[commit]
 
     def parser(self, config: Config) -> _Parser:
-        key = (tuple(sorted(config.paths.items())), tuple(sorted(config.section_aliases.items())),
-               tuple(sorted(config.column_aliases.items())), config.max_ledger_bytes)
+        key = (
+            tuple(sorted(config.paths.items())),
+            tuple(sorted(config.section_aliases.items())),
+            tuple(sorted(config.column_aliases.items())),
+            config.max_ledger_bytes,
+        )
         if key not in self.parsers:
             self.parsers[key] = _Parser(config)
         return self.parsers[key]
@@ -199,12 +220,16 @@ class _Walk:
             self.entries[commit] = tree_entries(self.repo, commit, list(config.paths.values()))
         entry = self.entries[commit].get(path)
         ledger = self._parse(kind, path, entry, config)
-        good = ledger if ledger is not None else last_parseable(
-            self.repo, commit, kind, path, self.settings.parser(config))
+        good = (
+            ledger
+            if ledger is not None
+            else last_parseable(self.repo, commit, kind, path, self.settings.parser(config))
+        )
         return _State(ledger, good, _ids(ledger))
 
-    def _parse(self, kind: str, path: str, entry: tuple[str, str] | None,
-               config: Config) -> Ledger | None:
+    def _parse(
+        self, kind: str, path: str, entry: tuple[str, str] | None, config: Config
+    ) -> Ledger | None:
         if entry is None or not _regular(entry[0]) or not entry[1]:
             return None
         blob = entry[1]
@@ -213,8 +238,12 @@ class _Walk:
         got = self.settings.parser(config).parse(kind, path, blob, self.data[blob])
         return got if isinstance(got, Ledger) else None
 
-    def judge(self, entry: LogEntry, changes: Mapping[str | None, list[RawChange]],
-              data: Mapping[str, bytes]) -> list[Violation]:
+    def judge(
+        self,
+        entry: LogEntry,
+        changes: Mapping[str | None, list[RawChange]],
+        data: Mapping[str, bytes],
+    ) -> list[Violation]:
         """``entry`` against each of its parents; records its own states."""
         commit = entry.commit
         parents: tuple[str | None, ...] = entry.parents or (None,)
@@ -234,8 +263,9 @@ class _Walk:
                 if change is None:
                     continue
                 others = [before[o] for o in parents if o != parent]
-                result, got = self._one(kind, change, data, parser, before[parent], others,
-                                        commit, parent)
+                result, got = self._one(
+                    kind, change, data, parser, before[parent], others, commit, parent
+                )
                 found.extend(result)
                 new = got if parent == parents[0] else new
             seen = frozenset().union(*(s.seen for s in before.values()), _ids(new))
@@ -243,16 +273,30 @@ class _Walk:
         self.states[commit] = mine
         return found
 
-    def _one(self, kind: str, change: RawChange, data: Mapping[str, bytes], parser: _Parser,
-             parent_state: _State, others: list[_State], commit: str, parent: str | None
-             ) -> tuple[list[Violation], Ledger | None]:
+    def _one(
+        self,
+        kind: str,
+        change: RawChange,
+        data: Mapping[str, bytes],
+        parser: _Parser,
+        parent_state: _State,
+        others: list[_State],
+        commit: str,
+        parent: str | None,
+    ) -> tuple[list[Violation], Ledger | None]:
         """One ledger of one commit against one parent: (violations, the new ledger)."""
         other_ids = frozenset().union(*(_ids(o.ledger) for o in others))
         result, _old, new = check_change(
-            kind, change, data, parser, reserved_ids=parent_state.seen - other_ids,
+            kind,
+            change,
+            data,
+            parser,
+            reserved_ids=parent_state.seen - other_ids,
             old_ledger=parent_state.good,
-            renamed_to=lambda: find_rename(self.repo, parent or EMPTY_TREE[
-                self.repo.object_format], commit, change.path))
+            renamed_to=lambda: find_rename(
+                self.repo, parent or EMPTY_TREE[self.repo.object_format], commit, change.path
+            ),
+        )
         if others and result and parent_state.good is not None and new is not None:
             from .excuses import excuse_merge
 
@@ -270,13 +314,13 @@ def _change_of(changes: list[RawChange], path: str) -> RawChange | None:
     return next((c for c in changes if c.path == path), None)
 
 
-def _pair_changes(repo: Repo, settings: _Settings, pairs: Sequence[tuple[str, str | None]]
-                  ) -> dict[tuple[str, str | None], list[RawChange]]:
+def _pair_changes(
+    repo: Repo, settings: _Settings, pairs: Sequence[tuple[str, str | None]]
+) -> dict[tuple[str, str | None], list[RawChange]]:
     """Each pair's ledger changes, the new side at the commit's own path and the old side
     at the parent's: one ``diff-tree --stdin`` when the two agree, two ``ls-tree`` when a
     commit moved a ledger by configuration."""
-    paths = sorted({settings.of(c).path_of(k) for pair in pairs for c in pair if c
-                    for k in KINDS})
+    paths = sorted({settings.of(c).path_of(k) for pair in pairs for c in pair if c for k in KINDS})
     answers = diff_pairs(repo, list(pairs), paths)
     out: dict[tuple[str, str | None], list[RawChange]] = {}
     for (commit, parent), changes in zip(pairs, answers, strict=True):
@@ -286,14 +330,16 @@ def _pair_changes(repo: Repo, settings: _Settings, pairs: Sequence[tuple[str, st
         wanted = {new_cfg.path_of(k) for k in KINDS if k not in moved}
         kept = [c for c in changes if c.path in wanted]
         for kind in moved:
-            kept.extend(_moved_change(repo, commit, parent, old_cfg.path_of(kind),
-                                      new_cfg.path_of(kind)))
+            kept.extend(
+                _moved_change(repo, commit, parent, old_cfg.path_of(kind), new_cfg.path_of(kind))
+            )
         out[(commit, parent)] = kept
     return out
 
 
-def _moved_change(repo: Repo, commit: str, parent: str | None, old_path: str, new_path: str
-                  ) -> list[RawChange]:
+def _moved_change(
+    repo: Repo, commit: str, parent: str | None, old_path: str, new_path: str
+) -> list[RawChange]:
     """A ledger whose configured path changed: the parent's file against the commit's."""
     old = tree_entries(repo, parent, [old_path]).get(old_path, _ABSENT) if parent else _ABSENT
     new = tree_entries(repo, commit, [new_path]).get(new_path, _ABSENT)
@@ -302,16 +348,24 @@ def _moved_change(repo: Repo, commit: str, parent: str | None, old_path: str, ne
     return [RawChange(old[0], new[0], old[1], new[1], "M", new_path)]
 
 
-def _settings_findings(repo: Repo, settings: _Settings, commit: str, parent: str | None
-                       ) -> list[Violation]:
+def _settings_findings(
+    repo: Repo, settings: _Settings, commit: str, parent: str | None
+) -> list[Violation]:
     """A commit whose settings cannot be read, or that moves or re-aliases ledgers."""
     raw = settings.raw.get(commit)
     if isinstance(raw, ConfigError):
         parent_raw = settings.raw.get(parent) if parent else None
         if parent is None or not isinstance(parent_raw, ConfigError):
-            return [Violation("config_changed", raw.file or ".rehydrate.toml", raw.line, None,
-                              f"the settings cannot be read: {raw.message}",
-                              FIXES["config_changed"])]
+            return [
+                Violation(
+                    "config_changed",
+                    raw.file or ".rehydrate.toml",
+                    raw.line,
+                    None,
+                    f"the settings cannot be read: {raw.message}",
+                    FIXES["config_changed"],
+                )
+            ]
         return []
     if parent is None:
         return []
@@ -322,33 +376,45 @@ def _settings_findings(repo: Repo, settings: _Settings, commit: str, parent: str
     return settings_violations(old, new, bool(present))
 
 
-def check_range(repo: Repo, spec: RangeSpec, *, mode: str = "range",
-                fallback: Config | None = None) -> GuardReport:
+def check_range(
+    repo: Repo, spec: RangeSpec, *, mode: str = "range", fallback: Config | None = None
+) -> GuardReport:
     """Every commit of ``spec.revs`` against each of its parents, and each tip pair."""
     entries = _read_history(repo, spec.revs)
     if fallback is None:
         fallback = load_config(repo.root) if repo.root == repo.git_dir else Config()
     commits = [e.commit for e in entries]
-    everything = [*commits, *(p for e in entries for p in e.parents),
-                  *(c for tip in spec.tips for c in tip)]
+    everything = [
+        *commits,
+        *(p for e in entries for p in e.parents),
+        *(c for tip in spec.tips for c in tip),
+    ]
     settings = _Settings(repo, everything, fallback)
     for entry in entries:
         settings.settle(entry.commit, entry.parents[0] if entry.parents else None)
     pairs = [(e.commit, p) for e in entries for p in (e.parents or (None,))]
     changes = _pair_changes(repo, settings, pairs)
-    blobs = [b for cs in changes.values() for c in cs
-             for b, m in ((c.old_blob, c.old_mode), (c.new_blob, c.new_mode))
-             if b not in ZERO and _regular(m)]
+    blobs = [
+        b
+        for cs in changes.values()
+        for c in cs
+        for b, m in ((c.old_blob, c.old_mode), (c.new_blob, c.new_mode))
+        if b not in ZERO and _regular(m)
+    ]
     walk = _Walk(repo, settings)
     data = cat_blobs(repo, blobs)
     walk.data.update(data)
     violations: list[Violation] = []
     waived: list[Waived] = []
     for entry in entries:
-        found = [f for p in (entry.parents or (None,))
-                 for f in _settings_findings(repo, settings, entry.commit, p)]
-        found += walk.judge(entry, {p: changes[(entry.commit, p)]
-                                    for p in (entry.parents or (None,))}, walk.data)
+        found = [
+            f
+            for p in (entry.parents or (None,))
+            for f in _settings_findings(repo, settings, entry.commit, p)
+        ]
+        found += walk.judge(
+            entry, {p: changes[(entry.commit, p)] for p in (entry.parents or (None,))}, walk.data
+        )
         found = [_at(v, entry.commit) for v in found]
         if found and entry.waiver:
             waived.append(Waived(entry.commit, entry.waiver, _sorted(found)))
@@ -359,20 +425,30 @@ def check_range(repo: Repo, spec: RangeSpec, *, mode: str = "range",
         covered = {(v.path, v.item_id): w for w in waived for v in w.violations}
         for violation in tip_found:
             by = covered.get((violation.path, violation.item_id)) or covered.get(
-                (violation.path, None))
+                (violation.path, None)
+            )
             if by is None:
                 violations.append(violation)
             else:
-                waived.append(Waived(new, f"{by.reason} (commit {by.commit[:12]})",
-                                     (violation,)))
-    paths = sorted({settings.of(c).path_of(k) for c in everything for k in KINDS}
-                   ) if everything else sorted(fallback.paths.values())
+                waived.append(Waived(new, f"{by.reason} (commit {by.commit[:12]})", (violation,)))
+    paths = (
+        sorted({settings.of(c).path_of(k) for c in everything for k in KINDS})
+        if everything
+        else sorted(fallback.paths.values())
+    )
     return GuardReport(mode, tuple(violations), tuple(waived), tuple(paths), len(entries))
 
 
 def _at(violation: Violation, commit: str, note: str = "") -> Violation:
-    return Violation(violation.code, violation.path, violation.line, violation.item_id,
-                     violation.message + note, violation.fix, commit=commit)
+    return Violation(
+        violation.code,
+        violation.path,
+        violation.line,
+        violation.item_id,
+        violation.message + note,
+        violation.fix,
+        commit=commit,
+    )
 
 
 def _tip_violations(walk: _Walk, new: str, old: str) -> list[Violation]:
@@ -380,8 +456,10 @@ def _tip_violations(walk: _Walk, new: str, old: str) -> list[Violation]:
     old: every row of the old tip must still be there, or be renumbered with its content."""
     from .excuses import renumbered_content
 
-    note = (f" (the new tip {new[:12]} does not contain the old tip {old[:12]}, so the two "
-            "were compared directly)")
+    note = (
+        f" (the new tip {new[:12]} does not contain the old tip {old[:12]}, so the two "
+        "were compared directly)"
+    )
     out: list[Violation] = []
     for kind in KINDS:
         before = walk.state(old, kind).good
@@ -392,15 +470,22 @@ def _tip_violations(walk: _Walk, new: str, old: str) -> list[Violation]:
         after = after_state.ledger
         if after is None:
             code = "ledger_unparseable" if after_state.good is not None else "ledger_deleted"
-            message = ("the ledger cannot be parsed at the new tip" if code == "ledger_unparseable"
-                       else "the ledger is gone at the new tip")
+            message = (
+                "the ledger cannot be parsed at the new tip"
+                if code == "ledger_unparseable"
+                else "the ledger is gone at the new tip"
+            )
             out.append(_at(Violation(code, path, None, None, message, FIXES[code]), new, note))
             continue
         found = check_ledger(kind, before, after)
         moved = renumbered_content(before, after)
         if moved:
-            found = [v for v in found if v.item_id not in moved
-                     and not (v.code == "phase_reordered" and _same_order(before, after, moved))]
+            found = [
+                v
+                for v in found
+                if v.item_id not in moved
+                and not (v.code == "phase_reordered" and _same_order(before, after, moved))
+            ]
         out.extend(_at(v, new, note) for v in found)
     return out
 

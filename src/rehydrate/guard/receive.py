@@ -53,10 +53,13 @@ def parse_updates(lines: Sequence[str]) -> list[Update]:
             continue
         parts = raw.split()
         if len(parts) != 3 or not all(
-                len(o) in (40, 64) and all(c in "0123456789abcdef" for c in o)
-                for o in parts[:2]):
-            raise RehydrateError(f"bad pre-receive line {raw.strip()[:200]!r}", code="usage",
-                                 fix="feed '<old> <new> <ref>' lines on stdin (git does)")
+            len(o) in (40, 64) and all(c in "0123456789abcdef" for c in o) for o in parts[:2]
+        ):
+            raise RehydrateError(
+                f"bad pre-receive line {raw.strip()[:200]!r}",
+                code="usage",
+                fix="feed '<old> <new> <ref>' lines on stdin (git does)",
+            )
         out.append(Update(*parts))
     return out
 
@@ -71,29 +74,49 @@ def check_pre_receive(repo: Repo, lines: Sequence[str]) -> GuardReport:
     commits = 0
     ledgers: set[str] = set()
     for update in updates:
-        forced = (update.old not in ZERO and update.new not in ZERO
-                  and not is_ancestor(repo, update.old, update.new))
+        forced = (
+            update.old not in ZERO
+            and update.new not in ZERO
+            and not is_ancestor(repo, update.old, update.new)
+        )
         where = f" [{update.describe(forced)}]"
         if update.ref.startswith("refs/replace/") and update.new not in ZERO:
-            violations.append(Violation(
-                "replace_ref_refused", update.ref, None, None,
-                "a replace ref substitutes one object for another behind every reader's back",
-                FIXES["replace_ref_refused"]))
+            violations.append(
+                Violation(
+                    "replace_ref_refused",
+                    update.ref,
+                    None,
+                    None,
+                    "a replace ref substitutes one object for another behind every reader's back",
+                    FIXES["replace_ref_refused"],
+                )
+            )
             continue
         if update.new in ZERO:
             if update.ref in protected:
-                violations.append(Violation(
-                    "protected_branch_deleted", update.ref, None, None,
-                    f"deleting a protected branch would let it come back at an old commit{where}",
-                    FIXES["protected_branch_deleted"]))
+                violations.append(
+                    Violation(
+                        "protected_branch_deleted",
+                        update.ref,
+                        None,
+                        None,
+                        "deleting a protected branch would let it come back at an old "
+                        f"commit{where}",
+                        FIXES["protected_branch_deleted"],
+                    )
+                )
             continue
-        spec = RangeSpec((update.new, "--not", "--all"),
-                         ((update.new, update.old),) if forced else ())
+        spec = RangeSpec(
+            (update.new, "--not", "--all"), ((update.new, update.old),) if forced else ()
+        )
         report = check_range(repo, spec, mode="pre-receive")
         commits += report.commits
         ledgers.update(report.ledgers)
-        violations.extend(Violation(v.code, v.path, v.line, v.item_id, v.message + where,
-                                    v.fix, commit=v.commit) for v in report.violations)
+        violations.extend(
+            Violation(v.code, v.path, v.line, v.item_id, v.message + where, v.fix, commit=v.commit)
+            for v in report.violations
+        )
         waived.extend(report.waived)
-    return GuardReport("pre-receive", tuple(violations), tuple(waived), tuple(sorted(ledgers)),
-                       commits)
+    return GuardReport(
+        "pre-receive", tuple(violations), tuple(waived), tuple(sorted(ledgers)), commits
+    )

@@ -51,8 +51,15 @@ class Violation:
         return text
 
     def to_json(self) -> dict[str, Any]:
-        return {"code": self.code, "path": self.path, "line": self.line, "id": self.item_id,
-                "message": self.message, "fix": self.fix, "commit": self.commit}
+        return {
+            "code": self.code,
+            "path": self.path,
+            "line": self.line,
+            "id": self.item_id,
+            "message": self.message,
+            "fix": self.fix,
+            "commit": self.commit,
+        }
 
 
 RETIRE = "retire it under ## Retired with a reason; the row stays where it is"
@@ -61,51 +68,51 @@ SUPERSEDE = "add a new row with a new ID and retire the old one with `Replaced b
 # code -> how to do it properly (every code the guard can give has an entry)
 FIXES: Mapping[str, str] = {
     "config_changed": "ledger paths and header/section aliases are part of the ledgers: revert "
-                      "the change in the settings file. To really move or re-alias ledgers, "
-                      "commit it alone with a 'Rehydrate-Waiver: <reason>' trailer for the CI "
-                      "range check (the local hook never honours a waiver)",
+    "the change in the settings file. To really move or re-alias ledgers, "
+    "commit it alone with a 'Rehydrate-Waiver: <reason>' trailer for the CI "
+    "range check (the local hook never honours a waiver)",
     "row_deleted": f"put the row back; to take it out of force, {RETIRE}",
     "immutable_cell_changed": f"restore the cell; to change it, {SUPERSEDE}",
     "level_weakened": f"restore the level; a level may only get stricter. To relax a rule, "
-                      f"{SUPERSEDE}",
+    f"{SUPERSEDE}",
     "level_rewritten": "MUST <-> MUST NOT (SHOULD <-> SHOULD NOT) is a rewrite, not a "
-                       f"strengthening: restore the level and {SUPERSEDE}",
+    f"strengthening: restore the level and {SUPERSEDE}",
     "status_moved_backwards": "status only moves forward; record the new situation as a new "
-                              "row instead",
+    "row instead",
     "status_move_not_allowed": "use one of the allowed moves (`rehydrate guard --help`, the "
-                               "ledger format's tables); record anything "
-                               "else as a new row",
+    "ledger format's tables); record anything "
+    "else as a new row",
     "decided_without_decision": "fill in both Decision and Source when moving to decided",
     "approval_reopened": "a consumed, expired or revoked approval is never reusable: add a new "
-                         "approval row when a person grants it again",
+    "approval row when a person grants it again",
     "unknown_write_dropped": "an unknown external write blocks until reconciled: restore the "
-                             "row and settle it (confirmed / not_applied) with Evidence",
+    "row and settle it (confirmed / not_applied) with Evidence",
     "unknown_write_settled_without_evidence": "fill in Evidence (what you read that shows the "
-                                              "outcome) in the same change",
+    "outcome) in the same change",
     "settled_write_changed": "a settled external write is immutable: record a new write row",
     "retired_unknown_write": "reconcile first: settle the write (confirmed / not_applied) with "
-                             "Evidence, then retire it if needed",
+    "Evidence, then retire it if needed",
     "id_reused": "IDs are never reused: give the new row the next free ID",
     "revision_not_increased": "raise `revision` in the front matter above the previous value "
-                              "(writers add 1)",
+    "(writers add 1)",
     "next_action_not_single": "write one concrete action on one line; record follow-ups as "
-                              "phases or obligations",
+    "phases or obligations",
     "ledger_deleted": "restore the ledger file; ledgers are never deleted (to take items out "
-                      "of force, retire them with a reason)",
+    "of force, retire them with a reason)",
     "ledger_renamed": "move the ledger back (or configure its path before it is created)",
     "ledger_unparseable": "fix the ledger so that `rehydrate state --staged` reads it",
     "ledger_not_regular_file": "commit the ledger as a regular file (not a symlink or submodule)",
     "retire_without_reason": "give the retirement a non-empty Reason",
     "phase_reordered": "phases keep their order: put the rows back in order",
     "unretired": "a retirement is permanent: restore the Retired row, and add a new item if "
-                 "it applies again",
+    "it applies again",
     "replace_ref_refused": "push commits, not replacements: delete the replace ref locally "
-                           "(git replace -d) and push without it",
+    "(git replace -d) and push without it",
     "protected_branch_deleted": "keep the branch; to retire it, ask the repository's "
-                                "administrator (the protected branches are the default "
-                                "branch and git config rehydrate.protectedBranch)",
+    "administrator (the protected branches are the default "
+    "branch and git config rehydrate.protectedBranch)",
     "history_missing": "fetch the full history (`git fetch --unshallow`, or `fetch-depth: 0` "
-                       "in actions/checkout) and run the check again",
+    "in actions/checkout) and run the check again",
 }
 
 
@@ -141,17 +148,20 @@ RULES: Mapping[str, Mapping[str, SectionRule]] = {
         "contracts": _IMMUTABLE,
         "decisions": SectionRule(
             order=("open", "decided"),
-            moves={("open", "decided"): Move(requires=("decision", "source"),
-                                             may_set=("decision", "source"),
-                                             missing_code="decided_without_decision")},
+            moves={
+                ("open", "decided"): Move(
+                    requires=("decision", "source"),
+                    may_set=("decision", "source"),
+                    missing_code="decided_without_decision",
+                )
+            },
             mutable={"open": ("owner", "due")},
         ),
     },
     "task": {
         "phases": SectionRule(
             order=("todo", "doing", "done"),
-            moves={("todo", "doing"): Move(), ("doing", "done"): Move(),
-                   ("todo", "done"): Move()},
+            moves={("todo", "doing"): Move(), ("doing", "done"): Move(), ("todo", "done"): Move()},
         ),
         "obligations": SectionRule(order=("open", "done"), moves={("open", "done"): Move()}),
         "external writes": SectionRule(
@@ -161,11 +171,15 @@ RULES: Mapping[str, Mapping[str, SectionRule]] = {
                 ("pending", "confirmed"): Move(may_set=("evidence",)),
                 ("pending", "not_applied"): Move(may_set=("evidence",)),
                 ("unknown", "confirmed"): Move(
-                    requires=("evidence",), may_set=("evidence",),
-                    missing_code="unknown_write_settled_without_evidence"),
+                    requires=("evidence",),
+                    may_set=("evidence",),
+                    missing_code="unknown_write_settled_without_evidence",
+                ),
                 ("unknown", "not_applied"): Move(
-                    requires=("evidence",), may_set=("evidence",),
-                    missing_code="unknown_write_settled_without_evidence"),
+                    requires=("evidence",),
+                    may_set=("evidence",),
+                    missing_code="unknown_write_settled_without_evidence",
+                ),
             },
             refused={("confirmed", "*"): _SETTLED, ("not_applied", "*"): _SETTLED},
             immutable_code={"confirmed": _SETTLED, "not_applied": _SETTLED},
@@ -174,20 +188,23 @@ RULES: Mapping[str, Mapping[str, SectionRule]] = {
         ),
         "approvals": SectionRule(
             order=("granted", "consumed"),
-            moves={("granted", "consumed"): Move(), ("granted", "expired"): Move(),
-                   ("granted", "revoked"): Move()},
+            moves={
+                ("granted", "consumed"): Move(),
+                ("granted", "expired"): Move(),
+                ("granted", "revoked"): Move(),
+            },
             refused={("*", "granted"): "approval_reopened"},
         ),
         "verified": _IMMUTABLE,
-        "completion checks": SectionRule(order=("open", "passed"),
-                                         moves={("open", "passed"): Move()}),
+        "completion checks": SectionRule(
+            order=("open", "passed"), moves={("open", "passed"): Move()}
+        ),
     },
     "failures": {"failures": _IMMUTABLE},
 }
 
 
-def _v(code: str, ledger: Ledger, line: int | None, item_id: str | None, message: str
-       ) -> Violation:
+def _v(code: str, ledger: Ledger, line: int | None, item_id: str | None, message: str) -> Violation:
     return Violation(code, ledger.path, line, item_id, message, FIXES[code])
 
 
@@ -236,9 +253,15 @@ def _changed(rule: SectionRule, change: ItemChange, ledger: Ledger) -> Iterator[
             allowed.update(move.may_set)
             missing = [c for c in move.requires if not visible(change.new.cells().get(c, ""))]
             if missing:
-                yield _v(move.missing_code, ledger, line, item,
-                         f"status moved {status[0]} -> {status[1]} with "
-                         + ", ".join(missing) + " empty")
+                yield _v(
+                    move.missing_code,
+                    ledger,
+                    line,
+                    item,
+                    f"status moved {status[0]} -> {status[1]} with "
+                    + ", ".join(missing)
+                    + " empty",
+                )
     for cell in change.cells:
         if cell.column == "status":
             continue
@@ -250,14 +273,21 @@ def _changed(rule: SectionRule, change: ItemChange, ledger: Ledger) -> Iterator[
         if cell.column in allowed:
             continue
         code = rule.immutable_code.get(old_status, "immutable_cell_changed")
-        what = ("row moved from section " if cell.column == "section"
-                else f"cell {cell.column!r} changed: ")
-        yield _v(code, ledger, line, item,
-                 f"{what}{cell.old!r} -> {cell.new!r}{_first_difference(cell.old, cell.new)}")
+        what = (
+            "row moved from section "
+            if cell.column == "section"
+            else f"cell {cell.column!r} changed: "
+        )
+        yield _v(
+            code,
+            ledger,
+            line,
+            item,
+            f"{what}{cell.old!r} -> {cell.new!r}{_first_difference(cell.old, cell.new)}",
+        )
 
 
-def _added_in_status(rule: SectionRule, change: ItemChange, ledger: Ledger
-                     ) -> Iterator[Violation]:
+def _added_in_status(rule: SectionRule, change: ItemChange, ledger: Ledger) -> Iterator[Violation]:
     """A row added directly in a status needs what every move into that status needs
     (a new decision written as ``decided`` still needs Decision and Source)."""
     status = change.new.cells().get("status", "")
@@ -265,63 +295,116 @@ def _added_in_status(rule: SectionRule, change: ItemChange, ledger: Ledger
     if not into:
         return
     needed = set(into[0].requires).intersection(*(m.requires for m in into[1:]))
-    missing = [c for c in into[0].requires if c in needed
-               and not visible(change.new.cells().get(c, ""))]
+    missing = [
+        c for c in into[0].requires if c in needed and not visible(change.new.cells().get(c, ""))
+    ]
     if missing:
         code = next(m.missing_code for m in into if m.requires)
-        yield _v(code, ledger, change.line, change.item_id,
-                 f"added as {status} with " + ", ".join(missing) + " empty")
+        yield _v(
+            code,
+            ledger,
+            change.line,
+            change.item_id,
+            f"added as {status} with " + ", ".join(missing) + " empty",
+        )
 
 
-def _item_violations(change: ItemChange, rules: Mapping[str, SectionRule], ledger: Ledger,
-                     old: Ledger | None, reserved: frozenset[str]) -> Iterator[Violation]:
+def _item_violations(
+    change: ItemChange,
+    rules: Mapping[str, SectionRule],
+    ledger: Ledger,
+    old: Ledger | None,
+    reserved: frozenset[str],
+) -> Iterator[Violation]:
     rule = rules.get(change.section, _IMMUTABLE)
     if change.kind == ADDED:
         if change.item_id in reserved:
-            yield _v("id_reused", ledger, change.line, change.item_id,
-                     "this ID was used before (and deleted); it cannot come back")
+            yield _v(
+                "id_reused",
+                ledger,
+                change.line,
+                change.item_id,
+                "this ID was used before (and deleted); it cannot come back",
+            )
         yield from _added_in_status(rule, change, ledger)
     elif change.kind == REMOVED:
         status = change.old.cells().get("status", "")
         code = rule.deleted_code.get(status, "row_deleted")
         where = f" (it was at line {change.line} of the old version)" if change.line else ""
-        yield Violation(code, ledger.path, None, change.item_id,
-                        f"{change.section} row deleted{where}", FIXES[code])
+        yield Violation(
+            code,
+            ledger.path,
+            None,
+            change.item_id,
+            f"{change.section} row deleted{where}",
+            FIXES[code],
+        )
     elif change.kind == CHANGED:
         yield from _changed(rule, change, ledger)
     elif change.kind == RETIRED:
         if not visible(change.reason):
-            yield _v("retire_without_reason", ledger, change.line, change.item_id,
-                     "retired without a reason")
+            yield _v(
+                "retire_without_reason",
+                ledger,
+                change.line,
+                change.item_id,
+                "retired without a reason",
+            )
         item = next((r for r in ledger.section(change.section) if r.id == change.item_id), None)
         status = item.cells().get("status", "") if item is not None else ""
         if status in rule.no_retire:
-            yield _v(rule.no_retire[status], ledger, change.line, change.item_id,
-                     f"retiring a {status} {change.section} row settles it silently")
+            yield _v(
+                rule.no_retire[status],
+                ledger,
+                change.line,
+                change.item_id,
+                f"retiring a {status} {change.section} row settles it silently",
+            )
     elif change.kind == RETIREMENT_CHANGED:
         cols = ", ".join(c.column for c in change.cells)
-        yield _v("immutable_cell_changed", ledger, change.line, change.item_id,
-                 f"the Retired row changed ({cols})")
+        yield _v(
+            "immutable_cell_changed",
+            ledger,
+            change.line,
+            change.item_id,
+            f"the Retired row changed ({cols})",
+        )
     elif change.kind == UNRETIRED:
-        yield _v("unretired", ledger, change.line, change.item_id,
-                 "the Retired row was removed, which puts the item back in force")
+        yield _v(
+            "unretired",
+            ledger,
+            change.line,
+            change.item_id,
+            "the Retired row was removed, which puts the item back in force",
+        )
 
 
 def _task_revision(diff: LedgerDiff, old: Ledger | None, new: Ledger) -> Iterator[Violation]:
     if old is None:
         return
     before, after = old.revision, new.revision
-    others = (diff.items or diff.reordered or diff.prose or diff.next_action
-              or any(m.column != "revision" for m in diff.meta)
-              or old.digest != new.digest)  # any byte but BOM/line endings: prose included
+    others = (
+        diff.items
+        or diff.reordered
+        or diff.prose
+        or diff.next_action
+        or any(m.column != "revision" for m in diff.meta)
+        or old.digest != new.digest
+    )  # any byte but BOM/line endings: prose included
     if before is None or after is None:
         return
     if after < before:
-        yield _v("revision_not_increased", new, 1, None,
-                 f"revision decreased from {before} to {after}")
+        yield _v(
+            "revision_not_increased", new, 1, None, f"revision decreased from {before} to {after}"
+        )
     elif others and after == before:
-        yield _v("revision_not_increased", new, 1, None,
-                 f"Task.md changed but revision stayed at {after}")
+        yield _v(
+            "revision_not_increased",
+            new,
+            1,
+            None,
+            f"Task.md changed but revision stayed at {after}",
+        )
 
 
 def _next_action(diff: LedgerDiff, old: Ledger | None, new: Ledger) -> Iterator[Violation]:
@@ -336,8 +419,13 @@ def _next_action(diff: LedgerDiff, old: Ledger | None, new: Ledger) -> Iterator[
 def _phase_order(diff: LedgerDiff, old: Ledger | None, new: Ledger) -> Iterator[Violation]:
     for name in diff.reordered:
         rows = new.section(name)
-        yield _v("phase_reordered", new, rows[0].line if rows else None, None,
-                 f"the rows of {name} changed their order")
+        yield _v(
+            "phase_reordered",
+            new,
+            rows[0].line if rows else None,
+            None,
+            f"the rows of {name} changed their order",
+        )
 
 
 LedgerCheck = Callable[[LedgerDiff, "Ledger | None", Ledger], Iterator[Violation]]
@@ -348,15 +436,22 @@ LEDGER_CHECKS: Mapping[str, tuple[LedgerCheck, ...]] = {
 }
 
 
-def check_ledger(kind: str, old: Ledger | None, new: Ledger, *,
-                 reserved_ids: frozenset[str] = frozenset()) -> list[Violation]:
+def check_ledger(
+    kind: str, old: Ledger | None, new: Ledger, *, reserved_ids: frozenset[str] = frozenset()
+) -> list[Violation]:
     """Every rule of CONTRACT §2/§3 for ``old`` -> ``new`` (old None: the ledger is created)."""
     diff = diff_ledger(old, new)
     return check_diff(kind, diff, old, new, reserved_ids=reserved_ids)
 
 
-def check_diff(kind: str, diff: LedgerDiff, old: Ledger | None, new: Ledger, *,
-               reserved_ids: frozenset[str] = frozenset()) -> list[Violation]:
+def check_diff(
+    kind: str,
+    diff: LedgerDiff,
+    old: Ledger | None,
+    new: Ledger,
+    *,
+    reserved_ids: frozenset[str] = frozenset(),
+) -> list[Violation]:
     """The rules over an already computed diff (see ``check_ledger``)."""
     rules = RULES[kind]
     out: list[Violation] = []

@@ -29,8 +29,11 @@ class Waived:
     violations: tuple[Violation, ...]
 
     def to_json(self) -> dict[str, Any]:
-        return {"commit": self.commit, "reason": self.reason,
-                "violations": [v.to_json() for v in self.violations]}
+        return {
+            "commit": self.commit,
+            "reason": self.reason,
+            "violations": [v.to_json() for v in self.violations],
+        }
 
 
 @dataclass(frozen=True)
@@ -53,8 +56,7 @@ class GuardReport:
             "ok": self.ok,
             "violations": [v.to_json() for v in self.violations],
             "waived": [w.to_json() for w in self.waived],
-            "checked": {"mode": self.mode, "ledgers": list(self.ledgers),
-                        "commits": self.commits},
+            "checked": {"mode": self.mode, "ledgers": list(self.ledgers), "commits": self.commits},
         }
 
 
@@ -62,8 +64,9 @@ def parse_violation(error: Any, path: str) -> Violation:
     """A LedgerParseError as a refusal: its own code when the guard has that rule."""
     code = error.code if error.code in _PARSE_CODES else "ledger_unparseable"
     message = f"the new version cannot be parsed ({error.code}): {error.message}"
-    return Violation(code, error.file or path, error.line, error.item_id, message,
-                     error.fix or FIXES[code])
+    return Violation(
+        code, error.file or path, error.line, error.item_id, message, error.fix or FIXES[code]
+    )
 
 
 @dataclass
@@ -82,9 +85,13 @@ class _Parser:
         if key not in self.cache:
             try:
                 self.cache[key] = parse_ledger(
-                    kind, path, data, section_aliases=self.config.section_aliases,
+                    kind,
+                    path,
+                    data,
+                    section_aliases=self.config.section_aliases,
                     column_aliases=self.config.column_aliases,
-                    max_bytes=self.config.max_ledger_bytes)
+                    max_bytes=self.config.max_ledger_bytes,
+                )
             except LedgerParseError as exc:
                 self.cache[key] = exc
         return self.cache[key]
@@ -101,12 +108,18 @@ def _regular(mode: str) -> bool:
     return mode in ("100644", "100755")
 
 
-def check_change(kind: str, change: Any, data: Mapping[str, bytes], parser: _Parser, *,
-                 reserved_ids: frozenset[str] = frozenset(),
-                 renamed_to: Callable[[], str | None] | None = None,
-                 trusted: frozenset[str] = frozenset(), old_parser: _Parser | None = None,
-                 old_ledger: Ledger | None | _Unset = UNSET,
-                 ) -> tuple[list[Violation], Ledger | None, Ledger | None]:
+def check_change(
+    kind: str,
+    change: Any,
+    data: Mapping[str, bytes],
+    parser: _Parser,
+    *,
+    reserved_ids: frozenset[str] = frozenset(),
+    renamed_to: Callable[[], str | None] | None = None,
+    trusted: frozenset[str] = frozenset(),
+    old_parser: _Parser | None = None,
+    old_ledger: Ledger | None | _Unset = UNSET,
+) -> tuple[list[Violation], Ledger | None, Ledger | None]:
     """Rules for one raw change of one ledger path: (violations, old ledger, new ledger).
 
     ``old_ledger``, when given, is what the new state is judged against (the range
@@ -120,36 +133,80 @@ def check_change(kind: str, change: Any, data: Mapping[str, bytes], parser: _Par
 
     path = change.path
     if change.status == "U":
-        return [Violation("ledger_unparseable", path, None, None,
-                          "the ledger is unmerged (a conflict) in the index",
-                          "resolve the conflict and stage the result")], None, None
+        return (
+            [
+                Violation(
+                    "ledger_unparseable",
+                    path,
+                    None,
+                    None,
+                    "the ledger is unmerged (a conflict) in the index",
+                    "resolve the conflict and stage the result",
+                )
+            ],
+            None,
+            None,
+        )
     if change.new_blob in _ZERO and change.new_mode == "000000":
         if change.old_mode == "000000":
             return [], None, None
         target = renamed_to() if renamed_to else None
         if target:
-            return [Violation("ledger_renamed", path, None, None, f"ledger renamed to {target}",
-                              FIXES["ledger_renamed"])], None, None
-        return [Violation("ledger_deleted", path, None, None, "ledger file deleted",
-                          FIXES["ledger_deleted"])], None, None
+            return (
+                [
+                    Violation(
+                        "ledger_renamed",
+                        path,
+                        None,
+                        None,
+                        f"ledger renamed to {target}",
+                        FIXES["ledger_renamed"],
+                    )
+                ],
+                None,
+                None,
+            )
+        return (
+            [
+                Violation(
+                    "ledger_deleted",
+                    path,
+                    None,
+                    None,
+                    "ledger file deleted",
+                    FIXES["ledger_deleted"],
+                )
+            ],
+            None,
+            None,
+        )
     if not _regular(change.new_mode):
         what = "a symlink" if change.new_mode == "120000" else f"mode {change.new_mode}"
-        return [Violation("ledger_not_regular_file", path, None, None,
-                          f"the ledger is committed as {what}, not a regular file",
-                          FIXES["ledger_not_regular_file"])], None, None
+        return (
+            [
+                Violation(
+                    "ledger_not_regular_file",
+                    path,
+                    None,
+                    None,
+                    f"the ledger is committed as {what}, not a regular file",
+                    FIXES["ledger_not_regular_file"],
+                )
+            ],
+            None,
+            None,
+        )
     old_present = change.old_blob not in _ZERO and _regular(change.old_mode)
     new_data = data[change.new_blob]
     if kind == "failures" and old_present and change.old_blob in trusted:
-        verdict = table_edit(data[change.old_blob], new_data, parser.config, path,
-                             reserved_ids)
+        verdict = table_edit(data[change.old_blob], new_data, parser.config, path, reserved_ids)
         if verdict is not None:
             return verdict, None, None
     old: Ledger | None = None
     if not isinstance(old_ledger, _Unset):
         old = old_ledger
     elif old_present:
-        parsed = (old_parser or parser).parse(kind, path, change.old_blob,
-                                              data[change.old_blob])
+        parsed = (old_parser or parser).parse(kind, path, change.old_blob, data[change.old_blob])
         old = parsed if isinstance(parsed, _Ledger) else None
     parsed = parser.parse(kind, path, change.new_blob, new_data)
     if not isinstance(parsed, _Ledger):
@@ -157,8 +214,14 @@ def check_change(kind: str, change: Any, data: Mapping[str, bytes], parser: _Par
     return check_ledger(kind, old, parsed, reserved_ids=reserved_ids), old, parsed
 
 
-def _excuse_merge(kind: str, found: list[Violation], change: Any, other_blobs: list[str],
-                  data: Mapping[str, bytes], parser: _Parser) -> list[Violation]:
+def _excuse_merge(
+    kind: str,
+    found: list[Violation],
+    change: Any,
+    other_blobs: list[str],
+    data: Mapping[str, bytes],
+    parser: _Parser,
+) -> list[Violation]:
     """A merge commit against one parent: drop what the merge driver cannot avoid
     (renumbered rows, a double retirement; ``merge.excuse_merge``, docs/merging.md)."""
     from .excuses import excuse_merge
@@ -188,43 +251,84 @@ def settings_violations(old: Any, new: Any, had_ledgers: bool) -> list[Violation
     if not had_ledgers:
         return []
     where = new.origin or old.origin or ".rehydrate.toml"
-    out = [Violation("config_changed", where, None, kind,
-                     f"the {kind} ledger's configured path changed from {old.paths[kind]} to "
-                     f"{new.paths[kind]}", FIXES["config_changed"])
-           for kind in KINDS if old.paths[kind] != new.paths[kind]]
+    out = [
+        Violation(
+            "config_changed",
+            where,
+            None,
+            kind,
+            f"the {kind} ledger's configured path changed from {old.paths[kind]} to "
+            f"{new.paths[kind]}",
+            FIXES["config_changed"],
+        )
+        for kind in KINDS
+        if old.paths[kind] != new.paths[kind]
+    ]
     if (dict(old.section_aliases), dict(old.column_aliases)) != (
-            dict(new.section_aliases), dict(new.column_aliases)):
-        out.append(Violation("config_changed", where, None, None,
-                             "the section or column aliases changed", FIXES["config_changed"]))
+        dict(new.section_aliases),
+        dict(new.column_aliases),
+    ):
+        out.append(
+            Violation(
+                "config_changed",
+                where,
+                None,
+                None,
+                "the section or column aliases changed",
+                FIXES["config_changed"],
+            )
+        )
     if old.prompt_template != new.prompt_template:
-        out.append(Violation("config_changed", where, None, None,
-                             "the prompt template setting changed", FIXES["config_changed"]))
+        out.append(
+            Violation(
+                "config_changed",
+                where,
+                None,
+                None,
+                "the prompt template setting changed",
+                FIXES["config_changed"],
+            )
+        )
     return out
 
 
 def _sorted(violations: list[Violation]) -> tuple[Violation, ...]:
-    return tuple(sorted(violations, key=lambda v: (v.path, v.line or 0, v.code, v.item_id or "",
-                                                   v.message)))
+    return tuple(
+        sorted(violations, key=lambda v: (v.path, v.line or 0, v.code, v.item_id or "", v.message))
+    )
 
 
 def _parses(kind: str, change: Any, data: Mapping[str, bytes], parser: _Parser) -> bool:
     if change.old_blob in _ZERO or not _regular(change.old_mode):
         return False
-    return isinstance(parser.parse(kind, change.path, change.old_blob, data[change.old_blob]),
-                      Ledger)
+    return isinstance(
+        parser.parse(kind, change.path, change.old_blob, data[change.old_blob]), Ledger
+    )
 
 
-def last_parseable(repo: Any, commit: str, kind: str, path: str, parser: _Parser
-                   ) -> Ledger | None:
+def last_parseable(repo: Any, commit: str, kind: str, path: str, parser: _Parser) -> Ledger | None:
     """The newest parseable version of ``path`` at or before ``commit`` (None: none of the
     last 200 versions parses, or there never was one). A ledger broken or deleted by one
     commit must not make the next compare with 'no ledger'."""
     from .. import git
 
-    out = git.run(repo, "log", "--format=%H", "-n", "200", "--end-of-options", commit,
-                  "--", f":(literal){path}").stdout.decode().split()
+    out = (
+        git.run(
+            repo,
+            "log",
+            "--format=%H",
+            "-n",
+            "200",
+            "--end-of-options",
+            commit,
+            "--",
+            f":(literal){path}",
+        )
+        .stdout.decode()
+        .split()
+    )
     for start in range(0, len(out), 8):  # newest first, a few at a time: big ledgers
-        batch = [f"{c}:{path}" for c in out[start:start + 8]]
+        batch = [f"{c}:{path}" for c in out[start : start + 8]]
         for spec, data in git.read_specs(repo, batch).items():
             if data is None:
                 continue
@@ -234,8 +338,14 @@ def last_parseable(repo: Any, commit: str, kind: str, path: str, parser: _Parser
     return None
 
 
-def check_staged(repo: Any, config: Any, first: tuple[str, list[Any]] | None = None,
-                 *, old_config: Any = None, extra: Sequence[Violation] = ()) -> GuardReport:
+def check_staged(
+    repo: Any,
+    config: Any,
+    first: tuple[str, list[Any]] | None = None,
+    *,
+    old_config: Any = None,
+    extra: Sequence[Violation] = (),
+) -> GuardReport:
     """The index (inherited GIT_INDEX_FILE) against HEAD, and every MERGE_HEAD in a merge.
 
     Reads staged blobs with ``git cat-file``, never the work tree or a textual diff.
@@ -250,17 +360,24 @@ def check_staged(repo: Any, config: Any, first: tuple[str, list[Any]] | None = N
     bases = [first or git_changes.diff_cached_head(repo, paths)]
     for merge_head in git_changes.merge_heads(repo):
         bases.append((merge_head, git_changes.diff_cached(repo, merge_head, paths)))
-    ids = [b for _, changes in bases for c in changes
-           for b, mode in ((c.old_blob, c.old_mode), (c.new_blob, c.new_mode))
-           if b not in _ZERO and _regular(mode)]
+    ids = [
+        b
+        for _, changes in bases
+        for c in changes
+        for b, mode in ((c.old_blob, c.old_mode), (c.new_blob, c.new_mode))
+        if b not in _ZERO and _regular(mode)
+    ]
     data = git.cat_blobs(repo, ids)
     parser = _Parser(config)
     from ..config import settings_changed
 
     same = old_config is None or not settings_changed(old_config, config)
     old_parser = parser if same else _Parser(old_config)
-    trusted = load_trusted(repo, config) if same and "failures" in {
-        kinds.get(c.path) for _, cs in bases for c in cs} else frozenset()
+    trusted = (
+        load_trusted(repo, config)
+        if same and "failures" in {kinds.get(c.path) for _, cs in bases for c in cs}
+        else frozenset()
+    )
     good: set[str] = set()
     out: list[Violation] = list(extra)
     checked: set[str] = set()
@@ -278,9 +395,15 @@ def check_staged(repo: Any, config: Any, first: tuple[str, list[Any]] | None = N
                 # version that parsed, so the break does not free this commit
                 past = last_parseable(repo, label, kind, change.path, old_parser)
             found, old, new = check_change(
-                kind, change, data, parser, trusted=trusted, old_parser=old_parser,
+                kind,
+                change,
+                data,
+                parser,
+                trusted=trusted,
+                old_parser=old_parser,
                 old_ledger=past,
-                renamed_to=lambda c=change, b=label: git_changes.find_rename(repo, b, None, c.path))
+                renamed_to=lambda c=change, b=label: git_changes.find_rename(repo, b, None, c.path),
+            )
             if label == bases[0][0]:
                 firsts[change.path] = change
             elif found:
@@ -293,9 +416,17 @@ def check_staged(repo: Any, config: Any, first: tuple[str, list[Any]] | None = N
                 if not found and (new is not None or change.old_blob in trusted):
                     good.add(change.new_blob)
             if label != bases[0][0]:
-                found = [Violation(v.code, v.path, v.line, v.item_id,
-                                   f"{v.message} (compared with MERGE_HEAD {label[:12]})", v.fix)
-                         for v in found]
+                found = [
+                    Violation(
+                        v.code,
+                        v.path,
+                        v.line,
+                        v.item_id,
+                        f"{v.message} (compared with MERGE_HEAD {label[:12]})",
+                        v.fix,
+                    )
+                    for v in found
+                ]
             out.extend(found)
     if good:
         save_trusted(repo, config, good, trusted)

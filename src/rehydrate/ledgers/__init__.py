@@ -25,10 +25,27 @@ KINDS = ("spec", "task", "failures")
 # The package's public API: the parser, and the cell and section rules that writers, the
 # merge and the guard's fast path apply to raw bytes (so that there is one of each).
 __all__ = [
-    "KINDS", "MAX_LEDGER_BYTES", "Context", "Ledger", "Section", "Table", "canonical_section",
-    "check_text", "entity_forbidden", "escape_cell", "forbidden", "has_forbidden",
-    "hidden_markup", "normalize", "parse_ledger", "render_row", "split_front_matter",
-    "split_row", "split_sections", "tables_by_section", "visible",
+    "KINDS",
+    "MAX_LEDGER_BYTES",
+    "Context",
+    "Ledger",
+    "Section",
+    "Table",
+    "canonical_section",
+    "check_text",
+    "entity_forbidden",
+    "escape_cell",
+    "forbidden",
+    "has_forbidden",
+    "hidden_markup",
+    "normalize",
+    "parse_ledger",
+    "render_row",
+    "split_front_matter",
+    "split_row",
+    "split_sections",
+    "tables_by_section",
+    "visible",
 ]
 
 

@@ -53,7 +53,9 @@ def decode(data: bytes, ctx: Context) -> list[str]:
     if len(data) > ctx.max_bytes:
         raise LedgerParseError(
             f"ledger is {len(data)} bytes, over the {ctx.max_bytes}-byte cap",
-            file=ctx.path, line=1, code="too_large",
+            file=ctx.path,
+            line=1,
+            code="too_large",
             fix="retire and archive old rows, or raise max_ledger_bytes in the configuration",
         )
     if data.startswith(_BOM):
@@ -62,14 +64,19 @@ def decode(data: bytes, ctx: Context) -> list[str]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise LedgerParseError(
-            f"invalid UTF-8 at byte {exc.start}", file=ctx.path,
-            line=data[: exc.start].count(b"\n") + 1, code="bad_encoding",
+            f"invalid UTF-8 at byte {exc.start}",
+            file=ctx.path,
+            line=data[: exc.start].count(b"\n") + 1,
+            code="bad_encoding",
             fix="save the file as UTF-8",
         ) from None
     if "\x00" in text:
         raise LedgerParseError(
-            "NUL byte in ledger", file=ctx.path, line=text[: text.index("\x00")].count("\n") + 1,
-            code="bad_encoding", fix="remove the NUL byte; ledgers are text",
+            "NUL byte in ledger",
+            file=ctx.path,
+            line=text[: text.index("\x00")].count("\n") + 1,
+            code="bad_encoding",
+            fix="remove the NUL byte; ledgers are text",
         )
     lines = text.split("\n")
     if lines and lines[-1] == "":
@@ -104,7 +111,10 @@ def check_text(value: str, ctx: Context, line: int, item_id: str | None = None) 
         raise LedgerParseError(
             f"invisible or control character U+{ord(bad.group()):04X} in an item "
             f"(column {bad.start() + 1} of the cell)",
-            file=ctx.path, line=line, item_id=item_id, code="forbidden_character",
+            file=ctx.path,
+            line=line,
+            item_id=item_id,
+            code="forbidden_character",
             fix="remove it; it changes what the model reads without showing",
         )
 
@@ -124,8 +134,11 @@ def records(schema: Schema, table: Table, ctx: Context) -> tuple[list[Any], str 
         name = ctx.column_aliases.get(name, name)
         if name in index or any(name == e for _, e in extra):
             raise LedgerParseError(
-                f"column {raw!r} appears twice", file=ctx.path, line=table.line,
-                code="table_malformed", fix="keep one column of each name",
+                f"column {raw!r} appears twice",
+                file=ctx.path,
+                line=table.line,
+                code="table_malformed",
+                fix="keep one column of each name",
             )
         if any(c.header == name for c in schema.columns):
             index[name] = pos
@@ -135,32 +148,50 @@ def records(schema: Schema, table: Table, ctx: Context) -> tuple[list[Any], str 
         if column.required and column.header not in index:
             raise LedgerParseError(
                 f"the {schema.section!r} table has no {column.header!r} column",
-                file=ctx.path, line=table.line, code="missing_column",
+                file=ctx.path,
+                line=table.line,
+                code="missing_column",
                 fix="columns: " + ", ".join(c.header for c in schema.columns if c.required),
             )
     out = []
     positions = [index.get(c.header) for c in schema.columns]  # column 0 is the ID
     # cells that must show something (an ID's shape is checked apart, and implies it)
-    required = [i for i, c in enumerate(schema.columns)
-                if c.required and c.name not in schema.values and c.name not in _ID_COLUMNS]
+    required = [
+        i
+        for i, c in enumerate(schema.columns)
+        if c.required and c.name not in schema.values and c.name not in _ID_COLUMNS
+    ]
     closed = [(i, c.name) for i, c in enumerate(schema.columns) if c.name in schema.values]
     build = schema.record  # record fields are (id, line, *schema columns[1:]) in this order
     # Columns exactly as the schema lists them, no closed vocabulary, no suspicious text:
     # a row with no empty cell needs no per-cell work at all.
-    plain = (not extra and not closed and not ctx.scan_cells
-             and positions == list(range(len(positions))))
+    plain = (
+        not extra and not closed and not ctx.scan_cells and positions == list(range(len(positions)))
+    )
     id_columns = [i for i, c in enumerate(schema.columns) if c.name in _ID_COLUMNS]
-    if plain and table.filled and table.parsed_rows is None and _bulk_clean(
-            table.columns, id_columns, required):
+    if (
+        plain
+        and table.filled
+        and table.parsed_rows is None
+        and _bulk_clean(table.columns, id_columns, required)
+    ):
         ids, *rest = table.columns
         lines = range(table.first_row, table.first_row + len(ids))
-        return list(map(partial(tuple.__new__, build),
-                        zip(ids, lines, *rest, repeat((), len(ids)), strict=True))), table.block
+        return list(
+            map(
+                partial(tuple.__new__, build),
+                zip(ids, lines, *rest, repeat((), len(ids)), strict=True),
+            )
+        ), table.block
     other_ids = [i for i in id_columns if i]  # 'Replaced by'
     for row in table.rows:
         cells = row.cells
-        if (plain and "" not in cells and all(_ID_SHAPE(cells[i]) for i in id_columns)
-                and all(visible(cells[i]) for i in required)):
+        if (
+            plain
+            and "" not in cells
+            and all(_ID_SHAPE(cells[i]) for i in id_columns)
+            and all(visible(cells[i]) for i in required)
+        ):
             out.append(build(cells[0], row.line, *cells[1:]))
             continue
         values = [cells[p] if p is not None else "" for p in positions]
@@ -171,7 +202,10 @@ def records(schema: Schema, table: Table, ctx: Context) -> tuple[list[Any], str 
                 check_text(cell, ctx, row.line, item_id if shaped else None)
         if not item_id:
             raise LedgerParseError(
-                "row has an empty ID", file=ctx.path, line=row.line, code="empty_id",
+                "row has an empty ID",
+                file=ctx.path,
+                line=row.line,
+                code="empty_id",
                 fix="give every row an ID (e.g. C-001, F-012, P3)",
             )
         if not shaped:
@@ -186,17 +220,23 @@ def records(schema: Schema, table: Table, ctx: Context) -> tuple[list[Any], str 
                 raise LedgerParseError(
                     f"required cell {header!r} is empty"
                     + (" (nothing in it renders)" if values[i] else ""),
-                    file=ctx.path, line=row.line,
-                    item_id=item_id, code="retire_without_reason" if retiring else "empty_cell",
-                    fix="retiring needs a reason (visible text)" if retiring
+                    file=ctx.path,
+                    line=row.line,
+                    item_id=item_id,
+                    code="retire_without_reason" if retiring else "empty_cell",
+                    fix="retiring needs a reason (visible text)"
+                    if retiring
                     else f"fill in {header!r} with visible text",
                 )
         for i, name in closed:
             values[i] = _vocabulary(schema, name, values[i], ctx, row.line, item_id)
         if schema.section == "verified" and not re.match(_BLOB, values[3]):
             raise LedgerParseError(
-                "Blob must be a full git blob id", file=ctx.path, line=row.line,
-                item_id=item_id, code="bad_blob",
+                "Blob must be a full git blob id",
+                file=ctx.path,
+                line=row.line,
+                item_id=item_id,
+                code="bad_blob",
                 fix="record `git hash-object <artifact>` (or use `rehydrate task verified add`)",
             )
         more = tuple((name, cells[pos]) for pos, name in extra) if extra else ()
@@ -204,8 +244,9 @@ def records(schema: Schema, table: Table, ctx: Context) -> tuple[list[Any], str 
     return out, None
 
 
-def _bulk_clean(columns: tuple[tuple[str, ...], ...], id_columns: list[int],
-                required: list[int]) -> bool:
+def _bulk_clean(
+    columns: tuple[tuple[str, ...], ...], id_columns: list[int], required: list[int]
+) -> bool:
     """Whether every ID cell has an ID's shape and every required cell of a plain table is
     plain ASCII text with something to show (cheap, a few C-level scans per column);
     False sends the table through the per-row checks."""
@@ -227,10 +268,13 @@ def _bulk_clean(columns: tuple[tuple[str, ...], ...], id_columns: list[int],
 
 def _refuse_id(value: str, header: str, ctx: Context, line: int, item_id: str | None) -> None:
     raise LedgerParseError(
-        f"{header!r} cell is not an ID: {id_problem(value)}", file=ctx.path, line=line,
-        item_id=item_id, code="id_invalid",
+        f"{header!r} cell is not an ID: {id_problem(value)}",
+        file=ctx.path,
+        line=line,
+        item_id=item_id,
+        code="id_invalid",
         fix="IDs are ASCII: a letter, then up to 31 letters, digits, '.', '_' or '-' "
-            "(e.g. C-001, F-012, P3)",
+        "(e.g. C-001, F-012, P3)",
     )
 
 
@@ -243,8 +287,12 @@ def _vocabulary(
     if canon not in allowed:
         what = "Level" if name == "level" else "Status"
         raise LedgerParseError(
-            f"unknown {what} {value!r} in {schema.section!r}", file=ctx.path, line=line,
-            item_id=item_id, code=f"unknown_{name}", fix="use one of: " + ", ".join(allowed),
+            f"unknown {what} {value!r} in {schema.section!r}",
+            file=ctx.path,
+            line=line,
+            item_id=item_id,
+            code=f"unknown_{name}",
+            fix="use one of: " + ", ".join(allowed),
         )
     return canon
 
@@ -274,7 +322,9 @@ def read(
     if declared is not None and declared != kind:
         raise LedgerParseError(
             f"front matter says ledger: {declared!r}, but this path is the {kind} ledger",
-            file=ctx.path, line=1, code="frontmatter_invalid",
+            file=ctx.path,
+            line=1,
+            code="frontmatter_invalid",
             fix=f"set 'ledger: {kind}' or fix the configured path",
         )
     sections = list(split_sections(lines[skip:], ctx.path, skip + 1, markup=markup))
@@ -285,7 +335,9 @@ def read(
             if key in seen:
                 raise LedgerParseError(
                     f"section {section.title!r} appears twice (first at line {seen[key]})",
-                    file=ctx.path, line=section.line, code="duplicate_section",
+                    file=ctx.path,
+                    line=section.line,
+                    code="duplicate_section",
                     fix="merge the two sections into one",
                 )
             seen[key] = section.line
@@ -313,16 +365,22 @@ def read(
                 items.setdefault(schema.section, []).extend(built)
                 # verbatim rows only for a section made of one table
                 blocks[schema.section] = None if schema.section in blocks else block
-        prose.append(ProseSection(section.title, key, section.line,
-                                  _prose_text(section.lines, spans)))
+        prose.append(
+            ProseSection(section.title, key, section.line, _prose_text(section.lines, spans))
+        )
     if ctx.scan_cells or b"&" in data:
         _check_everywhere(lines, ctx, raw=ctx.scan_cells)
     _check_ids(items, retired, ctx)
     extra = finish(meta, {k: s for k, s in keyed}, ctx)
     return Ledger(
-        kind=kind, path=ctx.path, meta=extra.pop("meta", meta), prose=tuple(prose),
-        items={k: tuple(v) for k, v in items.items()}, retired=tuple(retired),
-        plain_rows={k: v for k, v in blocks.items() if v}, **extra,
+        kind=kind,
+        path=ctx.path,
+        meta=extra.pop("meta", meta),
+        prose=tuple(prose),
+        items={k: tuple(v) for k, v in items.items()},
+        retired=tuple(retired),
+        plain_rows={k: v for k, v in blocks.items() if v},
+        **extra,
     )
 
 
@@ -351,7 +409,9 @@ def _check_everywhere(lines: list[str], ctx: Context, *, raw: bool) -> None:
         if hit is not None:
             raise LedgerParseError(
                 f"invisible or control character U+{ord(hit.group()):04X}{how}",
-                file=ctx.path, line=no, code="forbidden_character",
+                file=ctx.path,
+                line=no,
+                code="forbidden_character",
                 fix="remove it; it changes what the model reads without showing",
             )
 
@@ -367,14 +427,15 @@ def _prose_text(lines: tuple[tuple[int, str], ...], spans: list[tuple[int, int]]
     kept: list[str] = []
     pos = 0
     for start, end in sorted(spans):
-        kept.extend([text for _, text in lines[pos:max(pos, start - first)]])
+        kept.extend([text for _, text in lines[pos : max(pos, start - first)]])
         pos = max(pos, end - first + 1)
     kept.extend([text for _, text in lines[pos:]])
     return "\n".join(kept)
 
 
-def _refuse_stray_items(table: Table, section: Section,
-                        schemas: Mapping[str, Schema | None], ctx: Context) -> None:
+def _refuse_stray_items(
+    table: Table, section: Section, schemas: Mapping[str, Schema | None], ctx: Context
+) -> None:
     """A table shaped like this ledger's items but outside its section is an error.
 
     Otherwise a '### Constraints' heading, or a table pasted under the title, would make
@@ -388,10 +449,12 @@ def _refuse_stray_items(table: Table, section: Section,
         if required <= names:
             where = f"under '## {section.title}'" if section.title else "before any section"
             raise LedgerParseError(
-                f"a {schema.section!r} table sits {where}, where its rows would not count "
-                f"as items", file=ctx.path, line=table.line, code="table_outside_section",
+                f"a {schema.section!r} table sits {where}, where its rows would not count as items",
+                file=ctx.path,
+                line=table.line,
+                code="table_outside_section",
                 fix=f"move it under '## {schema.section.capitalize()}' (a level-2 heading)"
-                    " or rename its columns if it is not meant as items",
+                " or rename its columns if it is not meant as items",
             )
 
 
@@ -423,8 +486,11 @@ def _check_ids(items: Mapping[str, list[Any]], retired: list[Retired], ctx: Cont
         for record in records_:
             if record.id in first:
                 raise LedgerParseError(
-                    f"duplicate ID (first used at line {first[record.id]})", file=ctx.path,
-                    line=record.line, item_id=record.id, code="duplicate_id",
+                    f"duplicate ID (first used at line {first[record.id]})",
+                    file=ctx.path,
+                    line=record.line,
+                    item_id=record.id,
+                    code="duplicate_id",
                     fix="IDs are never reused: give this row the next free ID",
                 )
             first[record.id] = record.line
@@ -432,14 +498,20 @@ def _check_ids(items: Mapping[str, list[Any]], retired: list[Retired], ctx: Cont
     for row in retired:
         if row.id not in first:
             raise LedgerParseError(
-                "retired row names no item of this ledger", file=ctx.path, line=row.line,
-                item_id=row.id, code="retired_unknown_id",
+                "retired row names no item of this ledger",
+                file=ctx.path,
+                line=row.line,
+                item_id=row.id,
+                code="retired_unknown_id",
                 fix="retire an existing item by its ID; the item's own row stays where it is",
             )
         if row.id in done:
             raise LedgerParseError(
-                f"item is retired twice (first at line {done[row.id]})", file=ctx.path,
-                line=row.line, item_id=row.id, code="duplicate_id",
+                f"item is retired twice (first at line {done[row.id]})",
+                file=ctx.path,
+                line=row.line,
+                item_id=row.id,
+                code="duplicate_id",
                 fix="keep one retirement row per item",
             )
         done[row.id] = row.line

@@ -29,13 +29,19 @@ def split(lines: list[str], path: str) -> tuple[dict[str, Any], int]:
             break
     else:
         raise LedgerParseError(
-            "front matter starts with '---' but is never closed", file=path, line=1,
-            code="frontmatter_invalid", fix="close it with a '---' line",
+            "front matter starts with '---' but is never closed",
+            file=path,
+            line=1,
+            code="frontmatter_invalid",
+            fix="close it with a '---' line",
         )
     if sum(len(b) + 1 for b in block) > MAX_FRONT_MATTER_BYTES:
         raise LedgerParseError(
-            "front matter is larger than 64 KiB", file=path, line=1,
-            code="frontmatter_invalid", fix="keep front matter to a few keys",
+            "front matter is larger than 64 KiB",
+            file=path,
+            line=1,
+            code="frontmatter_invalid",
+            fix="keep front matter to a few keys",
         )
     meta = _simple(block, path)
     if meta is None:
@@ -56,8 +62,11 @@ def _simple(block: list[str], path: str) -> dict[str, Any] | None:
             return None
         if key in meta:
             raise LedgerParseError(
-                f"duplicate front matter key {key!r}", file=path, line=offset,
-                code="frontmatter_invalid", fix="keep one of them",
+                f"duplicate front matter key {key!r}",
+                file=path,
+                line=offset,
+                code="frontmatter_invalid",
+                fix="keep one of them",
             )
         meta[key] = value
     return meta
@@ -72,7 +81,7 @@ def _key_value(text: str) -> tuple[str, str] | None:
     colon = text.find(":")
     if colon < 1 or not _KEY.fullmatch(text, 0, colon):
         return None
-    rest = text[colon + 1:]
+    rest = text[colon + 1 :]
     if rest and rest[0] not in " \t":
         return None
     return text[:colon], rest.strip(" \t")
@@ -86,7 +95,9 @@ def _yaml(block: list[str], path: str) -> dict[str, Any]:
     except YAMLInputError as exc:
         raise LedgerParseError(
             f"front matter is not valid YAML: {exc.message}"
-            + (f" (line {exc.line + 1})" if exc.line else ""), file=path, line=1,
+            + (f" (line {exc.line + 1})" if exc.line else ""),
+            file=path,
+            line=1,
             code="frontmatter_invalid",
             fix="use plain 'key: value' lines (no tags, anchors or aliases)",
         ) from None
@@ -94,7 +105,10 @@ def _yaml(block: list[str], path: str) -> dict[str, Any]:
         return {}
     if not isinstance(meta, dict):
         raise LedgerParseError(
-            "front matter must be a mapping of keys to values", file=path, line=1,
-            code="frontmatter_invalid", fix="use 'key: value' lines",
+            "front matter must be a mapping of keys to values",
+            file=path,
+            line=1,
+            code="frontmatter_invalid",
+            fix="use 'key: value' lines",
         )
     return meta

@@ -53,9 +53,12 @@ def _refuse_hidden(text: str, path: str, no: int) -> None:
     if problem:
         raise LedgerParseError(
             f"{problem}: invisible when rendered, still read by the model",
-            file=path, line=no, item_id=_row_id(text), code="html_comment",
+            file=path,
+            line=no,
+            item_id=_row_id(text),
+            code="html_comment",
             fix="write the note as visible text, e.g. a '> ' quote line (a literal '<' can "
-                "be written '&lt;')",
+            "be written '&lt;')",
         )
 
 
@@ -79,8 +82,9 @@ class Section(NamedTuple):
     lines: tuple[tuple[int, str], ...]  # every body line, tables included, verbatim
 
 
-def split_sections(lines: list[str], path: str, first_line: int, *, markup: bool = True
-                   ) -> tuple[Section, ...]:
+def split_sections(
+    lines: list[str], path: str, first_line: int, *, markup: bool = True
+) -> tuple[Section, ...]:
     """Split body lines (already decoded, no line endings) into sections.
 
     ``markup`` False says no line holds '<' or ']:', so none can hold hidden markup.
@@ -104,9 +108,7 @@ def split_sections(lines: list[str], path: str, first_line: int, *, markup: bool
 
     def close_section() -> None:
         flush_table()
-        sections.append(
-            Section(title, head_line, tuple(tables), tuple(body))
-        )
+        sections.append(Section(title, head_line, tuple(tables), tuple(body)))
 
     # Whether each line starts with '|': lets the loop take a run of table rows in one step.
     piped = [text[:1] == "|" for text in lines] + [False]
@@ -123,11 +125,16 @@ def split_sections(lines: list[str], path: str, first_line: int, *, markup: bool
                 bad = next((i for i, t in enumerate(run) if _CONFLICT.match(t)), None)
             if bad is not None:
                 raise LedgerParseError(
-                    "merge-conflict marker", file=path, line=no + bad, code="conflict_marker",
+                    "merge-conflict marker",
+                    file=path,
+                    line=no + bad,
+                    code="conflict_marker",
                     fix="resolve the conflict (or use `rehydrate merge-driver`) before committing",
                 )
-            if markup and (any(map(str.__contains__, run, repeat("<")))
-                           or any(map(str.__contains__, run, repeat("]:")))):
+            if markup and (
+                any(map(str.__contains__, run, repeat("<")))
+                or any(map(str.__contains__, run, repeat("]:")))
+            ):
                 for index, row in enumerate(run):
                     _refuse_hidden(row, path, no + index)
             numbered = list(zip(range(no, no + len(run)), run, strict=True))
@@ -139,7 +146,10 @@ def split_sections(lines: list[str], path: str, first_line: int, *, markup: bool
         offset += 1
         if _CONFLICT.match(text):
             raise LedgerParseError(
-                "merge-conflict marker", file=path, line=no, code="conflict_marker",
+                "merge-conflict marker",
+                file=path,
+                line=no,
+                code="conflict_marker",
                 fix="resolve the conflict (or use `rehydrate merge-driver`) before committing",
             )
         shadow.append("" if fence is None and text.lstrip(" \t").startswith("|") else text)
@@ -167,7 +177,9 @@ def split_sections(lines: list[str], path: str, first_line: int, *, markup: bool
             _refuse_hidden(text, path, no)
         if "-" in text and "|" in text and _pipeless_delimiter(text):
             raise LedgerParseError(
-                "a table written without leading pipes", file=path, line=no,
+                "a table written without leading pipes",
+                file=path,
+                line=no,
                 code="table_malformed",
                 fix="start and end every table line with '|' ('| ID | Rule |', '|---|---|')",
             )
@@ -184,7 +196,10 @@ def split_sections(lines: list[str], path: str, first_line: int, *, markup: bool
         body.append((no, text))
     if fence is not None:
         raise LedgerParseError(
-            "code fence is never closed", file=path, line=fence_line, code="unclosed_fence",
+            "code fence is never closed",
+            file=path,
+            line=fence_line,
+            code="unclosed_fence",
             fix="close the fence; everything after it would be hidden from the parser",
         )
     close_section()
@@ -193,9 +208,7 @@ def split_sections(lines: list[str], path: str, first_line: int, *, markup: bool
     return tuple(sections)
 
 
-def _cross_check(
-    sections: list[Section], shadow: list[str], heading_count: int, path: str
-) -> None:
+def _cross_check(sections: list[Section], shadow: list[str], heading_count: int, path: str) -> None:
     """Ask mistune how many top-level level-2 headings the document really has."""
     import mistune
 
@@ -207,8 +220,10 @@ def _cross_check(
     block.parse(state)
     tokens = state.tokens
     seen = sum(
-        1 for tok in tokens
-        if isinstance(tok, dict) and tok.get("type") == "heading"
+        1
+        for tok in tokens
+        if isinstance(tok, dict)
+        and tok.get("type") == "heading"
         and tok.get("attrs", {}).get("level") == 2
     )
     if seen != heading_count:
@@ -216,9 +231,11 @@ def _cross_check(
         raise LedgerParseError(
             f"section structure is ambiguous: {seen} level-2 headings per CommonMark, "
             f"{heading_count} written as '## ' lines",
-            file=path, line=suspect, code="ambiguous_structure",
+            file=path,
+            line=suspect,
+            code="ambiguous_structure",
             fix="write sections as '## Name' at the start of a line (no setext '---' "
-                "underlines, no headings inside HTML or lists)",
+            "underlines, no headings inside HTML or lists)",
         )
 
 

@@ -24,18 +24,76 @@ _TAG = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)(?:[\s/][^<>]*)?>")
 _INLINE_LINK = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)")
 _TICKS = re.compile(r"`+")
 # Tags whose content a browser does not show, and tags that are only metadata.
-_HIDING_TAGS = frozenset({
-    "script", "style", "template", "noscript", "head", "title", "meta", "link", "base",
-    "iframe", "frame", "frameset", "object", "embed", "param", "svg", "math", "font",
-    "noembed", "noframes", "xmp", "plaintext", "textarea", "select", "option", "input",
-})
+_HIDING_TAGS = frozenset(
+    {
+        "script",
+        "style",
+        "template",
+        "noscript",
+        "head",
+        "title",
+        "meta",
+        "link",
+        "base",
+        "iframe",
+        "frame",
+        "frameset",
+        "object",
+        "embed",
+        "param",
+        "svg",
+        "math",
+        "font",
+        "noembed",
+        "noframes",
+        "xmp",
+        "plaintext",
+        "textarea",
+        "select",
+        "option",
+        "input",
+    }
+)
 _HIDING_ATTRIBUTE = re.compile(r"hidden|style\s*=|opacity|display|visibility", re.IGNORECASE)
 # Tags that end a line when rendered: a Next action holding one spans two lines.
-_LINE_TAGS = frozenset({
-    "br", "p", "div", "li", "ul", "ol", "hr", "tr", "td", "th", "table", "h1", "h2", "h3",
-    "h4", "h5", "h6", "pre", "blockquote", "dl", "dt", "dd", "section", "article", "details",
-    "summary", "address", "figure", "figcaption", "header", "footer", "nav", "main", "aside",
-})
+_LINE_TAGS = frozenset(
+    {
+        "br",
+        "p",
+        "div",
+        "li",
+        "ul",
+        "ol",
+        "hr",
+        "tr",
+        "td",
+        "th",
+        "table",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "pre",
+        "blockquote",
+        "dl",
+        "dt",
+        "dd",
+        "section",
+        "article",
+        "details",
+        "summary",
+        "address",
+        "figure",
+        "figcaption",
+        "header",
+        "footer",
+        "nav",
+        "main",
+        "aside",
+    }
+)
 
 
 def _code_spans(text: str) -> list[tuple[int, int, int]]:
@@ -73,8 +131,12 @@ def _has_visible(text: str, markup: frozenset[str] = _MARKUP) -> bool:
     import unicodedata
 
     # A mark (M) shows only on a visible base, which already answered: marks never decide.
-    return any(unicodedata.category(char)[0] in _VISIBLE_CATEGORY
-               and char not in _BLANK_GRAPHICS and char not in markup for char in text)
+    return any(
+        unicodedata.category(char)[0] in _VISIBLE_CATEGORY
+        and char not in _BLANK_GRAPHICS
+        and char not in markup
+        for char in text
+    )
 
 
 def _outside_code(text: str) -> str:
@@ -117,7 +179,7 @@ def visible(cell: str) -> bool:
         pieces: list[str] = []
         pos = 0
         for start, end, ticks in _code_spans(cell):
-            if _has_visible(cell[start + ticks:end - ticks], frozenset()):  # literal text
+            if _has_visible(cell[start + ticks : end - ticks], frozenset()):  # literal text
                 return True
             pieces.append(cell[pos:start])
             pos = end
@@ -180,12 +242,31 @@ def _link_definition(text: str) -> bool:
 
 # Look-alikes of the chaining operators that NFKC leaves alone (NFKC already folds
 # fullwidth, small and mathematical forms: '；' '＆' '｜' '𝐭𝐡𝐞𝐧').
-_FOLD = str.maketrans({
-    "\u037e": ";", "\u061b": ";", "\u204f": ";", "\u1364": ";", "\u2e35": ";", "\ua6f6": ";",
-    "\u2223": "|", "\u01c0": "|", "\u2502": "|", "\u23d0": "|", "\u2758": "|", "\uffe8": "|",
-    "\u214b": "&", "\u0435": "e", "\u04bb": "h", "\u0578": "n", "\u0442": "t", "\u03b7": "n",
-    "\uff64": "\u3001", "\ufe11": "\u3001", "\ufe51": "\u3001",
-})
+_FOLD = str.maketrans(
+    {
+        "\u037e": ";",
+        "\u061b": ";",
+        "\u204f": ";",
+        "\u1364": ";",
+        "\u2e35": ";",
+        "\ua6f6": ";",
+        "\u2223": "|",
+        "\u01c0": "|",
+        "\u2502": "|",
+        "\u23d0": "|",
+        "\u2758": "|",
+        "\uffe8": "|",
+        "\u214b": "&",
+        "\u0435": "e",
+        "\u04bb": "h",
+        "\u0578": "n",
+        "\u0442": "t",
+        "\u03b7": "n",
+        "\uff64": "\u3001",
+        "\ufe11": "\u3001",
+        "\ufe51": "\u3001",
+    }
+)
 
 
 _MARKERS = {ord(c): None for c in "*_`~"}

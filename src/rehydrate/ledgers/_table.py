@@ -41,8 +41,16 @@ class Table(NamedTuple):
         if self.parsed_rows is not None:
             return self.parsed_rows
         count = len(self.columns[0])
-        return tuple(map(_new_row, zip(range(self.first_row, self.first_row + count),
-                                       zip(*self.columns, strict=True), strict=True)))
+        return tuple(
+            map(
+                _new_row,
+                zip(
+                    range(self.first_row, self.first_row + count),
+                    zip(*self.columns, strict=True),
+                    strict=True,
+                ),
+            )
+        )
 
 
 # Build NamedTuples from ready tuples without a Python-level call per row.
@@ -62,13 +70,19 @@ def split_row(text: str, path: str, line: int) -> tuple[str, ...]:
     body = text.strip(" \t")
     if not body.startswith("|"):
         raise LedgerParseError(
-            "table row must start with '|'", file=path, line=line, code="table_malformed",
+            "table row must start with '|'",
+            file=path,
+            line=line,
+            code="table_malformed",
             fix="write every row as '| a | b |'",
         )
     if len(body) < 2 or not body.endswith("|") or body.endswith("\\|"):
         raise LedgerParseError(
-            "table row must end with an unescaped '|'", file=path, line=line,
-            code="table_malformed", fix="close the row with ' |'",
+            "table row must end with an unescaped '|'",
+            file=path,
+            line=line,
+            code="table_malformed",
+            fix="close the row with ' |'",
         )
     inner = body[1:-1]
     if "\\" in inner:
@@ -91,8 +105,9 @@ def is_delimiter_row(cells: tuple[str, ...]) -> bool:
     return all(_DELIMITER_CELL.match(c.replace(" ", "")) for c in cells)
 
 
-def _plain_columns(texts: list[str], width: int
-                   ) -> tuple[tuple[tuple[str, ...], ...], bool, str] | None:
+def _plain_columns(
+    texts: list[str], width: int
+) -> tuple[tuple[tuple[str, ...], ...], bool, str] | None:
     """All cells, column by column, when every row is a plain '| a | b |' row; else None.
 
     Plain: single-space padding, no escapes, every row '| ... |' with exactly ``width + 1``
@@ -105,9 +120,14 @@ def _plain_columns(texts: list[str], width: int
         return tuple(() for _ in range(width)), True, ""
     block = "\n".join(texts)
     count = len(texts)
-    if ("\\" in block or "\t" in block or _DOUBLE_SPACE.search(block)
-            or not block.startswith("| ") or not block.endswith(" |")
-            or set(map(str.count, texts, repeat("|"))) != {width + 1}):
+    if (
+        "\\" in block
+        or "\t" in block
+        or _DOUBLE_SPACE.search(block)
+        or not block.startswith("| ")
+        or not block.endswith(" |")
+        or set(map(str.count, texts, repeat("|"))) != {width + 1}
+    ):
         return None
     joined = block.replace(" |\n| ", " | ")
     if "\n" in joined:  # some row does not start with '| ' or end with ' |'
@@ -130,7 +150,9 @@ def parse_table(lines: list[tuple[int, str]], path: str) -> Table:
     if len(lines) < 2:
         raise LedgerParseError(
             "a line starting with '|' is not part of a table (no delimiter row follows)",
-            file=path, line=first_no, code="stray_table_line",
+            file=path,
+            line=first_no,
+            code="stray_table_line",
             fix="add a '|---|' delimiter row under the header, or remove the leading '|'",
         )
     header = split_row(first_text, path, first_no)
@@ -139,33 +161,45 @@ def parse_table(lines: list[tuple[int, str]], path: str) -> Table:
     if not is_delimiter_row(delim):
         raise LedgerParseError(
             "second line of a table must be the delimiter row ('|---|---|')",
-            file=path, line=delim_no, code="stray_table_line",
+            file=path,
+            line=delim_no,
+            code="stray_table_line",
             fix="put a delimiter row under the header; a '|' line outside a table is not allowed",
         )
     width = len(header)
     if len(delim) != width:
         raise LedgerParseError(
             f"delimiter row has {len(delim)} cells, header has {width}",
-            file=path, line=delim_no, code="table_malformed",
+            file=path,
+            line=delim_no,
+            code="table_malformed",
             fix="give the delimiter row one '---' per header column",
         )
     if any(not h for h in header):
         raise LedgerParseError(
-            "table header has an empty column name", file=path, line=first_no,
-            code="table_malformed", fix="name every column",
+            "table header has an empty column name",
+            file=path,
+            line=first_no,
+            code="table_malformed",
+            fix="name every column",
         )
     pipes = width + 1
     bulk = _plain_columns([text for _, text in lines[2:]], width)
     if bulk is not None:
         first_row = lines[2][0] if len(lines) > 2 else delim_no + 1
-        return Table(first_no, header, None, lines[-1][0], bulk[0], first_row, bulk[1],
-                     bulk[2])
+        return Table(first_no, header, None, lines[-1][0], bulk[0], first_row, bulk[1], bulk[2])
     rows = []
     for no, text in lines[2:]:
         # Hot path for '| a | b |' rows: exactly width+1 pipes, single spaces, no escapes,
         # so splitting on ' | ' gives the trimmed cells; anything else takes split_row.
-        if (text[:2] == "| " and text[-2:] == " |" and text.count("|") == pipes
-                and "\\" not in text and "  " not in text and "\t" not in text):
+        if (
+            text[:2] == "| "
+            and text[-2:] == " |"
+            and text.count("|") == pipes
+            and "\\" not in text
+            and "  " not in text
+            and "\t" not in text
+        ):
             cells = tuple(text[2:-2].split(" | "))
             if len(cells) != width:
                 cells = split_row(text, path, no)
@@ -174,7 +208,9 @@ def parse_table(lines: list[tuple[int, str]], path: str) -> Table:
         if len(cells) != width:
             raise LedgerParseError(
                 f"row has {len(cells)} cells, the header has {width}",
-                file=path, line=no, code="table_malformed",
+                file=path,
+                line=no,
+                code="table_malformed",
                 fix="give the row exactly one cell per column (write a literal pipe as '\\|')",
             )
         rows.append(TableRow(no, cells))

@@ -40,7 +40,7 @@ def common_suffix(a: bytes, b: bytes, limit: int) -> int:
     lo, hi = 0, limit
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if a[len(a) - mid:len(a) - lo] == b[len(b) - mid:len(b) - lo]:
+        if a[len(a) - mid : len(a) - lo] == b[len(b) - mid : len(b) - lo]:
             lo = mid
         else:
             hi = mid - 1
@@ -81,16 +81,19 @@ def failure_table(old: bytes, config: Any) -> tuple[bytes, int, int] | None:
     return None
 
 
-def failure_header(line: bytes, column_aliases: Mapping[str, str], path: str = ""
-                   ) -> list[str] | None:
+def failure_header(
+    line: bytes, column_aliases: Mapping[str, str], path: str = ""
+) -> list[str] | None:
     """The canonical column names of a failure table's header line, or None when it does
     not decode, does not split, or lacks one of the ``REQUIRED`` columns."""
     from ..errors import LedgerParseError
     from ._table import split_row
 
     try:
-        header = [column_aliases.get(h.lower(), h.lower())
-                  for h in split_row(line.decode("utf-8"), path, 0)]
+        header = [
+            column_aliases.get(h.lower(), h.lower())
+            for h in split_row(line.decode("utf-8"), path, 0)
+        ]
     except (UnicodeDecodeError, LedgerParseError):
         return None
     return header if all(name in header for name in REQUIRED) else None
@@ -102,10 +105,12 @@ def inserted_lines(base: bytes, side: bytes) -> tuple[int, list[str]] | None:
     if grown < 0:
         return None
     start = base.rfind(b"\n", 0, common_prefix(base, side)) + 1
-    if side[start + grown:] != base[start:] or (grown and not side[:start + grown].endswith(b"\n")):
+    if side[start + grown :] != base[start:] or (
+        grown and not side[: start + grown].endswith(b"\n")
+    ):
         return None
     try:
-        text = side[start:start + grown].decode("utf-8")
+        text = side[start : start + grown].decode("utf-8")
     except UnicodeDecodeError:
         return None
     return start, [line[:-1] if line.endswith("\r") else line for line in text.split("\n")[:-1]]

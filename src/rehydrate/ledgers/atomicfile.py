@@ -33,8 +33,12 @@ from ..errors import RehydrateError
 
 LOCK_TIMEOUT = 5.0  # seconds to wait for another writer; REHYDRATE_LOCK_TIMEOUT overrides
 TEMP_MARK = ".rehydrate-"  # temp files: .<name>.rehydrate-<pid>-<nonce>.tmp beside the target
-_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | \
-    getattr(os, "O_CLOEXEC", 0)
+_DIR_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_DIRECTORY", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
 _FILE_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -49,14 +53,20 @@ def _hostname() -> str:
 
 def _unsafe(shown: str, what: str) -> RehydrateError:
     return RehydrateError(
-        f"{shown} {what}; rehydrate writes only through real directories inside the "
-        "repository", file=shown, code="path_outside_repo",
+        f"{shown} {what}; rehydrate writes only through real directories inside the repository",
+        file=shown,
+        code="path_outside_repo",
         fix=f"replace {shown} with a real directory (or file) inside the repository",
     )
 
 
-def open_dir(root: Path | str, parts: list[str] | tuple[str, ...], *, create: bool = False,
-             shown: str | None = None) -> int:
+def open_dir(
+    root: Path | str,
+    parts: list[str] | tuple[str, ...],
+    *,
+    create: bool = False,
+    shown: str | None = None,
+) -> int:
     """A descriptor of ``root/parts...``, walked without following any symlink.
 
     ``root`` itself is opened as given (the repository root git reported). ``create`` makes
@@ -83,8 +93,9 @@ def open_dir(root: Path | str, parts: list[str] | tuple[str, ...], *, create: bo
                 nfd = os.open(part, _DIR_FLAGS, dir_fd=fd)
             except OSError as exc:
                 if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
-                    raise _unsafe(shown or "/".join(done), "is a symlink or not a directory") \
-                        from None
+                    raise _unsafe(
+                        shown or "/".join(done), "is a symlink or not a directory"
+                    ) from None
                 raise
             os.close(fd)
             fd = nfd
@@ -135,8 +146,9 @@ def read_at(dir_fd: int, name: str) -> bytes | None:
         os.close(fd)
 
 
-def write_at(dir_fd: int, name: str, data: bytes, *, mode: int | None = None,
-             exclusive: bool = False) -> bool:
+def write_at(
+    dir_fd: int, name: str, data: bytes, *, mode: int | None = None, exclusive: bool = False
+) -> bool:
     """Replace ``name`` in directory ``dir_fd`` with ``data`` atomically; True if written.
 
     The target's mode is kept (``mode``, else 0644, for a new file). ``exclusive``: only
@@ -149,13 +161,12 @@ def write_at(dir_fd: int, name: str, data: bytes, *, mode: int | None = None,
         except FileNotFoundError:
             mode = 0o644
     tmp = f".{name}{TEMP_MARK}{os.getpid()}-{os.urandom(4).hex()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _FILE_NOFOLLOW, 0o600,
-                 dir_fd=dir_fd)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _FILE_NOFOLLOW, 0o600, dir_fd=dir_fd)
     try:
         try:
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             os.fchmod(fd, mode)
             os.fsync(fd)
         finally:
@@ -179,8 +190,15 @@ def write_at(dir_fd: int, name: str, data: bytes, *, mode: int | None = None,
     return True
 
 
-def write_in_repo(root: Path | str, relpath: str, data: bytes, *, create_dirs: bool = False,
-                  exclusive: bool = False, mode: int | None = None) -> bool:
+def write_in_repo(
+    root: Path | str,
+    relpath: str,
+    data: bytes,
+    *,
+    create_dirs: bool = False,
+    exclusive: bool = False,
+    mode: int | None = None,
+) -> bool:
     """``write_at`` for ``relpath`` under ``root``, never through a symlink."""
     with repo_dir(root, relpath, create=create_dirs) as (fd, name):
         return write_at(fd, name, data, mode=mode, exclusive=exclusive)
@@ -262,8 +280,9 @@ def _lock_busy(fd: int, lock: Path, ledger_path: str, timeout: float) -> Rehydra
     pid = holder.get("pid", "?")
     return RehydrateError(
         f"{ledger_path} is locked by another writer (pid {pid} on {holder.get('host', '?')} "
-        f"since {holder.get('since', '?')}); waited {timeout:g}s", file=str(lock),
+        f"since {holder.get('since', '?')}); waited {timeout:g}s",
+        file=str(lock),
         code="ledger_locked",
         fix="retry when that writer is done (REHYDRATE_LOCK_TIMEOUT=SECONDS waits longer); "
-            "the lock is released as soon as its holder exits, even when it is killed",
+        "the lock is released as soon as its holder exits, even when it is killed",
     )

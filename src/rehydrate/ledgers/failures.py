@@ -20,8 +20,9 @@ def _pick(keyed: list[tuple[str | None, Section]]) -> dict[int, Schema]:
     return {}
 
 
-def _finish(meta: Mapping[str, Any], sections: Mapping[str | None, Section],
-            ctx: Context) -> dict[str, Any]:
+def _finish(
+    meta: Mapping[str, Any], sections: Mapping[str | None, Section], ctx: Context
+) -> dict[str, Any]:
     return {}
 
 

@@ -89,8 +89,12 @@ def split_id(item_id: str) -> IdParts | None:
     """
     body, tag = item_id, ""
     cut = len(item_id) - TAG_DIGITS - 1
-    if (cut > 0 and item_id[cut] == "-" and _HEX.issuperset(item_id[cut + 1:])
-            and "0" <= item_id[cut - 1] <= "9"):
+    if (
+        cut > 0
+        and item_id[cut] == "-"
+        and _HEX.issuperset(item_id[cut + 1 :])
+        and "0" <= item_id[cut - 1] <= "9"
+    ):
         body, tag = item_id[:cut], item_id[cut:]
     start = _trailing_digits(body)
     if start == len(body):
@@ -110,9 +114,15 @@ def _highest(existing_ids: Iterable[str], prefix: str) -> int:
     return high
 
 
-def next_id(existing_ids: Iterable[str], prefix: str, scheme: str = "sequential", *,
-            width: int = 3, branch: str | None = None,
-            content: Mapping[str, str] | Iterable[str] | str | None = None) -> str:
+def next_id(
+    existing_ids: Iterable[str],
+    prefix: str,
+    scheme: str = "sequential",
+    *,
+    width: int = 3,
+    branch: str | None = None,
+    content: Mapping[str, str] | Iterable[str] | str | None = None,
+) -> str:
     """A new ID with ``prefix`` that is in none of ``existing_ids`` (retired ones included).
 
     ``width`` is the zero padding of the number. ``branch`` and ``content`` (the

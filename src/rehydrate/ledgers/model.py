@@ -7,10 +7,18 @@ from typing import Any, NamedTuple
 from ._table import normalize
 
 LEVEL_STRENGTH: Mapping[str, int] = {
-    "MUST": 3, "MUST NOT": 3, "SHOULD": 2, "SHOULD NOT": 2, "MAY": 1,
+    "MUST": 3,
+    "MUST NOT": 3,
+    "SHOULD": 2,
+    "SHOULD NOT": 2,
+    "MAY": 1,
 }
 LEVEL_POLARITY: Mapping[str, int] = {
-    "MUST": 1, "SHOULD": 1, "MUST NOT": -1, "SHOULD NOT": -1, "MAY": 0,
+    "MUST": 1,
+    "SHOULD": 1,
+    "MUST NOT": -1,
+    "SHOULD NOT": -1,
+    "MAY": 0,
 }
 
 
@@ -151,8 +159,18 @@ class Retired(NamedTuple):
     cells = _cells
 
 
-Item = Constraint | Contract | Decision | Phase | Obligation | ExternalWrite | Approval \
-    | Verification | CompletionCheck | Failure
+Item = (
+    Constraint
+    | Contract
+    | Decision
+    | Phase
+    | Obligation
+    | ExternalWrite
+    | Approval
+    | Verification
+    | CompletionCheck
+    | Failure
+)
 
 
 class Column(NamedTuple):
@@ -180,30 +198,64 @@ def _cols(spec: str) -> tuple[Column, ...]:
     return tuple(out)
 
 
-CONSTRAINTS = Schema("constraints", Constraint, _cols("ID!, Rule!, Level!, Source"),
-                     {"level": tuple(LEVEL_STRENGTH)})
+CONSTRAINTS = Schema(
+    "constraints", Constraint, _cols("ID!, Rule!, Level!, Source"), {"level": tuple(LEVEL_STRENGTH)}
+)
 CONTRACTS = Schema("contracts", Contract, _cols("ID!, Subject!, Contract!, Source"))
-DECISIONS = Schema("decisions", Decision,
-                   _cols("ID!, Question!, Status!, Decision, Owner, Due, Source"),
-                   {"status": ("open", "decided")})
-PHASES = Schema("phases", Phase, _cols("ID!, Phase!, Status!"),
-                {"status": ("todo", "doing", "done")}, ordered=True)
-OBLIGATIONS = Schema("obligations", Obligation, _cols("ID!, Obligation!, Status!"),
-                     {"status": ("open", "done")})
-WRITES = Schema("external writes", ExternalWrite,
-                _cols("ID!, Operation!, Status!, Idempotency key, Evidence"),
-                {"status": ("pending", "unknown", "confirmed", "not_applied")})
-APPROVALS = Schema("approvals", Approval, _cols("ID!, Scope!, Status!"),
-                   {"status": ("granted", "consumed", "expired", "revoked")})
+DECISIONS = Schema(
+    "decisions",
+    Decision,
+    _cols("ID!, Question!, Status!, Decision, Owner, Due, Source"),
+    {"status": ("open", "decided")},
+)
+PHASES = Schema(
+    "phases",
+    Phase,
+    _cols("ID!, Phase!, Status!"),
+    {"status": ("todo", "doing", "done")},
+    ordered=True,
+)
+OBLIGATIONS = Schema(
+    "obligations", Obligation, _cols("ID!, Obligation!, Status!"), {"status": ("open", "done")}
+)
+WRITES = Schema(
+    "external writes",
+    ExternalWrite,
+    _cols("ID!, Operation!, Status!, Idempotency key, Evidence"),
+    {"status": ("pending", "unknown", "confirmed", "not_applied")},
+)
+APPROVALS = Schema(
+    "approvals",
+    Approval,
+    _cols("ID!, Scope!, Status!"),
+    {"status": ("granted", "consumed", "expired", "revoked")},
+)
 VERIFIED = Schema("verified", Verification, _cols("ID!, Check!, Artifact!, Blob!, Report"))
-CHECKS = Schema("completion checks", CompletionCheck, _cols("ID!, Check!, Status!"),
-                {"status": ("open", "passed")})
+CHECKS = Schema(
+    "completion checks",
+    CompletionCheck,
+    _cols("ID!, Check!, Status!"),
+    {"status": ("open", "passed")},
+)
 FAILURES = Schema("failures", Failure, _cols("ID!, Tried!, Failure!, Workaround!"))
 RETIRED = Schema("retired", Retired, _cols("ID!, Reason!, Date, Replaced by"))
 
 KNOWN_COLUMNS = frozenset(
-    c.header for s in (CONSTRAINTS, CONTRACTS, DECISIONS, PHASES, OBLIGATIONS, WRITES,
-                       APPROVALS, VERIFIED, CHECKS, FAILURES, RETIRED) for c in s.columns
+    c.header
+    for s in (
+        CONSTRAINTS,
+        CONTRACTS,
+        DECISIONS,
+        PHASES,
+        OBLIGATIONS,
+        WRITES,
+        APPROVALS,
+        VERIFIED,
+        CHECKS,
+        FAILURES,
+        RETIRED,
+    )
+    for c in s.columns
 )
 
 

@@ -29,14 +29,14 @@ def rewrite_cells(line: str, updates: Mapping[int, str]) -> str:
     if not updates:
         return line
     pipes = [m.start() for m in PIPE.finditer(line)]
-    out = [line[:pipes[0] + 1]]
+    out = [line[: pipes[0] + 1]]
     for position in range(len(pipes) - 1):
-        segment = line[pipes[position] + 1:pipes[position + 1]]
+        segment = line[pipes[position] + 1 : pipes[position + 1]]
         if position in updates:
             new = " " + escape_cell(updates[position]) + " "
             segment = new.ljust(len(segment)) if len(new) < len(segment) else new
         out.append(segment + "|")
-    out.append(line[pipes[-1] + 1:])
+    out.append(line[pipes[-1] + 1 :])
     return "".join(out)
 
 
@@ -58,7 +58,7 @@ class Text:
 def split_text(data: bytes) -> Text:
     """``data`` (UTF-8, optional BOM) as a Text; ``join_text`` gives the same bytes back."""
     bom = data.startswith(b"\xef\xbb\xbf")
-    text = data[3 if bom else 0:].decode("utf-8")
+    text = data[3 if bom else 0 :].decode("utf-8")
     parts = text.split("\n")
     lines: list[str] = []
     eols: list[str] = []
@@ -88,8 +88,11 @@ def insert_lines(text: Text, index: int, new: Sequence[str]) -> Text:
     if index == len(lines) and lines and eols[-1] == "":
         eols[-1] = newline
         added[-1] = ""  # the file had no final newline: it still has none
-    return Text(text.bom, tuple(lines[:index] + list(new) + lines[index:]),
-                tuple(eols[:index] + added + eols[index:]))
+    return Text(
+        text.bom,
+        tuple(lines[:index] + list(new) + lines[index:]),
+        tuple(eols[:index] + added + eols[index:]),
+    )
 
 
 def replace_line(text: Text, index: int, line: str) -> Text:

@@ -10,12 +10,15 @@ from ._markdown import Section
 from .model import CONSTRAINTS, CONTRACTS, DECISIONS, Ledger, Schema
 
 SCHEMAS: Mapping[str, Schema | None] = {
-    "constraints": CONSTRAINTS, "contracts": CONTRACTS, "decisions": DECISIONS,
+    "constraints": CONSTRAINTS,
+    "contracts": CONTRACTS,
+    "decisions": DECISIONS,
 }
 
 
-def _finish(meta: Mapping[str, Any], sections: Mapping[str | None, Section],
-            ctx: Context) -> dict[str, Any]:
+def _finish(
+    meta: Mapping[str, Any], sections: Mapping[str | None, Section], ctx: Context
+) -> dict[str, Any]:
     return {}
 
 

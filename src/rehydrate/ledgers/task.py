@@ -24,9 +24,14 @@ from .model import (
 )
 
 SCHEMAS: Mapping[str, Schema | None] = {
-    "phases": PHASES, "next action": None, "obligations": OBLIGATIONS,
-    "external writes": WRITES, "approvals": APPROVALS, "verified": VERIFIED,
-    "completion checks": CHECKS, "rollback": None,
+    "phases": PHASES,
+    "next action": None,
+    "obligations": OBLIGATIONS,
+    "external writes": WRITES,
+    "approvals": APPROVALS,
+    "verified": VERIFIED,
+    "completion checks": CHECKS,
+    "rollback": None,
 }
 MAX_REVISION_DIGITS = 18
 _BULLET = re.compile(r"^(?:[-*+]|\d{1,9}[.)])[ \t]+")
@@ -42,14 +47,19 @@ def next_action_problem(text: str) -> str | None:
     """
     if "\n" in text or "\r" in text:
         return "the next action spans more than one line"
-    words = text if text.isascii() and not any(c in text for c in "<&\\*_`~") \
-        else action_words(text)
+    words = (
+        text if text.isascii() and not any(c in text for c in "<&\\*_`~") else action_words(text)
+    )
     if "\n" in words or "\r" in words:
         return "the next action spans more than one line (a line break renders in it)"
     chained = _CHAINING.search(words)
     if chained:
-        how = "" if words == text else " (once escapes, entities, emphasis and invisible " \
+        how = (
+            ""
+            if words == text
+            else " (once escapes, entities, emphasis and invisible "
             "characters are read as they render)"
+        )
         return f"the next action chains a second action with {chained.group()!r}{how}"
     return None
 
@@ -63,7 +73,8 @@ def _next_action(section: Section | None, ctx: Context) -> NextAction | None:
     if len(body) > 1 or section.tables:
         raise LedgerParseError(
             f"Next action has {len(body)} lines; it must be exactly one action on one line",
-            file=ctx.path, line=body[1][0] if len(body) > 1 else body[0][0],
+            file=ctx.path,
+            line=body[1][0] if len(body) > 1 else body[0][0],
             code="next_action_not_single",
             fix="keep one concrete action; move the rest into Phases or Obligations",
         )
@@ -73,7 +84,10 @@ def _next_action(section: Section | None, ctx: Context) -> NextAction | None:
     problem = next_action_problem(text)
     if problem:
         raise LedgerParseError(
-            problem, file=ctx.path, line=no, code="next_action_not_single",
+            problem,
+            file=ctx.path,
+            line=no,
+            code="next_action_not_single",
             fix="write one action; record the follow-up as a phase or obligation",
         )
     return NextAction(text, no)
@@ -98,8 +112,12 @@ def revision_problem(raw: object) -> str | None:
     return None
 
 
-def _finish(meta: Mapping[str, Any], sections: Mapping[str | None, Section],
-            ctx: Context, lines: Callable[[], list[str]]) -> dict[str, Any]:
+def _finish(
+    meta: Mapping[str, Any],
+    sections: Mapping[str | None, Section],
+    ctx: Context,
+    lines: Callable[[], list[str]],
+) -> dict[str, Any]:
     """Type the front matter; ``lines`` gives the decoded lines (only an error needs them)."""
     raw = meta.get("revision")
     problem = revision_problem(raw)
@@ -108,9 +126,11 @@ def _finish(meta: Mapping[str, Any], sections: Mapping[str | None, Section],
     if problem is not None:
         raise LedgerParseError(
             f"front matter 'revision' must be a plain decimal integer ({problem})",
-            file=ctx.path, line=_meta_line(lines(), "revision"), code="revision_invalid",
+            file=ctx.path,
+            line=_meta_line(lines(), "revision"),
+            code="revision_invalid",
             fix="write 'revision: N' in the front matter, N a plain decimal integer of at "
-                f"most {MAX_REVISION_DIGITS} digits (e.g. 'revision: 1')",
+            f"most {MAX_REVISION_DIGITS} digits (e.g. 'revision: 1')",
         )
     fixed = dict(meta)
     fixed["revision"] = int(str(raw))  # at most 18 ASCII digits: far below int()'s limit
@@ -118,17 +138,22 @@ def _finish(meta: Mapping[str, Any], sections: Mapping[str | None, Section],
         value = meta.get(key, "")
         if not isinstance(value, str):
             raise LedgerParseError(
-                f"front matter '{key}' must be a single line of text", file=ctx.path, line=1,
-                code="frontmatter_invalid", fix=f"write '{key}: <text>'",
+                f"front matter '{key}' must be a single line of text",
+                file=ctx.path,
+                line=1,
+                code="frontmatter_invalid",
+                fix=f"write '{key}: <text>'",
             )
         check_text(value, ctx, 1)
     task_id = meta.get("task", "")
     if task_id and id_problem(task_id) is not None:  # it rides into the prompt header
         raise LedgerParseError(
-            f"front matter 'task' is not an ID: {id_problem(task_id)}", file=ctx.path,
-            line=_meta_line(lines(), "task"), code="id_invalid",
+            f"front matter 'task' is not an ID: {id_problem(task_id)}",
+            file=ctx.path,
+            line=_meta_line(lines(), "task"),
+            code="id_invalid",
             fix="write 'task: T-1': an ASCII letter, then up to 31 letters, digits, "
-                "'.', '_' or '-'",
+            "'.', '_' or '-'",
         )
     return {"meta": fixed, "next_action": _next_action(sections.get("next action"), ctx)}
 
@@ -142,7 +167,7 @@ def _plainly_written(lines: Callable[[], list[str]], raw: object) -> bool:
     if at <= 0:
         return True  # flow style or no front matter line: revision_problem judged it
     text = decoded[at]
-    value = text[text.index(":") + 1:].split(" #", 1)[0].strip(" \t")
+    value = text[text.index(":") + 1 :].split(" #", 1)[0].strip(" \t")
     return value == raw
 
 
@@ -153,7 +178,7 @@ def _meta_line(lines: list[str], key: str) -> int:
             text = lines[index]
             if text.rstrip(" \t") in ("---", "..."):
                 break
-            if text.startswith(key) and text[len(key):].lstrip(" \t").startswith(":"):
+            if text.startswith(key) and text[len(key) :].lstrip(" \t").startswith(":"):
                 return index + 1
     return 1
 
@@ -172,8 +197,9 @@ def body_digest(data: bytes) -> str:
 
 
 def parse(data: bytes, ctx: Context) -> Ledger:
-    def finish(meta: Mapping[str, Any], sections: Mapping[str | None, Section],
-               ctx: Context) -> dict[str, Any]:
+    def finish(
+        meta: Mapping[str, Any], sections: Mapping[str | None, Section], ctx: Context
+    ) -> dict[str, Any]:
         return _finish(meta, sections, ctx, lambda: decode(data, ctx))
 
     ledger = read("task", data, ctx, SCHEMAS, tables_by_section(SCHEMAS), finish)

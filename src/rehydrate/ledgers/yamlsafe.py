@@ -23,8 +23,12 @@ from typing import Any
 
 MAX_BYTES = 1024 * 1024
 MAX_DEPTH = 32
-_SAFE_TAGS = ("tag:yaml.org,2002:null", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int",
-              "tag:yaml.org,2002:float")
+_SAFE_TAGS = (
+    "tag:yaml.org,2002:null",
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+)
 
 
 class YAMLInputError(ValueError):
@@ -59,8 +63,9 @@ def load(text: str, *, typed: bool = False) -> Any:
         raise
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        raise YAMLInputError(exc.problem or str(exc).splitlines()[0],
-                             mark.line + 1 if mark else None) from None
+        raise YAMLInputError(
+            exc.problem or str(exc).splitlines()[0], mark.line + 1 if mark else None
+        ) from None
     except yaml.YAMLError as exc:
         raise YAMLInputError(str(exc).splitlines()[0] if str(exc) else "invalid YAML") from None
     except RecursionError:
@@ -78,8 +83,9 @@ def dump(data: Mapping[str, Any]) -> str:
     """Serialise a mapping of plain values as block YAML, key order kept."""
     import yaml
 
-    text: str = yaml.safe_dump(dict(data), sort_keys=False, allow_unicode=True,
-                               default_flow_style=False, width=100)
+    text: str = yaml.safe_dump(
+        dict(data), sort_keys=False, allow_unicode=True, default_flow_style=False, width=100
+    )
     return text
 
 

@@ -49,8 +49,9 @@ def attribute_lines(config: Config) -> list[str]:
     return [f"{_pattern(config.path_of(kind))} merge={DRIVER}" for kind in KINDS]
 
 
-def register_merge_driver(repo: git.Repo, config: Config, *, command: str | None = None
-                          ) -> list[str]:
+def register_merge_driver(
+    repo: git.Repo, config: Config, *, command: str | None = None
+) -> list[str]:
     """Register the driver for the three ledgers (attributes and git config); idempotent.
 
     Returns what it did, one line per action, for the caller to show.
@@ -62,9 +63,12 @@ def register_merge_driver(repo: git.Repo, config: Config, *, command: str | None
     except OSError as exc:
         from ..errors import RehydrateError
 
-        raise RehydrateError(f"cannot read {ATTRIBUTES}: {exc}", file=ATTRIBUTES,
-                             code="attributes_unreadable",
-                             fix="check the file's permissions") from None
+        raise RehydrateError(
+            f"cannot read {ATTRIBUTES}: {exc}",
+            file=ATTRIBUTES,
+            code="attributes_unreadable",
+            fix="check the file's permissions",
+        ) from None
     text = raw.decode("utf-8", "surrogateescape")
     present = {" ".join(line.split()) for line in text.splitlines()}
     missing = [line for line in attribute_lines(config) if line not in present]
@@ -75,12 +79,15 @@ def register_merge_driver(repo: git.Repo, config: Config, *, command: str | None
         from ..ledgers.atomicfile import write_in_repo
 
         write_in_repo(repo.root, ATTRIBUTES, raw + block.encode("utf-8", "surrogateescape"))
-        actions.extend(f"{'created' if not raw else 'updated'}  {ATTRIBUTES}: {line}"
-                       for line in missing)
+        actions.extend(
+            f"{'created' if not raw else 'updated'}  {ATTRIBUTES}: {line}" for line in missing
+        )
     else:
         actions.append(f"kept     {ATTRIBUTES} (merge={DRIVER} for the three ledgers)")
-    for key, value in ((f"merge.{DRIVER}.name", NAME),
-                       (f"merge.{DRIVER}.driver", command or driver_command())):
+    for key, value in (
+        (f"merge.{DRIVER}.name", NAME),
+        (f"merge.{DRIVER}.driver", command or driver_command()),
+    ):
         proc = git.run(repo, "config", "--local", "--get", key, check=False)
         current = proc.stdout.decode("utf-8", "surrogateescape").rstrip("\n")
         if proc.returncode == 0 and current == value:
@@ -115,8 +122,16 @@ class DriverOutcome:
     messages: list[str] = field(default_factory=list)
 
 
-def run_driver(base: Path, ours: Path, theirs: Path, path: str, *, marker_size: int = 7,
-               repo: git.Repo | None = None, config: Config | None = None) -> DriverOutcome:
+def run_driver(
+    base: Path,
+    ours: Path,
+    theirs: Path,
+    path: str,
+    *,
+    marker_size: int = 7,
+    repo: git.Repo | None = None,
+    config: Config | None = None,
+) -> DriverOutcome:
     """Merge git's three temp files for ledger ``path``; the result goes INTO ``ours``."""
     from ..config import load_config
     from ..ledgers import KINDS
@@ -133,39 +148,60 @@ def run_driver(base: Path, ours: Path, theirs: Path, path: str, *, marker_size: 
     # git's three temp files; a hostile %O/%A/%B (e.g. /dev/zero) is bounded like a ledger
     data = [read_path(p, config.max_ledger_bytes) for p in (base, ours, theirs)]
     if kind is None:
-        merged, clean = git_changes.merge_file(data[1], data[0], data[2], marker_size=marker_size,
-                                       labels=(f"ours:{path}", "base", f"theirs:{path}"))
+        merged, clean = git_changes.merge_file(
+            data[1],
+            data[0],
+            data[2],
+            marker_size=marker_size,
+            labels=(f"ours:{path}", "base", f"theirs:{path}"),
+        )
         _write(ours, merged)
-        note = (f"rehydrate merge-driver: {path} is not a configured ledger "
-                f"({', '.join(sorted(kinds))}); used git's text merge")
-        return DriverOutcome(0 if clean else 1,
-                             [note] + ([] if clean else [f"{path}: text conflict"]))
+        note = (
+            f"rehydrate merge-driver: {path} is not a configured ledger "
+            f"({', '.join(sorted(kinds))}); used git's text merge"
+        )
+        return DriverOutcome(
+            0 if clean else 1, [note] + ([] if clean else [f"{path}: text conflict"])
+        )
 
     def merge_text(o: bytes, b: bytes, t: bytes) -> tuple[bytes, bool]:
-        return git_changes.merge_file(o, b, t, marker_size=marker_size,
-                              labels=(f"ours:{path}", "base", f"theirs:{path}"))
+        return git_changes.merge_file(
+            o, b, t, marker_size=marker_size, labels=(f"ours:{path}", "base", f"theirs:{path}")
+        )
 
-    result = merge_ledger(kind, data[0], data[1], data[2], relative,
-                          section_aliases=config.section_aliases,
-                          column_aliases=config.column_aliases,
-                          max_bytes=config.max_ledger_bytes, merge_text=merge_text,
-                          marker_size=marker_size, labels=("ours", "base", "theirs"),
-                          trusted=_parsed_before(repo, config, kind),
-                          object_format=repo.object_format)
+    result = merge_ledger(
+        kind,
+        data[0],
+        data[1],
+        data[2],
+        relative,
+        section_aliases=config.section_aliases,
+        column_aliases=config.column_aliases,
+        max_bytes=config.max_ledger_bytes,
+        merge_text=merge_text,
+        marker_size=marker_size,
+        labels=("ours", "base", "theirs"),
+        trusted=_parsed_before(repo, config, kind),
+        object_format=repo.object_format,
+    )
     _write(ours, result.data)
     shown = result.notes[:NOTES_SHOWN]
     messages = [f"rehydrate merge-driver: {note}" for note in shown]
     if len(result.notes) > len(shown):
-        renamed = ", ".join(f"{old}->{new}" for old, new in list(result.renamed.items())[
-            len(shown):])
-        messages.append(f"rehydrate merge-driver: ... and {len(result.notes) - len(shown)} "
-                        f"more: {renamed}")
+        renamed = ", ".join(
+            f"{old}->{new}" for old, new in list(result.renamed.items())[len(shown) :]
+        )
+        messages.append(
+            f"rehydrate merge-driver: ... and {len(result.notes) - len(shown)} more: {renamed}"
+        )
     for conflict in result.conflicts:
         messages.append(f"rehydrate merge-driver: {relative}: CONFLICT {conflict}")
     if result.conflicts:
         ids = sorted({c.item_id for c in result.conflicts if c.item_id})
         named = f" ({', '.join(ids)})" if ids else ""
-        messages.append(f"rehydrate merge-driver: {relative}: {len(result.conflicts)} "
-                        f"conflict(s){named}; resolve the marked rows, then "
-                        "`rehydrate guard --staged` and commit")
+        messages.append(
+            f"rehydrate merge-driver: {relative}: {len(result.conflicts)} "
+            f"conflict(s){named}; resolve the marked rows, then "
+            "`rehydrate guard --staged` and commit"
+        )
     return DriverOutcome(1 if result.conflicts else 0, messages)

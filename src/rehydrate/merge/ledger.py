@@ -27,13 +27,22 @@ from ..ledgers.rowedit import rewrite_cells
 from .result import Allocator, MergeResult, MergeText
 
 
-def merge_ledger(kind: str, base: bytes, ours: bytes, theirs: bytes, path: str, *,
-                 section_aliases: Mapping[str, str] | None = None,
-                 column_aliases: Mapping[str, str] | None = None,
-                 max_bytes: int = MAX_LEDGER_BYTES, merge_text: MergeText | None = None,
-                 marker_size: int = 7, labels: tuple[str, str, str] = ("ours", "base", "theirs"),
-                 trusted: frozenset[str] = frozenset(), object_format: str = "sha1",
-                 ) -> MergeResult:
+def merge_ledger(
+    kind: str,
+    base: bytes,
+    ours: bytes,
+    theirs: bytes,
+    path: str,
+    *,
+    section_aliases: Mapping[str, str] | None = None,
+    column_aliases: Mapping[str, str] | None = None,
+    max_bytes: int = MAX_LEDGER_BYTES,
+    merge_text: MergeText | None = None,
+    marker_size: int = 7,
+    labels: tuple[str, str, str] = ("ours", "base", "theirs"),
+    trusted: frozenset[str] = frozenset(),
+    object_format: str = "sha1",
+) -> MergeResult:
     """Merge three versions of the ``kind`` ledger at ``path`` (empty ``base``: no ancestor).
 
     ``trusted`` holds git blob ids of failure ledgers known to parse (the guard's cache
@@ -67,8 +76,9 @@ def _first_cells(data: bytes) -> set[str]:
     return out
 
 
-def _appends_only(base: bytes, ours: bytes, theirs: bytes, ctx: Context,
-                  ours_known: bool = False) -> MergeResult | None:
+def _appends_only(
+    base: bytes, ours: bytes, theirs: bytes, ctx: Context, ours_known: bool = False
+) -> MergeResult | None:
     """The common case for the failure ledger, without parsing three 10,000-row files.
 
     When each side only inserted rows into base's failure table, ours is parsed in full
@@ -83,8 +93,11 @@ def _appends_only(base: bytes, ours: bytes, theirs: bytes, ctx: Context,
 
     from ..ledgers.appendonly import BOM, failure_header, failure_table
 
-    config = SimpleNamespace(section_aliases=ctx.section_aliases,
-                             column_aliases=ctx.column_aliases, max_ledger_bytes=ctx.max_bytes)
+    config = SimpleNamespace(
+        section_aliases=ctx.section_aliases,
+        column_aliases=ctx.column_aliases,
+        max_ledger_bytes=ctx.max_bytes,
+    )
     if base.startswith(BOM) or len(theirs) + len(ours) > ctx.max_bytes:
         return None
     table = failure_table(base, config)
@@ -108,9 +121,14 @@ def _appends_only(base: bytes, ours: bytes, theirs: bytes, ctx: Context,
         everything, base_ids = named | set(mine), named
     else:
         try:
-            ledger = parse_ledger("failures", ctx.path, ours,
-                                  section_aliases=ctx.section_aliases,
-                                  column_aliases=ctx.column_aliases, max_bytes=ctx.max_bytes)
+            ledger = parse_ledger(
+                "failures",
+                ctx.path,
+                ours,
+                section_aliases=ctx.section_aliases,
+                column_aliases=ctx.column_aliases,
+                max_bytes=ctx.max_bytes,
+            )
         except LedgerParseError:
             return None  # the full merge names the side that does not parse
         everything = {r.id for r in ledger.all_items()}
@@ -120,9 +138,9 @@ def _appends_only(base: bytes, ours: bytes, theirs: bytes, ctx: Context,
     if len(set(theirs_ids)) != len(theirs_ids) or set(theirs_ids) & base_ids:
         return None
     end = failure_table(ours, config)
-    if end is None or not ours[:end[2]].endswith(b"\n"):
+    if end is None or not ours[: end[2]].endswith(b"\n"):
         return None
-    newline = "\r\n" if ours[:end[2]].endswith(b"\r\n") else "\n"
+    newline = "\r\n" if ours[: end[2]].endswith(b"\r\n") else "\n"
     where = header.index("id")
     fresh = Allocator(everything | set(theirs_ids))
     renamed: dict[str, str] = {}
@@ -135,16 +153,19 @@ def _appends_only(base: bytes, ours: bytes, theirs: bytes, ctx: Context,
                 continue  # the same new row on both sides: once
             new = fresh.renumber(item_id)
             renamed[item_id] = new
-            notes.append(f"{ctx.path}: {item_id} was added on both sides with different "
-                         f"content: kept ours as {item_id}, theirs' row is now {new}")
+            notes.append(
+                f"{ctx.path}: {item_id} was added on both sides with different "
+                f"content: kept ours as {item_id}, theirs' row is now {new}"
+            )
             line = rewrite_cells(line, {where: new})
         out.append(line + newline)
-    merged = ours[:end[2]] + "".join(out).encode("utf-8") + ours[end[2]:]
+    merged = ours[: end[2]] + "".join(out).encode("utf-8") + ours[end[2] :]
     return MergeResult(merged, [], notes, renamed)
 
 
-def _inserted_rows(base: bytes, side: bytes, table: tuple[bytes, int, int], header: list[str],
-                   ctx: Context) -> list[tuple[str, tuple[str, ...]]] | None:
+def _inserted_rows(
+    base: bytes, side: bytes, table: tuple[bytes, int, int], header: list[str], ctx: Context
+) -> list[tuple[str, tuple[str, ...]]] | None:
     """(line, cells with the ID first and all cells normalised) of the well-formed rows
     ``side`` inserted at one place inside base's failure table, or None."""
     from ..ledgers import entity_forbidden, has_forbidden, hidden_markup, split_row, visible
@@ -166,8 +187,12 @@ def _inserted_rows(base: bytes, side: bytes, table: tuple[bytes, int, int], head
         if len(cells) != width or not all(cells[i] for i in required):
             return None
         # the parser's cell rules (shape, visible, nothing hidden): else the full merge
-        if (not SIMPLE_ID.match(cells[where]) or not all(visible(cells[i]) for i in required)
-                or hidden_markup(line) or ("&" in line and entity_forbidden(line))):
+        if (
+            not SIMPLE_ID.match(cells[where])
+            or not all(visible(cells[i]) for i in required)
+            or hidden_markup(line)
+            or ("&" in line and entity_forbidden(line))
+        ):
             return None
-        out.append((line, (cells[where], *cells[:where], *cells[where + 1:])))
+        out.append((line, (cells[where], *cells[:where], *cells[where + 1 :])))
     return out

@@ -52,8 +52,7 @@ class Allocator:
             if parts.prefix not in self.high:
                 # Counting a look-alike ID too (F-7-x) only makes the number higher: still free.
                 cut = len(parts.prefix)
-                heads = (i[cut:].split("-", 1)[0] for i in self.taken
-                         if i.startswith(parts.prefix))
+                heads = (i[cut:].split("-", 1)[0] for i in self.taken if i.startswith(parts.prefix))
                 self.high[parts.prefix] = max((int(h) for h in heads if h.isdigit()), default=0)
             self.high[parts.prefix] += 1
             new = f"{parts.prefix}{self.high[parts.prefix]:0{parts.width}d}"

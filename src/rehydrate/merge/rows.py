@@ -76,8 +76,14 @@ def no_text_merge(ours: bytes, base: bytes, theirs: bytes) -> tuple[bytes, bool]
 
 
 class Merger:
-    def __init__(self, kind: str, ctx: Context, merge_text: MergeText, marker_size: int,
-                 labels: tuple[str, str, str]) -> None:
+    def __init__(
+        self,
+        kind: str,
+        ctx: Context,
+        merge_text: MergeText,
+        marker_size: int,
+        labels: tuple[str, str, str],
+    ) -> None:
         self.kind = kind
         self.ctx = ctx
         self.merge_text = merge_text
@@ -89,9 +95,16 @@ class Merger:
     def run(self, base: bytes, ours: bytes, theirs: bytes) -> MergeResult:
         raw = {"base": base, "ours": ours, "theirs": theirs}
         if any(b"\x1e" in data for data in raw.values()):
-            return self._whole_file(raw, [Conflict(
-                "unsupported_character", None,
-                "a ledger holds the control character U+001E; merge it by hand")])
+            return self._whole_file(
+                raw,
+                [
+                    Conflict(
+                        "unsupported_character",
+                        None,
+                        "a ledger holds the control character U+001E; merge it by hand",
+                    )
+                ],
+            )
         sides: dict[str, _Side | None] = {}
         broken: list[Conflict] = []
         for name, data in raw.items():
@@ -101,8 +114,11 @@ class Merger:
             try:
                 sides[name] = self._side(name, data)
             except LedgerParseError as exc:
-                broken.append(Conflict("side_unparseable", exc.item_id,
-                                       f"the {name} side cannot be parsed: {exc}"))
+                broken.append(
+                    Conflict(
+                        "side_unparseable", exc.item_id, f"the {name} side cannot be parsed: {exc}"
+                    )
+                )
         if broken:
             return self._whole_file(raw, broken)
         o, t = sides["ours"], sides["theirs"]
@@ -122,15 +138,21 @@ class Merger:
         return MergeResult(data, self.conflicts, self.notes, plan.renamed)
 
     def _side(self, name: str, data: bytes) -> _Side:
-        ledger = parse_ledger(self.kind, self.ctx.path, data,
-                              section_aliases=self.ctx.section_aliases,
-                              column_aliases=self.ctx.column_aliases,
-                              max_bytes=self.ctx.max_bytes)
+        ledger = parse_ledger(
+            self.kind,
+            self.ctx.path,
+            data,
+            section_aliases=self.ctx.section_aliases,
+            column_aliases=self.ctx.column_aliases,
+            max_bytes=self.ctx.max_bytes,
+        )
         text = split_text(data)
         lines = list(text.lines)
         _, front = split_front_matter(lines, self.ctx.path)
-        keyed = [(canonical_section(s, self.ctx), s)
-                 for s in split_sections(lines[front:], self.ctx.path, front + 1)]
+        keyed = [
+            (canonical_section(s, self.ctx), s)
+            for s in split_sections(lines[front:], self.ctx.path, front + 1)
+        ]
         chosen = _pick_tables(self.kind)(keyed)
         for key, section in keyed:
             if key == "retired":
@@ -148,8 +170,9 @@ class Merger:
                 ordinal = count.get(schema.section, 0)
                 count[schema.section] = ordinal + 1
                 token = f"{_MARK}rows {schema.section} #{ordinal}"
-                header = tuple(self.ctx.column_aliases.get(h.lower(), h.lower())
-                               for h in table.header)
+                header = tuple(
+                    self.ctx.column_aliases.get(h.lower(), h.lower()) for h in table.header
+                )
                 rows = tuple(r.line for r in table.rows)
                 slots[token] = _Slot(token, schema.section, header, rows)
                 after_delimiter[table.line + 1] = token
@@ -174,15 +197,28 @@ class Merger:
                 skeleton.append(after_delimiter[number])
                 source.append(-1)
         by_line = {line: slot for slot in slots.values() for line in slot.rows}
-        items = {r.id: (section, r) for section, records in ledger.items.items()
-                 for r in records}
+        items = {r.id: (section, r) for section, records in ledger.items.items() for r in records}
         retired = {r.id: r for r in ledger.retired}
         slot_of = {r.id: by_line[r.line] for _, r in items.values()}
         slot_of.update({f"retired:{r.id}": by_line[r.line] for r in ledger.retired})
         id_at = {r.line: r.id for _, r in items.values()}
         id_at.update({r.line: r.id for r in ledger.retired})
-        return _Side(name, ledger, text.lines, text.eols, text.bom, text.newline, front, slots,
-                     tuple(skeleton), tuple(source), items, retired, slot_of, id_at)
+        return _Side(
+            name,
+            ledger,
+            text.lines,
+            text.eols,
+            text.bom,
+            text.newline,
+            front,
+            slots,
+            tuple(skeleton),
+            tuple(source),
+            items,
+            retired,
+            slot_of,
+            id_at,
+        )
 
     def _plan(self, b: _Side | None, o: _Side, t: _Side) -> _Plan:
         base_items = b.items if b else {}
@@ -194,8 +230,11 @@ class Merger:
                 if tid in o.items:
                     o_section, o_record = o.items[tid]
                     if o_section != section:
-                        self._conflict("section_conflict", tid,
-                                       f"in {o_section!r} on ours, in {section!r} on theirs")
+                        self._conflict(
+                            "section_conflict",
+                            tid,
+                            f"in {o_section!r} on ours, in {section!r} on theirs",
+                        )
                         continue
                     if tid in base_items:
                         b_record = base_items[tid][1]
@@ -208,7 +247,8 @@ class Merger:
                         plan.added.setdefault(section, []).append((new, record))
                         self.notes.append(
                             f"{self.ctx.path}: {tid} was added on both sides with different "
-                            f"content: kept ours as {tid}, theirs' row is now {new}")
+                            f"content: kept ours as {tid}, theirs' row is now {new}"
+                        )
                 elif tid in base_items:
                     self._conflict("row_deleted", tid, "ours deleted this row, theirs kept it")
                 else:
@@ -221,8 +261,9 @@ class Merger:
             rid = plan.renamed.get(row.id, row.id)
             if rid in o.retired:
                 if _content(o.retired[rid]) != _content(row):
-                    self.notes.append(f"{self.ctx.path}: {rid} was retired on both sides; "
-                                      "kept ours' reason")
+                    self.notes.append(
+                        f"{self.ctx.path}: {rid} was retired on both sides; kept ours' reason"
+                    )
                 continue
             if rid in base_retired:
                 self._conflict("unretired", rid, "ours removed this item's Retired row")
@@ -262,9 +303,11 @@ class Merger:
                 if _level_code(tv, ov) is None:
                     continue
             code = {"decisions": "decision_conflict", "external writes": "write_conflict"}.get(
-                section, f"{column}_conflict" if column in ("status", "level") else "cell_conflict")
-            self._conflict(code, o.id, f"{section} {column!r}: ours {ov!r}, theirs {tv!r} "
-                                       f"(base {bv!r})")
+                section, f"{column}_conflict" if column in ("status", "level") else "cell_conflict"
+            )
+            self._conflict(
+                code, o.id, f"{section} {column!r}: ours {ov!r}, theirs {tv!r} (base {bv!r})"
+            )
             return
         if merged != oc:
             plan.replace[o.id] = merged
@@ -278,9 +321,14 @@ class Merger:
         common_o = [i for i in ours if i in shared]
         common_t = [i for i in theirs if i in shared]
         if common_o != common_t:
-            self._conflict("phase_order_conflict", None,
-                           "both sides ordered the phases differently: "
-                           + ", ".join(common_o) + " vs " + ", ".join(common_t))
+            self._conflict(
+                "phase_order_conflict",
+                None,
+                "both sides ordered the phases differently: "
+                + ", ".join(common_o)
+                + " vs "
+                + ", ".join(common_t),
+            )
 
     def _merge_next_action(self, b: _Side | None, o: _Side, t: _Side, plan: _Plan) -> None:
         def text(side: _Side | None) -> str | None:
@@ -294,12 +342,16 @@ class Merger:
             plan.next_action = "theirs"
             return
         plan.next_action = "conflict"
-        self._conflict("next_action_conflict", None,
-                       f"two different next actions: ours {ov!r}, theirs {tv!r}")
+        self._conflict(
+            "next_action_conflict", None, f"two different next actions: ours {ov!r}, theirs {tv!r}"
+        )
 
     def _merge_front_matter(self, b: _Side | None, o: _Side, t: _Side, plan: _Plan) -> None:
-        keys = [k for k in list(o.ledger.meta) + [k for k in t.ledger.meta
-                                                   if k not in o.ledger.meta] if k != "revision"]
+        keys = [
+            k
+            for k in list(o.ledger.meta) + [k for k in t.ledger.meta if k not in o.ledger.meta]
+            if k != "revision"
+        ]
         for key in keys:
             bv = str(b.ledger.meta.get(key, "")) if b else ""
             ov, tv = str(o.ledger.meta.get(key, "")), str(t.ledger.meta.get(key, ""))
@@ -308,8 +360,9 @@ class Merger:
             if ov == bv:
                 plan.meta_from_theirs.append(key)
                 continue
-            self._conflict("frontmatter_conflict", None,
-                           f"front matter {key!r}: ours {ov!r}, theirs {tv!r}")
+            self._conflict(
+                "frontmatter_conflict", None, f"front matter {key!r}: ours {ov!r}, theirs {tv!r}"
+            )
         if self.kind == "task":
             revisions = [r for r in (o.ledger.revision, t.ledger.revision) if r is not None]
             plan.revision = max(revisions) + 1 if revisions else None
@@ -318,8 +371,10 @@ class Merger:
         """Merged skeleton as (text, eol, index into ours' lines or -1)."""
         base = b.skeleton if b else ()
         if t.skeleton == base or t.skeleton == o.skeleton:
-            return [(line, o.eols[src] if src >= 0 else o.newline, src)
-                    for line, src in zip(o.skeleton, o.source, strict=True)]
+            return [
+                (line, o.eols[src] if src >= 0 else o.newline, src)
+                for line, src in zip(o.skeleton, o.source, strict=True)
+            ]
         if o.skeleton == base:
             return [(line, o.newline, -1) for line in t.skeleton]
 
@@ -328,16 +383,20 @@ class Merger:
 
         merged, clean = self.merge_text(blob(o.skeleton), blob(base), blob(t.skeleton))
         if not clean:
-            self._conflict("prose_conflict", None,
-                           "both sides changed the same prose lines (git merge-file markers)")
+            self._conflict(
+                "prose_conflict",
+                None,
+                "both sides changed the same prose lines (git merge-file markers)",
+            )
         text = merged.decode("utf-8")
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
         return [(line, o.newline, -1) for line in lines]
 
-    def _assemble(self, b: _Side | None, o: _Side, t: _Side, plan: _Plan,
-                  marked: Mapping[str, Conflict]) -> bytes:
+    def _assemble(
+        self, b: _Side | None, o: _Side, t: _Side, plan: _Plan, marked: Mapping[str, Conflict]
+    ) -> bytes:
         skeleton = self._skeleton(b, o, t)
         tokens = [line for line, _, _ in skeleton if line.startswith(_MARK + "rows ")]
         target = {_section_of(token): token for token in tokens}  # the last table wins
@@ -358,16 +417,22 @@ class Merger:
             else:
                 done.add(line)
                 section = _section_of(line)
-                out.extend(self._rows(o, t, plan, line, section, target.get(section) == line,
-                                      conflicted))
+                out.extend(
+                    self._rows(o, t, plan, line, section, target.get(section) == line, conflicted)
+                )
         for section, added in plan.added.items():
             if added and section not in target:
-                self._conflict("section_missing", added[0][0],
-                               f"theirs added {section} rows but the merged file has no "
-                               f"{section} table")
+                self._conflict(
+                    "section_missing",
+                    added[0][0],
+                    f"theirs added {section} rows but the merged file has no {section} table",
+                )
         if plan.retired and "retired" not in target:
-            self._conflict("section_missing", plan.retired[0][0],
-                           "theirs retired items but the merged file has no Retired table")
+            self._conflict(
+                "section_missing",
+                plan.retired[0][0],
+                "theirs retired items but the merged file has no Retired table",
+            )
         final = o.eols[-1] if o.eols else "\n"
         fixed = [(line, eol or o.newline) for line, eol in out[:-1]]
         if out:
@@ -382,7 +447,7 @@ class Merger:
 
     def _front_lines(self, o: _Side, t: _Side, plan: _Plan) -> list[tuple[str, str]]:
         side = o if o.front else t
-        lines = list(side.lines[:side.front])
+        lines = list(side.lines[: side.front])
         eols = [side.eols[i] if side is o else o.newline for i in range(side.front)]
         if side is o:
             for key in plan.meta_from_theirs:
@@ -396,7 +461,7 @@ class Merger:
                 else:
                     lines[index] = theirs_line
         if any(c.code == "frontmatter_conflict" for c in self.conflicts):
-            block = self._block(list(o.lines[:o.front]), list(t.lines[:t.front]), o.newline)
+            block = self._block(list(o.lines[: o.front]), list(t.lines[: t.front]), o.newline)
             return block
         if plan.revision is not None:
             for index, line in enumerate(lines):
@@ -410,14 +475,25 @@ class Merger:
         mine = o.ledger.next_action
         other = t.ledger.next_action
         if plan.next_action == "conflict":
-            return self._block([o.lines[mine.line - 1]] if mine else [],
-                               [t.lines[other.line - 1]] if other else [], o.newline)
+            return self._block(
+                [o.lines[mine.line - 1]] if mine else [],
+                [t.lines[other.line - 1]] if other else [],
+                o.newline,
+            )
         if plan.next_action == "theirs" or mine is None:
             return [(t.lines[other.line - 1], o.newline)] if other else []
         return [(o.lines[mine.line - 1], o.eols[mine.line - 1])]
 
-    def _rows(self, o: _Side, t: _Side, plan: _Plan, token: str, section: str, is_target: bool,
-              conflicted: set[str | None]) -> list[tuple[str, str]]:
+    def _rows(
+        self,
+        o: _Side,
+        t: _Side,
+        plan: _Plan,
+        token: str,
+        section: str,
+        is_target: bool,
+        conflicted: set[str | None],
+    ) -> list[tuple[str, str]]:
         retired = section == "retired"
         slot = o.slots.get(token) or t.slots[token]
         groups: list[list[tuple[str, str]]] = []  # one group of lines per row
@@ -429,28 +505,44 @@ class Merger:
                 if not retired and item_id in conflicted:
                     groups.append(self._conflict_rows(o, t, item_id, retired))
                 elif not retired and item_id in plan.replace:
-                    groups.append([(self._rewrite(line, slot, item_id, plan.replace[item_id],
-                                                  o.items[item_id][1]), eol)])
+                    groups.append(
+                        [
+                            (
+                                self._rewrite(
+                                    line, slot, item_id, plan.replace[item_id], o.items[item_id][1]
+                                ),
+                                eol,
+                            )
+                        ]
+                    )
                 else:
                     groups.append([(line, eol)])
                 placed.append(item_id)
         if is_target:
-            additions: list[tuple[str, Any]] = (plan.retired if retired
-                                                else plan.added.get(section, []))
+            additions: list[tuple[str, Any]] = (
+                plan.retired if retired else plan.added.get(section, [])
+            )
             for new_id, record in additions:
                 rendered = self._render(t, record, new_id, slot, retired, plan)
                 if rendered is None:
                     continue
-                group = (self._block([], [rendered], o.newline)
-                         if new_id in conflicted and not retired else [(rendered, o.newline)])
-                at = (self._phase_position(t, record.id, placed, plan) if section == "phases"
-                      else len(placed))
+                group = (
+                    self._block([], [rendered], o.newline)
+                    if new_id in conflicted and not retired
+                    else [(rendered, o.newline)]
+                )
+                at = (
+                    self._phase_position(t, record.id, placed, plan)
+                    if section == "phases"
+                    else len(placed)
+                )
                 groups.insert(at, group)
                 placed.insert(at, new_id)
         return [line for group in groups for line in group]
 
-    def _conflict_rows(self, o: _Side, t: _Side, item_id: str, retired: bool
-                       ) -> list[tuple[str, str]]:
+    def _conflict_rows(
+        self, o: _Side, t: _Side, item_id: str, retired: bool
+    ) -> list[tuple[str, str]]:
         mine = [o.line_of(item_id, retired)]
         has = item_id in (t.retired if retired else t.items)
         other = [t.line_of(item_id, retired)] if has else []
@@ -471,22 +563,27 @@ class Merger:
             at += 1
         return at
 
-    def _rewrite(self, line: str, slot: _Slot, item_id: str, cells: Mapping[str, str],
-                 record: Any) -> str:
+    def _rewrite(
+        self, line: str, slot: _Slot, item_id: str, cells: Mapping[str, str], record: Any
+    ) -> str:
         old = _cells(record)
         updates: dict[int, str] = {}
         for column, value in cells.items():
             if value == old.get(column, ""):
                 continue
             if column not in slot.header:
-                self._conflict("column_missing", item_id,
-                               f"theirs set {column!r}, which ours' table has no column for")
+                self._conflict(
+                    "column_missing",
+                    item_id,
+                    f"theirs set {column!r}, which ours' table has no column for",
+                )
                 continue
             updates[slot.header.index(column)] = value
         return rewrite_cells(line, updates)
 
-    def _render(self, t: _Side, record: Any, new_id: str, slot: _Slot, retired: bool,
-                plan: _Plan) -> str | None:
+    def _render(
+        self, t: _Side, record: Any, new_id: str, slot: _Slot, retired: bool, plan: _Plan
+    ) -> str | None:
         key = f"retired:{record.id}" if retired else record.id
         source = t.slot_of[key]
         cells = _cells(record)
@@ -496,13 +593,19 @@ class Merger:
         raw = t.lines[record.line - 1]
         if source.header == slot.header:
             current = split_cells(raw)
-            updates = {slot.header.index(c): v for c, v in cells.items()
-                       if c in slot.header and v != normalize(current[slot.header.index(c)])}
+            updates = {
+                slot.header.index(c): v
+                for c, v in cells.items()
+                if c in slot.header and v != normalize(current[slot.header.index(c)])
+            }
             return rewrite_cells(raw, updates) if updates else raw
         lost = [c for c, v in cells.items() if v and c not in slot.header]
         if lost:
-            self._conflict("column_missing", new_id,
-                           f"theirs' row has {', '.join(lost)}, which ours' table lacks")
+            self._conflict(
+                "column_missing",
+                new_id,
+                f"theirs' row has {', '.join(lost)}, which ours' table lacks",
+            )
             return None
         return render_row([cells.get(h, "") for h in slot.header])
 
@@ -510,18 +613,24 @@ class Merger:
         from ..guard.rules import check_ledger
 
         try:
-            merged = parse_ledger(self.kind, self.ctx.path, data,
-                                  section_aliases=self.ctx.section_aliases,
-                                  column_aliases=self.ctx.column_aliases,
-                                  max_bytes=self.ctx.max_bytes)
+            merged = parse_ledger(
+                self.kind,
+                self.ctx.path,
+                data,
+                section_aliases=self.ctx.section_aliases,
+                column_aliases=self.ctx.column_aliases,
+                max_bytes=self.ctx.max_bytes,
+            )
         except LedgerParseError as exc:
             return [Conflict("merge_unparseable", None, f"the merged file would not parse: {exc}")]
         out = []
         for side, other in ((o, t), (t, o)):
             found = check_ledger(self.kind, side.ledger, merged)
             found = excuse_merge(found, side.ledger, merged, [other.ledger])
-            out.extend(Conflict("guard_" + v.code, v.item_id,
-                                f"against {side.name}: {v.message}") for v in found)
+            out.extend(
+                Conflict("guard_" + v.code, v.item_id, f"against {side.name}: {v.message}")
+                for v in found
+            )
         return out
 
     def _whole_file(self, raw: Mapping[str, bytes], found: list[Conflict]) -> MergeResult:
@@ -534,10 +643,16 @@ class Merger:
         if clean:
             left, mid, right = self.markers
             ours, theirs = raw["ours"], raw["theirs"]
-            data = (f"{left} {self.labels[0]}\n".encode() + ours
-                    + (b"" if ours.endswith(b"\n") or not ours else b"\n") + mid.encode() + b"\n"
-                    + theirs + (b"" if theirs.endswith(b"\n") or not theirs else b"\n")
-                    + f"{right} {self.labels[2]}\n".encode())
+            data = (
+                f"{left} {self.labels[0]}\n".encode()
+                + ours
+                + (b"" if ours.endswith(b"\n") or not ours else b"\n")
+                + mid.encode()
+                + b"\n"
+                + theirs
+                + (b"" if theirs.endswith(b"\n") or not theirs else b"\n")
+                + f"{right} {self.labels[2]}\n".encode()
+            )
         return MergeResult(data, self.conflicts, self.notes, {})
 
     def _conflict(self, code: str, item_id: str | None, message: str) -> None:
@@ -570,7 +685,7 @@ def _pick_tables(kind: str) -> Callable[[list[tuple[str | None, Any]]], dict[int
 
 
 def _section_of(token: str) -> str:
-    return token[len(_MARK + "rows "):].rsplit(" #", 1)[0]
+    return token[len(_MARK + "rows ") :].rsplit(" #", 1)[0]
 
 
 def _front_index(lines: list[str], key: str) -> int | None:
@@ -581,8 +696,6 @@ def _front_index(lines: list[str], key: str) -> int | None:
 
 
 def _front_line(side: _Side, key: str) -> str | None:
-    lines = list(side.lines[:side.front])
+    lines = list(side.lines[: side.front])
     index = _front_index(lines, key)
     return lines[index] if index is not None else None
-
-

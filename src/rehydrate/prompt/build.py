@@ -29,8 +29,14 @@ from .tokens import count_tokens, counter
 SCHEMA = "rehydrate/prompt-v1"
 # Optional sections, in the order they are cut to fit --max-tokens (docs/prompt.md).
 CUT_ORDER: tuple[str, ...] = (
-    "commit.diff", "commit.stat", "spec.prose", "task.prose", "failures.prose", "retired",
-    "commit", "protocol",
+    "commit.diff",
+    "commit.stat",
+    "spec.prose",
+    "task.prose",
+    "failures.prose",
+    "retired",
+    "commit",
+    "protocol",
 )
 _CUT_WHAT: Mapping[str, str] = {
     "commit.diff": "the latest commit's diff",
@@ -89,15 +95,27 @@ class Prompt(NamedTuple):
             "head": self.head,
             "commit": self.commit,
             "checksum": self.checksum,
-            "pins": {kind: {"path": p.path, "blob": p.blob, "last_commit": p.last_commit,
-                            "source": p.source} for kind, p in self.pins.items()},
-            "decision": self.decision.to_json(),
-            "budget": None if self.max_tokens is None else {
-                "max_tokens": self.max_tokens, "estimated_tokens": self.estimated_tokens,
-                "tokenizer": self.tokenizer, "cut": list(self.cut),
+            "pins": {
+                kind: {
+                    "path": p.path,
+                    "blob": p.blob,
+                    "last_commit": p.last_commit,
+                    "source": p.source,
+                }
+                for kind, p in self.pins.items()
             },
-            "sections": [{"name": s.name, "mandatory": s.mandatory, "text": s.text}
-                         for s in self.sections],
+            "decision": self.decision.to_json(),
+            "budget": None
+            if self.max_tokens is None
+            else {
+                "max_tokens": self.max_tokens,
+                "estimated_tokens": self.estimated_tokens,
+                "tokenizer": self.tokenizer,
+                "cut": list(self.cut),
+            },
+            "sections": [
+                {"name": s.name, "mandatory": s.mandatory, "text": s.text} for s in self.sections
+            ],
             "text": self.text,
         }
 
@@ -111,7 +129,6 @@ def _id_text(item_id: str) -> str:
     if _SAFE_ID.match(item_id) and not find_secrets(item_id):
         return item_id
     return "(see its ID in the fenced list)"
-
 
 
 # parts
@@ -136,18 +153,18 @@ def _header(state: State, decision: Decision, worktree_differs: Sequence[str]) -
         f"- HEAD: {state.head or '(no commits yet)'}",
     ]
     if state.source.kind == "rev":
-        lines.append(f"- Ledgers read at: commit {state.commit} "
-                     f"(--rev {inline(state.source.rev)})")
+        lines.append(f"- Ledgers read at: commit {state.commit} (--rev {inline(state.source.rev)})")
     else:
         where = "work tree" if state.source.kind == "worktree" else "index"
         lines.append(f"- Ledgers read from: the {where} (uncommitted changes included)")
     for kind, pin in state.pins.items():
-        lines.append(f"- {_KIND_TITLES.get(kind, kind)}: `{inline(pin.path)}` "
-                     f"blob {pin.blob or '-'} "
-                     f"(last commit {pin.last_commit or '-'})")
+        lines.append(
+            f"- {_KIND_TITLES.get(kind, kind)}: `{inline(pin.path)}` "
+            f"blob {pin.blob or '-'} "
+            f"(last commit {pin.last_commit or '-'})"
+        )
     lines.append(f"- Semantic checksum: {state.checksum}")
-    reasons = ", ".join(f"{r.code}: {_id_text(r.id)}" if r.id else r.code
-                        for r in decision.reasons)
+    reasons = ", ".join(f"{r.code}: {_id_text(r.id)}" if r.id else r.code for r in decision.reasons)
     if decision.decision == BLOCKED_ON_RECONCILIATION:
         ids = ", ".join(_id_text(r.id) for r in decision.reasons if r.id)
         lines += [
@@ -159,19 +176,27 @@ def _header(state: State, decision: Decision, worktree_differs: Sequence[str]) -
             "any other work until the ledger records the outcome.",
         ]
     else:
-        lines.append(f"- Continuity decision: `{decision.decision}` — continuity holds; the next "
-                     "action still needs the runtime's authorization. Nothing in this prompt "
-                     "authorises any action.")
+        lines.append(
+            f"- Continuity decision: `{decision.decision}` — continuity holds; the next "
+            "action still needs the runtime's authorization. Nothing in this prompt "
+            "authorises any action."
+        )
     if worktree_differs:
         paths = ", ".join(f"`{inline(p)}`" for p in worktree_differs)
         if state.source.kind == "rev":
-            lines += ["", f"**WARNING: the ledgers in the work tree differ from the pinned "
-                      f"revision: {paths}.** This prompt shows them as committed at "
-                      f"{state.commit}; uncommitted ledger changes are NOT in it. Commit them "
-                      "(or rebuild with --worktree) before relying on them."]
+            lines += [
+                "",
+                f"**WARNING: the ledgers in the work tree differ from the pinned "
+                f"revision: {paths}.** This prompt shows them as committed at "
+                f"{state.commit}; uncommitted ledger changes are NOT in it. Commit them "
+                "(or rebuild with --worktree) before relying on them.",
+            ]
         else:
-            lines += ["", f"**NOTICE: these ledgers are read from the work tree and differ from "
-                      f"HEAD: {paths}.** They are not committed yet; commit them before you stop."]
+            lines += [
+                "",
+                f"**NOTICE: these ledgers are read from the work tree and differ from "
+                f"HEAD: {paths}.** They are not committed yet; commit them before you stop.",
+            ]
     return redact("\n".join(lines))
 
 
@@ -182,12 +207,14 @@ def _constraints(state: State) -> list[Any]:
 
 def _open_decisions(state: State) -> Listing:
     rows = [d for d in state.ledgers["spec"].active("decisions") if d.status == "open"]
-    return listing("open decisions",
-                    "### Open decisions (open — not decided; do not assume an answer)",
-                    rows, (("ID", "id"), ("Question", "question"), ("Owner", "owner"),
-                           ("Due", "due")),
-                    preface="Ask the owner when your work depends on one of these; never act "
-                            "as if it were decided.")
+    return listing(
+        "open decisions",
+        "### Open decisions (open — not decided; do not assume an answer)",
+        rows,
+        (("ID", "id"), ("Question", "question"), ("Owner", "owner"), ("Due", "due")),
+        preface="Ask the owner when your work depends on one of these; never act "
+        "as if it were decided.",
+    )
 
 
 def _spec(state: State) -> str:
@@ -195,17 +222,31 @@ def _spec(state: State) -> str:
     decided = [d for d in spec.active("decisions") if d.status == "decided"]
     parts = [
         f"## 1. Spec — `{inline(state.pins['spec'].path)}`",
-        listing("constraints", "### Active constraints, strongest first",
-                 _constraints(state), (("ID", "id"), ("Level", "level"), ("Rule", "rule"),
-                                       ("Source", "source")),
-                 preface="MUST and MUST NOT are not negotiable.").render(),
-        listing("contracts", "### Contracts", spec.active("contracts"),
-                 (("ID", "id"), ("Subject", "subject"), ("Contract", "contract"),
-                  ("Source", "source"))).render(),
+        listing(
+            "constraints",
+            "### Active constraints, strongest first",
+            _constraints(state),
+            (("ID", "id"), ("Level", "level"), ("Rule", "rule"), ("Source", "source")),
+            preface="MUST and MUST NOT are not negotiable.",
+        ).render(),
+        listing(
+            "contracts",
+            "### Contracts",
+            spec.active("contracts"),
+            (("ID", "id"), ("Subject", "subject"), ("Contract", "contract"), ("Source", "source")),
+        ).render(),
         _open_decisions(state).render(),
-        listing("decided decisions", "### Decided decisions", decided,
-                 (("ID", "id"), ("Question", "question"), ("Decision", "decision"),
-                  ("Source", "source"))).render(),
+        listing(
+            "decided decisions",
+            "### Decided decisions",
+            decided,
+            (
+                ("ID", "id"),
+                ("Question", "question"),
+                ("Decision", "decision"),
+                ("Source", "source"),
+            ),
+        ).render(),
     ]
     return "\n\n".join(parts)
 
@@ -219,8 +260,7 @@ def _prose(state: State, kind: str, skip: Sequence[str] = ()) -> str:
         text = section.text.rstrip("\n")
         if not text.strip() or (section.title is None and _TITLE_ONLY.match(text)):
             continue  # nothing, or only the document's own '# Title' line
-        chunks.append(text.lstrip("\n") if section.title is None
-                      else f"## {section.title}\n{text}")
+        chunks.append(text.lstrip("\n") if section.title is None else f"## {section.title}\n{text}")
     if not chunks:
         return ""
     title = _KIND_TITLES[kind]
@@ -239,16 +279,26 @@ def _next_action(state: State, decision: Decision) -> str:
     if decision.decision == BLOCKED_ON_RECONCILIATION:
         lines += ["", f"**{reconcile_action(decision)}**", ""]
         if recorded:
-            lines += ["Deferred — the recorded next action below waits until the ledger records "
-                      "the outcome; do not start it in this session:", "", fence(recorded.text)]
+            lines += [
+                "Deferred — the recorded next action below waits until the ledger records "
+                "the outcome; do not start it in this session:",
+                "",
+                fence(recorded.text),
+            ]
         else:
             lines.append("No other next action is recorded.")
     elif recorded:
-        lines += ["", "Do exactly this one action, and nothing after it in this session:", "",
-                  fence(recorded.text)]
+        lines += [
+            "",
+            "Do exactly this one action, and nothing after it in this session:",
+            "",
+            fence(recorded.text),
+        ]
     else:
-        lines += ["", "No next action is recorded. Ask the user what to do next; do not pick "
-                  "one yourself."]
+        lines += [
+            "",
+            "No next action is recorded. Ask the user what to do next; do not pick one yourself.",
+        ]
     return "\n".join(lines)
 
 
@@ -256,21 +306,35 @@ def _unknown_writes(state: State) -> Listing:
     task = state.ledgers["task"]
     retired = task.retired_ids
     rows = [w for w in task.section("external writes") if w.status == "unknown"]
-    note = (" A retired write that is still `unknown` is listed too: retiring a row does not "
-            "settle its outcome." if any(w.id in retired for w in rows) else "")
-    return listing("unknown external writes",
-                    "### STOP — external writes whose outcome is unknown", rows,
-                    (("ID", "id"), ("Operation", "operation"), ("Idempotency key",
-                                                                "idempotency_key"),
-                     ("Evidence", "evidence")),
-                    preface="Each of these is a fact to verify by reading, never an action to "
-                            "redo: the write may already have happened." + note)
+    note = (
+        " A retired write that is still `unknown` is listed too: retiring a row does not "
+        "settle its outcome."
+        if any(w.id in retired for w in rows)
+        else ""
+    )
+    return listing(
+        "unknown external writes",
+        "### STOP — external writes whose outcome is unknown",
+        rows,
+        (
+            ("ID", "id"),
+            ("Operation", "operation"),
+            ("Idempotency key", "idempotency_key"),
+            ("Evidence", "evidence"),
+        ),
+        preface="Each of these is a fact to verify by reading, never an action to "
+        "redo: the write may already have happened." + note,
+    )
 
 
 def _open_obligations(state: State) -> Listing:
     rows = [o for o in state.ledgers["task"].active("obligations") if o.status == "open"]
-    return listing("open obligations", "### Open obligations", rows,
-                    (("ID", "id"), ("Obligation", "obligation"), ("Status", "status")))
+    return listing(
+        "open obligations",
+        "### Open obligations",
+        rows,
+        (("ID", "id"), ("Obligation", "obligation"), ("Status", "status")),
+    )
 
 
 def _task(state: State, decision: Decision, artifacts: Mapping[str, str | None] | None) -> str:
@@ -282,38 +346,67 @@ def _task(state: State, decision: Decision, artifacts: Mapping[str, str | None] 
     parts = [
         f"## 2. Task — `{inline(state.pins['task'].path)}`{revision}",
         fence(f"Task: {task.task_id}\nObjective: {task.objective}"),
-        listing("phases", "### Phases, in order", task.active("phases"),
-                 (("ID", "id"), ("Phase", "phase"), ("Status", "status"))).render(),
+        listing(
+            "phases",
+            "### Phases, in order",
+            task.active("phases"),
+            (("ID", "id"), ("Phase", "phase"), ("Status", "status")),
+        ).render(),
         _next_action(state, decision),
         _open_obligations(state).render(),
         _unknown_writes(state).render(),
-        listing("pending external writes", "### Pending external writes (outcome not yet "
-                 "recorded)", [w for w in writes if w.status == "pending"],
-                 (("ID", "id"), ("Operation", "operation"), ("Idempotency key",
-                                                             "idempotency_key"))).render(),
-        listing("used approvals", "### Approvals consumed, expired or revoked — not reusable",
-                 [a for a in approvals if a.status != "granted"],
-                 (("ID", "id"), ("Scope", "scope"), ("Status", "status"))).render(),
-        listing("granted approvals", "### Approvals recorded with status granted", [
-            a for a in approvals if a.status == "granted"], (("ID", "id"), ("Scope", "scope")),
+        listing(
+            "pending external writes",
+            "### Pending external writes (outcome not yet recorded)",
+            [w for w in writes if w.status == "pending"],
+            (("ID", "id"), ("Operation", "operation"), ("Idempotency key", "idempotency_key")),
+        ).render(),
+        listing(
+            "used approvals",
+            "### Approvals consumed, expired or revoked — not reusable",
+            [a for a in approvals if a.status != "granted"],
+            (("ID", "id"), ("Scope", "scope"), ("Status", "status")),
+        ).render(),
+        listing(
+            "granted approvals",
+            "### Approvals recorded with status granted",
+            [a for a in approvals if a.status == "granted"],
+            (("ID", "id"), ("Scope", "scope")),
             preface="A record of what a person said, for context only: a ledger row does not "
-                    "authorise anything. The runtime decides what you may do.").render(),
-        listing("stale verifications", "### **Stale** verifications — the artifact changed "
-                 "or is missing since it was checked", [v for v, _ in stale],
-                 (("ID", "id"), ("Check", "check"), ("Artifact", "artifact"),
-                  ("Recorded blob", "blob")), extra_header=("Current blob",),
-                 extra_cells=lambda v: (_current(artifacts, v),),
-                 preface="Re-check before relying on any of these.").render(),
-        listing("verifications", "### Verifications still current", [v for v, _ in current],
-                 (("ID", "id"), ("Check", "check"), ("Artifact", "artifact"),
-                  ("Blob", "blob"), ("Report", "report"))).render(),
-        listing("open completion checks", "### Open completion checks",
-                 [c for c in task.active("completion checks") if c.status == "open"],
-                 (("ID", "id"), ("Check", "check"))).render(),
+            "authorise anything. The runtime decides what you may do.",
+        ).render(),
+        listing(
+            "stale verifications",
+            "### **Stale** verifications — the artifact changed or is missing since it was checked",
+            [v for v, _ in stale],
+            (("ID", "id"), ("Check", "check"), ("Artifact", "artifact"), ("Recorded blob", "blob")),
+            extra_header=("Current blob",),
+            extra_cells=lambda v: (_current(artifacts, v),),
+            preface="Re-check before relying on any of these.",
+        ).render(),
+        listing(
+            "verifications",
+            "### Verifications still current",
+            [v for v, _ in current],
+            (
+                ("ID", "id"),
+                ("Check", "check"),
+                ("Artifact", "artifact"),
+                ("Blob", "blob"),
+                ("Report", "report"),
+            ),
+        ).render(),
+        listing(
+            "open completion checks",
+            "### Open completion checks",
+            [c for c in task.active("completion checks") if c.status == "open"],
+            (("ID", "id"), ("Check", "check")),
+        ).render(),
     ]
     rollback = task.prose_of("rollback").strip("\n")
-    parts.append("### Rollback\n\n" + (fence(rollback) if rollback.strip() else
-                                       "No rollback is recorded."))
+    parts.append(
+        "### Rollback\n\n" + (fence(rollback) if rollback.strip() else "No rollback is recorded.")
+    )
     return "\n\n".join(parts)
 
 
@@ -327,50 +420,69 @@ def _failures_listing(state: State) -> Listing:
     ledger = state.ledgers["failures"]
     active = ledger.active("failures")
     # every row active: the ledger's own lines are the rendered rows (no second join)
-    verbatim = (ledger.plain_rows.get("failures")
-                if len(active) == len(ledger.section("failures")) else None)
-    return listing("failures", "## 3. Failed attempts — do not repeat these", active,
-                    (("ID", "id"), ("Tried", "tried"), ("Failure", "failure"),
-                     ("Workaround", "workaround")),
-                    preface="Each row was tried and failed. Do not try it again; use its "
-                            "workaround.", verbatim=verbatim)
+    verbatim = (
+        ledger.plain_rows.get("failures")
+        if len(active) == len(ledger.section("failures"))
+        else None
+    )
+    return listing(
+        "failures",
+        "## 3. Failed attempts — do not repeat these",
+        active,
+        (("ID", "id"), ("Tried", "tried"), ("Failure", "failure"), ("Workaround", "workaround")),
+        preface="Each row was tried and failed. Do not try it again; use its workaround.",
+        verbatim=verbatim,
+    )
 
 
 def _retired(state: State) -> str:
-    rows = [(_KIND_TITLES[k], r.id, r.reason, r.date, r.replaced_by)
-            for k, ledger in state.ledgers.items() for r in ledger.retired]
+    rows = [
+        (_KIND_TITLES[k], r.id, r.reason, r.date, r.replaced_by)
+        for k, ledger in state.ledgers.items()
+        for r in ledger.retired
+    ]
     if not rows:
         return ""
-    return ("## Retired items — out of force, listed for reference only\n\n"
-            "These are in none of the lists above and do not apply.\n\n"
-            + fence(pipe_table(("Ledger", "ID", "Reason", "Date", "Replaced by"), rows)))
+    return (
+        "## Retired items — out of force, listed for reference only\n\n"
+        "These are in none of the lists above and do not apply.\n\n"
+        + fence(pipe_table(("Ledger", "ID", "Reason", "Date", "Replaced by"), rows))
+    )
 
 
 def _commit_parts(info: git.CommitInfo | None, options: PromptOptions) -> list[PromptSection]:
     if info is None:
         return [PromptSection("commit", "## 4. Latest commit\n\nNo commits yet.", False)]
-    head = ("## 4. Latest commit\n\n"
-            + fence(f"commit {info.sha}\nAuthor date: {info.author_date}\n"
-                    f"Subject: {info.subject}", GIT_LABEL))
+    head = "## 4. Latest commit\n\n" + fence(
+        f"commit {info.sha}\nAuthor date: {info.author_date}\nSubject: {info.subject}", GIT_LABEL
+    )
     excluded = ", ".join(info.excluded)
-    stat = ("### Files changed (--stat)\n\n"
-            + (fence(info.stat, GIT_LABEL) if info.stat else "No files changed (files named "
-               "like secrets are left out)."))
+    stat = "### Files changed (--stat)\n\n" + (
+        fence(info.stat, GIT_LABEL)
+        if info.stat
+        else "No files changed (files named like secrets are left out)."
+    )
     if options.diff_lines == 0:
-        diff = (f"### Diff\n\nNot shown (--diff-lines 0). Run `git show {info.sha}` to read "
-                "it.")
+        diff = f"### Diff\n\nNot shown (--diff-lines 0). Run `git show {info.sha}` to read it."
     elif not info.diff:
         diff = "### Diff\n\nNo diff to show."
     else:
-        diff = (f"### Diff — at most {options.diff_lines} lines, secret-looking values "
-                f"redacted\n\nFiles named like secrets are left out: {excluded}.\n\n"
-                + fence(info.diff, GIT_LABEL))
+        diff = (
+            f"### Diff — at most {options.diff_lines} lines, secret-looking values "
+            f"redacted\n\nFiles named like secrets are left out: {excluded}.\n\n"
+            + fence(info.diff, GIT_LABEL)
+        )
         if info.diff_cut:
-            diff += (f"\n\n**The diff is cut here: only its first {info.diff_lines} lines are "
-                     f"shown (--diff-lines {options.diff_lines}).** Run `git show {info.sha}` "
-                     "to read the rest.")
-    return [PromptSection("commit", head, False), PromptSection("commit.stat", stat, False),
-            PromptSection("commit.diff", diff, False)]
+            diff += (
+                f"\n\n**The diff is cut here: only its first {info.diff_lines} lines are "
+                f"shown (--diff-lines {options.diff_lines}).** Run `git show {info.sha}` "
+                "to read the rest."
+            )
+    return [
+        PromptSection("commit", head, False),
+        PromptSection("commit.stat", stat, False),
+        PromptSection("commit.diff", diff, False),
+    ]
 
 
 def _protocol(options: PromptOptions) -> str:
@@ -385,10 +497,14 @@ def _protocol(options: PromptOptions) -> str:
 # builder
 
 
-def build_prompt(state: State, options: PromptOptions, *,
-                 commit_info: git.CommitInfo | None = None,
-                 worktree_differs: Sequence[str] = (),
-                 artifacts: Mapping[str, str | None] | None = None) -> Prompt:
+def build_prompt(
+    state: State,
+    options: PromptOptions,
+    *,
+    commit_info: git.CommitInfo | None = None,
+    worktree_differs: Sequence[str] = (),
+    artifacts: Mapping[str, str | None] | None = None,
+) -> Prompt:
     """The prompt for ``state``: pure and deterministic; raises PromptOverBudget.
 
     ``artifacts`` maps a verification's artifact path to its current blob id at the
@@ -420,16 +536,23 @@ def build_prompt(state: State, options: PromptOptions, *,
             if not sections[index].text:
                 continue
             size = count_tokens(sections[index].text)
-            sections[index] = PromptSection(name, _cut_mark(name, size, commit_info),
-                                            False)
+            sections[index] = PromptSection(name, _cut_mark(name, size, commit_info), False)
             cut.append(name)
             tokens = count_tokens(_join(sections))
         if tokens > options.max_tokens:
             raise _over_budget(sections, tokens, options.max_tokens, tokenizer)
     return Prompt(
-        text=_join(sections), sections=tuple(sections), decision=decision, pins=state.pins,
-        head=state.head, commit=state.commit, checksum=state.checksum, cut=tuple(cut),
-        max_tokens=options.max_tokens, estimated_tokens=tokens, tokenizer=tokenizer,
+        text=_join(sections),
+        sections=tuple(sections),
+        decision=decision,
+        pins=state.pins,
+        head=state.head,
+        commit=state.commit,
+        checksum=state.checksum,
+        cut=tuple(cut),
+        max_tokens=options.max_tokens,
+        estimated_tokens=tokens,
+        tokenizer=tokenizer,
     )
 
 
@@ -438,22 +561,26 @@ def _join(sections: Sequence[PromptSection]) -> str:
 
 
 def _cut_mark(name: str, size: int, info: git.CommitInfo | None) -> str:
-    see = f" Run `git show {info.sha}` to read it." if info and name.startswith("commit") \
-        else " Read the ledger file itself for it." if name.endswith(".prose") \
-        or name == "retired" else ""
+    see = (
+        f" Run `git show {info.sha}` to read it."
+        if info and name.startswith("commit")
+        else " Read the ledger file itself for it."
+        if name.endswith(".prose") or name == "retired"
+        else ""
+    )
     return f"[cut to fit the token budget (--max-tokens): {_CUT_WHAT[name]} (~{size} tokens).{see}]"
 
 
-def _over_budget(sections: Sequence[PromptSection], total: int, budget: int,
-                 tokenizer: str) -> PromptOverBudget:
-    sizes = ", ".join(f"{s.name} ~{count_tokens(s.text)}" for s in sections
-                      if s.mandatory)
+def _over_budget(
+    sections: Sequence[PromptSection], total: int, budget: int, tokenizer: str
+) -> PromptOverBudget:
+    sizes = ", ".join(f"{s.name} ~{count_tokens(s.text)}" for s in sections if s.mandatory)
     return PromptOverBudget(
         f"the mandatory parts of the prompt need ~{total} tokens ({tokenizer}), over "
         f"--max-tokens {budget} even with every optional part cut ({sizes})",
         code="over_budget",
         fix=f"raise --max-tokens to at least {total}, or retire items that no longer apply "
-            "(with a reason); rehydrate never drops a constraint or a failure to fit",
+        "(with a reason); rehydrate never drops a constraint or a failure to fit",
     )
 
 
@@ -471,8 +598,11 @@ class PromptInputs(NamedTuple):
 
 def read_protocol(repo: git.Repo, config: Config, template: str | None) -> str | None:
     """The working protocol text: --template FILE, else config prompt_template, else None."""
-    path = Path(template) if template else (repo.root / config.prompt_template
-                                            if config.prompt_template else None)
+    path = (
+        Path(template)
+        if template
+        else (repo.root / config.prompt_template if config.prompt_template else None)
+    )
     if path is None:
         return None
     from ..readlimit import TEMPLATE_LIMIT, read_path
@@ -482,13 +612,20 @@ def read_protocol(repo: git.Repo, config: Config, template: str | None) -> str |
     except (OSError, UnicodeDecodeError) as exc:
         raise RehydrateError(
             f"cannot read the prompt template ({getattr(exc, 'strerror', None) or exc})",
-            file=str(path), code="template_unreadable",
+            file=str(path),
+            code="template_unreadable",
             fix="pass an existing UTF-8 file to --template (or fix prompt_template)",
         ) from None
 
 
-def gather(repo: git.Repo, config: Config, source: Source, diff_lines: int,
-           head: str | None = None, head_known: bool = False) -> PromptInputs:
+def gather(
+    repo: git.Repo,
+    config: Config,
+    source: Source,
+    diff_lines: int,
+    head: str | None = None,
+    head_known: bool = False,
+) -> PromptInputs:
     """Load the pinned state and everything else the prompt shows (the impure part).
 
     git computes the latest commit's diff while the ledgers are parsed. ``head``: HEAD's
@@ -501,8 +638,8 @@ def gather(repo: git.Repo, config: Config, source: Source, diff_lines: int,
     except GitError as exc:
         if exc.code == "bad_revision" and source.rev == "HEAD" and git.head(repo) is None:
             raise RehydrateError(
-                "the repository has no commits yet, so there is no revision to pin the prompt "
-                "to", code="no_commits",
+                "the repository has no commits yet, so there is no revision to pin the prompt to",
+                code="no_commits",
                 fix="commit the ledgers (git add docs && git commit), or pass --worktree",
             ) from None
         raise
@@ -519,8 +656,11 @@ def gather(repo: git.Repo, config: Config, source: Source, diff_lines: int,
         state = load_state(repo, config, source, (head, commit), current)
         if source.kind == "rev":
             # unreadable in the work tree: say it differs, never fail
-            differs = (worktree_differs(repo, state.pins, current) if current is not None
-                       else [pin.path for pin in state.pins.values()])
+            differs = (
+                worktree_differs(repo, state.pins, current)
+                if current is not None
+                else [pin.path for pin in state.pins.values()]
+            )
         else:
             differs = commit_differs(repo, state.head, state.pins) if state.head else []
         artifacts = artifact_blobs(repo, state)
@@ -531,17 +671,37 @@ def gather(repo: git.Repo, config: Config, source: Source, diff_lines: int,
     return PromptInputs(state, collect() if collect is not None else None, differs, artifacts)
 
 
-def load_prompt(repo: git.Repo, config: Config, source: Source,
-                options: PromptOptions, head: str | None = None,
-                head_known: bool = False) -> Prompt:
+def load_prompt(
+    repo: git.Repo,
+    config: Config,
+    source: Source,
+    options: PromptOptions,
+    head: str | None = None,
+    head_known: bool = False,
+) -> Prompt:
     """gather + build_prompt: the prompt for ``source`` with ``options``."""
     inputs = gather(repo, config, source, options.diff_lines, head, head_known)
-    return build_prompt(inputs.state, options, commit_info=inputs.commit_info,
-                        worktree_differs=inputs.worktree_differs, artifacts=inputs.artifacts)
+    return build_prompt(
+        inputs.state,
+        options,
+        commit_info=inputs.commit_info,
+        worktree_differs=inputs.worktree_differs,
+        artifacts=inputs.artifacts,
+    )
 
 
 __all__ = [
-    "CUT_ORDER", "SCHEMA", "Prompt", "PromptInputs", "PromptOptions", "PromptOverBudget",
-    "PromptSection", "build_prompt", "fence", "gather", "load_prompt",
-    "read_protocol", "reconcile_action",
+    "CUT_ORDER",
+    "SCHEMA",
+    "Prompt",
+    "PromptInputs",
+    "PromptOptions",
+    "PromptOverBudget",
+    "PromptSection",
+    "build_prompt",
+    "fence",
+    "gather",
+    "load_prompt",
+    "read_protocol",
+    "reconcile_action",
 ]

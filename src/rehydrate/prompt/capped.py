@@ -54,8 +54,12 @@ def capped_core(prompt: Prompt, state: State, full_path: str, max_chars: int = 1
     core = [
         _unknown_writes(state),
         _open_obligations(state),
-        listing("MUST/MUST NOT constraints", "### Active MUST / MUST NOT constraints", strong,
-                 (("ID", "id"), ("Level", "level"), ("Rule", "rule"))),
+        listing(
+            "MUST/MUST NOT constraints",
+            "### Active MUST / MUST NOT constraints",
+            strong,
+            (("ID", "id"), ("Level", "level"), ("Rule", "rule")),
+        ),
         _open_decisions(state),
     ]
     failures = _failures_listing(state)
@@ -64,12 +68,14 @@ def capped_core(prompt: Prompt, state: State, full_path: str, max_chars: int = 1
         "contracts": len(spec.active("contracts")),
         "decided decisions": sum(1 for d in spec.active("decisions") if d.status == "decided"),
         "phases": len(task.active("phases")),
-        "pending external writes": sum(1 for w in task.active("external writes")
-                                       if w.status == "pending"),
+        "pending external writes": sum(
+            1 for w in task.active("external writes") if w.status == "pending"
+        ),
         "approvals": len(task.active("approvals")),
         "verifications": len(task.active("verified")),
-        "open completion checks": sum(1 for c in task.active("completion checks")
-                                      if c.status == "open"),
+        "open completion checks": sum(
+            1 for c in task.active("completion checks") if c.status == "open"
+        ),
         "retired items": sum(len(ledger.retired) for ledger in state.ledgers.values()),
     }
     blocked = decision.decision == BLOCKED_ON_RECONCILIATION
@@ -85,8 +91,10 @@ def capped_core(prompt: Prompt, state: State, full_path: str, max_chars: int = 1
     def assemble(limits: Sequence[int], compact: bool) -> str:
         if compact:
             head = top[:1] if blocked else []
-            head.append(f"Continuity decision: `{decision.decision}`; HEAD {prompt.head}; "
-                        f"checksum {prompt.checksum}.")
+            head.append(
+                f"Continuity decision: `{decision.decision}`; HEAD {prompt.head}; "
+                f"checksum {prompt.checksum}."
+            )
         else:
             head = list(top)
         body = [b.render(n) for b, n in zip(blocks, limits, strict=True) if n or not b.rows]
@@ -95,12 +103,16 @@ def capped_core(prompt: Prompt, state: State, full_path: str, max_chars: int = 1
             if len(b.rows) > n:
                 missing[b.key] = len(b.rows) - n
         tail = []
-        if compact or any(len(b.rows) > n for b, n in zip(core, limits[:len(core)], strict=True)):
-            tail.append(f"**The core of this prompt did not fit in {max_chars} characters: the "
-                        "items counted below are only in the full prompt file.**")
-        tail.append(f"The full prompt is in `{full_path}`. Read it before acting. Only in that "
-                    f"file: {_counts_line(missing)}; plus the prose sections, the latest "
-                    "commit and the working protocol.")
+        if compact or any(len(b.rows) > n for b, n in zip(core, limits[: len(core)], strict=True)):
+            tail.append(
+                f"**The core of this prompt did not fit in {max_chars} characters: the "
+                "items counted below are only in the full prompt file.**"
+            )
+        tail.append(
+            f"The full prompt is in `{full_path}`. Read it before acting. Only in that "
+            f"file: {_counts_line(missing)}; plus the prose sections, the latest "
+            "commit and the working protocol."
+        )
         return "\n\n".join(head + body + tail) + "\n"
 
     compact = False
@@ -123,5 +135,5 @@ def capped_core(prompt: Prompt, state: State, full_path: str, max_chars: int = 1
         text = assemble(limits, compact)
     if len(text) > max_chars:  # max_chars too small for any sentence: keep the path visible
         marker = f"[rest only in {full_path}]\n"
-        text = (text[:max(0, max_chars - len(marker))] + marker)[-max_chars:]
+        text = (text[: max(0, max_chars - len(marker))] + marker)[-max_chars:]
     return text

@@ -26,8 +26,9 @@ _DATA = re.compile("-data-")
 
 # Line breaks other than LF: CommonMark ends a line at CR too; VT, FF, NEL, U+2028 and
 # U+2029 are line breaks to other renderers and to str.splitlines.
-_OTHER_BREAKS = str.maketrans({"\r": "\n", "\x0b": "\n", "\x0c": "\n", "\x85": "\n",
-                               "\u2028": "\n", "\u2029": "\n"})
+_OTHER_BREAKS = str.maketrans(
+    {"\r": "\n", "\x0b": "\n", "\x0c": "\n", "\x85": "\n", "\u2028": "\n", "\u2029": "\n"}
+)
 
 
 def one_line_break(text: str) -> str:
@@ -37,8 +38,13 @@ def one_line_break(text: str) -> str:
     non-ASCII breaks."""
     if "\r" in text:
         text = text.replace("\r\n", "\n")
-    if "\r" in text or "\x0b" in text or "\x0c" in text or not text.isascii() and (
-            "\x85" in text or "\u2028" in text or "\u2029" in text):
+    if (
+        "\r" in text
+        or "\x0b" in text
+        or "\x0c" in text
+        or not text.isascii()
+        and ("\x85" in text or "\u2028" in text or "\u2029" in text)
+    ):
         text = text.translate(_OTHER_BREAKS)
     return text
 
@@ -62,8 +68,15 @@ def fenced(lines: Sequence[str], label: str) -> list[str]:
     be quoted; the caller joins the result once.
     """
     body = [_neutralised(redact(one_line_break(piece))) for piece in lines]
-    longest = max((len(m) for piece in body if "~" in piece and "~~~" in piece
-                   for m in _LEADING_TILDES.findall(piece)), default=0)  # "~": a memchr
+    longest = max(
+        (
+            len(m)
+            for piece in body
+            if "~" in piece and "~~~" in piece
+            for m in _LEADING_TILDES.findall(piece)
+        ),
+        default=0,
+    )  # "~": a memchr
     tildes = "~" * max(4, longest + 1)
     digest = sha256_text(body, "surrogatepass")[:12]
     return [f"{tildes} {label}-{digest}\n", *body, f"\n{tildes}"]
@@ -142,10 +155,18 @@ class _Rows(Sequence[tuple[str, ...]]):
         return self._all()[index]
 
 
-def listing(key: str, heading: str, records: Sequence[Any], columns: Sequence[tuple[str, str]],
-             *, empty: str = "None.", preface: str = "",
-             extra_cells: Callable[[Any], Sequence[str]] | None = None,
-             extra_header: Sequence[str] = (), verbatim: str | None = None) -> Listing:
+def listing(
+    key: str,
+    heading: str,
+    records: Sequence[Any],
+    columns: Sequence[tuple[str, str]],
+    *,
+    empty: str = "None.",
+    preface: str = "",
+    extra_cells: Callable[[Any], Sequence[str]] | None = None,
+    extra_header: Sequence[str] = (),
+    verbatim: str | None = None,
+) -> Listing:
     """A fenced table of ``records``: (title, attribute) columns, then any extra columns.
 
     ``verbatim``: the rows as the ledger holds them, when they are exactly what

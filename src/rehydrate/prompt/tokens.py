@@ -33,8 +33,11 @@ def _tiktoken_cached() -> bool:
     """True when tiktoken can load cl100k_base without touching the network."""
     import tempfile
 
-    cache = os.environ.get("TIKTOKEN_CACHE_DIR") or os.environ.get("DATA_GYM_CACHE_DIR") \
+    cache = (
+        os.environ.get("TIKTOKEN_CACHE_DIR")
+        or os.environ.get("DATA_GYM_CACHE_DIR")
         or os.path.join(tempfile.gettempdir(), "data-gym-cache")
+    )
     return os.path.isfile(os.path.join(cache, hashlib.sha1(_TIKTOKEN_URL.encode()).hexdigest()))
 
 
@@ -50,7 +53,8 @@ def counter() -> tuple[str, Callable[[str], int]]:
             pass
         else:
             return "tiktoken-cl100k_base", lambda text: len(
-                encoding.encode(text, disallowed_special=()))
+                encoding.encode(text, disallowed_special=())
+            )
     return HEURISTIC, heuristic_tokens
 
 

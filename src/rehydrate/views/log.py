@@ -25,9 +25,15 @@ _ZERO_MODE = "000000"
 _REGULAR = ("100644", "100755")
 
 SINGULAR: Mapping[str, str] = {
-    "constraints": "constraint", "contracts": "contract", "decisions": "decision",
-    "phases": "phase", "obligations": "obligation", "external writes": "write",
-    "approvals": "approval", "verified": "verification", "completion checks": "check",
+    "constraints": "constraint",
+    "contracts": "contract",
+    "decisions": "decision",
+    "phases": "phase",
+    "obligations": "obligation",
+    "external writes": "write",
+    "approvals": "approval",
+    "verified": "verification",
+    "completion checks": "check",
     "failures": "failure",
 }
 # (section, new status) -> event code for a status move; anything else is "<item>_status".
@@ -46,11 +52,29 @@ STATUS_EVENTS: Mapping[tuple[str, str], str] = {
 }
 # Event code (or its suffix after the last "_") -> the mark shown in front of it.
 MARKS: Mapping[str, str] = {
-    "added": "+", "retired": "-", "strengthened": "^", "weakened": "v", "taken": "=",
-    "settled": "=", "unknown": "!", "passed": "=", "done": ">", "started": ">",
-    "consumed": "=", "expired": "=", "revoked": "=", "changed": "~", "status": "~",
-    "deleted": "x", "unretired": "x", "created": "*", "unparseable": "x", "file": "x",
-    "action": ">", "retirement_changed": "~", "set": ">",
+    "added": "+",
+    "retired": "-",
+    "strengthened": "^",
+    "weakened": "v",
+    "taken": "=",
+    "settled": "=",
+    "unknown": "!",
+    "passed": "=",
+    "done": ">",
+    "started": ">",
+    "consumed": "=",
+    "expired": "=",
+    "revoked": "=",
+    "changed": "~",
+    "status": "~",
+    "deleted": "x",
+    "unretired": "x",
+    "created": "*",
+    "unparseable": "x",
+    "file": "x",
+    "action": ">",
+    "retirement_changed": "~",
+    "set": ">",
 }
 
 
@@ -81,9 +105,18 @@ class Event:
         return (self.code, self.ledger, self.id, self.text, self.old, self.new)
 
     def to_json(self) -> dict[str, Any]:
-        return {"code": self.code, "ledger": self.ledger, "path": self.path, "id": self.id,
-                "section": self.section or None, "text": self.text, "old": self.old,
-                "new": self.new, "reason": self.reason, "replaced_by": self.replaced_by}
+        return {
+            "code": self.code,
+            "ledger": self.ledger,
+            "path": self.path,
+            "id": self.id,
+            "section": self.section or None,
+            "text": self.text,
+            "old": self.old,
+            "new": self.new,
+            "reason": self.reason,
+            "replaced_by": self.replaced_by,
+        }
 
 
 @dataclass(frozen=True)
@@ -98,9 +131,14 @@ class Entry:
     events: tuple[Event, ...]
 
     def to_json(self) -> dict[str, Any]:
-        return {"commit": self.commit, "parents": list(self.parents), "author": self.author,
-                "date": self.date, "subject": self.subject,
-                "events": [e.to_json() for e in self.events]}
+        return {
+            "commit": self.commit,
+            "parents": list(self.parents),
+            "author": self.author,
+            "date": self.date,
+            "subject": self.subject,
+            "events": [e.to_json() for e in self.events],
+        }
 
 
 def _summary(section: str, record: Any, with_status: bool = True) -> str:
@@ -112,12 +150,20 @@ def _summary(section: str, record: Any, with_status: bool = True) -> str:
     if section == "failures":
         return f"{record.tried}: {record.failure} (workaround: {record.workaround})"
     if section == "decisions":
-        return (f"{record.question} -> {record.decision}" if record.status == "decided"
-                else f"{record.question} (open" + (f", due {record.due})" if record.due else ")"))
+        return (
+            f"{record.question} -> {record.decision}"
+            if record.status == "decided"
+            else f"{record.question} (open" + (f", due {record.due})" if record.due else ")")
+        )
     if section == "verified":
         return f"{record.check} on {record.artifact} at {record.blob[:12]}"
-    main = {"phases": "phase", "obligations": "obligation", "external writes": "operation",
-            "approvals": "scope", "completion checks": "check"}.get(section)
+    main = {
+        "phases": "phase",
+        "obligations": "obligation",
+        "external writes": "operation",
+        "approvals": "scope",
+        "completion checks": "check",
+    }.get(section)
     text = getattr(record, main) if main else record.id
     status = getattr(record, "status", "") if with_status else ""
     return f"{text} [{status}]" if status else text
@@ -143,14 +189,18 @@ def _changed(change: d.ItemChange, kind: str, path: str) -> Iterator[Event]:
             text += f"; evidence: {evidence[1]}"
         yield Event(code, kind, path, change.item_id, text, section, status[0], status[1])
     if level:
-        code = (_level_code(*level) if all(v in LEVEL_STRENGTH for v in level)
-                else "constraint_level")
+        code = (
+            _level_code(*level) if all(v in LEVEL_STRENGTH for v in level) else "constraint_level"
+        )
         yield Event(code, kind, path, change.item_id, record.rule, section, level[0], level[1])
-    rest = [c for c in change.cells if c.column not in ("status", "level")
-            and not (status and c.column in ("evidence", "decision", "source"))]
+    rest = [
+        c
+        for c in change.cells
+        if c.column not in ("status", "level")
+        and not (status and c.column in ("evidence", "decision", "source"))
+    ]
     if rest:
-        text = "; ".join(f"{c.column}: {c.old or '(empty)'} -> {c.new or '(empty)'}"
-                         for c in rest)
+        text = "; ".join(f"{c.column}: {c.old or '(empty)'} -> {c.new or '(empty)'}" for c in rest)
         yield Event(f"{name}_changed", kind, path, change.item_id, text, section)
 
 
@@ -161,7 +211,8 @@ def _prose_text(ledger: Ledger | None) -> dict[str, str]:
         if p.key == "next action":  # reported as its own event
             continue
         out.setdefault(p.title or "", []).extend(
-            line.strip() for line in p.text.splitlines() if line.strip())
+            line.strip() for line in p.text.splitlines() if line.strip()
+        )
     return {title: "\n".join(lines) for title, lines in out.items()}
 
 
@@ -178,45 +229,99 @@ def events(diff: d.LedgerDiff, prose: tuple[str, ...] | None = None) -> list[Eve
     """
     kind, path = diff.kind, diff.path
     prose = diff.prose if prose is None else prose
-    out: list[Event] = [Event(f"ledger_{f.kind}", kind, f.path, None,
-                              f.path + (f": {f.detail}" if f.detail else ""))
-                        for f in diff.files if f.kind != d.RENAMED]
+    out: list[Event] = [
+        Event(
+            f"ledger_{f.kind}", kind, f.path, None, f.path + (f": {f.detail}" if f.detail else "")
+        )
+        for f in diff.files
+        if f.kind != d.RENAMED
+    ]
     for change in diff.items:
         section = change.section
         name = SINGULAR.get(section, "item")
         if change.kind == d.ADDED:
-            out.append(Event(f"{name}_added", kind, path, change.item_id,
-                             _summary(section, change.new), section,
-                             new=getattr(change.new, "status", None)
-                             or getattr(change.new, "level", None)))
+            out.append(
+                Event(
+                    f"{name}_added",
+                    kind,
+                    path,
+                    change.item_id,
+                    _summary(section, change.new),
+                    section,
+                    new=getattr(change.new, "status", None) or getattr(change.new, "level", None),
+                )
+            )
         elif change.kind == d.CHANGED:
             out.extend(_changed(change, kind, path))
         elif change.kind == d.RETIRED:
             row = change.new
-            out.append(Event(f"{name}_retired", kind, path, change.item_id,
-                             row.reason + (f" (replaced by {row.replaced_by})"
-                                           if row.replaced_by else ""),
-                             section, reason=row.reason, replaced_by=row.replaced_by or None))
+            out.append(
+                Event(
+                    f"{name}_retired",
+                    kind,
+                    path,
+                    change.item_id,
+                    row.reason + (f" (replaced by {row.replaced_by})" if row.replaced_by else ""),
+                    section,
+                    reason=row.reason,
+                    replaced_by=row.replaced_by or None,
+                )
+            )
         elif change.kind == d.REMOVED:
-            out.append(Event(f"{name}_deleted", kind, path, change.item_id,
-                             _summary(section, change.old), section))
+            out.append(
+                Event(
+                    f"{name}_deleted",
+                    kind,
+                    path,
+                    change.item_id,
+                    _summary(section, change.old),
+                    section,
+                )
+            )
         elif change.kind == d.UNRETIRED:
-            out.append(Event(f"{name}_unretired", kind, path, change.item_id,
-                             "its retirement row was removed", section))
+            out.append(
+                Event(
+                    f"{name}_unretired",
+                    kind,
+                    path,
+                    change.item_id,
+                    "its retirement row was removed",
+                    section,
+                )
+            )
         else:
             text = "; ".join(f"{c.column}: {c.old} -> {c.new}" for c in change.cells)
             out.append(Event("retirement_changed", kind, path, change.item_id, text, section))
     if diff.next_action is not None and diff.next_action[1] is not None:
-        out.append(Event("next_action", kind, path, None, diff.next_action[1],
-                         old=diff.next_action[0], new=diff.next_action[1]))
+        out.append(
+            Event(
+                "next_action",
+                kind,
+                path,
+                None,
+                diff.next_action[1],
+                old=diff.next_action[0],
+                new=diff.next_action[1],
+            )
+        )
     for meta in diff.meta:
         if meta.column in ("objective", "task"):
             verb = "changed" if meta.old else "set"
-            out.append(Event(f"{meta.column}_{verb}", kind, path, None, meta.new,
-                             old=meta.old, new=meta.new))
+            out.append(
+                Event(
+                    f"{meta.column}_{verb}", kind, path, None, meta.new, old=meta.old, new=meta.new
+                )
+            )
     if prose and not diff.files:
-        out.append(Event("prose_changed", kind, path, None, ", ".join(
-            t or "(before the first section)" for t in prose)))
+        out.append(
+            Event(
+                "prose_changed",
+                kind,
+                path,
+                None,
+                ", ".join(t or "(before the first section)" for t in prose),
+            )
+        )
     return out
 
 
@@ -233,16 +338,21 @@ class _Blobs:
         if key not in self.cache:
             try:
                 self.cache[key] = parse_ledger(
-                    kind, path, self.data[blob], section_aliases=self.config.section_aliases,
+                    kind,
+                    path,
+                    self.data[blob],
+                    section_aliases=self.config.section_aliases,
                     column_aliases=self.config.column_aliases,
-                    max_bytes=self.config.max_ledger_bytes)
+                    max_bytes=self.config.max_ledger_bytes,
+                )
             except LedgerParseError as exc:
                 self.cache[key] = exc
         return self.cache[key]
 
 
-def _side(blobs: _Blobs, kind: str, path: str, mode: str, blob: str,
-          last_good: Mapping[str, Ledger]) -> Ledger | None:
+def _side(
+    blobs: _Blobs, kind: str, path: str, mode: str, blob: str, last_good: Mapping[str, Ledger]
+) -> Ledger | None:
     """The parsed old side; an unparseable old state is read as the last good one."""
     if mode == _ZERO_MODE:
         return None
@@ -252,8 +362,9 @@ def _side(blobs: _Blobs, kind: str, path: str, mode: str, blob: str,
     return parsed if isinstance(parsed, Ledger) else last_good.get(path)
 
 
-def _path_events(kind: str, change: git_changes.PathChange, blobs: _Blobs,
-                 last_good: dict[str, Ledger]) -> list[Event]:
+def _path_events(
+    kind: str, change: git_changes.PathChange, blobs: _Blobs, last_good: dict[str, Ledger]
+) -> list[Event]:
     path = change.path
     new: Ledger | None = None
     if change.new_mode in _REGULAR:
@@ -262,11 +373,25 @@ def _path_events(kind: str, change: git_changes.PathChange, blobs: _Blobs,
             new = parsed
         else:
             where = f" line {parsed.line}" if parsed.line else ""
-            return [Event("ledger_unparseable", kind, path, parsed.item_id,
-                          f"{parsed.code}{where}: {parsed.message}")]
+            return [
+                Event(
+                    "ledger_unparseable",
+                    kind,
+                    path,
+                    parsed.item_id,
+                    f"{parsed.code}{where}: {parsed.message}",
+                )
+            ]
     elif change.new_mode != _ZERO_MODE:
-        return [Event("ledger_not_regular_file", kind, path, None,
-                      f"committed with mode {change.new_mode}")]
+        return [
+            Event(
+                "ledger_not_regular_file",
+                kind,
+                path,
+                None,
+                f"committed with mode {change.new_mode}",
+            )
+        ]
     elif any(mode != _ZERO_MODE for mode, _ in change.old):
         # One event, not one "deleted" per item: the file is what went.
         return [Event("ledger_deleted", kind, path, None, path)]
@@ -290,9 +415,13 @@ def ledger_history(repo: git.Repo, config: Config, revs: Sequence[str]) -> list[
     if git.head(repo) is None:
         return []
     commits = git_changes.path_log(repo, revs, list(kinds))
-    wanted = [blob for c in commits for ch in c.changes
-              for _mode, blob in (*ch.old, (ch.new_mode, ch.new_blob))
-              if _mode in _REGULAR]
+    wanted = [
+        blob
+        for c in commits
+        for ch in c.changes
+        for _mode, blob in (*ch.old, (ch.new_mode, ch.new_blob))
+        if _mode in _REGULAR
+    ]
     blobs = _Blobs(config, git.cat_blobs(repo, wanted))
     last_good: dict[str, Ledger] = {}
     entries: list[Entry] = []
@@ -303,11 +432,9 @@ def ledger_history(repo: git.Repo, config: Config, revs: Sequence[str]) -> list[
                 if kinds.get(change.path) == kind:
                     found.extend(_path_events(kind, change, blobs, last_good))
         if found:
-            entries.append(Entry(c.commit, c.parents, c.author, c.date, c.subject,
-                                 tuple(found)))
+            entries.append(Entry(c.commit, c.parents, c.author, c.date, c.subject, tuple(found)))
     return entries
 
 
 def history_to_json(entries: Sequence[Entry], revs: Sequence[str]) -> dict[str, Any]:
-    return {"schema": SCHEMA, "range": " ".join(revs),
-            "commits": [e.to_json() for e in entries]}
+    return {"schema": SCHEMA, "range": " ".join(revs), "commits": [e.to_json() for e in entries]}

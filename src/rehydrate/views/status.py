@@ -23,11 +23,15 @@ SCHEMA = "rehydrate/status-v1"
 BAR_WIDTH = 20  # one cell per phase up to this many phases, proportional beyond
 # Sections counted as active/retired, in display order.
 COUNTED: tuple[tuple[str, str], ...] = (
-    ("spec", "constraints"), ("spec", "contracts"), ("failures", "failures"),
+    ("spec", "constraints"),
+    ("spec", "contracts"),
+    ("failures", "failures"),
 )
 # (section, status counted as "open") for the open-item counts.
 OPEN_COUNTS: tuple[tuple[str, str], ...] = (
-    ("obligations", "open"), ("completion checks", "open"), ("approvals", "granted"),
+    ("obligations", "open"),
+    ("completion checks", "open"),
+    ("approvals", "granted"),
 )
 _ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\b")
 
@@ -45,8 +49,14 @@ class OpenDecision:
         return self.overdue_days is not None and self.overdue_days > 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "question": self.question, "owner": self.owner, "due": self.due,
-                "overdue": self.overdue, "overdue_days": self.overdue_days or 0}
+        return {
+            "id": self.id,
+            "question": self.question,
+            "owner": self.owner,
+            "due": self.due,
+            "overdue": self.overdue,
+            "overdue_days": self.overdue_days or 0,
+        }
 
 
 @dataclass(frozen=True)
@@ -91,9 +101,9 @@ class StatusView:
             "today": self.today.isoformat(),
             "task": {"id": self.task, "revision": self.revision, "objective": self.objective},
             "phases": {
-                "done": self.done, "total": len(self.phases),
-                "items": [{"id": p.id, "phase": p.phase, "status": p.status}
-                          for p in self.phases],
+                "done": self.done,
+                "total": len(self.phases),
+                "items": [{"id": p.id, "phase": p.phase, "status": p.status} for p in self.phases],
             },
             "next_action": self.next_action,
             "decision": self.decision.to_json(),
@@ -102,9 +112,13 @@ class StatusView:
             "counts": {k: dict(v) for k, v in self.counts.items()},
             "open_decisions": [d.to_json() for d in self.open_decisions],
             "stale_verifications": [
-                {"id": c.verification.id, "check": c.verification.check,
-                 "artifact": c.verification.artifact, "recorded_blob": c.verification.blob,
-                 "current_blob": c.current}
+                {
+                    "id": c.verification.id,
+                    "check": c.verification.check,
+                    "artifact": c.verification.artifact,
+                    "recorded_blob": c.verification.blob,
+                    "current_blob": c.current,
+                }
                 for c in self.stale
             ],
             "uncommitted": list(self.uncommitted),
@@ -112,8 +126,12 @@ class StatusView:
 
 
 def _write_json(write: Any) -> dict[str, str]:
-    return {"id": write.id, "operation": write.operation, "status": write.status,
-            "idempotency_key": write.idempotency_key}
+    return {
+        "id": write.id,
+        "operation": write.operation,
+        "status": write.status,
+        "idempotency_key": write.idempotency_key,
+    }
 
 
 def parse_due(text: str) -> _dt.date | None:
@@ -135,8 +153,9 @@ def open_decisions(spec: Any, today: _dt.date) -> tuple[OpenDecision, ...]:
             continue
         due = parse_due(d.due)
         days = (today - due).days if due else None
-        out.append((due or _dt.date.max, d.id,
-                    OpenDecision(d.id, d.question, d.owner, d.due, days)))
+        out.append(
+            (due or _dt.date.max, d.id, OpenDecision(d.id, d.question, d.owner, d.due, days))
+        )
     return tuple(item for *_, item in sorted(out, key=lambda t: (t[0], t[1])))
 
 
@@ -151,18 +170,24 @@ def counts(ledgers: Mapping[str, Any]) -> dict[str, dict[str, int]]:
     task = ledgers["task"]
     for section, status in OPEN_COUNTS:
         active = task.active(section)
-        out[section] = {status: sum(1 for r in active if r.status == status),
-                        "total": len(active)}
+        out[section] = {status: sum(1 for r in active if r.status == status), "total": len(active)}
     spec = ledgers["spec"]
     decisions = spec.active("decisions")
-    out["decisions"] = {"open": sum(1 for d in decisions if d.status == "open"),
-                        "total": len(decisions)}
+    out["decisions"] = {
+        "open": sum(1 for d in decisions if d.status == "open"),
+        "total": len(decisions),
+    }
     return out
 
 
-def build_status(state: State, *, today: _dt.date, artifacts: Mapping[str, str | None],
-                 uncommitted: Sequence[str] = (), decision: Decision | None = None
-                 ) -> StatusView:
+def build_status(
+    state: State,
+    *,
+    today: _dt.date,
+    artifacts: Mapping[str, str | None],
+    uncommitted: Sequence[str] = (),
+    decision: Decision | None = None,
+) -> StatusView:
     """The status model of ``state`` on ``today`` (pure)."""
     task = state.ledgers["task"]
     writes = task.active("external writes")
@@ -170,8 +195,13 @@ def build_status(state: State, *, today: _dt.date, artifacts: Mapping[str, str |
     blocked = tuple(w for w in task.section("external writes") if w.status == "unknown")
     stale, _current = split_stale(task.active("verified"), artifacts)
     return StatusView(
-        task=task.task_id, revision=task.revision, objective=task.objective,
-        source=state.source, head=state.head, branch=state.branch, today=today,
+        task=task.task_id,
+        revision=task.revision,
+        objective=task.objective,
+        source=state.source,
+        head=state.head,
+        branch=state.branch,
+        today=today,
         phases=task.active("phases"),
         next_action=task.next_action.text if task.next_action else None,
         decision=decision or decide(state.ledgers),
@@ -179,7 +209,8 @@ def build_status(state: State, *, today: _dt.date, artifacts: Mapping[str, str |
         pending_writes=tuple(w for w in writes if w.status == "pending"),
         counts=counts(state.ledgers),
         open_decisions=open_decisions(state.ledgers["spec"], today),
-        stale=tuple(stale), uncommitted=tuple(uncommitted),
+        stale=tuple(stale),
+        uncommitted=tuple(uncommitted),
     )
 
 
@@ -200,8 +231,12 @@ def progress_bar(phases: Sequence[Any], width: int = BAR_WIDTH) -> str:
 def gather(repo: git.Repo, config: Config, source: Source, today: _dt.date) -> StatusView:
     """Load the state at ``source`` and everything status shows about it (reads git)."""
     state = load_state(repo, config, source)
-    return build_status(state, today=today, artifacts=artifact_blobs(repo, state),
-                        uncommitted=uncommitted_ledgers(repo, config))
+    return build_status(
+        state,
+        today=today,
+        artifacts=artifact_blobs(repo, state),
+        uncommitted=uncommitted_ledgers(repo, config),
+    )
 
 
 def today_from_env(environ: Mapping[str, str]) -> _dt.date:
@@ -212,7 +247,10 @@ def today_from_env(environ: Mapping[str, str]) -> _dt.date:
         if parsed is None or len(value) != 10:
             from ..errors import RehydrateError
 
-            raise RehydrateError(f"REHYDRATE_TODAY={value!r} is not a date", code="usage",
-                                 fix="set it as YYYY-MM-DD, or unset it")
+            raise RehydrateError(
+                f"REHYDRATE_TODAY={value!r} is not a date",
+                code="usage",
+                fix="set it as YYYY-MM-DD, or unset it",
+            )
         return parsed
     return _dt.date.today()

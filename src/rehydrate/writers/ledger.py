@@ -65,27 +65,55 @@ from ..ledgers.model import (
 )
 from ..ledgers.rowedit import Text, insert_lines, join_text, replace_line, rewrite_cells, split_text
 
-SCHEMAS: Mapping[str, Schema] = {s.section: s for s in (
-    CONSTRAINTS, CONTRACTS, DECISIONS, PHASES, OBLIGATIONS, WRITES, APPROVALS, VERIFIED,
-    CHECKS, FAILURES, RETIRED,
-)}
+SCHEMAS: Mapping[str, Schema] = {
+    s.section: s
+    for s in (
+        CONSTRAINTS,
+        CONTRACTS,
+        DECISIONS,
+        PHASES,
+        OBLIGATIONS,
+        WRITES,
+        APPROVALS,
+        VERIFIED,
+        CHECKS,
+        FAILURES,
+        RETIRED,
+    )
+}
 TITLES: Mapping[str, str] = {
-    "constraints": "Constraints", "contracts": "Contracts", "decisions": "Decisions",
-    "phases": "Phases", "next action": "Next action", "obligations": "Obligations",
-    "external writes": "External writes", "approvals": "Approvals", "verified": "Verified",
-    "completion checks": "Completion checks", "failures": "Failures", "retired": "Retired",
+    "constraints": "Constraints",
+    "contracts": "Contracts",
+    "decisions": "Decisions",
+    "phases": "Phases",
+    "next action": "Next action",
+    "obligations": "Obligations",
+    "external writes": "External writes",
+    "approvals": "Approvals",
+    "verified": "Verified",
+    "completion checks": "Completion checks",
+    "failures": "Failures",
+    "retired": "Retired",
 }
 # The ID a section starts with when it has no rows yet (the templates' style).
 FIRST_IDS: Mapping[str, str] = {
-    "constraints": "C-001", "contracts": "K-001", "decisions": "D-001", "phases": "P1",
-    "obligations": "O-001", "external writes": "E-001", "approvals": "A-001",
-    "verified": "V-001", "completion checks": "X-001", "failures": "F-001",
+    "constraints": "C-001",
+    "contracts": "K-001",
+    "decisions": "D-001",
+    "phases": "P1",
+    "obligations": "O-001",
+    "external writes": "E-001",
+    "approvals": "A-001",
+    "verified": "V-001",
+    "completion checks": "X-001",
+    "failures": "F-001",
 }
 _BULLET = re.compile(r"^([ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?)")
 _REVISION = re.compile(r"^(revision:[ \t]*[\"']?)(\d+)([\"']?[ \t]*(?:#.*)?)$")
 
 
 # Finding sections, tables and rows (the parser's own scanner, so both agree).
+
 
 def _sections(text: Text, ctx: Context) -> list[tuple[str | None, Section]]:
     lines = list(text.lines)
@@ -94,8 +122,9 @@ def _sections(text: Text, ctx: Context) -> list[tuple[str | None, Section]]:
     return [(canonical_section(s, ctx), s) for s in sections]
 
 
-def _section_table(kind: str, keyed: list[tuple[str | None, Section]], name: str
-                   ) -> tuple[Section | None, Table | None]:
+def _section_table(
+    kind: str, keyed: list[tuple[str | None, Section]], name: str
+) -> tuple[Section | None, Table | None]:
     """The section and the table that holds ``name``'s rows (the last one if several)."""
     if kind == "failures" and name == "failures":
         for key, section in keyed:  # the failure table is the first table outside Retired
@@ -131,8 +160,9 @@ def _end_of_section(text: Text, keyed: list[tuple[str | None, Section]], key: st
     raise KeyError(key)
 
 
-def _new_section_index(text: Text, keyed: list[tuple[str | None, Section]],
-                       after: Sequence[str]) -> int:
+def _new_section_index(
+    text: Text, keyed: list[tuple[str | None, Section]], after: Sequence[str]
+) -> int:
     """Where a missing section goes: after the first of ``after`` present, else before
     ``## Retired``, else at the end."""
     present = {k for k, _ in keyed}
@@ -158,21 +188,34 @@ def _add_block(text: Text, index: int, block: list[str]) -> Text:
 
 SECTION_ORDER: Mapping[str, tuple[str, ...]] = {
     # a missing section is created after the nearest earlier one that exists
-    "constraints": (), "contracts": ("constraints",), "decisions": ("contracts", "constraints"),
-    "phases": (), "next action": ("phases",), "obligations": ("next action", "phases"),
+    "constraints": (),
+    "contracts": ("constraints",),
+    "decisions": ("contracts", "constraints"),
+    "phases": (),
+    "next action": ("phases",),
+    "obligations": ("next action", "phases"),
     "external writes": ("obligations", "next action", "phases"),
     "approvals": ("external writes", "obligations", "next action", "phases"),
     "verified": ("approvals", "external writes", "obligations", "next action", "phases"),
-    "completion checks": ("verified", "approvals", "external writes", "obligations",
-                          "next action", "phases"),
-    "failures": (), "retired": (),
+    "completion checks": (
+        "verified",
+        "approvals",
+        "external writes",
+        "obligations",
+        "next action",
+        "phases",
+    ),
+    "failures": (),
+    "retired": (),
 }
 
 
 # Pure edits: bytes in, bytes out.
 
-def append_row(data: bytes, kind: str, section: str, values: Mapping[str, str],
-               ctx: Context) -> bytes:
+
+def append_row(
+    data: bytes, kind: str, section: str, values: Mapping[str, str], ctx: Context
+) -> bytes:
     """Add one row after the last row of ``section``'s table (creating it if missing).
 
     ``values`` maps canonical column names to cell text; columns it does not name
@@ -188,7 +231,9 @@ def append_row(data: bytes, kind: str, section: str, values: Mapping[str, str],
         if unknown:
             raise RehydrateError(
                 f"the {section!r} table has no {', '.join(repr(u) for u in unknown)} column",
-                file=ctx.path, line=table.line, code="missing_column",
+                file=ctx.path,
+                line=table.line,
+                code="missing_column",
                 fix=f"add the column to the table header in {ctx.path}, or leave the option out",
             )
         by_position = {pos: name for name, pos in index.items()}
@@ -209,13 +254,18 @@ def append_row(data: bytes, kind: str, section: str, values: Mapping[str, str],
     return join_text(_add_block(text, where, [f"## {title}", "", *block]))
 
 
-def set_cells(data: bytes, kind: str, section: str, item_id: str, values: Mapping[str, str],
-              ctx: Context) -> bytes:
+def set_cells(
+    data: bytes, kind: str, section: str, item_id: str, values: Mapping[str, str], ctx: Context
+) -> bytes:
     """Rewrite the named cells of row ``item_id``; other cells keep their exact bytes."""
     text = split_text(data)
     keyed = _sections(text, ctx)
-    candidates = [t for k, s in keyed if (k == section or (kind == "failures" and k != "retired"))
-                  for t in s.tables]
+    candidates = [
+        t
+        for k, s in keyed
+        if (k == section or (kind == "failures" and k != "retired"))
+        for t in s.tables
+    ]
     for table in candidates:
         index = _column_index(table, ctx)
         if "id" not in index:
@@ -227,15 +277,21 @@ def set_cells(data: bytes, kind: str, section: str, item_id: str, values: Mappin
             if missing:
                 raise RehydrateError(
                     f"the {section!r} table has no {', '.join(repr(m) for m in missing)} column",
-                    file=ctx.path, line=table.line, item_id=item_id, code="missing_column",
+                    file=ctx.path,
+                    line=table.line,
+                    item_id=item_id,
+                    code="missing_column",
                     fix=f"add the column to the table header in {ctx.path}",
                 )
             updates = {index[c]: v for c, v in values.items()}
             line = rewrite_cells(text.lines[row.line - 1], updates)
             return join_text(replace_line(text, row.line - 1, line))
     raise RehydrateError(
-        f"no {section} row with ID {item_id}", file=ctx.path, item_id=item_id,
-        code="unknown_id", fix="check the ID (rehydrate state)",
+        f"no {section} row with ID {item_id}",
+        file=ctx.path,
+        item_id=item_id,
+        code="unknown_id",
+        fix="check the ID (rehydrate state)",
     )
 
 
@@ -250,8 +306,9 @@ def set_next_action(data: bytes, action: str, ctx: Context) -> bytes:
         if body:
             no, old = body[0]
             prefix = _BULLET.match(old)
-            return join_text(replace_line(text, no - 1, (prefix.group(1) if prefix else "")
-                                          + action))
+            return join_text(
+                replace_line(text, no - 1, (prefix.group(1) if prefix else "") + action)
+            )
         return join_text(_add_block(text, section.line, [action]))
     where = _new_section_index(text, keyed, SECTION_ORDER["next action"])
     return join_text(_add_block(text, where, ["## Next action", "", action]))
@@ -271,8 +328,11 @@ def bump_revision(data: bytes, path: str) -> tuple[bytes, int]:
                 new = match.group(1) + str(value) + match.group(3)
                 return join_text(replace_line(text, index, new)), value
     raise LedgerParseError(
-        "front matter has no 'revision: N' line to raise", file=path, line=1,
-        code="revision_invalid", fix="start Task.md with '---', 'revision: 1', '---'",
+        "front matter has no 'revision: N' line to raise",
+        file=path,
+        line=1,
+        code="revision_invalid",
+        fix="start Task.md with '---', 'revision: 1', '---'",
     )
 
 
@@ -295,6 +355,7 @@ def next_id(ledger: Ledger, section: str, content: Mapping[str, str] | None = No
 
 # Operations: what each command does to its ledger.
 
+
 @dataclass(frozen=True)
 class Change:
     data: bytes
@@ -315,18 +376,21 @@ def cell(option: str, value: str | None, *, required: bool = True) -> str:
     value = value or ""
     if "\n" in value or "\r" in value:
         raise RehydrateError(
-            f"{option} contains a line break; a table cell holds one line", code="bad_value",
+            f"{option} contains a line break; a table cell holds one line",
+            code="bad_value",
             fix="write it on one line (separate parts with '; ')",
         )
     try:
         check_text(value, Context(option, {}, {}), 0)
     except LedgerParseError as exc:
-        raise RehydrateError(f"{option}: {exc.message}", code="bad_value",
-                             fix=exc.fix) from None
+        raise RehydrateError(f"{option}: {exc.message}", code="bad_value", fix=exc.fix) from None
     value = normalize(value)
     if required and not visible(value):
-        raise RehydrateError(f"{option} is empty" + (" (nothing in it renders)" if value else ""),
-                             code="empty_value", fix=f"give {option} a visible value")
+        raise RehydrateError(
+            f"{option} is empty" + (" (nothing in it renders)" if value else ""),
+            code="empty_value",
+            fix=f"give {option} a visible value",
+        )
     return value
 
 
@@ -337,7 +401,8 @@ def check_id(value: str, option: str = "ID") -> str:
     problem = id_problem(value)
     if problem is not None:
         raise RehydrateError(
-            f"{option}: {problem}", code="id_invalid",
+            f"{option}: {problem}",
+            code="id_invalid",
             fix="IDs are ASCII: a letter, then up to 31 letters, digits, '.', '_' or '-'",
         )
     return value
@@ -347,8 +412,11 @@ def _require(ledger: Ledger, section: str, item_id: str) -> None:
     check_id(item_id)
     if not any(r.id == item_id for r in ledger.section(section)):
         raise RehydrateError(
-            f"no {section} item with ID {item_id}", file=ledger.path, item_id=item_id,
-            code="unknown_id", fix="check the ID (rehydrate state)",
+            f"no {section} item with ID {item_id}",
+            file=ledger.path,
+            item_id=item_id,
+            code="unknown_id",
+            fix="check the ID (rehydrate state)",
         )
 
 
@@ -362,8 +430,9 @@ def add_row(kind: str, action: str, section: str, values: Mapping[str, str]) -> 
     return Operation(kind, action, edit)
 
 
-def update_row(kind: str, action: str, section: str, item_id: str,
-               values: Mapping[str, str]) -> Operation:
+def update_row(
+    kind: str, action: str, section: str, item_id: str, values: Mapping[str, str]
+) -> Operation:
     """Rewrite some cells of an existing row."""
     check_id(item_id)
 
@@ -380,8 +449,11 @@ def next_action(action: str) -> Operation:
 
     problem = next_action_problem(action)
     if problem:
-        raise Refused(problem, code="next_action_not_single",
-                      fix="write one action; record the follow-up as a phase or obligation")
+        raise Refused(
+            problem,
+            code="next_action_not_single",
+            fix="write one action; record the follow-up as a phase or obligation",
+        )
 
     def edit(data: bytes, ledger: Ledger, ctx: Context) -> Change:
         return Change(set_next_action(data, action, ctx), "next action")
@@ -389,8 +461,9 @@ def next_action(action: str) -> Operation:
     return Operation("task", "task next", edit)
 
 
-def retire(kind: str, item_id: str, reason: str, replaced_by: str = "",
-           date: str | None = None) -> Operation:
+def retire(
+    kind: str, item_id: str, reason: str, replaced_by: str = "", date: str | None = None
+) -> Operation:
     """Add a ``## Retired`` row for an existing item of ``kind``'s ledger."""
 
     check_id(item_id)
@@ -400,14 +473,26 @@ def retire(kind: str, item_id: str, reason: str, replaced_by: str = "",
     def edit(data: bytes, ledger: Ledger, ctx: Context) -> Change:
         if not any(r.id == item_id for r in ledger.all_items()):
             raise RehydrateError(
-                f"no item with ID {item_id} in {ledger.path}", file=ledger.path,
-                item_id=item_id, code="unknown_id", fix="check the ID (rehydrate state)",
+                f"no item with ID {item_id} in {ledger.path}",
+                file=ledger.path,
+                item_id=item_id,
+                code="unknown_id",
+                fix="check the ID (rehydrate state)",
             )
         if item_id in ledger.retired_ids:
-            raise Refused("already retired", file=ledger.path, item_id=item_id,
-                          code="already_retired", fix="nothing to do")
-        values = {"id": item_id, "reason": reason, "date": date or _today(),
-                  "replaced by": replaced_by}
+            raise Refused(
+                "already retired",
+                file=ledger.path,
+                item_id=item_id,
+                code="already_retired",
+                fix="nothing to do",
+            )
+        values = {
+            "id": item_id,
+            "reason": reason,
+            "date": date or _today(),
+            "replaced by": replaced_by,
+        }
         return Change(append_row(data, kind, "retired", values, ctx), item_id)
 
     return Operation(kind, f"{'fail' if kind == 'failures' else kind} retire", edit)
@@ -420,8 +505,11 @@ def _today() -> str:
 def level(value: str) -> str:
     canon = normalize(value).upper()
     if canon not in LEVEL_STRENGTH:
-        raise RehydrateError(f"unknown level {value!r}", code="unknown_level",
-                             fix="use one of: " + ", ".join(LEVEL_STRENGTH))
+        raise RehydrateError(
+            f"unknown level {value!r}",
+            code="unknown_level",
+            fix="use one of: " + ", ".join(LEVEL_STRENGTH),
+        )
     return canon
 
 
@@ -429,8 +517,11 @@ def status(section: str, value: str) -> str:
     canon = normalize(value).lower()
     allowed = SCHEMAS[section].values["status"]
     if canon not in allowed:
-        raise RehydrateError(f"unknown {section} status {value!r}", code="unknown_status",
-                             fix="use one of: " + ", ".join(allowed))
+        raise RehydrateError(
+            f"unknown {section} status {value!r}",
+            code="unknown_status",
+            fix="use one of: " + ", ".join(allowed),
+        )
     return canon
 
 
@@ -441,25 +532,39 @@ def artifact_blob(repo: git.Repo, path: str, cwd: str | None = None) -> tuple[st
     relative = os.path.relpath(absolute, repo.root)
     relative = relative.replace(os.sep, "/")
     if relative == ".." or relative.startswith("../") or os.path.isabs(relative):
-        raise RehydrateError(f"{path} is outside the repository", file=path,
-                             code="path_outside_repo", fix="name a file inside the repository")
+        raise RehydrateError(
+            f"{path} is outside the repository",
+            file=path,
+            code="path_outside_repo",
+            fix="name a file inside the repository",
+        )
     if relative.split("/")[0] == ".git":
-        raise RehydrateError(f"{path} is inside .git", file=path, code="path_outside_repo",
-                             fix="name a tracked work-tree file")
+        raise RehydrateError(
+            f"{path} is inside .git",
+            file=path,
+            code="path_outside_repo",
+            fix="name a tracked work-tree file",
+        )
     blob = git.read_worktree(repo, [relative])[relative]  # refuses symlinked dirs leaving it
     if blob.mode == "120000":
         real = os.path.realpath(repo.root / relative)
         if os.path.commonpath([real, root]) != root:
-            raise RehydrateError(f"{path} is a symlink that leaves the repository", file=path,
-                                 code="path_outside_repo", fix="name the real file instead")
+            raise RehydrateError(
+                f"{path} is a symlink that leaves the repository",
+                file=path,
+                code="path_outside_repo",
+                fix="name the real file instead",
+            )
     elif blob.data is None:
-        raise RehydrateError(f"{path} is not a file", file=path, code="artifact_missing",
-                             fix="name an existing file")
+        raise RehydrateError(
+            f"{path} is not a file", file=path, code="artifact_missing", fix="name an existing file"
+        )
     assert blob.blob is not None
     return relative, blob.blob
 
 
 # The locked, compare-and-swap, atomic write.
+
 
 @dataclass(frozen=True)
 class WriteResult:
@@ -475,34 +580,46 @@ class WriteResult:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "schema": "rehydrate/write-v1", "action": self.action, "ledger": self.kind,
-            "path": self.path, "id": self.item_id, "blob_before": self.blob_before,
-            "blob_after": self.blob_after, "revision": self.revision, "commit": self.commit,
+            "schema": "rehydrate/write-v1",
+            "action": self.action,
+            "ledger": self.kind,
+            "path": self.path,
+            "id": self.item_id,
+            "blob_before": self.blob_before,
+            "blob_after": self.blob_after,
+            "revision": self.revision,
+            "commit": self.commit,
         }
 
 
-def check_expectations(ledger: Ledger, blob: str, expect_revision: int | None,
-                       expect_blob: str | None) -> None:
+def check_expectations(
+    ledger: Ledger, blob: str, expect_revision: int | None, expect_blob: str | None
+) -> None:
     """The caller's compare-and-swap precondition against what is on disk now."""
     if expect_blob is not None:
         wanted = expect_blob.strip().lower()
         if len(wanted) < 7 or not blob.startswith(wanted):
             raise CASConflict(
                 f"ledger changed since you read it: blob is {blob}, expected {expect_blob}",
-                file=ledger.path, code="cas_conflict",
+                file=ledger.path,
+                code="cas_conflict",
                 fix="re-read it (rehydrate state --json), redo your change on the new state, "
-                    "and retry with the new --expect-blob; nothing was written",
+                "and retry with the new --expect-blob; nothing was written",
             )
     if expect_revision is not None:
         if ledger.kind != "task":
-            raise RehydrateError("--expect-revision applies to the Task ledger only",
-                                 code="usage", fix="use --expect-blob SHA for this ledger")
+            raise RehydrateError(
+                "--expect-revision applies to the Task ledger only",
+                code="usage",
+                fix="use --expect-blob SHA for this ledger",
+            )
         if ledger.revision != expect_revision:
             raise CASConflict(
                 f"Task revision is {ledger.revision}, expected {expect_revision}",
-                file=ledger.path, code="cas_conflict",
+                file=ledger.path,
+                code="cas_conflict",
                 fix="re-read Task (rehydrate state), redo your change on the new state, and "
-                    "retry with the new --expect-revision; nothing was written",
+                "retry with the new --expect-revision; nothing was written",
             )
 
 
@@ -514,19 +631,31 @@ def guard_refusal(kind: str, old: Ledger, new: Ledger) -> Refused | None:
     if not violations:
         return None
     first = violations[0]
-    others = "".join(f"; also {v.code} {v.item_id or ''} (line {v.line}): {v.message}"
-                     for v in violations[1:])
+    others = "".join(
+        f"; also {v.code} {v.item_id or ''} (line {v.line}): {v.message}" for v in violations[1:]
+    )
     error = Refused(
-        f"the guard refuses this change: {first.message}{others}", file=new.path,
-        line=first.line, item_id=first.item_id, code=first.code, fix=first.fix,
+        f"the guard refuses this change: {first.message}{others}",
+        file=new.path,
+        line=first.line,
+        item_id=first.item_id,
+        code=first.code,
+        fix=first.fix,
     )
     error.codes = tuple(v.code for v in violations)  # type: ignore[attr-defined]
     return error
 
 
-def write(repo: git.Repo, config: Config, op: Operation, *, expect_revision: int | None = None,
-          expect_blob: str | None = None, commit: bool = False,
-          lock_timeout: float | None = None) -> WriteResult:
+def write(
+    repo: git.Repo,
+    config: Config,
+    op: Operation,
+    *,
+    expect_revision: int | None = None,
+    expect_blob: str | None = None,
+    commit: bool = False,
+    lock_timeout: float | None = None,
+) -> WriteResult:
     """Apply ``op`` to its ledger in the work tree: locked, CAS-checked, guarded, atomic."""
     from ..state import parse_file
 
@@ -548,13 +677,23 @@ def write(repo: git.Repo, config: Config, op: Operation, *, expect_revision: int
         if op.kind == "task":
             data, revision = bump_revision(data, path)
         try:
-            new = parse_ledger(op.kind, path, data, section_aliases=config.section_aliases,
-                               column_aliases=config.column_aliases,
-                               max_bytes=config.max_ledger_bytes)
+            new = parse_ledger(
+                op.kind,
+                path,
+                data,
+                section_aliases=config.section_aliases,
+                column_aliases=config.column_aliases,
+                max_bytes=config.max_ledger_bytes,
+            )
         except LedgerParseError as exc:
-            raise Refused(f"the change would leave the ledger unparseable: {exc.message}",
-                          file=path, line=exc.line, item_id=exc.item_id, code=exc.code,
-                          fix=exc.fix) from None
+            raise Refused(
+                f"the change would leave the ledger unparseable: {exc.message}",
+                file=path,
+                line=exc.line,
+                item_id=exc.item_id,
+                code=exc.code,
+                fix=exc.fix,
+            ) from None
         refusal = guard_refusal(op.kind, old, new)
         if refusal is not None:
             raise refusal
@@ -567,8 +706,17 @@ def write(repo: git.Repo, config: Config, op: Operation, *, expect_revision: int
             made = git_changes.commit_paths(repo, [path], message)
     head = git.head(repo)
     committed = git.tree_entries(repo, head, [path]).get(path, ("", ""))[1] if head else ""
-    return WriteResult(op.kind, op.action, path, change.item_id, before.blob, after, revision,
-                       made, committed != after)
+    return WriteResult(
+        op.kind,
+        op.action,
+        path,
+        change.item_id,
+        before.blob,
+        after,
+        revision,
+        made,
+        committed != after,
+    )
 
 
 @contextmanager
@@ -614,16 +762,26 @@ def find_holder(repo: git.Repo, config: Config, item_id: str) -> str:
 
     paths = [config.path_of(k) for k in KINDS]
     files = git.read_worktree(repo, paths)
-    holders = [k for k in KINDS
-               if any(r.id == item_id for r in
-                      parse_file(k, files[config.path_of(k)], config, "work tree").all_items())]
+    holders = [
+        k
+        for k in KINDS
+        if any(
+            r.id == item_id
+            for r in parse_file(k, files[config.path_of(k)], config, "work tree").all_items()
+        )
+    ]
     if not holders:
-        raise RehydrateError(f"no ledger holds an item with ID {item_id}", item_id=item_id,
-                             code="unknown_id", fix="check the ID (rehydrate state)")
+        raise RehydrateError(
+            f"no ledger holds an item with ID {item_id}",
+            item_id=item_id,
+            code="unknown_id",
+            fix="check the ID (rehydrate state)",
+        )
     if len(holders) > 1:
         raise RehydrateError(
             f"ID {item_id} exists in more than one ledger ({', '.join(holders)})",
-            item_id=item_id, code="ambiguous_id",
+            item_id=item_id,
+            code="ambiguous_id",
             fix="name the ledger: rehydrate fail retire / spec retire --ledger KIND",
         )
     return holders[0]

@@ -32,7 +32,8 @@ def plan_paths(config: Config, ledger_dir: str | None) -> dict[str, str]:
     if config.origin and dict(config.paths) != paths:
         raise ConfigError(
             f"--dir {ledger_dir} disagrees with the ledger paths in {config.origin}",
-            file=config.origin, code="config_conflict",
+            file=config.origin,
+            code="config_conflict",
             fix="drop --dir, or change [ledgers] in the configuration",
         )
     return paths
@@ -40,8 +41,7 @@ def plan_paths(config: Config, ledger_dir: str | None) -> dict[str, str]:
 
 def _new_in_repo(repo: Repo, relpath: str, text: str) -> bool:
     """Create ``relpath`` atomically unless it exists, never through a symlink."""
-    return write_in_repo(repo.root, relpath, text.encode("utf-8"), create_dirs=True,
-                         exclusive=True)
+    return write_in_repo(repo.root, relpath, text.encode("utf-8"), create_dirs=True, exclusive=True)
 
 
 def _refuse_escape(repo: Repo, relpath: str) -> Path:
@@ -49,20 +49,28 @@ def _refuse_escape(repo: Repo, relpath: str) -> Path:
     real = os.path.realpath(target)
     root = os.path.realpath(repo.root)
     if os.path.commonpath([real, root]) != root:
-        raise ConfigError(f"{relpath} resolves outside the repository", file=relpath,
-                          code="path_outside_repo", fix="remove the symlink")
+        raise ConfigError(
+            f"{relpath} resolves outside the repository",
+            file=relpath,
+            code="path_outside_repo",
+            fix="remove the symlink",
+        )
     return target
 
 
-def init_repo(repo: Repo, config: Config, ledger_dir: str | None = None,
-              write_config: bool = False) -> list[Action]:
+def init_repo(
+    repo: Repo, config: Config, ledger_dir: str | None = None, write_config: bool = False
+) -> list[Action]:
     """Create what is missing; report what was kept. Idempotent."""
     paths = plan_paths(config, ledger_dir)
     actions: list[Action] = []
     for kind in KINDS:
         target = _refuse_escape(repo, paths[kind])
-        made = not target.exists() and not target.is_symlink() and _new_in_repo(
-            repo, paths[kind], read_template(LEDGER_TEMPLATES[kind]))
+        made = (
+            not target.exists()
+            and not target.is_symlink()
+            and _new_in_repo(repo, paths[kind], read_template(LEDGER_TEMPLATES[kind]))
+        )
         actions.append(Action(paths[kind], "created" if made else "kept"))
     if (write_config or paths != dict(DEFAULT_PATHS)) and config.origin is None:
         lines = ["# rehydrate settings (see docs/configuration.md)", "[ledgers]"]
@@ -79,8 +87,9 @@ def claude_section(repo: Repo, config: Config, ledger_dir: str | None = None) ->
     return _agents_section(repo, plan_paths(config, ledger_dir), "CLAUDE.md", "Claude")
 
 
-def _agents_section(repo: Repo, paths: dict[str, str], name: str = "AGENTS.md",
-                    title: str = "Agents") -> Action:
+def _agents_section(
+    repo: Repo, paths: dict[str, str], name: str = "AGENTS.md", title: str = "Agents"
+) -> Action:
     body = read_template("AGENTS.md")
     for kind in KINDS:
         body = body.replace("{" + kind + "}", paths[kind])

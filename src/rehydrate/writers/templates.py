@@ -24,6 +24,8 @@ def read_template(name: str) -> str:
         from ..errors import RehydrateError
 
         raise RehydrateError(
-            f"template {name} is missing ({exc.strerror})", file=str(path),
-            code="template_missing", fix="reinstall rehydrate",
+            f"template {name} is missing ({exc.strerror})",
+            file=str(path),
+            code="template_missing",
+            fix="reinstall rehydrate",
         ) from None
