@@ -9,7 +9,7 @@ import pytest
 
 from conftest import commit, run, write
 from continuity_repo import add_obligation, make_repo, settle_unknown
-from rehydrate.continuity.verify import envelope_id
+from rehydrate.continuity.envelopes import envelope_id
 
 
 def create(repo: Path, *args: str) -> dict:

@@ -8,7 +8,8 @@ import pytest
 
 from conftest import commit, git, write
 from rehydrate.errors import GitError
-from rehydrate.git import find_repo, read_at, start_last_commits, start_show_commit
+from rehydrate.git import find_repo, read_at
+from rehydrate.git.commits import start_last_commits, start_show_commit
 
 
 def test_a_failing_log_is_an_error_not_no_commit(repo: Path) -> None:

@@ -362,8 +362,9 @@ def test_the_capped_core_keeps_ledger_text_fenced_and_redacted(repo: Path, statu
     """Claude Code's 10,000-character core is built from the same fenced listings."""
     from rehydrate.config import load_config
     from rehydrate.git import find_repo
-    from rehydrate.prompt.build import PromptOptions, load_prompt
+    from rehydrate.prompt.build import load_prompt
     from rehydrate.prompt.capped import capped_core
+    from rehydrate.prompt.sections import PromptOptions
     from rehydrate.state import Source, load_state
 
     _hostile_repo(repo, status)

@@ -11,7 +11,7 @@ from rehydrate.errors import LedgerParseError
 from rehydrate.ledgers import parse_ledger, visible
 from rehydrate.ledgers._render import hidden_markup
 from rehydrate.ledgers._table import normalize, parse_table, render_row, split_row
-from rehydrate.prompt.build import _failures_listing
+from rehydrate.prompt.sections import failures_listing
 
 # Printable text without line breaks or the characters ledgers refuse inside items.
 _alphabet = st.characters(
@@ -142,7 +142,7 @@ def test_verbatim_failure_rows_render_like_the_records(rows, retire, extra_colum
     if retire:
         lines += ["", "## Retired", "", "| ID | Reason |", "|---|---|", "| F-000 | moot |"]
     ledger = parse_ledger("failures", "f.md", ("\n".join(lines) + "\n").encode("utf-8"))
-    listing = _failures_listing(SimpleNamespace(ledgers={"failures": ledger}))
+    listing = failures_listing(SimpleNamespace(ledgers={"failures": ledger}))
     assert listing.render() == listing._replace(verbatim=None).render()
     if retire or extra_column:
         assert listing.verbatim is None

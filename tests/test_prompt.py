@@ -669,7 +669,8 @@ def big_failures_repo(repo: Path, rows: int, *, blocked: bool = False) -> None:
 def load(repo: Path):  # type: ignore[no-untyped-def]
     from rehydrate.config import load_config
     from rehydrate.git import find_repo
-    from rehydrate.prompt.build import PromptOptions, gather, load_prompt
+    from rehydrate.prompt.build import gather, load_prompt
+    from rehydrate.prompt.sections import PromptOptions
     from rehydrate.state import Source
 
     handle = find_repo(repo)
@@ -864,7 +865,7 @@ def test_verbatim_failure_rows_are_redacted_and_fenced_like_rendered_ones(cell: 
     from types import SimpleNamespace
 
     from rehydrate.ledgers import parse_ledger
-    from rehydrate.prompt.build import _failures_listing
+    from rehydrate.prompt.sections import failures_listing
 
     text = (
         "# Failed attempts\n\n## Failures\n\n| ID | Tried | Failure | Workaround |\n"
@@ -872,7 +873,7 @@ def test_verbatim_failure_rows_are_redacted_and_fenced_like_rendered_ones(cell: 
         "| F-002 | plain | plain | plain |\n"
     )
     ledger = parse_ledger("failures", "f.md", text.encode("utf-8"))
-    listing = _failures_listing(SimpleNamespace(ledgers={"failures": ledger}))
+    listing = failures_listing(SimpleNamespace(ledgers={"failures": ledger}))
     assert listing.verbatim is not None  # the fast path is the one under test
     quoted = listing.render()
     assert quoted == listing._replace(verbatim=None).render()

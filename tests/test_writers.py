@@ -12,7 +12,8 @@ import pytest
 from conftest import commit, git, run, write
 from rehydrate.guard.rules import check_ledger
 from rehydrate.ledgers import parse_ledger
-from rehydrate.writers.ledger import bump_revision, next_id, split_text
+from rehydrate.ledgers.rowedit import split_text
+from rehydrate.writers.edits import bump_revision, next_id
 
 SPEC = """\
 ---
@@ -342,7 +343,7 @@ def test_bump_revision_edits_only_the_digits() -> None:
 
 
 def test_split_text_round_trips_mixed_endings() -> None:
-    from rehydrate.writers.ledger import join_text
+    from rehydrate.ledgers.rowedit import join_text
 
     for data in (b"a\r\nb\nc", b"\xef\xbb\xbfa\n", b"", b"a\r\n\r\n"):
         assert join_text(split_text(data)) == data

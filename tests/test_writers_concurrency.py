@@ -95,7 +95,8 @@ _HOLD_LOCK = """
 import sys, time
 from rehydrate.config import load_config
 from rehydrate.git import find_repo
-from rehydrate.writers.ledger import Operation, write
+from rehydrate.writers.ledger import write
+from rehydrate.writers.operations import Operation
 
 def edit(data, ledger, ctx):
     print("locked", flush=True)
@@ -110,7 +111,8 @@ _DIE_BEFORE_REPLACE = """
 import os, signal
 from rehydrate.config import load_config
 from rehydrate.git import find_repo
-from rehydrate.writers.ledger import add_row, write
+from rehydrate.writers.ledger import write
+from rehydrate.writers.operations import add_row
 
 os.replace = lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL)
 repo = find_repo()

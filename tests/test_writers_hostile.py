@@ -21,7 +21,8 @@ from rehydrate.errors import RehydrateError
 from rehydrate.git import find_repo
 from rehydrate.ledgers import parse_ledger
 from rehydrate.ledgers.atomicfile import write_in_repo
-from rehydrate.writers.ledger import add_row, write
+from rehydrate.writers.ledger import write
+from rehydrate.writers.operations import add_row
 
 LEDGER = "docs/Failed_Attempts.md"
 FLIP_WRITES = 60  # today's code lands a row outside within 6-36 writes

@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 from . import git
 from .config import Config
 from .errors import LedgerParseError
+from .git import commits as git_commits
 from .ledgers import KINDS, Ledger, normalize, parse_ledger
 
 CHECKSUM_PREFIX = "rehydrate-checksum/v1:sha256:"
@@ -128,7 +129,7 @@ def load_state(
     files = read_files(repo, config, source, commit, worktree)
     paths = [config.path_of(k) for k in KINDS]
     # git walks the history for the pins while the ledgers are parsed.
-    collect = git.start_last_commits(repo, commit if source.kind == "rev" else head, paths)
+    collect = git_commits.start_last_commits(repo, commit if source.kind == "rev" else head, paths)
     try:
         ledgers = {k: parse_file(k, files[config.path_of(k)], config, source.label) for k in KINDS}
     except BaseException:

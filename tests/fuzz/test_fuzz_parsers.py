@@ -18,8 +18,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rehydrate.config import config_from_files
+from rehydrate.continuity.envelopes import parse_envelope
 from rehydrate.continuity.manifest import extract_manifest, validate_manifest
-from rehydrate.continuity.verify import parse_envelope
 from rehydrate.errors import RehydrateError
 from rehydrate.ledgers import parse_ledger
 from rehydrate.ledgers._frontmatter import split

@@ -167,8 +167,9 @@ def _commit_hint(paths: Sequence[str]) -> str:
 def session_start(event: Event) -> HookResult:
     """The rehydration context for a new, resumed, cleared or compacted session."""
     from ..errors import LedgerParseError
-    from ..prompt.build import PromptOptions, build_prompt, gather, read_protocol
+    from ..prompt.build import build_prompt, gather, read_protocol
     from ..prompt.capped import capped_core
+    from ..prompt.sections import PromptOptions
     from ..state import Source
 
     if event.problem:

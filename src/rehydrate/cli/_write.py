@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 
 import click
 
+from ..errors import EXIT_OK
 from ._common import emit_json, note, open_repo
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -66,7 +67,8 @@ def retire_operation(
     kind: str | None, item_id: str, reason: str, replaced_by: str, date: str | None
 ) -> Any:
     """The writer operation retiring ``item_id`` (``kind`` None: the ledger holding it)."""
-    from ..writers.ledger import cell, find_holder, retire
+    from ..writers.ledger import find_holder
+    from ..writers.operations import cell, retire
 
     item_id = cell("ID", item_id)
     if kind is None:
@@ -104,4 +106,4 @@ def run_write(
             f"note: {result.path} differs from HEAD; commit it "
             f"(git add {result.path} && git commit), or pass --commit next time"
         )
-    return 0
+    return EXIT_OK

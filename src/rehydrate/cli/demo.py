@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from ..errors import EXIT_OK
+
 PROMPT_LINES = 40  # the prompt's "first screen"
 
 
@@ -34,7 +36,8 @@ def command(directory: Path | None, prompt_lines: int) -> int:
 
     from ..config import load_config
     from ..git import find_repo
-    from ..prompt.build import PromptOptions, load_prompt
+    from ..prompt.build import load_prompt
+    from ..prompt.sections import PromptOptions
     from ..state import Source
     from ..views.status import gather, today_from_env
     from .example import build_example, describe, prepare_target
@@ -76,7 +79,7 @@ Try next:
   rehydrate prompt                the whole prompt a fresh session starts from
   rehydrate check-command -- pytest -k duplicate   refused: failed attempt F-001 covers it
   rehydrate guard --range HEAD~6..HEAD              every commit checked, as CI does""")
-    return 0
+    return EXIT_OK
 
 
 def _quote(path: Path) -> str:

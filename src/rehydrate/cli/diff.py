@@ -6,6 +6,8 @@ from typing import Any
 
 import click
 
+from ..errors import EXIT_OK
+
 
 @click.command("diff")
 @click.argument("revs", nargs=-1, metavar="[A [B]]")
@@ -53,7 +55,7 @@ def command(revs: tuple[str, ...], staged: bool, worktree: bool, as_json: bool) 
         )
     else:
         click.echo(render(diffs, sides[0].label, sides[1].label))
-    return 0
+    return EXIT_OK
 
 
 _MARK = {

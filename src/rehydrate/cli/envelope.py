@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..errors import EXIT_OK
 from ._common import emit_json, note, open_repo, pick_source, source_options
 from ._record import record_option
 
@@ -61,4 +62,4 @@ def create(
         note(f"wrote {output} ({envelope['envelope_id']})")
     else:
         emit_json(envelope)
-    return 0
+    return EXIT_OK

@@ -21,7 +21,7 @@ def command() -> None:
 @write_options
 def add(tried: str, failure: str, workaround: str, **opts: Any) -> int:
     """Append a failed attempt with the next free ID; print the ID."""
-    from ..writers.ledger import add_row, cell
+    from ..writers.operations import add_row, cell
 
     values = {
         "tried": cell("--tried", tried),

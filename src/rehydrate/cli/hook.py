@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import click
 
+from ..errors import EXIT_OK
 from . import LazyGroup
 
 SUBCOMMANDS: dict[str, str] = {
@@ -43,7 +44,7 @@ def install(force: bool) -> int:
 
     for line in register_merge_driver(*open_repo()):  # the ledger merge driver, docs/merging.md
         note(line)
-    return 0
+    return EXIT_OK
 
 
 @click.command("uninstall")
@@ -55,4 +56,4 @@ def uninstall() -> int:
 
     for action in do_uninstall(find_repo()):
         note(f"{action.what:>9}  {action.path}")
-    return 0
+    return EXIT_OK

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..errors import EXIT_OK
 from ._common import note, open_repo
 
 
@@ -60,4 +61,4 @@ def command(ledger_dir: str | None, write_config: bool, no_hook: bool, claude: b
         "next: fill in the ledgers (edit or drop the example rows before the first commit), "
         "then `git add` them and commit; `rehydrate prompt` builds a session's context."
     )
-    return 0
+    return EXIT_OK

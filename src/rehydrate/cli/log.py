@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from ..errors import EXIT_OK
 from ._common import emit_json, note, open_repo
 
 
@@ -37,7 +38,7 @@ def command(rev_range: str | None, as_json: bool) -> int:
         click.echo(render(entries))
     if not entries:
         note("no commit in this range changed the ledgers")
-    return 0
+    return EXIT_OK
 
 
 def render(entries: Any) -> str:

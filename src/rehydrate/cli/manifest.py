@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..errors import EXIT_OK
 from ._common import open_repo, pick_source, source_options
 
 
@@ -47,4 +48,4 @@ def command(rev: str | None, worktree: bool, fmt: str, fenced: bool, output: str
         atomic_write(Path(output), text.encode("utf-8"))
     else:
         click.echo(text, nl=False)
-    return 0
+    return EXIT_OK

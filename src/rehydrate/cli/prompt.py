@@ -80,7 +80,8 @@ def command(
     unknown, 2 when a ledger cannot be parsed or the mandatory parts exceed --max-tokens.
     """
     from ..errors import EXIT_USAGE, LedgerParseError
-    from ..prompt.build import PromptOptions, load_prompt, read_protocol
+    from ..prompt.build import load_prompt, read_protocol
+    from ..prompt.sections import PromptOptions
 
     repo, head = find_repo_and_head()
     config = load_config(repo.root)

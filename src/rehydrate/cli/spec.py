@@ -26,7 +26,7 @@ def constraint() -> None:
 @write_options
 def constraint_add(level_: str, rule: str, source: str, **opts: Any) -> int:
     """Add a constraint with the next free ID; print the ID."""
-    from ..writers.ledger import add_row, cell, level
+    from ..writers.operations import add_row, cell, level
 
     values = {"rule": cell("--rule", rule), "level": level(level_)}
     origin = cell("--source", source, required=False)
@@ -59,7 +59,7 @@ def retire(
 @write_options
 def decide(item_id: str, decision: str, source: str, **opts: Any) -> int:
     """Move open decision ID to decided, with the decision and its source."""
-    from ..writers.ledger import cell, update_row
+    from ..writers.operations import cell, update_row
 
     values = {
         "status": "decided",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..errors import EXIT_OK
 from ._common import emit_json, note, open_repo, pick_source, source_options
 
 
@@ -24,7 +25,7 @@ def command(rev: str | None, staged: bool, worktree: bool, as_json: bool) -> int
         click.echo(render(state))
     if differs:
         note("note: differs from HEAD (uncommitted): " + ", ".join(differs))
-    return 0
+    return EXIT_OK
 
 
 def render(state: object) -> str:

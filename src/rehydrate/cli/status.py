@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from ..errors import EXIT_OK
 from ._common import emit_json, open_repo, pick_source, source_options
 
 Style = Callable[..., str]
@@ -43,10 +44,10 @@ def command(rev: str | None, staged: bool, worktree: bool, as_json: bool) -> int
     view = gather(repo, config, source, today_from_env(os.environ))
     if as_json:
         emit_json(view.to_json())
-        return 0
+        return EXIT_OK
     style: Style = click.style if use_color(sys.stdout.isatty(), os.environ) else plain
     click.echo(render(view, style))
-    return 0
+    return EXIT_OK
 
 
 def _more(shown: int, total: int, what: str) -> list[str]:

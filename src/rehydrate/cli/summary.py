@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..errors import EXIT_OK, EXIT_REFUSED
 from ._common import emit_json, note, open_repo
 
 
@@ -27,7 +28,7 @@ def propose(file: click.utils.LazyFile) -> int:
         f"candidate stored as {candidate_ref(blob)}; promote it with: "
         f"rehydrate summary promote {blob} --expect <current id or none>"
     )
-    return 0
+    return EXIT_OK
 
 
 @command.command("promote")
@@ -61,7 +62,7 @@ def promote(candidate: str, expect: str, as_json: bool) -> int:
         click.echo(f"{result.outcome} {result.candidate}")
     if result.outcome == "promoted":
         note(f"{CURRENT} -> {result.candidate}")
-        return 0
+        return EXIT_OK
     from ..continuity.decision import shown
 
     for reason in result.verification.reasons:
@@ -70,7 +71,7 @@ def promote(candidate: str, expect: str, as_json: bool) -> int:
         f"verification failed ({result.verification.action}); current summary untouched; "
         f"candidate kept as {rejected_ref(result.candidate)}"
     )
-    return 1
+    return EXIT_REFUSED
 
 
 @command.command("show")
@@ -86,4 +87,4 @@ def show(which: str, only_id: bool) -> int:
         click.echo(blob)
     else:
         click.echo(data.decode("utf-8", "replace"), nl=False)
-    return 0
+    return EXIT_OK

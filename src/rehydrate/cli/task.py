@@ -19,7 +19,7 @@ def command() -> None:
 @write_options
 def next_(text: str, **opts: Any) -> int:
     """Set the single Next action to TEXT."""
-    from ..writers.ledger import cell, next_action
+    from ..writers.operations import cell, next_action
 
     return run_write(next_action(cell("TEXT", text)), **opts)
 
@@ -30,8 +30,8 @@ def next_(text: str, **opts: Any) -> int:
 @write_options
 def phase(item_id: str, status: str, **opts: Any) -> int:
     """Move phase ID to STATUS (todo, doing, done; forward only)."""
-    from ..writers.ledger import cell, update_row
-    from ..writers.ledger import status as check_status
+    from ..writers.operations import cell, update_row
+    from ..writers.operations import status as check_status
 
     op = update_row(
         "task",
@@ -53,7 +53,7 @@ def obligation() -> None:
 @write_options
 def obligation_add(text: str, **opts: Any) -> int:
     """Add an open obligation; print its ID."""
-    from ..writers.ledger import add_row, cell
+    from ..writers.operations import add_row, cell
 
     op = add_row(
         "task",
@@ -75,7 +75,7 @@ def write_group() -> None:
 @write_options
 def write_add(operation: str, idempotency_key: str, **opts: Any) -> int:
     """Record a pending external write before performing it; print its ID."""
-    from ..writers.ledger import add_row, cell
+    from ..writers.operations import add_row, cell
 
     values = {"operation": cell("--operation", operation), "status": "pending"}
     key = cell("--idempotency-key", idempotency_key, required=False)
@@ -97,7 +97,7 @@ def write_add(operation: str, idempotency_key: str, **opts: Any) -> int:
 @write_options
 def write_settle(item_id: str, new_status: str, evidence: str, **opts: Any) -> int:
     """Record the outcome of external write ID (pending -> unknown/confirmed/not_applied)."""
-    from ..writers.ledger import cell, update_row
+    from ..writers.operations import cell, update_row
 
     values = {"status": new_status}
     proof = cell("--evidence", evidence, required=new_status != "unknown")
@@ -124,7 +124,7 @@ def verified() -> None:
 @write_options
 def verified_add(check_text: str, artifact: str, report: str, **opts: Any) -> int:
     """Record a passed check with the artifact's current blob id; print its ID."""
-    from ..writers.ledger import add_row, artifact_blob, cell
+    from ..writers.operations import add_row, artifact_blob, cell
     from ._common import open_repo
 
     repo, _ = open_repo()
@@ -146,7 +146,7 @@ def check() -> None:
 @write_options
 def check_add(text: str, **opts: Any) -> int:
     """Add an open completion check; print its ID."""
-    from ..writers.ledger import add_row, cell
+    from ..writers.operations import add_row, cell
 
     op = add_row(
         "task",
@@ -167,7 +167,7 @@ def _status_move(
     @click.argument("item_id", metavar="ID")
     @write_options
     def move(item_id: str, **opts: Any) -> int:
-        from ..writers.ledger import cell, update_row
+        from ..writers.operations import cell, update_row
 
         op = update_row("task", action, section, cell("ID", item_id), {"status": new_status})
         return run_write(op, **opts)

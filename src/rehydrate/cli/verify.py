@@ -20,7 +20,8 @@ def command(
     """Verify a compaction summary or restatement in both directions (exit 0 only when
     faithful and the ledgers are unchanged since its pins)."""
     from ..continuity.decision import shown
-    from ..continuity.verify import check_continuity, pins_of, sha256_digest, verify_source
+    from ..continuity.envelopes import sha256_digest
+    from ..continuity.verify import check_continuity, pins_of, verify_source
     from ..errors import RehydrateError
     from ..readlimit import read_stream
 

@@ -9,229 +9,27 @@ The manifest itself (build, serialise, extract, validate) lives in ``manifest.py
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import EXIT_OK, EXIT_REFUSED
-from ..ledgers import normalize
-from ..ledgers.model import LEVEL_POLARITY, LEVEL_STRENGTH, Ledger
-from ..ledgers.task import next_action_problem
-from ..state import CHECKSUM_PREFIX, State
+from ..state import State
+from .compare import compare
 from .decision import CONTINUITY_VALIDATION_FAILED, Decision, Reason, decide, shown
+from .envelopes import build_envelope, parse_envelope, sha256_digest
 from .manifest import (
-    MAX_MANIFEST_BYTES,
-    build_manifest,
-    check_pins,
     extract_manifest,
-    parse_json,
     pins_of,
     safe_id,
     validate_manifest,
 )
 
 VERIFY_SCHEMA = "rehydrate/verify-v1"
-ENVELOPE_SCHEMA = "rehydrate/continuity-envelope-v1"
-RESET_REASONS = ("context_compaction", "context_reset", "process_restart", "handoff")
 
 
 # Comparing a manifest with the ledgers.
-
-
-def _weaker_or_other(claimed: str, actual: str) -> str:
-    same_side = LEVEL_POLARITY[claimed] == LEVEL_POLARITY[actual] or claimed == "MAY"
-    if same_side and LEVEL_STRENGTH[claimed] < LEVEL_STRENGTH[actual]:
-        return "constraint_weakened"
-    return "constraint_level_mismatch"
-
-
-@dataclass(frozen=True)
-class ListRule:
-    """How one ID+status (or level) list of the manifest is compared with the ledgers."""
-
-    field: str
-    kind: str  # ledger kind
-    section: str  # ledger section holding the IDs
-    key: str  # "status" | "level"
-    dropped: str  # code for an expected ID the manifest lacks
-    claims: Mapping[str, str] = field(default_factory=dict)  # claimed value -> code
-    mismatch: str = "status_mismatch"
-    dropped_by_value: Mapping[str, str] = field(default_factory=dict)  # ledger value -> code
-    classify: Callable[[str, str], str] | None = None
-
-
-LIST_RULES: tuple[ListRule, ...] = (
-    ListRule(
-        "obligations",
-        "task",
-        "obligations",
-        "status",
-        "obligation_dropped",
-        {"done": "obligation_claimed_done"},
-        "obligation_status_mismatch",
-    ),
-    ListRule(
-        "external_writes",
-        "task",
-        "external writes",
-        "status",
-        "write_dropped",
-        {},
-        "write_status_mismatch",
-        {"unknown": "unknown_write_dropped"},
-    ),
-    ListRule(
-        "consumed_approvals",
-        "task",
-        "approvals",
-        "status",
-        "consumed_approval_dropped",
-        {"granted": "approval_reused"},
-        "approval_status_mismatch",
-    ),
-    ListRule(
-        "constraints",
-        "spec",
-        "constraints",
-        "level",
-        "constraint_dropped",
-        classify=_weaker_or_other,
-    ),
-    ListRule(
-        "open_decisions",
-        "spec",
-        "decisions",
-        "status",
-        "open_decision_dropped",
-        {"decided": "decision_claimed_decided"},
-        "decision_status_mismatch",
-    ),
-    ListRule(
-        "completion_checks",
-        "task",
-        "completion checks",
-        "status",
-        "completion_check_dropped",
-        {"passed": "completion_check_claimed_passed"},
-        "completion_check_status_mismatch",
-    ),
-)
-
-
-def _compare_list(
-    rule: ListRule, claimed: list[dict[str, str]], expected: list[dict[str, str]], ledger: Ledger
-) -> list[Reason]:
-    out: list[Reason] = []
-    have = {e["id"]: e[rule.key] for e in claimed}
-    for entry in expected:
-        if entry["id"] not in have:
-            code = rule.dropped_by_value.get(entry[rule.key], rule.dropped)
-            out.append(Reason(code, id=entry["id"], field=rule.field))
-    records = {r.id: r for r in ledger.section(rule.section)}
-    retired = ledger.retired_ids
-    for entry in claimed:
-        item_id, value = entry["id"], entry[rule.key]
-        record = records.get(item_id)
-        if record is None:
-            out.append(Reason("unverified", id=safe_id(item_id), field=rule.field))
-            continue
-        actual = getattr(record, rule.key)
-        if value == actual:
-            # True of the ledger; only a claim about a retired item is out of place.
-            if item_id in retired and not any(e["id"] == item_id for e in expected):
-                out.append(Reason("item_retired", id=item_id, field=rule.field))
-            continue
-        if rule.classify is not None:
-            code = rule.classify(value, actual)
-        else:
-            code = rule.claims.get(value, rule.mismatch)
-        out.append(Reason(code, id=item_id, field=rule.field))
-    return out
-
-
-def _phase_code(claimed: str, actual: str) -> str:
-    if actual == "done":
-        return "phase_rolled_back"
-    if claimed == "done":
-        return "phase_claimed_done"
-    return "phase_status_mismatch"
-
-
-def _order_differs(claimed: Sequence[str], expected: Sequence[str]) -> bool:
-    common = set(claimed) & set(expected)
-    return [i for i in claimed if i in common] != [i for i in expected if i in common]
-
-
-def _compare_phases(
-    manifest: Mapping[str, Any], expected: Mapping[str, Any], task: Ledger
-) -> list[Reason]:
-    out: list[Reason] = []
-    records = {p.id: p for p in task.section("phases")}
-    claimed = manifest["phases"]
-    claimed_ids = [p["id"] for p in claimed]
-    for phase in expected["phases"]:
-        if phase["id"] not in claimed_ids:
-            out.append(Reason("phase_dropped", id=phase["id"], field="phases"))
-    for phase in claimed:
-        record = records.get(phase["id"])
-        if record is None:
-            out.append(Reason("unverified", id=safe_id(phase["id"]), field="phases"))
-        elif phase["id"] in task.retired_ids:
-            out.append(Reason("item_retired", id=phase["id"], field="phases"))
-        elif phase["status"] != record.status:
-            out.append(
-                Reason(_phase_code(phase["status"], record.status), id=phase["id"], field="phases")
-            )
-    if _order_differs(claimed_ids, [p["id"] for p in expected["phases"]]):
-        out.append(Reason("phase_order_mismatch", field="phases"))
-    done = expected["completed_phases"]
-    for phase_id in done:
-        if phase_id not in manifest["completed_phases"]:
-            out.append(Reason("phase_rolled_back", id=phase_id, field="completed_phases"))
-    for phase_id in manifest["completed_phases"]:
-        if phase_id in done:
-            continue
-        record = records.get(phase_id)
-        code = "unverified" if record is None else "phase_claimed_done"
-        out.append(Reason(code, id=safe_id(phase_id), field="completed_phases"))
-    if _order_differs(manifest["completed_phases"], done):
-        out.append(Reason("phase_order_mismatch", field="completed_phases"))
-    return out
-
-
-def _compare_next_action(claimed: str | None, expected: str | None) -> list[Reason]:
-    if claimed is None:
-        return [] if expected is None else [Reason("next_action_dropped", field="next_action")]
-    if next_action_problem(claimed) or re.search(r"\band then\b", claimed, re.IGNORECASE):
-        return [Reason("next_action_not_single", field="next_action")]
-    if expected is None or normalize(claimed) != normalize(expected):
-        return [Reason("next_action_mismatch", field="next_action")]
-    return []
-
-
-def compare(manifest: Mapping[str, Any], state: State) -> list[Reason]:
-    """Both directions: what the manifest drops, and what it claims that the ledgers do not
-    support, against the ledgers in ``state``. The manifest must already be valid."""
-    expected = build_manifest(state)
-    out: list[Reason] = []
-    for name in ("task", "objective"):
-        claimed, actual = manifest[name], expected[name]
-        if (claimed is None) != (actual is None) or (
-            claimed is not None and normalize(claimed) != normalize(actual)
-        ):
-            out.append(Reason(f"{name}_mismatch", field=name))
-    out += _compare_next_action(manifest["next_action"], expected["next_action"])
-    out += _compare_phases(manifest, expected, state.ledgers["task"])
-    for rule in LIST_RULES:
-        out += _compare_list(
-            rule, manifest[rule.field], expected[rule.field], state.ledgers[rule.kind]
-        )
-    if manifest["checksum"] != expected["checksum"]:
-        out.append(Reason("checksum_mismatch", field="checksum"))
-    return out
 
 
 # Verifying a summary or restatement.
@@ -379,104 +177,6 @@ def verify_source(
 
 
 # Continuity envelopes.
-
-
-def sha256_digest(data: bytes) -> str:
-    return "sha256:" + hashlib.sha256(data).hexdigest()
-
-
-def _canonical(obj: Any) -> bytes:
-    return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
-
-
-def envelope_id(body: Mapping[str, Any]) -> str:
-    """Deterministic from the content: same state and inputs, same id."""
-    rest = {k: v for k, v in body.items() if k != "envelope_id"}
-    return "ce-" + hashlib.sha256(_canonical(rest)).hexdigest()[:32]
-
-
-def build_envelope(
-    state: State, reset_reason: str = "context_compaction", summary: bytes | None = None
-) -> dict[str, Any]:
-    """A continuity envelope: pins, checksum, summary digest and the facts that never travel
-    in a summary alone (pending obligations, unknown writes, consumed approvals)."""
-    if reset_reason not in RESET_REASONS:
-        raise ValueError(f"unknown reset reason {reset_reason!r}")
-    manifest = build_manifest(state)
-    body: dict[str, Any] = {
-        "schema": ENVELOPE_SCHEMA,
-        "envelope_id": "",
-        "reset_reason": reset_reason,
-        "task": manifest["task"],
-        "pins": manifest["pins"],
-        "checksum": state.checksum,
-        "summary_sha256": sha256_digest(summary) if summary is not None else None,
-        "pending_obligations": [o["id"] for o in manifest["obligations"]],
-        "unknown_writes": [
-            w["id"] for w in manifest["external_writes"] if w["status"] == "unknown"
-        ],
-        "consumed_approvals": [a["id"] for a in manifest["consumed_approvals"]],
-        "constraint_refs": [c["id"] for c in manifest["constraints"]],
-        "requires_reauthorization": True,
-    }
-    body["envelope_id"] = envelope_id(body)
-    return body
-
-
-_ENVELOPE_ID = re.compile(r"^ce-[0-9a-f]{32}$")
-_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
-
-
-def _id_list(value: Any) -> bool:
-    return (
-        isinstance(value, list)
-        and all(safe_id(i) is not None for i in value)
-        and len(set(value)) == len(value)
-    )
-
-
-# field -> whether its value has the shape build_envelope gives it.
-_ENVELOPE_FIELDS: Mapping[str, Callable[[Any], bool]] = {
-    "schema": lambda v: v == ENVELOPE_SCHEMA,
-    "envelope_id": lambda v: isinstance(v, str) and bool(_ENVELOPE_ID.match(v)),
-    "reset_reason": lambda v: isinstance(v, str) and v in RESET_REASONS,
-    "task": lambda v: v is None or (isinstance(v, str) and "\n" not in v and bool(v.strip())),
-    "pins": lambda v: not check_pins(v),
-    "checksum": lambda v: (
-        isinstance(v, str) and bool(re.fullmatch(re.escape(CHECKSUM_PREFIX) + "[0-9a-f]{64}", v))
-    ),
-    "summary_sha256": lambda v: v is None or (isinstance(v, str) and bool(_DIGEST.match(v))),
-    "pending_obligations": _id_list,
-    "unknown_writes": _id_list,
-    "consumed_approvals": _id_list,
-    "constraint_refs": _id_list,
-    "requires_reauthorization": lambda v: v is True,
-}
-
-
-def parse_envelope(data: bytes) -> tuple[dict[str, Any] | None, list[Reason]]:
-    """Read an envelope fail-closed: strict JSON, known schema, intact id, every field typed
-    (``envelope_invalid`` names the first field that is missing, unknown or ill-typed)."""
-    if len(data) > MAX_MANIFEST_BYTES:
-        return None, [Reason("envelope_invalid", field="envelope")]
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None, [Reason("envelope_invalid", field="envelope")]
-    obj = parse_json(text)
-    if not isinstance(obj, dict):
-        return None, [Reason("envelope_invalid", field="envelope")]
-    if obj.get("schema") != ENVELOPE_SCHEMA:
-        return None, [Reason("schema_unsupported", field="schema")]
-    for name in obj:
-        if name not in _ENVELOPE_FIELDS:
-            return None, [Reason("envelope_invalid", field=safe_id(name) or "envelope")]
-    for name, valid in _ENVELOPE_FIELDS.items():
-        if name not in obj or not valid(obj[name]):
-            return None, [Reason("envelope_invalid", field=name)]
-    if obj["envelope_id"] != envelope_id(obj):
-        return None, [Reason("envelope_digest_mismatch", field="envelope_id")]
-    return obj, []
 
 
 def check_continuity(

@@ -29,17 +29,9 @@ from ..errors import ConfigError, GitError, RehydrateError
 from ..git import Repo, cat_blobs, read_specs, run, tree_entries
 from ..git.changes import EMPTY_TREE, LogEntry, RawChange, diff_pairs, find_rename, log_entries
 from ..ledgers import KINDS, Ledger
+from .report import GuardReport, Waived
 from .rules import FIXES, Violation, check_ledger
-from .staged import (
-    GuardReport,
-    Waived,
-    _Parser,
-    _regular,
-    _sorted,
-    check_change,
-    last_parseable,
-    settings_violations,
-)
+from .staged import _Parser, _regular, _sorted, check_change, last_parseable, settings_violations
 
 ZERO = frozenset({"0" * 40, "0" * 64})
 _ABSENT = ("000000", "0" * 40)

@@ -14,8 +14,8 @@ from typing import NamedTuple
 from ..errors import RehydrateError
 from ..git import Repo, run
 from .range import ZERO, RangeSpec, check_range, is_ancestor
+from .report import GuardReport, Waived
 from .rules import FIXES, Violation
-from .staged import GuardReport, Waived
 
 
 def protected_refs(repo: Repo) -> frozenset[str]:

@@ -14,50 +14,11 @@ from typing import Any
 
 from ..ledgers import Ledger
 from .fastpath import load_trusted, save_trusted, table_edit
+from .report import GuardReport
 from .rules import FIXES, Violation, check_ledger
 
 _PARSE_CODES = frozenset({"retire_without_reason", "next_action_not_single"})
 _ZERO = frozenset({"0" * 40, "0" * 64})
-
-
-@dataclass(frozen=True)
-class Waived:
-    """A commit whose violations a ``Rehydrate-Waiver:`` trailer turned into a report."""
-
-    commit: str
-    reason: str
-    violations: tuple[Violation, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "commit": self.commit,
-            "reason": self.reason,
-            "violations": [v.to_json() for v in self.violations],
-        }
-
-
-@dataclass(frozen=True)
-class GuardReport:
-    """What a guard run found: refusals, waived commits, and what it looked at."""
-
-    mode: str  # staged | range | pre-receive
-    violations: tuple[Violation, ...] = ()
-    waived: tuple[Waived, ...] = ()
-    ledgers: tuple[str, ...] = ()  # ledger paths compared
-    commits: int = 0  # commits checked (range modes)
-
-    @property
-    def ok(self) -> bool:
-        return not self.violations
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "schema": "rehydrate/guard-v1",
-            "ok": self.ok,
-            "violations": [v.to_json() for v in self.violations],
-            "waived": [w.to_json() for w in self.waived],
-            "checked": {"mode": self.mode, "ledgers": list(self.ledgers), "commits": self.commits},
-        }
 
 
 def parse_violation(error: Any, path: str) -> Violation:

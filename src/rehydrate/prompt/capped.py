@@ -11,17 +11,17 @@ from collections.abc import Mapping, Sequence
 from ..continuity.decision import BLOCKED_ON_RECONCILIATION
 from ..ledgers.model import LEVEL_STRENGTH
 from ..state import State
-from .build import (
-    Prompt,
-    _constraints,
-    _failures_listing,
-    _next_action,
-    _open_decisions,
-    _open_obligations,
-    _unknown_writes,
-    reconcile_action,
-)
+from .build import Prompt
 from .fences import listing
+from .sections import (
+    constraints,
+    failures_listing,
+    next_action,
+    open_decisions,
+    open_obligations,
+    reconcile_action,
+    unknown_writes,
+)
 
 
 def _counts_line(counts: Mapping[str, int]) -> str:
@@ -49,20 +49,20 @@ def capped_core(prompt: Prompt, state: State, full_path: str, max_chars: int = 1
     """
     decision = prompt.decision
     spec, task = state.ledgers["spec"], state.ledgers["task"]
-    strong = [c for c in _constraints(state) if LEVEL_STRENGTH[c.level] == 3]
-    weak = [c for c in _constraints(state) if LEVEL_STRENGTH[c.level] < 3]
+    strong = [c for c in constraints(state) if LEVEL_STRENGTH[c.level] == 3]
+    weak = [c for c in constraints(state) if LEVEL_STRENGTH[c.level] < 3]
     core = [
-        _unknown_writes(state),
-        _open_obligations(state),
+        unknown_writes(state),
+        open_obligations(state),
         listing(
             "MUST/MUST NOT constraints",
             "### Active MUST / MUST NOT constraints",
             strong,
             (("ID", "id"), ("Level", "level"), ("Rule", "rule")),
         ),
-        _open_decisions(state),
+        open_decisions(state),
     ]
-    failures = _failures_listing(state)
+    failures = failures_listing(state)
     only_in_file = {
         "SHOULD/SHOULD NOT/MAY constraints": len(weak),
         "contracts": len(spec.active("contracts")),
@@ -84,7 +84,7 @@ def capped_core(prompt: Prompt, state: State, full_path: str, max_chars: int = 1
         top.append(f"**Continuity decision: `{decision.decision}`. {reconcile_action(decision)}**")
     header = prompt.section("header")
     top.append(header.text if header else "# Rehydration prompt")
-    top.append(_next_action(state, decision))
+    top.append(next_action(state, decision))
     blocks = [*core, failures]
     limits = [_rows_within(block.rows, max_chars) for block in blocks]
 

@@ -1,0 +1,50 @@
+"""What a guard run found: its refusals, the commits a waiver covered, and what it looked at
+(``rehydrate/guard-v1``). Light to import: the hook's no-ledger-staged answer is one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .rules import Violation
+
+
+@dataclass(frozen=True)
+class Waived:
+    """A commit whose violations a ``Rehydrate-Waiver:`` trailer turned into a report."""
+
+    commit: str
+    reason: str
+    violations: tuple[Violation, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "commit": self.commit,
+            "reason": self.reason,
+            "violations": [v.to_json() for v in self.violations],
+        }
+
+
+@dataclass(frozen=True)
+class GuardReport:
+    """What a guard run found: refusals, waived commits, and what it looked at."""
+
+    mode: str  # staged | range | pre-receive
+    violations: tuple[Violation, ...] = ()
+    waived: tuple[Waived, ...] = ()
+    ledgers: tuple[str, ...] = ()  # ledger paths compared
+    commits: int = 0  # commits checked (range modes)
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": "rehydrate/guard-v1",
+            "ok": self.ok,
+            "violations": [v.to_json() for v in self.violations],
+            "waived": [w.to_json() for w in self.waived],
+            "checked": {"mode": self.mode, "ledgers": list(self.ledgers), "commits": self.commits},
+        }

@@ -1,0 +1,328 @@
+"""Byte-exact edits of one ledger file, each a pure function bytes -> bytes.
+
+An edit appends a row after the last row of a section's table, rewrites the cells it owns
+in one row, replaces the Next action line, or raises Task's ``revision`` digits. Every
+other byte (BOM, CRLF, padding of other rows, extra columns, prose, the final newline)
+comes out as it went in.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from ..errors import LedgerParseError, RehydrateError
+from ..ledgers import (
+    Context,
+    Ledger,
+    Section,
+    Table,
+    canonical_section,
+    render_row,
+    split_front_matter,
+    split_sections,
+)
+from ..ledgers.model import (
+    APPROVALS,
+    CHECKS,
+    CONSTRAINTS,
+    CONTRACTS,
+    DECISIONS,
+    FAILURES,
+    OBLIGATIONS,
+    PHASES,
+    RETIRED,
+    VERIFIED,
+    WRITES,
+    Schema,
+)
+from ..ledgers.rowedit import Text, insert_lines, join_text, replace_line, rewrite_cells, split_text
+
+SCHEMAS: Mapping[str, Schema] = {
+    s.section: s
+    for s in (
+        CONSTRAINTS,
+        CONTRACTS,
+        DECISIONS,
+        PHASES,
+        OBLIGATIONS,
+        WRITES,
+        APPROVALS,
+        VERIFIED,
+        CHECKS,
+        FAILURES,
+        RETIRED,
+    )
+}
+
+
+TITLES: Mapping[str, str] = {
+    "constraints": "Constraints",
+    "contracts": "Contracts",
+    "decisions": "Decisions",
+    "phases": "Phases",
+    "next action": "Next action",
+    "obligations": "Obligations",
+    "external writes": "External writes",
+    "approvals": "Approvals",
+    "verified": "Verified",
+    "completion checks": "Completion checks",
+    "failures": "Failures",
+    "retired": "Retired",
+}
+
+
+# The ID a section starts with when it has no rows yet (the templates' style).
+FIRST_IDS: Mapping[str, str] = {
+    "constraints": "C-001",
+    "contracts": "K-001",
+    "decisions": "D-001",
+    "phases": "P1",
+    "obligations": "O-001",
+    "external writes": "E-001",
+    "approvals": "A-001",
+    "verified": "V-001",
+    "completion checks": "X-001",
+    "failures": "F-001",
+}
+
+
+_BULLET = re.compile(r"^([ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?)")
+
+
+_REVISION = re.compile(r"^(revision:[ \t]*[\"']?)(\d+)([\"']?[ \t]*(?:#.*)?)$")
+
+
+def _sections(text: Text, ctx: Context) -> list[tuple[str | None, Section]]:
+    lines = list(text.lines)
+    _, skip = split_front_matter(lines, ctx.path)
+    sections = split_sections(lines[skip:], ctx.path, skip + 1)
+    return [(canonical_section(s, ctx), s) for s in sections]
+
+
+def _section_table(
+    kind: str, keyed: list[tuple[str | None, Section]], name: str
+) -> tuple[Section | None, Table | None]:
+    """The section and the table that holds ``name``'s rows (the last one if several)."""
+    if kind == "failures" and name == "failures":
+        for key, section in keyed:  # the failure table is the first table outside Retired
+            if key != "retired" and section.tables:
+                return section, section.tables[0]
+        return None, None
+    for key, section in keyed:
+        if key == name:
+            return section, (section.tables[-1] if section.tables else None)
+    return None, None
+
+
+def _column_index(table: Table, ctx: Context) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for pos, raw in enumerate(table.header):
+        name = raw.lower()
+        out[ctx.column_aliases.get(name, name)] = pos
+    return out
+
+
+def _header_title(header: str) -> str:
+    return "ID" if header == "id" else header[:1].upper() + header[1:]
+
+
+def _end_of_section(text: Text, keyed: list[tuple[str | None, Section]], key: str) -> int:
+    """0-based index just past the last non-blank line of section ``key``."""
+    for position, (k, section) in enumerate(keyed):
+        if k == key:
+            end = keyed[position + 1][1].line - 1 if position + 1 < len(keyed) else len(text.lines)
+            while end > section.line and not text.lines[end - 1].strip():
+                end -= 1
+            return end
+    raise KeyError(key)
+
+
+def _new_section_index(
+    text: Text, keyed: list[tuple[str | None, Section]], after: Sequence[str]
+) -> int:
+    """Where a missing section goes: after the first of ``after`` present, else before
+    ``## Retired``, else at the end."""
+    present = {k for k, _ in keyed}
+    for key in after:
+        if key in present:
+            index = _end_of_section(text, keyed, key)
+            nxt = [s.line - 1 for k, s in keyed if s.line - 1 >= index and s.title is not None]
+            return min(nxt) if nxt else len(text.lines)
+    for name, section in keyed:
+        if name == "retired":
+            return section.line - 1
+    return len(text.lines)
+
+
+def _add_block(text: Text, index: int, block: list[str]) -> Text:
+    """Insert a block of lines at ``index`` separated from its neighbours by blank lines."""
+    if index > 0 and text.lines[index - 1].strip():
+        block = ["", *block]
+    if index < len(text.lines) and text.lines[index].strip():
+        block = [*block, ""]
+    return insert_lines(text, index, block)
+
+
+SECTION_ORDER: Mapping[str, tuple[str, ...]] = {
+    # a missing section is created after the nearest earlier one that exists
+    "constraints": (),
+    "contracts": ("constraints",),
+    "decisions": ("contracts", "constraints"),
+    "phases": (),
+    "next action": ("phases",),
+    "obligations": ("next action", "phases"),
+    "external writes": ("obligations", "next action", "phases"),
+    "approvals": ("external writes", "obligations", "next action", "phases"),
+    "verified": ("approvals", "external writes", "obligations", "next action", "phases"),
+    "completion checks": (
+        "verified",
+        "approvals",
+        "external writes",
+        "obligations",
+        "next action",
+        "phases",
+    ),
+    "failures": (),
+    "retired": (),
+}
+
+
+def append_row(
+    data: bytes, kind: str, section: str, values: Mapping[str, str], ctx: Context
+) -> bytes:
+    """Add one row after the last row of ``section``'s table (creating it if missing).
+
+    ``values`` maps canonical column names to cell text; columns it does not name
+    (extra columns included) get empty cells.
+    """
+    text = split_text(data)
+    keyed = _sections(text, ctx)
+    owner, table = _section_table(kind, keyed, section)
+    schema = SCHEMAS[section]
+    if table is not None:
+        index = _column_index(table, ctx)
+        unknown = [c for c, v in values.items() if v and c not in index]
+        if unknown:
+            raise RehydrateError(
+                f"the {section!r} table has no {', '.join(repr(u) for u in unknown)} column",
+                file=ctx.path,
+                line=table.line,
+                code="missing_column",
+                fix=f"add the column to the table header in {ctx.path}, or leave the option out",
+            )
+        by_position = {pos: name for name, pos in index.items()}
+        cells = [values.get(by_position[pos], "") for pos in range(len(table.header))]
+        return join_text(insert_lines(text, table.end_line, [render_row(cells)]))
+    header = [c.header for c in schema.columns]
+    block = [
+        render_row([_header_title(h) for h in header]),
+        "|" + "---|" * len(header),
+        render_row([values.get(h, "") for h in header]),
+    ]
+    if owner is not None:  # the section exists but holds no table yet
+        return join_text(_add_block(text, _end_of_section(text, keyed, section), block))
+    title = TITLES[section]
+    where = _new_section_index(text, keyed, SECTION_ORDER.get(section, ()))
+    if section == "retired":
+        where = len(text.lines)
+    return join_text(_add_block(text, where, [f"## {title}", "", *block]))
+
+
+def set_cells(
+    data: bytes, kind: str, section: str, item_id: str, values: Mapping[str, str], ctx: Context
+) -> bytes:
+    """Rewrite the named cells of row ``item_id``; other cells keep their exact bytes."""
+    text = split_text(data)
+    keyed = _sections(text, ctx)
+    candidates = [
+        t
+        for k, s in keyed
+        if (k == section or (kind == "failures" and k != "retired"))
+        for t in s.tables
+    ]
+    for table in candidates:
+        index = _column_index(table, ctx)
+        if "id" not in index:
+            continue
+        for row in table.rows:
+            if row.cells[index["id"]] != item_id:
+                continue
+            missing = [c for c in values if c not in index]
+            if missing:
+                raise RehydrateError(
+                    f"the {section!r} table has no {', '.join(repr(m) for m in missing)} column",
+                    file=ctx.path,
+                    line=table.line,
+                    item_id=item_id,
+                    code="missing_column",
+                    fix=f"add the column to the table header in {ctx.path}",
+                )
+            updates = {index[c]: v for c, v in values.items()}
+            line = rewrite_cells(text.lines[row.line - 1], updates)
+            return join_text(replace_line(text, row.line - 1, line))
+    raise RehydrateError(
+        f"no {section} row with ID {item_id}",
+        file=ctx.path,
+        item_id=item_id,
+        code="unknown_id",
+        fix="check the ID (rehydrate state)",
+    )
+
+
+def set_next_action(data: bytes, action: str, ctx: Context) -> bytes:
+    """Replace the one Next action line (keeping its bullet), or create the section."""
+    text = split_text(data)
+    keyed = _sections(text, ctx)
+    for key, section in keyed:
+        if key != "next action":
+            continue
+        body = [(no, t) for no, t in section.lines if t.strip()]
+        if body:
+            no, old = body[0]
+            prefix = _BULLET.match(old)
+            return join_text(
+                replace_line(text, no - 1, (prefix.group(1) if prefix else "") + action)
+            )
+        return join_text(_add_block(text, section.line, [action]))
+    where = _new_section_index(text, keyed, SECTION_ORDER["next action"])
+    return join_text(_add_block(text, where, ["## Next action", "", action]))
+
+
+def bump_revision(data: bytes, path: str) -> tuple[bytes, int]:
+    """Raise Task's front-matter ``revision`` by exactly one, editing only its digits."""
+    text = split_text(data)
+    if text.lines and text.lines[0].rstrip(" \t") == "---":
+        for index in range(1, len(text.lines)):
+            line = text.lines[index]
+            if line.rstrip(" \t") in ("---", "..."):
+                break
+            match = _REVISION.match(line)
+            if match:
+                value = int(match.group(2)) + 1
+                new = match.group(1) + str(value) + match.group(3)
+                return join_text(replace_line(text, index, new)), value
+    raise LedgerParseError(
+        "front matter has no 'revision: N' line to raise",
+        file=path,
+        line=1,
+        code="revision_invalid",
+        fix="start Task.md with '---', 'revision: 1', '---'",
+    )
+
+
+def next_id(ledger: Ledger, section: str, content: Mapping[str, str] | None = None) -> str:
+    """The next free ID in the section's own style (prefix, zero padding).
+
+    The number is one more than the highest used with that prefix anywhere in the
+    file — retired items and other sections included — so an ID is never reused.
+    Minted by ``rehydrate.ids`` under the current policy (``id_scheme``: a
+    ``branch-safe`` ID adds a tag hashed from the branch and ``content``).
+    """
+    from ..ledgers.ids import current_policy, style_of
+    from ..ledgers.ids import next_id as mint
+
+    prefix, width = style_of([r.id for r in ledger.section(section)], FIRST_IDS[section])
+    used = [r.id for r in ledger.all_items()] + [r.id for r in ledger.retired]
+    policy = current_policy()
+    return mint(used, prefix, policy.scheme, width=width, branch=policy.branch, content=content)

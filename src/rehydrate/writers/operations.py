@@ -1,0 +1,230 @@
+"""What each writer command asks for: an ``Operation`` (the ledger, the edit, the CAS
+expectations) built from validated cell values. Pure: ``writers.ledger.write`` runs it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from .. import git
+from ..errors import LedgerParseError, Refused, RehydrateError
+from ..ledgers import (
+    Context,
+    Ledger,
+    check_text,
+    normalize,
+    visible,
+)
+from ..ledgers.model import (
+    LEVEL_STRENGTH,
+)
+from .edits import SCHEMAS, append_row, next_id, set_cells, set_next_action
+
+
+@dataclass(frozen=True)
+class Change:
+    data: bytes
+    item_id: str
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One writer command: which ledger, what to call it in a commit, and the edit."""
+
+    kind: str
+    action: str  # "fail add", "task phase", ...
+    edit: Callable[[bytes, Ledger, Context], Change]
+
+
+def cell(option: str, value: str | None, *, required: bool = True) -> str:
+    """Validate one cell's input: one line, no invisible characters, non-empty if required."""
+    value = value or ""
+    if "\n" in value or "\r" in value:
+        raise RehydrateError(
+            f"{option} contains a line break; a table cell holds one line",
+            code="bad_value",
+            fix="write it on one line (separate parts with '; ')",
+        )
+    try:
+        check_text(value, Context(option, {}, {}), 0)
+    except LedgerParseError as exc:
+        raise RehydrateError(f"{option}: {exc.message}", code="bad_value", fix=exc.fix) from None
+    value = normalize(value)
+    if required and not visible(value):
+        raise RehydrateError(
+            f"{option} is empty" + (" (nothing in it renders)" if value else ""),
+            code="empty_value",
+            fix=f"give {option} a visible value",
+        )
+    return value
+
+
+def check_id(value: str, option: str = "ID") -> str:
+    """Refuse an ID argument that is not an ID (CONTRACT §2), without echoing it whole."""
+    from ..ledgers.ids import id_problem
+
+    problem = id_problem(value)
+    if problem is not None:
+        raise RehydrateError(
+            f"{option}: {problem}",
+            code="id_invalid",
+            fix="IDs are ASCII: a letter, then up to 31 letters, digits, '.', '_' or '-'",
+        )
+    return value
+
+
+def _require(ledger: Ledger, section: str, item_id: str) -> None:
+    check_id(item_id)
+    if not any(r.id == item_id for r in ledger.section(section)):
+        raise RehydrateError(
+            f"no {section} item with ID {item_id}",
+            file=ledger.path,
+            item_id=item_id,
+            code="unknown_id",
+            fix="check the ID (rehydrate state)",
+        )
+
+
+def add_row(kind: str, action: str, section: str, values: Mapping[str, str]) -> Operation:
+    """Append a row with the next free ID."""
+
+    def edit(data: bytes, ledger: Ledger, ctx: Context) -> Change:
+        item_id = next_id(ledger, section, values)
+        return Change(append_row(data, kind, section, {"id": item_id, **values}, ctx), item_id)
+
+    return Operation(kind, action, edit)
+
+
+def update_row(
+    kind: str, action: str, section: str, item_id: str, values: Mapping[str, str]
+) -> Operation:
+    """Rewrite some cells of an existing row."""
+    check_id(item_id)
+
+    def edit(data: bytes, ledger: Ledger, ctx: Context) -> Change:
+        _require(ledger, section, item_id)
+        return Change(set_cells(data, kind, section, item_id, values, ctx), item_id)
+
+    return Operation(kind, action, edit)
+
+
+def next_action(action: str) -> Operation:
+    """Set Task's single Next action."""
+    from ..ledgers.task import next_action_problem
+
+    problem = next_action_problem(action)
+    if problem:
+        raise Refused(
+            problem,
+            code="next_action_not_single",
+            fix="write one action; record the follow-up as a phase or obligation",
+        )
+
+    def edit(data: bytes, ledger: Ledger, ctx: Context) -> Change:
+        return Change(set_next_action(data, action, ctx), "next action")
+
+    return Operation("task", "task next", edit)
+
+
+def retire(
+    kind: str, item_id: str, reason: str, replaced_by: str = "", date: str | None = None
+) -> Operation:
+    """Add a ``## Retired`` row for an existing item of ``kind``'s ledger."""
+
+    check_id(item_id)
+    if replaced_by:
+        check_id(replaced_by, "--replaced-by")
+
+    def edit(data: bytes, ledger: Ledger, ctx: Context) -> Change:
+        if not any(r.id == item_id for r in ledger.all_items()):
+            raise RehydrateError(
+                f"no item with ID {item_id} in {ledger.path}",
+                file=ledger.path,
+                item_id=item_id,
+                code="unknown_id",
+                fix="check the ID (rehydrate state)",
+            )
+        if item_id in ledger.retired_ids:
+            raise Refused(
+                "already retired",
+                file=ledger.path,
+                item_id=item_id,
+                code="already_retired",
+                fix="nothing to do",
+            )
+        values = {
+            "id": item_id,
+            "reason": reason,
+            "date": date or _today(),
+            "replaced by": replaced_by,
+        }
+        return Change(append_row(data, kind, "retired", values, ctx), item_id)
+
+    return Operation(kind, f"{'fail' if kind == 'failures' else kind} retire", edit)
+
+
+def _today() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%d")
+
+
+def level(value: str) -> str:
+    canon = normalize(value).upper()
+    if canon not in LEVEL_STRENGTH:
+        raise RehydrateError(
+            f"unknown level {value!r}",
+            code="unknown_level",
+            fix="use one of: " + ", ".join(LEVEL_STRENGTH),
+        )
+    return canon
+
+
+def status(section: str, value: str) -> str:
+    canon = normalize(value).lower()
+    allowed = SCHEMAS[section].values["status"]
+    if canon not in allowed:
+        raise RehydrateError(
+            f"unknown {section} status {value!r}",
+            code="unknown_status",
+            fix="use one of: " + ", ".join(allowed),
+        )
+    return canon
+
+
+def artifact_blob(repo: git.Repo, path: str, cwd: str | None = None) -> tuple[str, str]:
+    """(repo-relative path, git blob id) of a work-tree file; refuses what leaves the repo."""
+    absolute = os.path.normpath(os.path.join(cwd or os.getcwd(), path))
+    root = os.path.realpath(repo.root)
+    relative = os.path.relpath(absolute, repo.root)
+    relative = relative.replace(os.sep, "/")
+    if relative == ".." or relative.startswith("../") or os.path.isabs(relative):
+        raise RehydrateError(
+            f"{path} is outside the repository",
+            file=path,
+            code="path_outside_repo",
+            fix="name a file inside the repository",
+        )
+    if relative.split("/")[0] == ".git":
+        raise RehydrateError(
+            f"{path} is inside .git",
+            file=path,
+            code="path_outside_repo",
+            fix="name a tracked work-tree file",
+        )
+    blob = git.read_worktree(repo, [relative])[relative]  # refuses symlinked dirs leaving it
+    if blob.mode == "120000":
+        real = os.path.realpath(repo.root / relative)
+        if os.path.commonpath([real, root]) != root:
+            raise RehydrateError(
+                f"{path} is a symlink that leaves the repository",
+                file=path,
+                code="path_outside_repo",
+                fix="name the real file instead",
+            )
+    elif blob.data is None:
+        raise RehydrateError(
+            f"{path} is not a file", file=path, code="artifact_missing", fix="name an existing file"
+        )
+    assert blob.blob is not None
+    return relative, blob.blob
