@@ -96,7 +96,7 @@ _LINE_TAGS = frozenset(
 )
 
 
-def _code_spans(text: str) -> list[tuple[int, int, int]]:
+def code_spans(text: str) -> list[tuple[int, int, int]]:
     """(start, end, run length) of each inline code span, CommonMark's pairing of runs.
 
     A run of N backticks opens a span closed by the next run of exactly N. Runs are
@@ -142,7 +142,7 @@ def _has_visible(text: str, markup: frozenset[str] = _MARKUP) -> bool:
 def _outside_code(text: str) -> str:
     """``text`` with its code spans blanked (their content shows literally)."""
     pieces, pos = [], 0
-    for start, end, _ in _code_spans(text):
+    for start, end, _ in code_spans(text):
         pieces.append(text[pos:start])
         pos = end
     pieces.append(text[pos:])
@@ -178,7 +178,7 @@ def visible(cell: str) -> bool:
     if "`" in cell:
         pieces: list[str] = []
         pos = 0
-        for start, end, ticks in _code_spans(cell):
+        for start, end, ticks in code_spans(cell):
             if _has_visible(cell[start + ticks : end - ticks], frozenset()):  # literal text
                 return True
             pieces.append(cell[pos:start])
