@@ -11,63 +11,33 @@ both parents, or the rows concerned become conflicts.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any, NamedTuple
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from ..errors import LedgerParseError
 from ..guard.excuses import excuse_merge
 from ..ledgers import (
     Context,
-    Ledger,
-    canonical_section,
     normalize,
     parse_ledger,
     render_row,
-    split_front_matter,
-    split_sections,
-    tables_by_section,
 )
-from ..ledgers.model import RETIRED
 from ..ledgers.model import record_cells as _cells
 from ..ledgers.model import record_content as _content
-from ..ledgers.rowedit import rewrite_cells, split_cells, split_text
+from ..ledgers.rowedit import rewrite_cells, split_cells
 from .result import Allocator, Conflict, MergeResult, MergeText
-
-_MARK = "\x1erehydrate-merge\x1e"
-_FRONT = _MARK + "front-matter"
-_NEXT = _MARK + "next-action"
-_REVISION = re.compile(r"^(revision:[ \t]*[\"']?)(\d+)([\"']?[ \t]*(?:#.*)?)$")
-
-
-class _Slot(NamedTuple):
-    """One item table of one side: its section, which one of that section, its rows."""
-
-    token: str
-    section: str
-    header: tuple[str, ...]  # canonical column names
-    rows: tuple[int, ...]  # 1-based line numbers
-
-
-class _Side(NamedTuple):
-    name: str
-    ledger: Ledger
-    lines: tuple[str, ...]
-    eols: tuple[str, ...]
-    bom: bool
-    newline: str
-    front: int  # the front matter takes lines [0, front)
-    slots: dict[str, _Slot]  # token -> slot, in file order
-    skeleton: tuple[str, ...]
-    source: tuple[int, ...]  # skeleton line -> index into lines (-1 for a token)
-    items: dict[str, tuple[str, Any]]  # id -> (section, record)
-    retired: dict[str, Any]
-    slot_of: dict[str, _Slot]  # id (item or retired row) -> its slot
-    id_at: dict[int, str]  # row line number -> its ID
-
-    def line_of(self, item_id: str, retired: bool = False) -> str:
-        record = self.retired[item_id] if retired else self.items[item_id][1]
-        return self.lines[record.line - 1]
+from .sides import (
+    FRONT,
+    MARK,
+    NEXT,
+    REVISION,
+    Side,
+    Slot,
+    front_index,
+    front_line,
+    read_side,
+    section_of,
+)
 
 
 def no_text_merge(ours: bytes, base: bytes, theirs: bytes) -> tuple[bytes, bool]:
@@ -105,14 +75,14 @@ class Merger:
                     )
                 ],
             )
-        sides: dict[str, _Side | None] = {}
+        sides: dict[str, Side | None] = {}
         broken: list[Conflict] = []
         for name, data in raw.items():
             if name == "base" and not data.strip():
                 sides[name] = None  # no common ancestor (added on both sides)
                 continue
             try:
-                sides[name] = self._side(name, data)
+                sides[name] = read_side(self.kind, self.ctx, name, data)
             except LedgerParseError as exc:
                 broken.append(
                     Conflict(
@@ -137,90 +107,7 @@ class Merger:
             data = self._assemble(b, o, t, plan, marked)
         return MergeResult(data, self.conflicts, self.notes, plan.renamed)
 
-    def _side(self, name: str, data: bytes) -> _Side:
-        ledger = parse_ledger(
-            self.kind,
-            self.ctx.path,
-            data,
-            section_aliases=self.ctx.section_aliases,
-            column_aliases=self.ctx.column_aliases,
-            max_bytes=self.ctx.max_bytes,
-        )
-        text = split_text(data)
-        lines = list(text.lines)
-        _, front = split_front_matter(lines, self.ctx.path)
-        keyed = [
-            (canonical_section(s, self.ctx), s)
-            for s in split_sections(lines[front:], self.ctx.path, front + 1)
-        ]
-        chosen = _pick_tables(self.kind)(keyed)
-        for key, section in keyed:
-            if key == "retired":
-                for table in section.tables:
-                    chosen[id(table)] = RETIRED
-        slots: dict[str, _Slot] = {}
-        after_delimiter: dict[int, str] = {}
-        row_lines: set[int] = set()
-        count: dict[str, int] = {}
-        for _, section in keyed:
-            for table in section.tables:
-                schema = chosen.get(id(table))
-                if schema is None:
-                    continue
-                ordinal = count.get(schema.section, 0)
-                count[schema.section] = ordinal + 1
-                token = f"{_MARK}rows {schema.section} #{ordinal}"
-                header = tuple(
-                    self.ctx.column_aliases.get(h.lower(), h.lower()) for h in table.header
-                )
-                rows = tuple(r.line for r in table.rows)
-                slots[token] = _Slot(token, schema.section, header, rows)
-                after_delimiter[table.line + 1] = token
-                row_lines.update(rows)
-        next_line = ledger.next_action.line if ledger.next_action else 0
-        skeleton: list[str] = []
-        source: list[int] = []
-        if front:
-            skeleton.append(_FRONT)
-            source.append(-1)
-        for index in range(front, len(lines)):
-            number = index + 1
-            if number in row_lines:
-                continue
-            if number == next_line:
-                skeleton.append(_NEXT)
-                source.append(-1)
-                continue
-            skeleton.append(lines[index])
-            source.append(index)
-            if number in after_delimiter:
-                skeleton.append(after_delimiter[number])
-                source.append(-1)
-        by_line = {line: slot for slot in slots.values() for line in slot.rows}
-        items = {r.id: (section, r) for section, records in ledger.items.items() for r in records}
-        retired = {r.id: r for r in ledger.retired}
-        slot_of = {r.id: by_line[r.line] for _, r in items.values()}
-        slot_of.update({f"retired:{r.id}": by_line[r.line] for r in ledger.retired})
-        id_at = {r.line: r.id for _, r in items.values()}
-        id_at.update({r.line: r.id for r in ledger.retired})
-        return _Side(
-            name,
-            ledger,
-            text.lines,
-            text.eols,
-            text.bom,
-            text.newline,
-            front,
-            slots,
-            tuple(skeleton),
-            tuple(source),
-            items,
-            retired,
-            slot_of,
-            id_at,
-        )
-
-    def _plan(self, b: _Side | None, o: _Side, t: _Side) -> _Plan:
+    def _plan(self, b: Side | None, o: Side, t: Side) -> _Plan:
         base_items = b.items if b else {}
         plan = _Plan()
         fresh = Allocator(set(base_items) | set(o.items) | set(t.items))
@@ -312,7 +199,7 @@ class Merger:
         if merged != oc:
             plan.replace[o.id] = merged
 
-    def _check_phase_order(self, b: _Side | None, o: _Side, t: _Side) -> None:
+    def _check_phase_order(self, b: Side | None, o: Side, t: Side) -> None:
         ours = [r.id for r in o.ledger.section("phases")]
         theirs = [r.id for r in t.ledger.section("phases")]
         shared = set(ours) & set(theirs)
@@ -330,8 +217,8 @@ class Merger:
                 + ", ".join(common_t),
             )
 
-    def _merge_next_action(self, b: _Side | None, o: _Side, t: _Side, plan: _Plan) -> None:
-        def text(side: _Side | None) -> str | None:
+    def _merge_next_action(self, b: Side | None, o: Side, t: Side, plan: _Plan) -> None:
+        def text(side: Side | None) -> str | None:
             found = side.ledger.next_action if side else None
             return normalize(found.text) if found else None
 
@@ -346,7 +233,7 @@ class Merger:
             "next_action_conflict", None, f"two different next actions: ours {ov!r}, theirs {tv!r}"
         )
 
-    def _merge_front_matter(self, b: _Side | None, o: _Side, t: _Side, plan: _Plan) -> None:
+    def _merge_front_matter(self, b: Side | None, o: Side, t: Side, plan: _Plan) -> None:
         keys = [
             k
             for k in list(o.ledger.meta) + [k for k in t.ledger.meta if k not in o.ledger.meta]
@@ -367,7 +254,7 @@ class Merger:
             revisions = [r for r in (o.ledger.revision, t.ledger.revision) if r is not None]
             plan.revision = max(revisions) + 1 if revisions else None
 
-    def _skeleton(self, b: _Side | None, o: _Side, t: _Side) -> list[tuple[str, str, int]]:
+    def _skeleton(self, b: Side | None, o: Side, t: Side) -> list[tuple[str, str, int]]:
         """Merged skeleton as (text, eol, index into ours' lines or -1)."""
         base = b.skeleton if b else ()
         if t.skeleton == base or t.skeleton == o.skeleton:
@@ -395,28 +282,28 @@ class Merger:
         return [(line, o.newline, -1) for line in lines]
 
     def _assemble(
-        self, b: _Side | None, o: _Side, t: _Side, plan: _Plan, marked: Mapping[str, Conflict]
+        self, b: Side | None, o: Side, t: Side, plan: _Plan, marked: Mapping[str, Conflict]
     ) -> bytes:
         skeleton = self._skeleton(b, o, t)
-        tokens = [line for line, _, _ in skeleton if line.startswith(_MARK + "rows ")]
-        target = {_section_of(token): token for token in tokens}  # the last table wins
+        tokens = [line for line, _, _ in skeleton if line.startswith(MARK + "rows ")]
+        target = {section_of(token): token for token in tokens}  # the last table wins
         conflicted = {c.item_id for c in self.conflicts if c.item_id} | set(marked)
         out: list[tuple[str, str]] = []
         done: set[str] = set()
         for line, eol, _ in skeleton:
-            if not line.startswith(_MARK):
+            if not line.startswith(MARK):
                 out.append((line, eol))
             elif line in done:
                 continue
-            elif line == _FRONT:
+            elif line == FRONT:
                 done.add(line)
                 out.extend(self._front_lines(o, t, plan))
-            elif line == _NEXT:
+            elif line == NEXT:
                 done.add(line)
                 out.extend(self._next_lines(o, t, plan))
             else:
                 done.add(line)
-                section = _section_of(line)
+                section = section_of(line)
                 out.extend(
                     self._rows(o, t, plan, line, section, target.get(section) == line, conflicted)
                 )
@@ -445,14 +332,14 @@ class Merger:
         lines = [f"{left} {self.labels[0]}", *ours, mid, *theirs, f"{right} {self.labels[2]}"]
         return [(line, newline) for line in lines]
 
-    def _front_lines(self, o: _Side, t: _Side, plan: _Plan) -> list[tuple[str, str]]:
+    def _front_lines(self, o: Side, t: Side, plan: _Plan) -> list[tuple[str, str]]:
         side = o if o.front else t
         lines = list(side.lines[: side.front])
         eols = [side.eols[i] if side is o else o.newline for i in range(side.front)]
         if side is o:
             for key in plan.meta_from_theirs:
-                theirs_line = _front_line(t, key)
-                index = _front_index(lines, key)
+                theirs_line = front_line(t, key)
+                index = front_index(lines, key)
                 if theirs_line is None:
                     continue
                 if index is None:
@@ -465,13 +352,13 @@ class Merger:
             return block
         if plan.revision is not None:
             for index, line in enumerate(lines):
-                match = _REVISION.match(line)
+                match = REVISION.match(line)
                 if match:
                     lines[index] = match.group(1) + str(plan.revision) + match.group(3)
                     break
         return list(zip(lines, eols, strict=True))
 
-    def _next_lines(self, o: _Side, t: _Side, plan: _Plan) -> list[tuple[str, str]]:
+    def _next_lines(self, o: Side, t: Side, plan: _Plan) -> list[tuple[str, str]]:
         mine = o.ledger.next_action
         other = t.ledger.next_action
         if plan.next_action == "conflict":
@@ -486,8 +373,8 @@ class Merger:
 
     def _rows(
         self,
-        o: _Side,
-        t: _Side,
+        o: Side,
+        t: Side,
         plan: _Plan,
         token: str,
         section: str,
@@ -541,14 +428,14 @@ class Merger:
         return [line for group in groups for line in group]
 
     def _conflict_rows(
-        self, o: _Side, t: _Side, item_id: str, retired: bool
+        self, o: Side, t: Side, item_id: str, retired: bool
     ) -> list[tuple[str, str]]:
         mine = [o.line_of(item_id, retired)]
         has = item_id in (t.retired if retired else t.items)
         other = [t.line_of(item_id, retired)] if has else []
         return self._block(mine, other, o.newline)
 
-    def _phase_position(self, t: _Side, theirs_id: str, placed: list[str], plan: _Plan) -> int:
+    def _phase_position(self, t: Side, theirs_id: str, placed: list[str], plan: _Plan) -> int:
         """After the row that precedes it in theirs, and after ours-only rows that follow."""
         order = [r.id for r in t.ledger.section("phases")]
         index = order.index(theirs_id)
@@ -564,7 +451,7 @@ class Merger:
         return at
 
     def _rewrite(
-        self, line: str, slot: _Slot, item_id: str, cells: Mapping[str, str], record: Any
+        self, line: str, slot: Slot, item_id: str, cells: Mapping[str, str], record: Any
     ) -> str:
         old = _cells(record)
         updates: dict[int, str] = {}
@@ -582,7 +469,7 @@ class Merger:
         return rewrite_cells(line, updates)
 
     def _render(
-        self, t: _Side, record: Any, new_id: str, slot: _Slot, retired: bool, plan: _Plan
+        self, t: Side, record: Any, new_id: str, slot: Slot, retired: bool, plan: _Plan
     ) -> str | None:
         key = f"retired:{record.id}" if retired else record.id
         source = t.slot_of[key]
@@ -609,7 +496,7 @@ class Merger:
             return None
         return render_row([cells.get(h, "") for h in slot.header])
 
-    def _validate(self, data: bytes, o: _Side, t: _Side) -> list[Conflict]:
+    def _validate(self, data: bytes, o: Side, t: Side) -> list[Conflict]:
         from ..guard.rules import check_ledger
 
         try:
@@ -670,32 +557,3 @@ class _Plan:
         self.next_action = "ours"  # ours | theirs | conflict
         self.meta_from_theirs: list[str] = []
         self.revision: int | None = None
-
-
-def _pick_tables(kind: str) -> Callable[[list[tuple[str | None, Any]]], dict[int, Any]]:
-    if kind == "failures":
-        from ..ledgers.failures import _pick
-
-        return _pick
-    if kind == "task":
-        from ..ledgers.task import SCHEMAS
-    else:
-        from ..ledgers.spec import SCHEMAS  # type: ignore[no-redef]
-    return tables_by_section(SCHEMAS)
-
-
-def _section_of(token: str) -> str:
-    return token[len(_MARK + "rows ") :].rsplit(" #", 1)[0]
-
-
-def _front_index(lines: list[str], key: str) -> int | None:
-    for index, line in enumerate(lines[1:-1], start=1):
-        if line.startswith(key + ":"):
-            return index
-    return None
-
-
-def _front_line(side: _Side, key: str) -> str | None:
-    lines = list(side.lines[: side.front])
-    index = _front_index(lines, key)
-    return lines[index] if index is not None else None
