@@ -215,12 +215,10 @@ def _reordered(old: Ledger | None, new: Ledger | None) -> tuple[str, ...]:
     return tuple(out)
 
 
-def diff_ledger(old: Ledger | None, new: Ledger | None) -> LedgerDiff:
-    """Item-by-item difference between two parsed states of one ledger (None: absent)."""
-    ref = new if new is not None else old
-    if ref is None:
-        raise ValueError("diff_ledger needs at least one ledger")
-    before, after = _index(old), _index(new)
+def _item_changes(
+    before: dict[str, tuple[str, Any]], after: dict[str, tuple[str, Any]]
+) -> list[ItemChange]:
+    """Items added, changed (cells or section) and removed."""
     changes: list[ItemChange] = []
     for item_id, (section, record) in after.items():
         if item_id not in before:
@@ -239,42 +237,60 @@ def diff_ledger(old: Ledger | None, new: Ledger | None) -> LedgerDiff:
     for item_id, (section, record) in before.items():
         if item_id not in after:
             changes.append(ItemChange(REMOVED, item_id, section, record.line, old=record))
+    return changes
+
+
+def _retirement_changes(
+    old: Ledger | None,
+    new: Ledger | None,
+    before: dict[str, tuple[str, Any]],
+    after: dict[str, tuple[str, Any]],
+) -> list[ItemChange]:
+    """Items retired, whose Retired row changed, and un-retired."""
     old_retired = {r.id: r for r in old.retired} if old else {}
     new_retired = {r.id: r for r in new.retired} if new else {}
+    changes: list[ItemChange] = []
     for item_id, row in new_retired.items():
         section = after.get(item_id, ("", None))[0]
         if item_id not in old_retired:
+            reason = normalize(row.reason)
+            changes.append(ItemChange(RETIRED, item_id, section, row.line, new=row, reason=reason))
+            continue
+        was = old_retired[item_id]
+        cells = _cell_changes(was, row)
+        if cells:
             changes.append(
-                ItemChange(
-                    RETIRED, item_id, section, row.line, new=row, reason=normalize(row.reason)
-                )
+                ItemChange(RETIREMENT_CHANGED, item_id, section, row.line, was, row, cells)
             )
-        else:
-            cells = _cell_changes(old_retired[item_id], row)
-            if cells:
-                changes.append(
-                    ItemChange(
-                        RETIREMENT_CHANGED,
-                        item_id,
-                        section,
-                        row.line,
-                        old_retired[item_id],
-                        row,
-                        cells,
-                    )
-                )
     for item_id, row in old_retired.items():
         if item_id not in new_retired:
             section = (after.get(item_id) or before.get(item_id) or ("", None))[0]
             line = after[item_id][1].line if item_id in after else row.line
             changes.append(ItemChange(UNRETIRED, item_id, section, line, old=row))
-    order = {ADDED: 0, CHANGED: 1, RETIRED: 2, RETIREMENT_CHANGED: 3, UNRETIRED: 4, REMOVED: 5}
-    changes.sort(key=lambda c: (order[c.kind], c.line or 0, c.item_id))
+    return changes
+
+
+_ORDER = {ADDED: 0, CHANGED: 1, RETIRED: 2, RETIREMENT_CHANGED: 3, UNRETIRED: 4, REMOVED: 5}
+
+
+def _next_action_change(
+    old: Ledger | None, new: Ledger | None
+) -> tuple[str | None, str | None] | None:
     old_next = old.next_action.text if old and old.next_action else None
     new_next = new.next_action.text if new and new.next_action else None
-    next_action = None
     if (normalize(old_next) if old_next else None) != (normalize(new_next) if new_next else None):
-        next_action = (old_next, new_next)
+        return (old_next, new_next)
+    return None
+
+
+def diff_ledger(old: Ledger | None, new: Ledger | None) -> LedgerDiff:
+    """Item-by-item difference between two parsed states of one ledger (None: absent)."""
+    ref = new if new is not None else old
+    if ref is None:
+        raise ValueError("diff_ledger needs at least one ledger")
+    before, after = _index(old), _index(new)
+    changes = _item_changes(before, after) + _retirement_changes(old, new, before, after)
+    changes.sort(key=lambda c: (_ORDER[c.kind], c.line or 0, c.item_id))
     files: tuple[FileEvent, ...] = ()
     if old is None and new is not None:
         files = (FileEvent(CREATED, new.path),)
@@ -288,7 +304,7 @@ def diff_ledger(old: Ledger | None, new: Ledger | None) -> LedgerDiff:
         reordered=_reordered(old, new),
         meta=_meta_changes(old, new),
         prose=_prose_changes(old, new),
-        next_action=next_action,
+        next_action=_next_action_change(old, new),
     )
 
 

@@ -39,26 +39,8 @@ def _mentions(data: bytes, ids: Iterator[str] | list[str]) -> bool:
     )
 
 
-def table_edit(
-    old: bytes, new: bytes, config: Any, path: str = "", reserved_ids: frozenset[str] = frozenset()
-) -> list[Any] | None:
-    """The guard's verdict on a failure ledger whose change stays inside its table, or
-    None when that cannot be proven cheaply (then both versions are parsed in full).
-
-    ``old`` must be known to parse. The changed lines (between the common line-aligned
-    prefix and suffix) must all be rows of the failure table in both versions; only those
-    rows are split and checked, by the same ``check_ledger`` rules. New rows need simple
-    IDs mentioned nowhere in ``old``; a deleted ID must not be named elsewhere (e.g. in
-    ``## Retired``). So an append to a 10,000-row ledger costs the appended rows.
-    """
-    from ..errors import LedgerParseError
-    from ..ledgers import entity_forbidden, forbidden, hidden_markup, split_row, visible
-    from ..ledgers.ids import valid_id
-    from ..ledgers.model import FAILURES, Ledger
-    from .rules import check_ledger
-
-    if len(new) > config.max_ledger_bytes or old.startswith(BOM) or new.startswith(BOM):
-        return None
+def _changed_lines(old: bytes, new: bytes) -> tuple[int, int, int] | None:
+    """(start, old end, new end): the whole lines between the common prefix and suffix."""
     start = old.rfind(b"\n", 0, common_prefix(old, new)) + 1
     tail = common_suffix(old, new, min(len(old), len(new)) - start)
     old_end, new_end = len(old) - tail, len(new) - tail
@@ -71,8 +53,77 @@ def table_edit(
         old_end, new_end = cut + 1, new_end + cut + 1 - old_end
     if old_end < start or new_end < start:
         return None
+    return start, old_end, new_end
+
+
+def _rows(lines: list[str], first: int, header: list[str]) -> list[Any] | None:
+    """Failure records of table lines, or None at the first line the parser might judge
+    otherwise (anything doubtful goes to the full parse, which names the problem)."""
+    from ..errors import LedgerParseError
+    from ..ledgers import entity_forbidden, forbidden, hidden_markup, split_row, visible
+    from ..ledgers.ids import valid_id
+    from ..ledgers.model import FAILURES
+
+    where = {name: header.index(name) for name in REQUIRED}
+    extra = [(pos, name) for pos, name in enumerate(header) if name not in where]
+    out = []
+    for offset, raw in enumerate(lines):
+        line = raw[:-1] if raw.endswith("\r") else raw
+        if (
+            not line.lstrip(" \t").startswith("|")
+            or line.startswith("|||||||")
+            or forbidden().search(line)
+            or ("&" in line and entity_forbidden(line))
+        ):
+            return None
+        try:
+            cells = split_row(line, "", 0)
+        except LedgerParseError:
+            return None
+        # the parser's own cell rules: an ID's shape, visible required cells, nothing hidden
+        if (
+            len(cells) != len(header)
+            or not valid_id(cells[where["id"]])
+            or not all(visible(cells[where[name]]) for name in REQUIRED[1:])
+            or hidden_markup(line) is not None
+        ):
+            return None
+        out.append(
+            FAILURES.record(
+                cells[where["id"]],
+                first + offset,
+                cells[where["tried"]],
+                cells[where["failure"]],
+                cells[where["workaround"]],
+                extra=tuple((name, cells[pos]) for pos, name in extra),
+            )
+        )
+    return out
+
+
+def table_edit(
+    old: bytes, new: bytes, config: Any, path: str = "", reserved_ids: frozenset[str] = frozenset()
+) -> list[Any] | None:
+    """The guard's verdict on a failure ledger whose change stays inside its table, or
+    None when that cannot be proven cheaply (then both versions are parsed in full).
+
+    ``old`` must be known to parse. The changed lines (between the common line-aligned
+    prefix and suffix) must all be rows of the failure table in both versions; only those
+    rows are split and checked, by the same ``check_ledger`` rules. New rows need simple
+    IDs mentioned nowhere in ``old``; a deleted ID must not be named elsewhere (e.g. in
+    ``## Retired``). So an append to a 10,000-row ledger costs the appended rows.
+    """
+    from ..ledgers.model import Ledger
+    from .rules import check_ledger
+
+    if len(new) > config.max_ledger_bytes or old.startswith(BOM) or new.startswith(BOM):
+        return None
+    span = _changed_lines(old, new)
     table = failure_table(old, config)
-    if table is None or not (table[1] <= start and old_end <= table[2]):
+    if span is None or table is None:
+        return None
+    start, old_end, new_end = span
+    if not (table[1] <= start and old_end <= table[2]):
         return None
     header = failure_header(table[0], config.column_aliases)
     if header is None:
@@ -82,47 +133,8 @@ def table_edit(
         new_lines = new[start:new_end].decode("utf-8").split("\n")[:-1]
     except UnicodeDecodeError:
         return None
-    where = {name: header.index(name) for name in REQUIRED}
-    extra = [(pos, name) for pos, name in enumerate(header) if name not in where]
-
-    def rows(lines: list[str], first: int) -> list[Any] | None:
-        out = []
-        for offset, raw in enumerate(lines):
-            line = raw[:-1] if raw.endswith("\r") else raw
-            if (
-                not line.lstrip(" \t").startswith("|")
-                or line.startswith("|||||||")
-                or forbidden().search(line)
-                or ("&" in line and entity_forbidden(line))
-            ):
-                return None
-            try:
-                cells = split_row(line, "", 0)
-            except LedgerParseError:
-                return None
-            # the parser's own cell rules: an ID's shape, visible required cells, nothing
-            # hidden (anything doubtful goes to the full parse, which names the problem)
-            if (
-                len(cells) != len(header)
-                or not valid_id(cells[where["id"]])
-                or not all(visible(cells[where[name]]) for name in REQUIRED[1:])
-                or hidden_markup(line) is not None
-            ):
-                return None
-            out.append(
-                FAILURES.record(
-                    cells[where["id"]],
-                    first + offset,
-                    cells[where["tried"]],
-                    cells[where["failure"]],
-                    cells[where["workaround"]],
-                    extra=tuple((name, cells[pos]) for pos, name in extra),
-                )
-            )
-        return out
-
-    before = rows(old_lines, old.count(b"\n", 0, start) + 1)
-    after = rows(new_lines, new.count(b"\n", 0, start) + 1)
+    before = _rows(old_lines, old.count(b"\n", 0, start) + 1, header)
+    after = _rows(new_lines, new.count(b"\n", 0, start) + 1, header)
     if before is None or after is None:
         return None
     old_ids = {r.id for r in before}

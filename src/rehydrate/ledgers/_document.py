@@ -119,7 +119,10 @@ def check_text(value: str, ctx: Context, line: int, item_id: str | None = None) 
         )
 
 
-def records(schema: Schema, table: Table, ctx: Context) -> tuple[list[Any], str | None]:
+# One pass over the rows: its branches are the cell rules (docs/design.md, Sizes).
+def records(  # noqa: C901
+    schema: Schema, table: Table, ctx: Context
+) -> tuple[list[Any], str | None]:
     """Turn one table into records of ``schema.record``, checked cell by cell.
 
     Also returns the table's rows as written when rendering the records as a pipe table

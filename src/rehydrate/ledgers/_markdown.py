@@ -82,7 +82,8 @@ class Section(NamedTuple):
     lines: tuple[tuple[int, str], ...]  # every body line, tables included, verbatim
 
 
-def split_sections(
+# One pass over the lines: its branches are the block grammar (docs/design.md, Sizes).
+def split_sections(  # noqa: C901
     lines: list[str], path: str, first_line: int, *, markup: bool = True
 ) -> tuple[Section, ...]:
     """Split body lines (already decoded, no line endings) into sections.

@@ -108,42 +108,55 @@ class Merger:
         return MergeResult(data, self.conflicts, self.notes, plan.renamed)
 
     def _plan(self, b: Side | None, o: Side, t: Side) -> _Plan:
-        base_items = b.items if b else {}
         plan = _Plan()
+        self._plan_items(b.items if b else {}, o, t, plan)
+        self._plan_retired(b.retired if b else {}, o, t, plan)
+        if self.kind == "task":
+            self._check_phase_order(b, o, t)
+        self._merge_next_action(b, o, t, plan)
+        self._merge_front_matter(b, o, t, plan)
+        return plan
+
+    def _plan_items(
+        self, base_items: Mapping[str, tuple[str, Any]], o: Side, t: Side, plan: _Plan
+    ) -> None:
+        """Theirs' rows against ours by ID: kept, merged, added, renumbered or a conflict."""
         fresh = Allocator(set(base_items) | set(o.items) | set(t.items))
         for section, records in t.ledger.items.items():
             for record in records:
                 tid = record.id
-                if tid in o.items:
-                    o_section, o_record = o.items[tid]
-                    if o_section != section:
-                        self._conflict(
-                            "section_conflict",
-                            tid,
-                            f"in {o_section!r} on ours, in {section!r} on theirs",
-                        )
-                        continue
+                if tid not in o.items:
                     if tid in base_items:
-                        b_record = base_items[tid][1]
-                        if o_record[2:] == record[2:] or record[2:] == b_record[2:]:
-                            continue  # fast path: one side left the row as it was
-                        self._merge_row(section, b_record, o_record, record, plan)
-                    elif _content(o_record) != _content(record):
-                        new = fresh.renumber(tid)
-                        plan.renamed[tid] = new
-                        plan.added.setdefault(section, []).append((new, record))
-                        self.notes.append(
-                            f"{self.ctx.path}: {tid} was added on both sides with different "
-                            f"content: kept ours as {tid}, theirs' row is now {new}"
-                        )
+                        self._conflict("row_deleted", tid, "ours deleted this row, theirs kept it")
+                    else:
+                        plan.added.setdefault(section, []).append((tid, record))
+                    continue
+                o_section, o_record = o.items[tid]
+                if o_section != section:
+                    self._conflict(
+                        "section_conflict",
+                        tid,
+                        f"in {o_section!r} on ours, in {section!r} on theirs",
+                    )
                 elif tid in base_items:
-                    self._conflict("row_deleted", tid, "ours deleted this row, theirs kept it")
-                else:
-                    plan.added.setdefault(section, []).append((tid, record))
+                    b_record = base_items[tid][1]
+                    if o_record[2:] != record[2:] and record[2:] != b_record[2:]:
+                        self._merge_row(section, b_record, o_record, record, plan)
+                    # else the fast path: one side left the row as it was
+                elif _content(o_record) != _content(record):
+                    new = fresh.renumber(tid)
+                    plan.renamed[tid] = new
+                    plan.added.setdefault(section, []).append((new, record))
+                    self.notes.append(
+                        f"{self.ctx.path}: {tid} was added on both sides with different "
+                        f"content: kept ours as {tid}, theirs' row is now {new}"
+                    )
         for oid in o.items:
             if oid in base_items and oid not in t.items:
                 self._conflict("row_deleted", oid, "theirs deleted this row, ours kept it")
-        base_retired = b.retired if b else {}
+
+    def _plan_retired(self, base_retired: Mapping[str, Any], o: Side, t: Side, plan: _Plan) -> None:
+        """Theirs' Retired rows (under their renumbered IDs) against ours."""
         for row in t.ledger.retired:
             rid = plan.renamed.get(row.id, row.id)
             if rid in o.retired:
@@ -156,11 +169,6 @@ class Merger:
                 self._conflict("unretired", rid, "ours removed this item's Retired row")
                 continue
             plan.retired.append((rid, row))
-        if self.kind == "task":
-            self._check_phase_order(b, o, t)
-        self._merge_next_action(b, o, t, plan)
-        self._merge_front_matter(b, o, t, plan)
-        return plan
 
     def _merge_row(self, section: str, b: Any, o: Any, t: Any, plan: _Plan) -> None:
         from ..guard.rules import RULES, _level_code
