@@ -71,8 +71,6 @@ def _due_text(decision: Any, style: Style) -> str:
 
 def render(view: Any, style: Style = plain) -> str:
     """The screen as text; ``style`` is click.style on a colour terminal, identity otherwise."""
-    from ..continuity.decision import BLOCKED_ON_RECONCILIATION
-    from ..views.status import progress_bar
 
     revision = f" (revision {view.revision})" if view.revision is not None else ""
     lines = [
@@ -85,6 +83,27 @@ def render(view: Any, style: Style = plain) -> str:
     )
     on = f" on {view.branch}" if view.branch else ""
     lines.append(f"Source     {where}; HEAD {head}{on}")
+    lines += _blocked(view, style)
+    lines += _progress(view, style)
+    lines += _counts(view, style)
+    lines += _lists(view, style)
+    lines.append("")
+    if view.uncommitted:
+        lines.append(
+            style("Uncommitted ledger changes", fg="yellow", bold=True)
+            + " (work tree differs from HEAD; commit them before you stop):"
+        )
+        lines += [f"  {path}" for path in view.uncommitted]
+    else:
+        lines.append("Uncommitted ledger changes: none")
+    return "\n".join(lines)
+
+
+def _blocked(view: Any, style: Style) -> list[str]:
+    """The reconciliation block, when an external write's outcome is unknown."""
+    from ..continuity.decision import BLOCKED_ON_RECONCILIATION
+
+    lines: list[str] = []
     if view.decision.decision == BLOCKED_ON_RECONCILIATION:
         count = len(view.blocked_writes)
         lines += [
@@ -103,6 +122,15 @@ def render(view: Any, style: Style = plain) -> str:
             "  Reconcile by reading (the remote system, logs, the key), never by "
             "retrying; then `rehydrate task write settle`."
         )
+    return lines
+
+
+def _progress(view: Any, style: Style) -> list[str]:
+    """Phases, the next action, the continuity decision and pending writes."""
+    from ..continuity.decision import BLOCKED_ON_RECONCILIATION
+    from ..views.status import progress_bar
+
+    lines: list[str] = []
     lines.append("")
     done, total = view.done, len(view.phases)
     now = ", ".join(f"{p.id} {p.phase}" for p in view.current_phases)
@@ -127,6 +155,13 @@ def render(view: Any, style: Style = plain) -> str:
             f"Pending    external write{'s' * (len(view.pending_writes) != 1)} {ids} "
             "(record the outcome once known)"
         )
+    return lines
+
+
+def _counts(view: Any, style: Style) -> list[str]:
+    """Active, retired and open items per ledger."""
+
+    lines: list[str] = []
     lines.append("")
     c = view.counts
     lines.append(
@@ -141,6 +176,13 @@ def render(view: Any, style: Style = plain) -> str:
         f"{c['completion checks']['total']}; approvals granted "
         f"{c['approvals']['granted']}/{c['approvals']['total']}"
     )
+    return lines
+
+
+def _lists(view: Any, style: Style) -> list[str]:
+    """Open decisions and stale verifications, each cut at LIST_LIMIT."""
+
+    lines: list[str] = []
     if view.open_decisions:
         overdue = len(view.overdue)
         title = "Open decisions" + (
@@ -162,13 +204,4 @@ def render(view: Any, style: Style = plain) -> str:
             now_ = f"now {checked.current[:12]}" if checked.current else "now missing"
             lines.append(f"  {v.id}  {v.check}  {v.artifact}: checked at {v.blob[:12]}, {now_}")
         lines += _more(LIST_LIMIT, len(view.stale), "stale verifications")
-    lines.append("")
-    if view.uncommitted:
-        lines.append(
-            style("Uncommitted ledger changes", fg="yellow", bold=True)
-            + " (work tree differs from HEAD; commit them before you stop):"
-        )
-        lines += [f"  {path}" for path in view.uncommitted]
-    else:
-        lines.append("Uncommitted ledger changes: none")
-    return "\n".join(lines)
+    return lines

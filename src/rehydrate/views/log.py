@@ -222,6 +222,67 @@ def prose_changes(old: Ledger | None, new: Ledger | None) -> tuple[str, ...]:
     return tuple(sorted(t for t in set(a) | set(b) if a.get(t, "") != b.get(t, "")))
 
 
+def _item_events(change: d.ItemChange, kind: str, path: str) -> list[Event]:
+    """The events of one item's change."""
+    section = change.section
+    name = SINGULAR.get(section, "item")
+    out: list[Event] = []
+    if change.kind == d.ADDED:
+        out.append(
+            Event(
+                f"{name}_added",
+                kind,
+                path,
+                change.item_id,
+                _summary(section, change.new),
+                section,
+                new=getattr(change.new, "status", None) or getattr(change.new, "level", None),
+            )
+        )
+    elif change.kind == d.CHANGED:
+        out.extend(_changed(change, kind, path))
+    elif change.kind == d.RETIRED:
+        row = change.new
+        out.append(
+            Event(
+                f"{name}_retired",
+                kind,
+                path,
+                change.item_id,
+                row.reason + (f" (replaced by {row.replaced_by})" if row.replaced_by else ""),
+                section,
+                reason=row.reason,
+                replaced_by=row.replaced_by or None,
+            )
+        )
+    elif change.kind == d.REMOVED:
+        out.append(
+            Event(
+                f"{name}_deleted",
+                kind,
+                path,
+                change.item_id,
+                _summary(section, change.old),
+                section,
+            )
+        )
+    elif change.kind == d.UNRETIRED:
+        out.append(
+            Event(
+                f"{name}_unretired",
+                kind,
+                path,
+                change.item_id,
+                "its retirement row was removed",
+                section,
+            )
+        )
+    else:
+        text = "; ".join(f"{c.column}: {c.old} -> {c.new}" for c in change.cells)
+        out.append(Event("retirement_changed", kind, path, change.item_id, text, section))
+    return out
+
+
 def events(diff: d.LedgerDiff, prose: tuple[str, ...] | None = None) -> list[Event]:
     """What one ledger diff means, as events (pure; file order within each kind).
 
@@ -237,61 +298,7 @@ def events(diff: d.LedgerDiff, prose: tuple[str, ...] | None = None) -> list[Eve
         if f.kind != d.RENAMED
     ]
     for change in diff.items:
-        section = change.section
-        name = SINGULAR.get(section, "item")
-        if change.kind == d.ADDED:
-            out.append(
-                Event(
-                    f"{name}_added",
-                    kind,
-                    path,
-                    change.item_id,
-                    _summary(section, change.new),
-                    section,
-                    new=getattr(change.new, "status", None) or getattr(change.new, "level", None),
-                )
-            )
-        elif change.kind == d.CHANGED:
-            out.extend(_changed(change, kind, path))
-        elif change.kind == d.RETIRED:
-            row = change.new
-            out.append(
-                Event(
-                    f"{name}_retired",
-                    kind,
-                    path,
-                    change.item_id,
-                    row.reason + (f" (replaced by {row.replaced_by})" if row.replaced_by else ""),
-                    section,
-                    reason=row.reason,
-                    replaced_by=row.replaced_by or None,
-                )
-            )
-        elif change.kind == d.REMOVED:
-            out.append(
-                Event(
-                    f"{name}_deleted",
-                    kind,
-                    path,
-                    change.item_id,
-                    _summary(section, change.old),
-                    section,
-                )
-            )
-        elif change.kind == d.UNRETIRED:
-            out.append(
-                Event(
-                    f"{name}_unretired",
-                    kind,
-                    path,
-                    change.item_id,
-                    "its retirement row was removed",
-                    section,
-                )
-            )
-        else:
-            text = "; ".join(f"{c.column}: {c.old} -> {c.new}" for c in change.cells)
-            out.append(Event("retirement_changed", kind, path, change.item_id, text, section))
+        out.extend(_item_events(change, kind, path))
     if diff.next_action is not None and diff.next_action[1] is not None:
         out.append(
             Event(
