@@ -1,8 +1,9 @@
-"""Regenerate the generated parts of the docs: the command reference and the sample outputs.
+"""Regenerate the generated parts of the docs: the command reference and the sample outputs
+(and the Claude Code plugin's hooks/hooks.json, built from the table ``init --claude`` uses).
 
-    python scripts/gen_docs.py           # rewrite docs/commands.md, docs/samples/*.txt and
+    python scripts/gen_docs.py           # rewrite docs/commands.md, docs/samples/*.txt,
                                          # every <!-- sample: NAME --> block (docs/, examples/,
-                                         # README.md)
+                                         # README.md) and hooks/hooks.json
     python scripts/gen_docs.py --check   # exit 1 if any of them is out of date (what CI runs,
                                          # through tests/test_docs.py)
 
@@ -28,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 COMMANDS_MD = DOCS / "commands.md"
 SAMPLES_DIR = DOCS / "samples"
+PLUGIN_HOOKS = ROOT / "hooks" / "hooks.json"
 WIDTH = 88
 TODAY = "2026-03-05"  # the day after the worked example's last session
 
@@ -178,10 +180,19 @@ def fill_samples(text: str, found: Mapping[str, str]) -> str:
     return SAMPLE_BLOCK.sub(replace, text)
 
 
+def plugin_hooks_json() -> str:
+    """The plugin's hooks/hooks.json: the settings hooks, run through its launcher."""
+    import json
+
+    from rehydrate.agents.claude_install import plugin_hooks
+
+    return json.dumps(plugin_hooks(), ensure_ascii=False, indent=2) + "\n"
+
+
 def expected_files() -> dict[Path, str]:
     """Every generated file (or file with generated blocks) -> its current expected text."""
     found = samples()
-    out: dict[Path, str] = {COMMANDS_MD: commands_markdown()}
+    out: dict[Path, str] = {COMMANDS_MD: commands_markdown(), PLUGIN_HOOKS: plugin_hooks_json()}
     out.update({SAMPLES_DIR / f"{name}.txt": text for name, text in found.items()})
     for path in markdown_files():
         if path == COMMANDS_MD:

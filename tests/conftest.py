@@ -107,6 +107,19 @@ def run_subprocess(
     return Result(proc.returncode, proc.stdout, proc.stderr)
 
 
+def make_venv(path: Path) -> Path:
+    """A real virtualenv at ``path`` (no pip: fast) whose python imports this rehydrate and
+    its dependencies through a .pth file; returns that python, by its path in ``path``."""
+    import sysconfig
+
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True)
+    src = Path(__file__).resolve().parents[1] / "src"
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    site = path / "lib" / version / "site-packages"
+    (site / "rehydrate-tests.pth").write_text(f"{src}\n{sysconfig.get_paths()['purelib']}\n")
+    return path / "bin" / "python"
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Iterator[Path]:
     """An empty git repository (no commits)."""

@@ -16,8 +16,8 @@ from rehydrate.agents.claude import (
     PROMPT_FILE,
     VERDICT_FILE,
     WARNING_FILE,
-    merge_settings,
 )
+from rehydrate.agents.claude_install import hook_command, merge_settings
 
 COMMON = {"session_id": "abc123", "transcript_path": "/tmp/t.jsonl", "cwd": "."}
 
@@ -424,7 +424,7 @@ def test_init_claude_merges_settings_and_is_idempotent(repo: Path) -> None:
     assert settings["hooks"]["PreToolUse"][0] == user["hooks"]["PreToolUse"][0]
     assert settings["hooks"]["PreToolUse"][1] == {
         "matcher": "Bash",
-        "hooks": [{"type": "command", "command": "rehydrate hook claude pre-tool-use"}],
+        "hooks": [{"type": "command", "command": hook_command("pre-tool-use")}],
     }
     for event, name in (
         ("SessionStart", "session-start"),
@@ -433,7 +433,7 @@ def test_init_claude_merges_settings_and_is_idempotent(repo: Path) -> None:
         ("Stop", "stop"),
     ):
         assert settings["hooks"][event] == [
-            {"hooks": [{"type": "command", "command": f"rehydrate hook claude {name}"}]}
+            {"hooks": [{"type": "command", "command": hook_command(name)}]}
         ]
     claude_md = (repo / "CLAUDE.md").read_text()
     assert claude_md.count("<!-- rehydrate:begin -->") == 1

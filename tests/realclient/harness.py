@@ -39,6 +39,8 @@ CLAUDE_CODE_VERSION = "2.1.332"
 PACKAGE = "@anthropic-ai/claude-code"
 SESSION_TIMEOUT = 60  # seconds for one claude run
 VENV_BIN = Path(sys.executable).parent  # the rehydrate under test; hooks must find this one
+ROOT = Path(__file__).resolve().parents[2]  # the repository: also rehydrate's plugin marketplace
+PLUGIN_ID = "rehydrate@rehydrate"  # plugin name @ marketplace name (.claude-plugin/*.json)
 
 _CACHE = Path(
     os.environ.get("REHYDRATE_CLAUDE_CODE_CACHE")
@@ -202,13 +204,14 @@ def write_ledgers(repo: Path, spec: str = SPEC, task: str = TASK, failures: str 
         (repo / "docs" / name).write_text(textwrap.dedent(text), encoding="utf-8")
 
 
-def make_project(tmp_path: Path, spec: str = SPEC) -> Path:
-    """A real git repository set up by the real ``rehydrate init --claude``, ledgers committed."""
+def make_project(tmp_path: Path, spec: str = SPEC, *, claude: bool = True) -> Path:
+    """A real git repository set up by the real ``rehydrate init --claude`` (``claude``
+    False: plain ``rehydrate init``, no Claude Code settings), ledgers committed."""
     repo = tmp_path / "project"
     repo.mkdir()
     git(repo, "init", "-q")
     subprocess.run(
-        [str(VENV_BIN / "rehydrate"), "init", "--claude"],
+        [str(VENV_BIN / "rehydrate"), "init", *(["--claude"] if claude else [])],
         cwd=repo,
         check=True,
         capture_output=True,
@@ -247,6 +250,8 @@ def _trace_hooks(repo: Path) -> None:
     shim.chmod(0o755)
     prefix = shlex.quote(str(shim)) + " "
     path = repo / ".claude" / "settings.json"
+    if not path.exists():  # no settings hooks (the plugin's are not traced)
+        return
     settings = json.loads(path.read_text(encoding="utf-8"))
     for groups in settings.get("hooks", {}).values():
         for group in groups:
@@ -295,6 +300,33 @@ def _environment(repo: Path, fake: FakeAnthropic, with_rehydrate: bool = True) -
         "DISABLE_ERROR_REPORTING": "1",
         **{k: v for k, v in os.environ.items() if k.startswith("GIT_")},
     }
+
+
+def claude_command(
+    claude: Path, repo: Path, fake: FakeAnthropic, *args: str
+) -> subprocess.CompletedProcess[str]:
+    """One non-interactive ``claude ARGS`` in ``repo``, with the sessions' throwaway HOME."""
+    return subprocess.run(
+        [str(claude), *args],
+        cwd=repo,
+        env=_environment(repo, fake),
+        capture_output=True,
+        text=True,
+        timeout=SESSION_TIMEOUT,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+
+
+def install_plugin(claude: Path, repo: Path, fake: FakeAnthropic, source: Path = ROOT) -> None:
+    """``claude plugin marketplace add SOURCE`` then ``claude plugin install``, for real, into
+    the throwaway HOME the sessions in ``repo`` use."""
+    for args in (
+        ("plugin", "marketplace", "add", str(source)),
+        ("plugin", "install", PLUGIN_ID),
+    ):
+        done = claude_command(claude, repo, fake, *args)
+        assert done.returncode == 0, f"claude {' '.join(args)}: {done.stdout}{done.stderr}"
 
 
 def _is_result(line: str) -> bool:

@@ -41,7 +41,8 @@ ENVELOPE_FILE = f"{STATE_DIR}/claude-compaction-envelope.json"
 VERDICT_SCHEMA = "rehydrate/claude-compact-verdict-v1"
 SESSION_SOURCES = ("startup", "resume", "clear", "compact")
 EVENTS = ("session-start", "pre-tool-use", "pre-compact", "post-compact", "stop")
-# .claude/settings.json: hook event -> (matcher or None, our subcommand)
+# The hooks rehydrate wires, for .claude/settings.json (init --claude) and the plugin's
+# hooks/hooks.json alike (agents/claude_install.py): event -> (matcher or None, subcommand)
 SETTINGS_HOOKS: Mapping[str, tuple[str | None, str]] = {
     "SessionStart": (None, "session-start"),
     "PreToolUse": ("Bash", "pre-tool-use"),
@@ -49,7 +50,6 @@ SETTINGS_HOOKS: Mapping[str, tuple[str | None, str]] = {
     "PostCompact": (None, "post-compact"),
     "Stop": (None, "stop"),
 }
-HOOK_COMMAND = "rehydrate hook claude {name}"
 
 
 @dataclass(frozen=True)
@@ -598,91 +598,3 @@ def run_hook(name: str, raw: str) -> HookResult:
         if name == "pre-compact" and event.text("trigger") == "manual":
             return HookResult(exit_code=2, message=text)
         return HookResult(message=text)
-
-
-# .claude/settings.json
-
-
-def merge_settings(
-    current: Mapping[str, Any] | None, command: str = HOOK_COMMAND
-) -> tuple[dict[str, Any], bool]:
-    """``current`` settings with our five hooks added where missing; (settings, changed).
-
-    Every other key, hook and matcher of the user's is kept as it was; a hook of ours is
-    recognised by its command, so running this twice changes nothing.
-    """
-    settings = json.loads(json.dumps(current or {}))
-    hooks = settings.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise RehydrateError(
-            ".claude/settings.json: 'hooks' is not an object",
-            file=".claude/settings.json",
-            code="settings_invalid",
-            fix="make 'hooks' an object of event name -> list",
-        )
-    changed = False
-    for event_name, (matcher, name) in SETTINGS_HOOKS.items():
-        wanted = command.format(name=name)
-        groups = hooks.setdefault(event_name, [])
-        if not isinstance(groups, list):
-            raise RehydrateError(
-                f".claude/settings.json: hooks.{event_name} is not a list",
-                file=".claude/settings.json",
-                code="settings_invalid",
-                fix=f"make hooks.{event_name} a list of matcher groups",
-            )
-        present = any(
-            isinstance(group, dict) and isinstance(h, dict) and h.get("command") == wanted
-            for group in groups
-            for h in (group.get("hooks") or [] if isinstance(group, dict) else [])
-        )
-        if present:
-            continue
-        entry: dict[str, Any] = {"hooks": [{"type": "command", "command": wanted}]}
-        if matcher is not None:
-            entry = {"matcher": matcher, **entry}
-        groups.append(entry)
-        changed = True
-    return settings, changed
-
-
-def install_settings(root: Path) -> str:
-    """Write or merge ``.claude/settings.json``; returns 'created', 'updated' or 'kept'."""
-    from ..ledgers.atomicfile import write_in_repo
-
-    path = root / ".claude" / "settings.json"
-    if path.is_symlink() or (path.parent.is_symlink()):
-        raise RehydrateError(
-            ".claude/settings.json is a symlink",
-            file=str(path),
-            code="unsafe_path",
-            fix="replace the symlink with a file",
-        )
-    current = None
-    if path.exists():
-        try:
-            current = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise RehydrateError(
-                f"cannot read .claude/settings.json ({exc})",
-                file=str(path),
-                code="settings_invalid",
-                fix="fix the JSON; rehydrate never overwrites it",
-            ) from None
-        if not isinstance(current, dict):
-            raise RehydrateError(
-                ".claude/settings.json is not a JSON object",
-                file=str(path),
-                code="settings_invalid",
-                fix="fix the JSON",
-            )
-    settings, changed = merge_settings(current)
-    if not changed:
-        return "kept"
-    write_in_repo(
-        root,
-        ".claude/settings.json",
-        (json.dumps(settings, ensure_ascii=False, indent=2) + "\n").encode(),
-        create_dirs=True,
-    )
-    return "created" if current is None else "updated"

@@ -51,7 +51,7 @@ def command(ledger_dir: str | None, write_config: bool, no_hook: bool, claude: b
     for line in register_merge_driver(repo, load_config(repo.root)):  # docs/merging.md
         note(line)
     if claude:
-        from ..agents.claude import install_settings
+        from ..agents.claude_install import install_settings
         from ..writers.scaffold import claude_section
 
         note(f"{install_settings(repo.root):>8}  .claude/settings.json")
