@@ -23,6 +23,7 @@ LAYERS = (
     ("config", "redact"),
     ("state", "diff"),
     ("guard", "merge", "continuity", "prompt", "writers", "views", "agents"),
+    ("doctor",),  # checks the wiring every capability installed
     ("cli", "__main__"),
 )
 LAYER = {unit: depth for depth, units in enumerate(LAYERS) for unit in units}

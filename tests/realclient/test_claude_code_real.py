@@ -8,6 +8,7 @@ naming their issue 15 item: they turn into failures once fixed.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -589,6 +590,51 @@ def test_the_plugin_fails_closed_when_rehydrate_is_missing(
     (result,) = tool_results(fake.turn_requests()[1])
     assert result["is_error"] is True
     assert "cannot be checked against the recorded failed attempts" in json.dumps(result["content"])
+
+
+def _rehydrate_doctor(repo: Path) -> dict[str, Any]:
+    import subprocess
+
+    done = subprocess.run(
+        [str(VENV_BIN / "rehydrate"), "doctor", "--json"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        env={
+            "PATH": f"{VENV_BIN}:/usr/bin:/bin",
+            "HOME": str(repo.parent / "claude-home"),
+            **{k: v for k, v in os.environ.items() if k.startswith("GIT_")},
+        },
+    )
+    report: dict[str, Any] = json.loads(done.stdout)
+    assert done.returncode == (0 if report["ok"] else 1), done.stderr
+    return report
+
+
+def test_rehydrate_doctor_sees_the_plugin_claude_code_installed(
+    claude: Path, plain_project: Path, api: Any
+) -> None:
+    """doctor reads what the real ``claude plugin install`` wrote; and with init's
+    settings hooks too, it reports the hooks wired twice (context injected twice)."""
+    install_plugin(claude, plain_project, api())
+    report = _rehydrate_doctor(plain_project)
+    states = {i["name"]: i["state"] for i in report["integrations"]}
+    assert states["claude-plugin"] == "ok", report
+    assert report["ok"], report
+    import subprocess
+
+    subprocess.run(
+        [str(VENV_BIN / "rehydrate"), "init", "--claude"],
+        cwd=plain_project,
+        check=True,
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+    )
+    twice = _rehydrate_doctor(plain_project)
+    assert [f["code"] for f in twice["findings"]] == ["claude_hooks_twice"], twice
 
 
 EMOJI_RULE = "keep the launch on schedule " + "\U0001f680" * 90

@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "status": "status:command",
     "log": "log:command",
     "demo": "demo:command",
+    "doctor": "doctor:command",
 }
 
 

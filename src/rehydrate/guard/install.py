@@ -97,6 +97,7 @@ def install(
         shown = os.path.relpath(path, repo.root)
         if _ours(path):
             same = path.read_text(encoding="utf-8", errors="replace") == text
+            same = same and os.access(path, os.X_OK)  # git skips a hook it cannot execute
             if not same:
                 _write(path, text)
             actions.append(HookAction(shown, "kept" if same else "updated"))

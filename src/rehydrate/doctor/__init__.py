@@ -1,0 +1,53 @@
+"""``rehydrate doctor``: is every installed integration still wired, and what fixes it?
+
+Each integration is one row of ``CHECKS``: a name, its check (``Context -> Outcome``) and
+what to say when it is not installed. Adding an agent runtime or a git hook manager is
+adding a row (or a ``git_hooks.MANAGERS`` row); the checks never print.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import NamedTuple
+
+from .. import git
+from . import claude_plugin, claude_settings, git_hooks, ledgers, merge_driver
+from .context import Context
+from .findings import SCHEMA, Finding, Integration, Outcome, Report, integration
+
+
+class Check(NamedTuple):
+    name: str
+    run: Callable[[Context], Outcome]
+    absent: str  # the status when the integration is not installed (never a finding)
+
+
+CHECKS = (
+    Check(ledgers.NAME, ledgers.check, "no ledgers"),
+    Check(git_hooks.NAME, git_hooks.check, "not installed (rehydrate hook install)"),
+    Check(merge_driver.NAME, merge_driver.check, "not registered (rehydrate hook install)"),
+    Check(
+        claude_settings.NAME,
+        claude_settings.check,
+        "no hooks in .claude/settings.json (rehydrate init --claude)",
+    ),
+    Check(
+        claude_plugin.NAME,
+        claude_plugin.check,
+        "not installed (claude plugin install rehydrate@rehydrate)",
+    ),
+)
+
+__all__ = ["CHECKS", "SCHEMA", "Check", "Context", "Finding", "Integration", "Report", "run"]
+
+
+def run(repo: git.Repo, environ: Mapping[str, str] | None = None) -> Report:
+    """Run every check against ``repo`` (``environ``: the hooks' environment, default ours)."""
+    ctx = Context(repo) if environ is None else Context(repo, dict(environ))
+    statuses = []
+    findings: list[Finding] = []
+    for check in CHECKS:
+        outcome = check.run(ctx)
+        statuses.append(integration(check.name, outcome, check.absent))
+        findings.extend(outcome.findings)
+    return Report(str(repo.root), statuses, findings)
