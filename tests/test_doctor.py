@@ -26,6 +26,8 @@ WITHOUT = "/usr/bin:/bin"
 
 
 def check(repo: Path, path: str = WITH_REHYDRATE, **extra: str) -> Report:
+    if path == WITHOUT:  # the premise of every "no rehydrate on PATH" case
+        assert shutil.which("rehydrate", path=WITHOUT) is None
     return doctor(find_repo(repo), {**os.environ, "PATH": path, **extra})
 
 
