@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..ledgers.appendonly import (
     BOM,
@@ -18,6 +18,14 @@ from ..ledgers.appendonly import (
     failure_header,
     failure_table,
 )
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..config import Config
+    from ..git import Repo
+    from ..ledgers.model import Failure
+    from .rules import Violation
 
 
 def _mentions(data: bytes, ids: Iterator[str] | list[str]) -> bool:
@@ -56,17 +64,17 @@ def _changed_lines(old: bytes, new: bytes) -> tuple[int, int, int] | None:
     return start, old_end, new_end
 
 
-def _rows(lines: list[str], first: int, header: list[str]) -> list[Any] | None:
+def _rows(lines: list[str], first: int, header: list[str]) -> list[Failure] | None:
     """Failure records of table lines, or None at the first line the parser might judge
     otherwise (anything doubtful goes to the full parse, which names the problem)."""
     from ..errors import LedgerParseError
     from ..ledgers import entity_forbidden, forbidden, hidden_markup, split_row, visible
     from ..ledgers.ids import valid_id
-    from ..ledgers.model import FAILURES
+    from ..ledgers.model import Failure
 
     where = {name: header.index(name) for name in REQUIRED}
     extra = [(pos, name) for pos, name in enumerate(header) if name not in where]
-    out = []
+    out: list[Failure] = []
     for offset, raw in enumerate(lines):
         line = raw[:-1] if raw.endswith("\r") else raw
         if (
@@ -89,7 +97,7 @@ def _rows(lines: list[str], first: int, header: list[str]) -> list[Any] | None:
         ):
             return None
         out.append(
-            FAILURES.record(
+            Failure(
                 cells[where["id"]],
                 first + offset,
                 cells[where["tried"]],
@@ -102,8 +110,12 @@ def _rows(lines: list[str], first: int, header: list[str]) -> list[Any] | None:
 
 
 def table_edit(
-    old: bytes, new: bytes, config: Any, path: str = "", reserved_ids: frozenset[str] = frozenset()
-) -> list[Any] | None:
+    old: bytes,
+    new: bytes,
+    config: Config,
+    path: str = "",
+    reserved_ids: frozenset[str] = frozenset(),
+) -> list[Violation] | None:
     """The guard's verdict on a failure ledger whose change stays inside its table, or
     None when that cannot be proven cheaply (then both versions are parsed in full).
 
@@ -119,7 +131,7 @@ def table_edit(
     if len(new) > config.max_ledger_bytes or old.startswith(BOM) or new.startswith(BOM):
         return None
     span = _changed_lines(old, new)
-    table = failure_table(old, config)
+    table = failure_table(old, config.section_aliases)
     if span is None or table is None:
         return None
     start, old_end, new_end = span
@@ -146,22 +158,22 @@ def table_edit(
     if _mentions(old, added) or _mentions(old[:start] + old[old_end:], removed):
         return None
 
-    def ledger(records: list[Any]) -> Ledger:
+    def ledger(records: list[Failure]) -> Ledger:
         return Ledger("failures", path, {}, (), {"failures": tuple(records)}, ())
 
     return check_ledger("failures", ledger(before), ledger(after))
 
 
-def append_only(old: bytes, new: bytes, config: Any) -> bool:
+def append_only(old: bytes, new: bytes, config: Config) -> bool:
     """True when ``table_edit`` accepts the change without parsing either version."""
     return table_edit(old, new, config) == []
 
 
-def _trust_file(repo: Any) -> Any:
+def _trust_file(repo: Repo) -> Path:
     return repo.common_dir / "rehydrate" / "guard-parsed"
 
 
-def _trust_key(config: Any) -> str:
+def _trust_key(config: Config) -> str:
     import hashlib
 
     text = repr(
@@ -174,7 +186,7 @@ def _trust_key(config: Any) -> str:
     return hashlib.sha1(text.encode()).hexdigest()[:12]
 
 
-def load_trusted(repo: Any, config: Any) -> frozenset[str]:
+def load_trusted(repo: Repo, config: Config) -> frozenset[str]:
     """Failure-ledger blobs this repository's guard parsed successfully before."""
     key = _trust_key(config)
     try:
@@ -188,7 +200,7 @@ def load_trusted(repo: Any, config: Any) -> frozenset[str]:
     )
 
 
-def save_trusted(repo: Any, config: Any, blobs: set[str], known: frozenset[str]) -> None:
+def save_trusted(repo: Repo, config: Config, blobs: set[str], known: frozenset[str]) -> None:
     """Remember parsed blobs (best effort: a cache miss only costs a full parse)."""
     fresh = sorted(blobs - known)
     if not fresh:

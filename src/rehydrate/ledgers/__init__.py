@@ -62,11 +62,11 @@ def parse_ledger(
     """Parse one ledger of ``kind``; raises LedgerParseError, never returns 'empty'."""
     ctx = Context(path, section_aliases or {}, column_aliases or {}, max_bytes)
     if kind == "spec":
-        from . import spec as module
+        from .spec import parse
     elif kind == "task":
-        from . import task as module  # type: ignore[no-redef]
+        from .task import parse
     elif kind == "failures":
-        from . import failures as module  # type: ignore[no-redef]
+        from .failures import parse
     else:
         raise ValueError(f"unknown ledger kind {kind!r}")
-    return module.parse(data, ctx)
+    return parse(data, ctx)

@@ -4,7 +4,7 @@ import re
 from collections.abc import Callable, Mapping
 from functools import cache, partial
 from itertools import repeat
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from ..errors import LedgerParseError
 from . import _frontmatter
@@ -12,7 +12,7 @@ from ._markdown import Section, split_sections
 from ._render import visible
 from ._table import Table, normalize
 from .ids import ID_PATTERN, id_problem
-from .model import RETIRED, Ledger, ProseSection, Retired, Schema
+from .model import RETIRED, Ledger, ProseSection, Record, Retired, Schema
 
 MAX_LEDGER_BYTES = 32 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
@@ -122,7 +122,7 @@ def check_text(value: str, ctx: Context, line: int, item_id: str | None = None) 
 # One pass over the rows: its branches are the cell rules (docs/design.md, Sizes).
 def records(  # noqa: C901
     schema: Schema, table: Table, ctx: Context
-) -> tuple[list[Any], str | None]:
+) -> tuple[list[Record], str | None]:
     """Turn one table into records of ``schema.record``, checked cell by cell.
 
     Also returns the table's rows as written when rendering the records as a pipe table
@@ -165,7 +165,8 @@ def records(  # noqa: C901
         if c.required and c.name not in schema.values and c.name not in _ID_COLUMNS
     ]
     closed = [(i, c.name) for i, c in enumerate(schema.columns) if c.name in schema.values]
-    build = schema.record  # record fields are (id, line, *schema columns[1:]) in this order
+    # record fields are (id, line, *schema columns[1:]) in this order; built by position
+    build: Callable[..., Record] = schema.record
     # Columns exactly as the schema lists them, no closed vocabulary, no suspicious text:
     # a row with no empty cell needs no per-cell work at all.
     plain = (
@@ -182,7 +183,7 @@ def records(  # noqa: C901
         lines = range(table.first_row, table.first_row + len(ids))
         return list(
             map(
-                partial(tuple.__new__, build),
+                partial(tuple.__new__, schema.record),
                 zip(ids, lines, *rest, repeat((), len(ids)), strict=True),
             )
         ), table.block
@@ -332,7 +333,7 @@ def read(
         )
     sections = list(split_sections(lines[skip:], ctx.path, skip + 1, markup=markup))
     keyed = [(canonical_section(s, ctx), s) for s in sections]
-    seen: dict[str, int] = {}
+    seen: dict[str | None, int] = {}
     for key, section in keyed:
         if key in schemas or key == "retired":
             if key in seen:
@@ -349,7 +350,7 @@ def read(
         if key == "retired":
             for table in section.tables:
                 chosen[id(table)] = RETIRED
-    items: dict[str, list[Any]] = {}
+    items: dict[str, list[Record]] = {}
     blocks: dict[str, str | None] = {}
     retired: list[Retired] = []
     prose: list[ProseSection] = []
@@ -363,7 +364,7 @@ def read(
             spans.append((table.line, table.end_line))
             built, block = records(schema, table, ctx)
             if schema is RETIRED:
-                retired.extend(built)
+                retired.extend(cast("list[Retired]", built))
             else:
                 items.setdefault(schema.section, []).extend(built)
                 # verbatim rows only for a section made of one table
@@ -478,7 +479,7 @@ def tables_by_section(
     return pick
 
 
-def _check_ids(items: Mapping[str, list[Any]], retired: list[Retired], ctx: Context) -> None:
+def _check_ids(items: Mapping[str, list[Record]], retired: list[Retired], ctx: Context) -> None:
     ids = [record.id for records_ in items.values() for record in records_]
     gone = [row.id for row in retired]
     known = set(ids)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from .ids import ID_PATTERN
 
@@ -47,7 +46,7 @@ def common_suffix(a: bytes, b: bytes, limit: int) -> int:
     return lo
 
 
-def failure_table(old: bytes, config: Any) -> tuple[bytes, int, int] | None:
+def failure_table(old: bytes, section_aliases: Mapping[str, str]) -> tuple[bytes, int, int] | None:
     """(header line, offset of the first data row, offset just past the table) of the
     failure table, when the text before it is plain enough to find it without parsing."""
     from ._markdown import heading2_title
@@ -75,7 +74,7 @@ def failure_table(old: bytes, config: Any) -> tuple[bytes, int, int] | None:
         heading = heading2_title(line.decode("utf-8", "replace"))
         if heading is not None:
             name = normalize(heading).lower()
-            if config.section_aliases.get(name, name) == "retired":
+            if section_aliases.get(name, name) == "retired":
                 return None
         pos = end + 1
     return None

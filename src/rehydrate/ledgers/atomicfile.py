@@ -27,9 +27,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import RehydrateError
+
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class _Repo(Protocol):
+        """What the lock needs of a ``git.Repo`` (git imports ledgers, so not that class)."""
+
+        @property
+        def git_dir(self) -> Path: ...
+
 
 LOCK_TIMEOUT = 5.0  # seconds to wait for another writer; REHYDRATE_LOCK_TIMEOUT overrides
 TEMP_MARK = ".rehydrate-"  # temp files: .<name>.rehydrate-<pid>-<nonce>.tmp beside the target
@@ -232,13 +242,13 @@ def sweep_temp_files(dir_fd: int, name: str) -> list[str]:
     return gone
 
 
-def lock_path(repo: Any, ledger_path: str) -> Path:
+def lock_path(repo: _Repo, ledger_path: str) -> Path:
     """``.git/rehydrate/locks/<ledger path>.lock``: per work tree, never committed."""
     return repo.git_dir / "rehydrate" / "locks" / (ledger_path + ".lock")
 
 
 @contextmanager
-def ledger_lock(repo: Any, ledger_path: str, timeout: float | None = None) -> Iterator[Path]:
+def ledger_lock(repo: _Repo, ledger_path: str, timeout: float | None = None) -> Iterator[Path]:
     """Hold the ledger's ``flock``; wait a bounded time. Released by the kernel on death."""
     import fcntl
 

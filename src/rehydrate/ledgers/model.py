@@ -1,5 +1,7 @@
 """Immutable records for every ledger item kind, and the table schemas that build them."""
 
+from __future__ import annotations
+
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -22,11 +24,13 @@ LEVEL_POLARITY: Mapping[str, int] = {
 }
 
 
-def _cells(self: Any) -> dict[str, str]:
+def _cells(record: Record) -> dict[str, str]:
     """Every cell by column name (canonical names, then extra columns lowercased)."""
-    out: dict[str, str] = self._asdict()
+    out: dict[str, str] = record._asdict()
     del out["line"]
-    out.update(out.pop("extra"))
+    extra: tuple[tuple[str, str], ...] = record.extra
+    del out["extra"]
+    out.update(extra)
     return out
 
 
@@ -42,8 +46,13 @@ class Constraint(NamedTuple):
     level: str
     source: str = ""
     extra: tuple[tuple[str, str], ...] = ()
-    kind = "constraint"
-    cells = _cells
+
+    @property
+    def kind(self) -> str:
+        return "constraint"
+
+    def cells(self) -> dict[str, str]:
+        return _cells(self)
 
 
 class Contract(NamedTuple):
@@ -53,8 +62,13 @@ class Contract(NamedTuple):
     contract: str
     source: str = ""
     extra: tuple[tuple[str, str], ...] = ()
-    kind = "contract"
-    cells = _cells
+
+    @property
+    def kind(self) -> str:
+        return "contract"
+
+    def cells(self) -> dict[str, str]:
+        return _cells(self)
 
 
 class Decision(NamedTuple):
@@ -67,8 +81,13 @@ class Decision(NamedTuple):
     due: str = ""
     source: str = ""
     extra: tuple[tuple[str, str], ...] = ()
-    kind = "decision"
-    cells = _cells
+
+    @property
+    def kind(self) -> str:
+        return "decision"
+
+    def cells(self) -> dict[str, str]:
+        return _cells(self)
 
 
 class Phase(NamedTuple):
@@ -77,8 +96,13 @@ class Phase(NamedTuple):
     phase: str
     status: str
     extra: tuple[tuple[str, str], ...] = ()
-    kind = "phase"
-    cells = _cells
+
+    @property
+    def kind(self) -> str:
+        return "phase"
+
+    def cells(self) -> dict[str, str]:
+        return _cells(self)
 
 
 class Obligation(NamedTuple):
@@ -87,8 +111,13 @@ class Obligation(NamedTuple):
     obligation: str
     status: str
     extra: tuple[tuple[str, str], ...] = ()
-    kind = "obligation"
-    cells = _cells
+
+    @property
+    def kind(self) -> str:
+        return "obligation"
+
+    def cells(self) -> dict[str, str]:
+        return _cells(self)
 
 
 class ExternalWrite(NamedTuple):
@@ -99,8 +128,13 @@ class ExternalWrite(NamedTuple):
     idempotency_key: str = ""
     evidence: str = ""
     extra: tuple[tuple[str, str], ...] = ()
-    kind = "external_write"
-    cells = _cells
+
+    @property
+    def kind(self) -> str:
+        return "external_write"
+
+    def cells(self) -> dict[str, str]:
+        return _cells(self)
 
 
 class Approval(NamedTuple):
@@ -109,8 +143,13 @@ class Approval(NamedTuple):
     scope: str
     status: str
     extra: tuple[tuple[str, str], ...] = ()
-    kind = "approval"
-    cells = _cells
+
+    @property
+    def kind(self) -> str:
+        return "approval"
+
+    def cells(self) -> dict[str, str]:
+        return _cells(self)
 
 
 class Verification(NamedTuple):
@@ -121,8 +160,13 @@ class Verification(NamedTuple):
     blob: str
     report: str = ""
     extra: tuple[tuple[str, str], ...] = ()
-    kind = "verification"
-    cells = _cells
+
+    @property
+    def kind(self) -> str:
+        return "verification"
+
+    def cells(self) -> dict[str, str]:
+        return _cells(self)
 
 
 class CompletionCheck(NamedTuple):
@@ -131,8 +175,13 @@ class CompletionCheck(NamedTuple):
     check: str
     status: str
     extra: tuple[tuple[str, str], ...] = ()
-    kind = "completion_check"
-    cells = _cells
+
+    @property
+    def kind(self) -> str:
+        return "completion_check"
+
+    def cells(self) -> dict[str, str]:
+        return _cells(self)
 
 
 class Failure(NamedTuple):
@@ -142,8 +191,13 @@ class Failure(NamedTuple):
     failure: str
     workaround: str
     extra: tuple[tuple[str, str], ...] = ()
-    kind = "failure"
-    cells = _cells
+
+    @property
+    def kind(self) -> str:
+        return "failure"
+
+    def cells(self) -> dict[str, str]:
+        return _cells(self)
 
 
 class Retired(NamedTuple):
@@ -155,8 +209,13 @@ class Retired(NamedTuple):
     date: str = ""
     replaced_by: str = ""
     extra: tuple[tuple[str, str], ...] = ()
-    kind = "retired"
-    cells = _cells
+
+    @property
+    def kind(self) -> str:
+        return "retired"
+
+    def cells(self) -> dict[str, str]:
+        return _cells(self)
 
 
 Item = (
@@ -171,6 +230,7 @@ Item = (
     | CompletionCheck
     | Failure
 )
+Record = Item | Retired  # every row a ledger table parses into
 
 
 class Column(NamedTuple):
@@ -183,7 +243,7 @@ class Schema(NamedTuple):
     """How one section's table becomes records."""
 
     section: str  # canonical section name, lowercase
-    record: type
+    record: type[Record]
     columns: tuple[Column, ...]
     values: Mapping[str, tuple[str, ...]] = {}  # closed vocabularies (never mutated)
     ordered: bool = False  # row order is meaningful (phases)
@@ -325,11 +385,11 @@ class Ledger(NamedTuple):
         return "\n".join(p.text for p in self.prose if p.key == name)
 
 
-def record_cells(record: Any) -> dict[str, str]:
+def record_cells(record: Record) -> dict[str, str]:
     """A record's cells, each normalized as the guard compares them."""
     return {k: normalize(v) for k, v in record.cells().items()}
 
 
-def record_content(record: Any) -> tuple[tuple[str, str], ...]:
+def record_content(record: Record) -> tuple[tuple[str, str], ...]:
     """A record's cells without its ID, comparable across IDs (a renumbered row)."""
     return tuple(sorted((k, v) for k, v in record_cells(record).items() if k != "id"))

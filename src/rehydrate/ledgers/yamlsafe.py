@@ -18,8 +18,8 @@ pure-Python composer.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Hashable, Mapping
+from typing import TYPE_CHECKING, Any
 
 MAX_BYTES = 1024 * 1024
 MAX_DEPTH = 32
@@ -29,6 +29,17 @@ _SAFE_TAGS = (
     "tag:yaml.org,2002:int",
     "tag:yaml.org,2002:float",
 )
+
+
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class _Loader(Protocol):
+        """A PyYAML loader, as ``load`` drives one."""
+
+        def get_single_data(self) -> Any: ...
+
+        def dispose(self) -> None: ...
 
 
 class YAMLInputError(ValueError):
@@ -117,30 +128,19 @@ def _check_events(events: Any) -> None:
 
 
 @functools.cache
-def _loader(typed: bool, fast: bool) -> Any:
+def _loader(typed: bool, fast: bool) -> Callable[[str], _Loader]:
+    """The strict loader class over the C (``fast``) or the Python parser; scalars plain
+    strings, or (``typed``) null, bool, int and float too."""
     import yaml
+    from yaml.composer import Composer
+    from yaml.constructor import BaseConstructor
+    from yaml.nodes import MappingNode, Node
+    from yaml.parser import Parser
 
-    if fast:
-        base: Any = yaml.CSafeLoader if typed else yaml.CBaseLoader
-    else:
-        base = yaml.SafeLoader if typed else yaml.BaseLoader
+    class StrictKeys(BaseConstructor):
+        """Mapping keys plain strings only: no merge keys, no duplicates."""
 
-    class StrictLoader(base):
-        """``base`` minus tags, anchors, aliases, merge keys, duplicate or non-string keys,
-        and deep nesting (the event checks live in ``compose_node`` for the Python composer;
-        the C composer never calls it, ``_check_events`` ran before)."""
-
-        _depth = 0
-
-        def compose_node(self, parent: Any, index: Any) -> Any:
-            self._depth += 1
-            try:
-                _check_event(self.peek_event(), self._depth)
-                return super().compose_node(parent, index)
-            finally:
-                self._depth -= 1
-
-        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Hashable, Any]:
             seen: set[str] = set()
             for key_node, _ in node.value:
                 line = key_node.start_mark.line + 1
@@ -153,13 +153,49 @@ def _loader(typed: bool, fast: bool) -> Any:
                 seen.add(key_node.value)
             return super().construct_mapping(node, deep=deep)
 
-    if typed:
-        # Only the plain types: no timestamps, no merge or value keys.
-        StrictLoader.yaml_implicit_resolvers = {
-            first: [(tag, regexp) for tag, regexp in resolvers if tag in _SAFE_TAGS]
-            for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-        }
-    return StrictLoader
+    class StrictEvents(Parser, Composer):
+        """No tags, anchors, aliases or deep nesting, checked in the Python composer's
+        ``compose_node`` (the C composer never calls it; ``_check_events`` ran before)."""
+
+        _depth = 0
+
+        def compose_node(self, parent: Node | None, index: int) -> Node | None:
+            self._depth += 1
+            try:
+                # types-PyYAML leaves Parser.peek_event unannotated
+                _check_event(self.peek_event(), self._depth)  # type: ignore[no-untyped-call]
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
+
+    if not typed:
+        if fast:
+
+            class CPlainLoader(StrictKeys, yaml.CBaseLoader):
+                pass
+
+            return CPlainLoader
+
+        class PlainLoader(StrictEvents, StrictKeys, yaml.BaseLoader):
+            pass
+
+        return PlainLoader
+    # Only the plain types: no timestamps, no merge or value keys.
+    resolvers = {
+        first: [(tag, regexp) for tag, regexp in found if tag in _SAFE_TAGS]
+        for first, found in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    if fast:
+
+        class CTypedLoader(StrictKeys, yaml.CSafeLoader):
+            yaml_implicit_resolvers = resolvers
+
+        return CTypedLoader
+
+    class TypedLoader(StrictEvents, StrictKeys, yaml.SafeLoader):
+        yaml_implicit_resolvers = resolvers
+
+    return TypedLoader
 
 
 _STR = "tag:yaml.org,2002:str"

@@ -89,18 +89,11 @@ def _appends_only(
     move, or change their ID when renumbered; ``excuse_merge``). Anything else
     (retirements, edits, an unusual layout) returns None and the full merge runs.
     """
-    from types import SimpleNamespace
-
     from ..ledgers.appendonly import BOM, failure_header, failure_table
 
-    config = SimpleNamespace(
-        section_aliases=ctx.section_aliases,
-        column_aliases=ctx.column_aliases,
-        max_ledger_bytes=ctx.max_bytes,
-    )
     if base.startswith(BOM) or len(theirs) + len(ours) > ctx.max_bytes:
         return None
-    table = failure_table(base, config)
+    table = failure_table(base, ctx.section_aliases)
     if table is None:
         return None
     header = failure_header(table[0], ctx.column_aliases, ctx.path)
@@ -137,7 +130,7 @@ def _appends_only(
             return None
     if len(set(theirs_ids)) != len(theirs_ids) or set(theirs_ids) & base_ids:
         return None
-    end = failure_table(ours, config)
+    end = failure_table(ours, ctx.section_aliases)
     if end is None or not ours[: end[2]].endswith(b"\n"):
         return None
     newline = "\r\n" if ours[: end[2]].endswith(b"\r\n") else "\n"
