@@ -1,11 +1,16 @@
 """Configuration: ``.rehydrate.toml`` or ``[tool.rehydrate]`` in ``pyproject.toml``."""
 
+from __future__ import annotations
+
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .errors import ConfigError
+
+if TYPE_CHECKING:
+    from .git import Repo
 
 DEFAULT_PATHS: Mapping[str, str] = MappingProxyType(
     {
@@ -149,7 +154,7 @@ def config_from_files(texts: Mapping[str, bytes | None]) -> Config:
     return _validate(table, origin)
 
 
-def staged_settings(repo: Any) -> tuple[Config, Config]:
+def staged_settings(repo: Repo) -> tuple[Config, Config]:
     """(settings as committed in HEAD, settings as staged in the index): one ``git cat-file``.
 
     The guard decides which files are ledgers from these, never from the work tree, whose

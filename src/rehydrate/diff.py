@@ -10,9 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .ledgers import Ledger, normalize
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .git import Repo
+    from .ledgers.model import Record
+    from .state import Source
 
 # File-level events (``FileEvent.kind``).
 CREATED = "created"
@@ -47,8 +53,10 @@ class ItemChange:
     item_id: str
     section: str  # canonical section of the item (the new one when it still exists)
     line: int | None  # line in the new state, or in the old one for deletions
-    old: Any = None  # the old record (item or Retired row), when there was one
-    new: Any = None  # the new record, when there is one
+    # the old record (item or Retired row), when there was one, and the new one; Any, not
+    # Record | None: each kind of change sets the sides it has, and readers rely on that
+    old: Any = None
+    new: Any = None
     cells: tuple[CellChange, ...] = ()
     reason: str = ""  # retirement reason, for ``retired``
 
@@ -156,11 +164,11 @@ class LedgerDiff:
         }
 
 
-def _cells(record: Any) -> dict[str, str]:
+def _cells(record: Record) -> dict[str, str]:
     return {k: normalize(v) for k, v in record.cells().items()}
 
 
-def _cell_changes(old: Any, new: Any) -> tuple[CellChange, ...]:
+def _cell_changes(old: Record, new: Record) -> tuple[CellChange, ...]:
     """Differences between two records; a column present on one side only counts as ''."""
     a, b = _cells(old), _cells(new)
     out = []
@@ -171,7 +179,7 @@ def _cell_changes(old: Any, new: Any) -> tuple[CellChange, ...]:
     return tuple(out)
 
 
-def _index(ledger: Ledger | None) -> dict[str, tuple[str, Any]]:
+def _index(ledger: Ledger | None) -> dict[str, tuple[str, Record]]:
     if ledger is None:
         return {}
     return {r.id: (section, r) for section, records in ledger.items.items() for r in records}
@@ -216,7 +224,7 @@ def _reordered(old: Ledger | None, new: Ledger | None) -> tuple[str, ...]:
 
 
 def _item_changes(
-    before: dict[str, tuple[str, Any]], after: dict[str, tuple[str, Any]]
+    before: dict[str, tuple[str, Record]], after: dict[str, tuple[str, Record]]
 ) -> list[ItemChange]:
     """Items added, changed (cells or section) and removed."""
     changes: list[ItemChange] = []
@@ -243,8 +251,8 @@ def _item_changes(
 def _retirement_changes(
     old: Ledger | None,
     new: Ledger | None,
-    before: dict[str, tuple[str, Any]],
-    after: dict[str, tuple[str, Any]],
+    before: dict[str, tuple[str, Record]],
+    after: dict[str, tuple[str, Record]],
 ) -> list[ItemChange]:
     """Items retired, whose Retired row changed, and un-retired."""
     old_retired = {r.id: r for r in old.retired} if old else {}
@@ -308,7 +316,7 @@ def diff_ledger(old: Ledger | None, new: Ledger | None) -> LedgerDiff:
     )
 
 
-def diff_sources(repo: Any, config: Any, old: Any, new: Any) -> list[LedgerDiff]:
+def diff_sources(repo: Repo, config: Config, old: Source, new: Source) -> list[LedgerDiff]:
     """Diff the three ledgers between two ``state.Source`` values (reads git; not pure).
 
     An absent side is None; an unparseable or non-regular side is a file event, and

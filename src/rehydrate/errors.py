@@ -76,3 +76,4 @@ class Refused(RehydrateError):
     """A verdict said no (a writer refusing what the guard would refuse)."""
 
     exit_code = EXIT_REFUSED
+    codes: tuple[str, ...] = ()  # every rule code behind the refusal, the first one first

@@ -5,7 +5,7 @@ error after ``limit`` bytes, never a hang or an out-of-memory kill."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TextIO
 
 from .errors import RehydrateError
 
@@ -34,12 +34,12 @@ def read_stream(stream: BinaryIO, name: str, limit: int = SUMMARY_LIMIT) -> byte
     return data
 
 
-def read_text_stream(stream: object, name: str, limit: int = SUMMARY_LIMIT) -> str:
+def read_text_stream(stream: TextIO, name: str, limit: int = SUMMARY_LIMIT) -> str:
     """``read_stream`` for a text stream (``sys.stdin``): its bytes when it has a buffer."""
     buffer = getattr(stream, "buffer", None)
     if buffer is not None:
         return read_stream(buffer, name, limit).decode("utf-8", "surrogateescape")
-    text: str = stream.read(limit + 1)  # type: ignore[attr-defined]
+    text = stream.read(limit + 1)
     if len(text) > limit:
         raise _too_large(name, limit)
     return text

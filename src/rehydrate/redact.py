@@ -234,6 +234,13 @@ def _ascii_lower(text: str) -> str:
 _TO_LF = str.maketrans("\r\x0b\x0c", "\n\n\n")
 
 
+def _run_end(run: re.Pattern[str], text: str, pos: int, endpos: int | None = None) -> int:
+    """Where a match of ``run`` (a pattern that matches the empty string too) at ``pos``
+    ends."""
+    found = run.match(text, pos) if endpos is None else run.match(text, pos, endpos)
+    return pos if found is None else found.end()
+
+
 def _line_end(text: str, at: int) -> int:
     end = text.find("\n", at)
     return len(text) if end == -1 else end
@@ -244,12 +251,12 @@ def _block(text: str, key_at: int, start: int) -> int:
     indented deeper than the key's line (a diff's +/-/space column allowed; blank lines
     stay in the block)."""
     line_start = text.rfind("\n", 0, key_at) + 1
-    depth = _DIFF_INDENT.match(text, line_start).end() - line_start
+    depth = _run_end(_DIFF_INDENT, text, line_start) - line_start
     end = pos = _line_end(text, start)
     while pos < len(text):
         pos += 1
         line_end = _line_end(text, pos)
-        indent = _DIFF_INDENT.match(text, pos, line_end).end() - pos
+        indent = _run_end(_DIFF_INDENT, text, pos, line_end) - pos
         if indent <= depth and indent < line_end - pos:
             break
         end = pos = line_end
@@ -265,10 +272,11 @@ def _assignments(lowered: str) -> list[tuple[int, int, str]]:
         while hit is not None:
             at, word_end = hit.span()
             # every later hit inside this key run ends at the same place: never rescanned
-            skip = key_run(lowered, word_end).end()
+            run = key_run(lowered, word_end)  # matches the empty string too
+            skip = run.end() if run is not None else word_end
             value = value_at(lowered, skip)
             if value is not None:
-                index = value.lastindex
+                index = value.lastindex or 0  # never 0: every alternative is a group
                 start, end = value.span(index)
                 if index == 5:  # a YAML block scalar: the lines below are the secret
                     start, end = value.end(), _block(lowered, at, value.end())
@@ -307,11 +315,11 @@ def _private_keys(text: str) -> list[tuple[int, int, str]]:
             searched = True
         if (
             end_match is not None
-            and _PEM_RUN.match(text, begin.end(), end_match.start()).end() == end_match.start()
+            and _run_end(_PEM_RUN, text, begin.end(), end_match.start()) == end_match.start()
         ):
             end = end_match.end()
         elif _PEM_BREAK.match(text, begin.end()):
-            run = _PEM_RUN.match(text, begin.end()).end()
+            run = _run_end(_PEM_RUN, text, begin.end())
             end = begin.end() + len(text[begin.end() : run].rstrip())
         else:
             end = begin.end()

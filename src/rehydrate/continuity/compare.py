@@ -3,9 +3,9 @@ action compared by the rules of its kind (missing, weaker, reordered, invented).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..ledgers import normalize
@@ -26,7 +26,7 @@ def _weaker_or_other(claimed: str, actual: str) -> str:
     return "constraint_level_mismatch"
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class ListRule:
     """How one ID+status (or level) list of the manifest is compared with the ledgers."""
 
@@ -35,9 +35,10 @@ class ListRule:
     section: str  # ledger section holding the IDs
     key: str  # "status" | "level"
     dropped: str  # code for an expected ID the manifest lacks
-    claims: Mapping[str, str] = field(default_factory=dict)  # claimed value -> code
+    # dataclasses.field by its module: in this class body, ``field`` is the attribute above
+    claims: Mapping[str, str] = dataclasses.field(default_factory=dict)  # claimed value -> code
     mismatch: str = "status_mismatch"
-    dropped_by_value: Mapping[str, str] = field(default_factory=dict)  # ledger value -> code
+    dropped_by_value: Mapping[str, str] = dataclasses.field(default_factory=dict)  # value -> code
     classify: Callable[[str, str], str] | None = None
 
 

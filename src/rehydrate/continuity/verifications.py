@@ -6,17 +6,18 @@ tree) in one git process; ``split_stale`` is pure.
 """
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from .. import git
 from ..errors import RehydrateError
+from ..ledgers.model import Verification
 from ..state import State
 
 
 class Checked(NamedTuple):
     """One active verification with the artifact's blob id now (None: missing)."""
 
-    verification: Any  # ledgers.model.Verification
+    verification: Verification
     current: str | None
 
     @property
@@ -61,14 +62,14 @@ def artifact_blobs(repo: git.Repo, state: State) -> dict[str, str | None]:
 
 
 def check_verifications(
-    verifications: Sequence[Any], artifacts: Mapping[str, str | None]
+    verifications: Sequence[Verification], artifacts: Mapping[str, str | None]
 ) -> list[Checked]:
     """Each verification with its artifact's current blob id, in ledger order."""
     return [Checked(v, artifacts.get(artifact_key(v.artifact))) for v in verifications]
 
 
 def split_stale(
-    verifications: Sequence[Any], artifacts: Mapping[str, str | None]
+    verifications: Sequence[Verification], artifacts: Mapping[str, str | None]
 ) -> tuple[list[Checked], list[Checked]]:
     """(stale, current): a verification is stale when its artifact changed or is missing."""
     checked = check_verifications(verifications, artifacts)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import EXIT_OK, EXIT_REFUSED
 from ..state import State
@@ -25,6 +25,31 @@ from .manifest import (
     safe_id,
     validate_manifest,
 )
+
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    from ..config import Config
+    from ..errors import RehydrateError
+    from ..git import Repo
+    from ..state import Pin, Source
+
+    class _Built(Protocol):
+        """What ``after_prompt`` reads of a ``prompt.build.Prompt`` (prompt imports this
+        package, so not that class)."""
+
+        @property
+        def decision(self) -> Decision: ...
+
+        @property
+        def pins(self) -> Mapping[str, Pin]: ...
+
+        @property
+        def commit(self) -> str | None: ...
+
+        @property
+        def checksum(self) -> str: ...
+
 
 VERIFY_SCHEMA = "rehydrate/verify-v1"
 
@@ -144,9 +169,9 @@ def verify_text(
     return _verdict(reasons + compare(manifest, state), True)
 
 
-def _pinned_loader(repo: Any, config: Any) -> Callable[[str], State | None]:
+def _pinned_loader(repo: Repo, config: Config) -> Callable[[str], State | None]:
     from .. import git
-    from ..errors import LedgerParseError
+    from ..errors import GitError, LedgerParseError
     from ..state import Source, load_state
 
     def load_pinned(commit: str) -> State | None:
@@ -154,14 +179,14 @@ def _pinned_loader(repo: Any, config: Any) -> Callable[[str], State | None]:
             return None
         try:
             return load_state(repo, config, Source("rev", commit))
-        except (LedgerParseError, git.GitError):
+        except (LedgerParseError, GitError):
             return None
 
     return load_pinned
 
 
 def verify_source(
-    repo: Any, config: Any, source: Any, text: str
+    repo: Repo, config: Config, source: Source, text: str
 ) -> tuple[Verification, State | None]:
     """The git-backed entry: load the ledgers at ``source`` (and, when needed, at the
     manifest's pinned commit) and verify ``text``. An unreadable ledger is a verdict
@@ -230,13 +255,13 @@ class CheckOutcome:
     checksum: str | None = None
     envelope_id: str | None = None
     summary_sha256: str | None = None
-    error: Any = None  # the RehydrateError behind ledger_invalid, for file/line/rule/fix
+    error: RehydrateError | None = None  # behind ledger_invalid, for file/line/rule/fix
 
 
 def run_check(
-    repo: Any,
-    config: Any,
-    source: Any,
+    repo: Repo,
+    config: Config,
+    source: Source,
     envelope_data: bytes | None = None,
     summary_data: bytes | None = None,
 ) -> CheckOutcome:
@@ -275,9 +300,9 @@ def run_check(
 
 
 def write_envelope(
-    repo: Any,
-    config: Any,
-    source: Any,
+    repo: Repo,
+    config: Config,
+    source: Source,
     reset_reason: str,
     summary: bytes | None,
     output: str | None,
@@ -305,10 +330,10 @@ def write_envelope(
 
 
 def after_prompt(
-    repo: Any,
-    config: Any,
-    source: Any,
-    prompt: Any,
+    repo: Repo,
+    config: Config,
+    source: Source,
+    prompt: _Built,
     text: str,
     *,
     envelope_out: str | None = None,

@@ -4,9 +4,12 @@ commit's subject, date, stat and diff for the prompt (each one git process, star
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from . import SECRET_FILE_PATTERNS, Repo, _failed, _start
+
+if TYPE_CHECKING:
+    from io import BufferedReader
 
 
 def start_last_commits(
@@ -34,7 +37,8 @@ def start_last_commits(
         *paths,
     )
     assert proc.stdout is not None and proc.stderr is not None
-    stdout, stderr = proc.stdout, proc.stderr
+    # a PIPE with default buffering is a BufferedReader (typeshed types it IO[bytes])
+    stdout, stderr = cast("BufferedReader", proc.stdout), proc.stderr
 
     def collect(cancel: bool = False) -> dict[str, str | None]:
         buffer = b""

@@ -6,10 +6,14 @@ drops those findings for merge commits (``excuse_merge``) and for a rewritten br
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..ledgers import Ledger
 from ..ledgers.model import record_content as _content
+
+if TYPE_CHECKING:
+    from ..ledgers.model import Item
+    from .rules import Violation
 
 
 def renumbered(parent: Ledger, merged: Ledger, others: Iterable[Ledger]) -> dict[str, str]:
@@ -22,7 +26,7 @@ def renumbered(parent: Ledger, merged: Ledger, others: Iterable[Ledger]) -> dict
     others = list(others)
     mine = {r.id: r for r in parent.all_items()}
     merged_items = {r.id: r for r in merged.all_items()}
-    theirs: dict[str, list[Any]] = {}
+    theirs: dict[str, list[Item]] = {}
     for other in others:
         for r in other.all_items():
             theirs.setdefault(r.id, []).append(r)
@@ -51,7 +55,7 @@ def renumbered_content(old: Ledger, new: Ledger) -> dict[str, str]:
     """
     mine = {r.id: r for r in old.all_items()}
     now = {r.id: r for r in new.all_items()}
-    fresh: dict[tuple[tuple[str, str], ...], list[str]] = {}
+    fresh: dict[tuple[str | tuple[str, str], ...], list[str]] = {}
     for rid, record in now.items():
         if rid not in mine:
             fresh.setdefault((record.kind, *_content(record)), []).append(rid)
@@ -71,8 +75,8 @@ def renumbered_content(old: Ledger, new: Ledger) -> dict[str, str]:
 
 
 def excuse_merge(
-    violations: list[Any], parent: Ledger, merged: Ledger, others: Iterable[Ledger]
-) -> list[Any]:
+    violations: list[Violation], parent: Ledger, merged: Ledger, others: Iterable[Ledger]
+) -> list[Violation]:
     """Drop the guard's findings that a merge commit cannot avoid, compared with ``parent``.
 
     Two cases, both losing nothing: an item the merge renumbered (see ``renumbered``;

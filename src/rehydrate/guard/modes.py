@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from .. import git
-from ..errors import RehydrateError
+from ..errors import GitError, RehydrateError
 from .report import GuardReport
 
 STAGED, RANGE, PRE_PUSH, PRE_RECEIVE = "staged", "range", "pre-push", "pre-receive"
@@ -63,7 +63,7 @@ def open_repo() -> git.Repo:
     """The work tree's repository, or a bare one (a server: settings from its git dir)."""
     try:
         return git.find_repo()
-    except git.GitError:
+    except GitError:
         return git.find_bare_repo()
 
 

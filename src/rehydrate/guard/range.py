@@ -22,7 +22,7 @@ a loss at the tip only when that same waived commit made it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from ..config import CONFIG_FILES, Config, config_from_files, load_config, settings_changed
 from ..errors import ConfigError, GitError, RehydrateError
@@ -135,7 +135,7 @@ class _Settings:
                 parsed[key] = self._parse(texts)
             self.raw[commit] = parsed[key]
         self.effective: dict[str, Config] = {}
-        self.parsers: dict[tuple[Any, ...], _Parser] = {}
+        self.parsers: dict[tuple[object, ...], _Parser] = {}
 
     def _parse(self, texts: Mapping[str, bytes | None]) -> Config | ConfigError:
         if all(t is None for t in texts.values()):

@@ -266,9 +266,9 @@ def _changed(rule: SectionRule, change: ItemChange, ledger: Ledger) -> Iterator[
         if cell.column == "status":
             continue
         if cell.column == "level" and rule.level:
-            code = _level_code(cell.old, cell.new)
-            if code:
-                yield _v(code, ledger, line, item, f"level changed {cell.old} -> {cell.new}")
+            level_code = _level_code(cell.old, cell.new)
+            if level_code:
+                yield _v(level_code, ledger, line, item, f"level changed {cell.old} -> {cell.new}")
             continue
         if cell.column in allowed:
             continue

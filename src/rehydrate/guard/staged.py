@@ -10,18 +10,25 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING
 
 from ..ledgers import Ledger
 from .fastpath import load_trusted, save_trusted, table_edit
 from .report import GuardReport
 from .rules import FIXES, Violation, check_ledger
 
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..errors import LedgerParseError
+    from ..git import Repo
+    from ..git.changes import RawChange
+
 _PARSE_CODES = frozenset({"retire_without_reason", "next_action_not_single"})
 _ZERO = frozenset({"0" * 40, "0" * 64})
 
 
-def parse_violation(error: Any, path: str) -> Violation:
+def parse_violation(error: LedgerParseError, path: str) -> Violation:
     """A LedgerParseError as a refusal: its own code when the guard has that rule."""
     code = error.code if error.code in _PARSE_CODES else "ledger_unparseable"
     message = f"the new version cannot be parsed ({error.code}): {error.message}"
@@ -34,10 +41,10 @@ def parse_violation(error: Any, path: str) -> Violation:
 class _Parser:
     """Parses blobs once per run (a range sees the same blob in many commits)."""
 
-    config: Any
-    cache: dict[tuple[str, str], Any] = field(default_factory=dict)
+    config: Config
+    cache: dict[tuple[str, str], Ledger | LedgerParseError] = field(default_factory=dict)
 
-    def parse(self, kind: str, path: str, blob: str, data: bytes) -> Any:
+    def parse(self, kind: str, path: str, blob: str, data: bytes) -> Ledger | LedgerParseError:
         """The Ledger, or the LedgerParseError it raised."""
         from ..errors import LedgerParseError
         from ..ledgers import parse_ledger
@@ -71,7 +78,7 @@ def _regular(mode: str) -> bool:
 
 def check_change(
     kind: str,
-    change: Any,
+    change: RawChange,
     data: Mapping[str, bytes],
     parser: _Parser,
     *,
@@ -178,7 +185,7 @@ def check_change(
 def _excuse_merge(
     kind: str,
     found: list[Violation],
-    change: Any,
+    change: RawChange,
     other_blobs: list[str],
     data: Mapping[str, bytes],
     parser: _Parser,
@@ -200,7 +207,7 @@ def _excuse_merge(
     return excuse_merge(found, parent, merged, others)
 
 
-def settings_violations(old: Any, new: Any, had_ledgers: bool) -> list[Violation]:
+def settings_violations(old: Config, new: Config, had_ledgers: bool) -> list[Violation]:
     """A settings change that moves or re-aliases existing ledgers (``config_changed``).
 
     Settings decide which file is which ledger and how its headers read, so changing them
@@ -259,7 +266,7 @@ def _sorted(violations: list[Violation]) -> tuple[Violation, ...]:
     )
 
 
-def _parses(kind: str, change: Any, data: Mapping[str, bytes], parser: _Parser) -> bool:
+def _parses(kind: str, change: RawChange, data: Mapping[str, bytes], parser: _Parser) -> bool:
     if change.old_blob in _ZERO or not _regular(change.old_mode):
         return False
     return isinstance(
@@ -267,7 +274,7 @@ def _parses(kind: str, change: Any, data: Mapping[str, bytes], parser: _Parser) 
     )
 
 
-def last_parseable(repo: Any, commit: str, kind: str, path: str, parser: _Parser) -> Ledger | None:
+def last_parseable(repo: Repo, commit: str, kind: str, path: str, parser: _Parser) -> Ledger | None:
     """The newest parseable version of ``path`` at or before ``commit`` (None: none of the
     last 200 versions parses, or there never was one). A ledger broken or deleted by one
     commit must not make the next compare with 'no ledger'."""
@@ -300,11 +307,11 @@ def last_parseable(repo: Any, commit: str, kind: str, path: str, parser: _Parser
 
 
 def check_staged(
-    repo: Any,
-    config: Any,
-    first: tuple[str, list[Any]] | None = None,
+    repo: Repo,
+    config: Config,
+    first: tuple[str, list[RawChange]] | None = None,
     *,
-    old_config: Any = None,
+    old_config: Config | None = None,
     extra: Sequence[Violation] = (),
 ) -> GuardReport:
     """The index (inherited GIT_INDEX_FILE) against HEAD, and every MERGE_HEAD in a merge.
@@ -333,7 +340,7 @@ def check_staged(
     from ..config import settings_changed
 
     same = old_config is None or not settings_changed(old_config, config)
-    old_parser = parser if same else _Parser(old_config)
+    old_parser = parser if same or old_config is None else _Parser(old_config)
     trusted = (
         load_trusted(repo, config)
         if same and "failures" in {kinds.get(c.path) for _, cs in bases for c in cs}
@@ -342,7 +349,7 @@ def check_staged(
     good: set[str] = set()
     out: list[Violation] = list(extra)
     checked: set[str] = set()
-    firsts: dict[str, Any] = {}  # HEAD's change per path, for merge excuses
+    firsts: dict[str, RawChange] = {}  # HEAD's change per path, for merge excuses
     for label, changes in bases:
         for change in changes:
             kind = kinds.get(change.path)
@@ -363,13 +370,13 @@ def check_staged(
                 trusted=trusted,
                 old_parser=old_parser,
                 old_ledger=past,
-                renamed_to=lambda c=change, b=label: git_changes.find_rename(repo, b, None, c.path),
+                renamed_to=partial(git_changes.find_rename, repo, label, None, change.path),
             )
             if label == bases[0][0]:
                 firsts[change.path] = change
             elif found:
-                first = firsts.get(change.path)
-                head_blob = first.old_blob if first is not None else change.new_blob
+                on_head = firsts.get(change.path)
+                head_blob = on_head.old_blob if on_head is not None else change.new_blob
                 found = _excuse_merge(kind, found, change, [head_blob], data, parser)
             if kind == "failures":
                 if old is not None and old_ok:

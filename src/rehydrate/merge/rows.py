@@ -11,8 +11,8 @@ both parents, or the rows concerned become conflicts.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from ..errors import LedgerParseError
 from ..guard.excuses import excuse_merge
@@ -38,6 +38,9 @@ from .sides import (
     read_side,
     section_of,
 )
+
+if TYPE_CHECKING:
+    from ..ledgers.model import Record, Retired
 
 
 def no_text_merge(ours: bytes, base: bytes, theirs: bytes) -> tuple[bytes, bool]:
@@ -118,7 +121,7 @@ class Merger:
         return plan
 
     def _plan_items(
-        self, base_items: Mapping[str, tuple[str, Any]], o: Side, t: Side, plan: _Plan
+        self, base_items: Mapping[str, tuple[str, Record]], o: Side, t: Side, plan: _Plan
     ) -> None:
         """Theirs' rows against ours by ID: kept, merged, added, renumbered or a conflict."""
         fresh = Allocator(set(base_items) | set(o.items) | set(t.items))
@@ -155,7 +158,9 @@ class Merger:
             if oid in base_items and oid not in t.items:
                 self._conflict("row_deleted", oid, "theirs deleted this row, ours kept it")
 
-    def _plan_retired(self, base_retired: Mapping[str, Any], o: Side, t: Side, plan: _Plan) -> None:
+    def _plan_retired(
+        self, base_retired: Mapping[str, Retired], o: Side, t: Side, plan: _Plan
+    ) -> None:
         """Theirs' Retired rows (under their renumbered IDs) against ours."""
         for row in t.ledger.retired:
             rid = plan.renamed.get(row.id, row.id)
@@ -170,7 +175,7 @@ class Merger:
                 continue
             plan.retired.append((rid, row))
 
-    def _merge_row(self, section: str, b: Any, o: Any, t: Any, plan: _Plan) -> None:
+    def _merge_row(self, section: str, b: Record, o: Record, t: Record, plan: _Plan) -> None:
         from ..guard.rules import RULES, _level_code
 
         rule = RULES[self.kind].get(section)
@@ -387,7 +392,7 @@ class Merger:
         token: str,
         section: str,
         is_target: bool,
-        conflicted: set[str | None],
+        conflicted: set[str],
     ) -> list[tuple[str, str]]:
         retired = section == "retired"
         slot = o.slots.get(token) or t.slots[token]
@@ -414,7 +419,7 @@ class Merger:
                     groups.append([(line, eol)])
                 placed.append(item_id)
         if is_target:
-            additions: list[tuple[str, Any]] = (
+            additions: Sequence[tuple[str, Record]] = (
                 plan.retired if retired else plan.added.get(section, [])
             )
             for new_id, record in additions:
@@ -459,7 +464,7 @@ class Merger:
         return at
 
     def _rewrite(
-        self, line: str, slot: Slot, item_id: str, cells: Mapping[str, str], record: Any
+        self, line: str, slot: Slot, item_id: str, cells: Mapping[str, str], record: Record
     ) -> str:
         old = _cells(record)
         updates: dict[int, str] = {}
@@ -477,7 +482,7 @@ class Merger:
         return rewrite_cells(line, updates)
 
     def _render(
-        self, t: Side, record: Any, new_id: str, slot: Slot, retired: bool, plan: _Plan
+        self, t: Side, record: Record, new_id: str, slot: Slot, retired: bool, plan: _Plan
     ) -> str | None:
         key = f"retired:{record.id}" if retired else record.id
         source = t.slot_of[key]
@@ -518,7 +523,7 @@ class Merger:
             )
         except LedgerParseError as exc:
             return [Conflict("merge_unparseable", None, f"the merged file would not parse: {exc}")]
-        out = []
+        out: list[Conflict] = []
         for side, other in ((o, t), (t, o)):
             found = check_ledger(self.kind, side.ledger, merged)
             found = excuse_merge(found, side.ledger, merged, [other.ledger])
@@ -559,8 +564,8 @@ class _Plan:
 
     def __init__(self) -> None:
         self.replace: dict[str, dict[str, str]] = {}  # ours' row id -> merged cells
-        self.added: dict[str, list[tuple[str, Any]]] = {}  # section -> (id, theirs' record)
-        self.retired: list[tuple[str, Any]] = []  # (id, theirs' Retired row)
+        self.added: dict[str, list[tuple[str, Record]]] = {}  # section -> (id, theirs' record)
+        self.retired: list[tuple[str, Retired]] = []  # (id, theirs' Retired row)
         self.renamed: dict[str, str] = {}
         self.next_action = "ours"  # ours | theirs | conflict
         self.meta_from_theirs: list[str] = []

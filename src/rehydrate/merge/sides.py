@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..ledgers import (
     Context,
@@ -18,6 +18,10 @@ from ..ledgers import (
 )
 from ..ledgers.model import RETIRED
 from ..ledgers.rowedit import split_text
+
+if TYPE_CHECKING:
+    from ..ledgers import Section
+    from ..ledgers.model import Record, Retired, Schema
 
 MARK = "\x1erehydrate-merge\x1e"
 
@@ -51,8 +55,8 @@ class Side(NamedTuple):
     slots: dict[str, Slot]  # token -> slot, in file order
     skeleton: tuple[str, ...]
     source: tuple[int, ...]  # skeleton line -> index into lines (-1 for a token)
-    items: dict[str, tuple[str, Any]]  # id -> (section, record)
-    retired: dict[str, Any]
+    items: dict[str, tuple[str, Record]]  # id -> (section, record)
+    retired: dict[str, Retired]
     slot_of: dict[str, Slot]  # id (item or retired row) -> its slot
     id_at: dict[int, str]  # row line number -> its ID
 
@@ -61,7 +65,7 @@ class Side(NamedTuple):
         return self.lines[record.line - 1]
 
 
-def pick_tables(kind: str) -> Callable[[list[tuple[str | None, Any]]], dict[int, Any]]:
+def pick_tables(kind: str) -> Callable[[list[tuple[str | None, Section]]], dict[int, Schema]]:
     if kind == "failures":
         from ..ledgers.failures import _pick
 
@@ -69,7 +73,7 @@ def pick_tables(kind: str) -> Callable[[list[tuple[str | None, Any]]], dict[int,
     if kind == "task":
         from ..ledgers.task import SCHEMAS
     else:
-        from ..ledgers.spec import SCHEMAS  # type: ignore[no-redef]
+        from ..ledgers.spec import SCHEMAS
     return tables_by_section(SCHEMAS)
 
 

@@ -9,13 +9,18 @@ reader sees; then secret-looking values are redacted and fence labels inside the
 data neutralised.
 """
 
+from __future__ import annotations
+
 import re
 from collections.abc import Callable, Sequence
 from operator import attrgetter
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..redact import redact
 from ..state import sha256_text
+
+if TYPE_CHECKING:
+    from ..ledgers.model import Record
 
 LEDGER_LABEL = "ledger-data"
 GIT_LABEL = "git-data"
@@ -137,7 +142,7 @@ class _Rows(Sequence[tuple[str, ...]]):
 
     __slots__ = ("_records", "_fields", "_rows")
 
-    def __init__(self, records: Sequence[Any], fields: tuple[int, ...]) -> None:
+    def __init__(self, records: Sequence[Record], fields: tuple[int, ...]) -> None:
         self._records = records
         self._fields = fields
         self._rows: tuple[tuple[str, ...], ...] | None = None
@@ -158,7 +163,7 @@ class _Rows(Sequence[tuple[str, ...]]):
 def listing(
     key: str,
     heading: str,
-    records: Sequence[Any],
+    records: Sequence[Record],
     columns: Sequence[tuple[str, str]],
     *,
     empty: str = "None.",

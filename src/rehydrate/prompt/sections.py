@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..continuity.decision import BLOCKED_ON_RECONCILIATION, Decision
 from ..continuity.verifications import artifact_key, split_stale
@@ -14,6 +14,9 @@ from ..ledgers.model import LEVEL_STRENGTH
 from ..redact import find_secrets, redact
 from ..state import State
 from .fences import GIT_LABEL, Listing, fence, inline, listing, pipe_table
+
+if TYPE_CHECKING:
+    from ..ledgers.model import Constraint, Verification
 
 _KIND_TITLES: Mapping[str, str] = {"spec": "Spec", "task": "Task", "failures": "Failed attempts"}
 
@@ -67,7 +70,8 @@ def header(state: State, decision: Decision, worktree_differs: Sequence[str]) ->
         f"- HEAD: {state.head or '(no commits yet)'}",
     ]
     if state.source.kind == "rev":
-        lines.append(f"- Ledgers read at: commit {state.commit} (--rev {inline(state.source.rev)})")
+        rev = state.source.rev or ""  # a "rev" source always names its rev
+        lines.append(f"- Ledgers read at: commit {state.commit} (--rev {inline(rev)})")
     else:
         where = "work tree" if state.source.kind == "worktree" else "index"
         lines.append(f"- Ledgers read from: the {where} (uncommitted changes included)")
@@ -114,7 +118,7 @@ def header(state: State, decision: Decision, worktree_differs: Sequence[str]) ->
     return redact("\n".join(lines))
 
 
-def constraints(state: State) -> list[Any]:
+def constraints(state: State) -> list[Constraint]:
     active = state.ledgers["spec"].active("constraints")
     return sorted(active, key=lambda c: -LEVEL_STRENGTH[c.level])  # stable: file order ties
 
@@ -326,7 +330,7 @@ def task_section(
     return "\n\n".join(parts)
 
 
-def _current(artifacts: Mapping[str, str | None] | None, v: Any) -> str:
+def _current(artifacts: Mapping[str, str | None] | None, v: Verification) -> str:
     if artifacts is None:
         return "not checked"
     return artifacts.get(artifact_key(v.artifact)) or "missing"

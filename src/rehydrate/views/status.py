@@ -11,13 +11,17 @@ import datetime as _dt
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import git
 from ..config import Config
 from ..continuity.decision import Decision, decide
 from ..continuity.verifications import Checked, artifact_blobs, split_stale
 from ..state import Source, State, load_state, uncommitted_ledgers
+
+if TYPE_CHECKING:
+    from ..ledgers import Ledger
+    from ..ledgers.model import ExternalWrite, Phase
 
 SCHEMA = "rehydrate/status-v1"
 BAR_WIDTH = 20  # one cell per phase up to this many phases, proportional beyond
@@ -70,11 +74,11 @@ class StatusView:
     head: str | None
     branch: str | None
     today: _dt.date
-    phases: tuple[Any, ...]  # Phase records, in order (active only)
+    phases: tuple[Phase, ...]  # in order (active only)
     next_action: str | None
     decision: Decision
-    blocked_writes: tuple[Any, ...]  # ExternalWrite records whose outcome is unknown
-    pending_writes: tuple[Any, ...]
+    blocked_writes: tuple[ExternalWrite, ...]  # their outcome is unknown
+    pending_writes: tuple[ExternalWrite, ...]
     counts: Mapping[str, Mapping[str, int]]
     open_decisions: tuple[OpenDecision, ...]
     stale: tuple[Checked, ...]
@@ -85,7 +89,7 @@ class StatusView:
         return sum(1 for p in self.phases if p.status == "done")
 
     @property
-    def current_phases(self) -> tuple[Any, ...]:
+    def current_phases(self) -> tuple[Phase, ...]:
         return tuple(p for p in self.phases if p.status == "doing")
 
     @property
@@ -125,7 +129,7 @@ class StatusView:
         }
 
 
-def _write_json(write: Any) -> dict[str, str]:
+def _write_json(write: ExternalWrite) -> dict[str, str]:
     return {
         "id": write.id,
         "operation": write.operation,
@@ -145,7 +149,7 @@ def parse_due(text: str) -> _dt.date | None:
         return None
 
 
-def open_decisions(spec: Any, today: _dt.date) -> tuple[OpenDecision, ...]:
+def open_decisions(spec: Ledger, today: _dt.date) -> tuple[OpenDecision, ...]:
     """Active open decisions, soonest due first (undated last), overdue ones flagged."""
     out = []
     for d in spec.active("decisions"):
@@ -214,7 +218,7 @@ def build_status(
     )
 
 
-def progress_bar(phases: Sequence[Any], width: int = BAR_WIDTH) -> str:
+def progress_bar(phases: Sequence[Phase], width: int = BAR_WIDTH) -> str:
     """``[##>--]``: ``#`` done, ``>`` doing, ``-`` todo; one cell per phase up to ``width``."""
     if not phases:
         return "[]"

@@ -118,7 +118,7 @@ def guard_refusal(kind: str, old: Ledger, new: Ledger) -> Refused | None:
         code=first.code,
         fix=first.fix,
     )
-    error.codes = tuple(v.code for v in violations)  # type: ignore[attr-defined]
+    error.codes = tuple(v.code for v in violations)
     return error
 
 
