@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from ..errors import EXIT_OK
 from ._common import emit_json, note, open_repo
+
+if TYPE_CHECKING:
+    from ..writers.operations import Operation
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -65,7 +68,7 @@ def retire_options(func: F) -> F:
 
 def retire_operation(
     kind: str | None, item_id: str, reason: str, replaced_by: str, date: str | None
-) -> Any:
+) -> Operation:
     """The writer operation retiring ``item_id`` (``kind`` None: the ledger holding it)."""
     from ..writers.ledger import find_holder
     from ..writers.operations import cell, retire
@@ -84,7 +87,12 @@ def retire_operation(
 
 
 def run_write(
-    op: Any, *, expect_revision: int | None, expect_blob: str | None, commit: bool, as_json: bool
+    op: Operation,
+    *,
+    expect_revision: int | None,
+    expect_blob: str | None,
+    commit: bool,
+    as_json: bool,
 ) -> int:
     """Perform one writer operation and report it: the ID on stdout, notes on stderr."""
     from ..writers.ledger import write

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, BinaryIO
+
 import click
 
 from . import verdict
 from ._common import emit_json, note, open_repo, pick_source, source_options
 from ._record import record_option
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..git import Repo
 
 
 @click.command("check")
@@ -29,8 +36,8 @@ from ._record import record_option
 def command(
     rev: str | None,
     worktree: bool,
-    envelope: click.utils.LazyFile | None,
-    summary: click.utils.LazyFile | None,
+    envelope: BinaryIO | None,
+    summary: BinaryIO | None,
     as_json: bool,
     record: bool,
 ) -> int:
@@ -104,7 +111,7 @@ def command(
     return decision.exit_code
 
 
-def _note_uncommitted(repo: object, config: object, pins: dict | None) -> None:
+def _note_uncommitted(repo: Repo, config: Config, pins: Mapping[str, Any] | None) -> None:
     """Say so when the decision was taken on HEAD but the work tree holds newer ledgers.
 
     The blobs just read at HEAD are compared with the work tree; no second git read."""
@@ -115,10 +122,10 @@ def _note_uncommitted(repo: object, config: object, pins: dict | None) -> None:
     try:
         if pins:
             committed = pins["ledgers"]
-            current = read_worktree(repo, list(committed))  # type: ignore[arg-type]
+            current = read_worktree(repo, list(committed))
             differ = [p for p, blob in committed.items() if current[p].blob != blob]
         else:  # the ledgers at HEAD could not be read: ask git
-            differ = uncommitted_ledgers(repo, config)  # type: ignore[arg-type]
+            differ = uncommitted_ledgers(repo, config)
     except RehydrateError:
         return
     if differ:

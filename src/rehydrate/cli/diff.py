@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from ..errors import EXIT_OK
+
+if TYPE_CHECKING:
+    from ..diff import LedgerDiff
 
 
 @click.command("diff")
@@ -68,7 +71,7 @@ _MARK = {
 }
 
 
-def render(diffs: list[Any], old: str, new: str) -> str:
+def render(diffs: list[LedgerDiff], old: str, new: str) -> str:
     """Human view: one block per ledger that changed."""
     lines = [f"ledgers: {old} -> {new}"]
     for d in diffs:

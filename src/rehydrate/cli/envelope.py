@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import BinaryIO
+
 import click
 
 from ..errors import EXIT_OK
@@ -38,7 +40,7 @@ def create(
     rev: str | None,
     worktree: bool,
     reset_reason: str,
-    summary: click.utils.LazyFile | None,
+    summary: BinaryIO | None,
     output: str | None,
     record: bool,
 ) -> int:

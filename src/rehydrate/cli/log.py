@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import click
 
 from ..errors import EXIT_OK
 from ._common import emit_json, note, open_repo
+
+if TYPE_CHECKING:
+    from ..views.log import Entry
 
 
 @click.command("log")
@@ -41,7 +45,7 @@ def command(rev_range: str | None, as_json: bool) -> int:
     return EXIT_OK
 
 
-def render(entries: Any) -> str:
+def render(entries: Sequence[Entry]) -> str:
     """Newest first, like `git log`: a header line per commit, one line per event."""
     blocks = []
     for entry in reversed(entries):

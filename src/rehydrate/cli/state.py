@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from ..errors import EXIT_OK
 from ._common import emit_json, note, open_repo, pick_source, source_options
+
+if TYPE_CHECKING:
+    from ..state import State
 
 
 @click.command("state")
@@ -28,10 +33,7 @@ def command(rev: str | None, staged: bool, worktree: bool, as_json: bool) -> int
     return EXIT_OK
 
 
-def render(state: object) -> str:
-    from ..state import State
-
-    assert isinstance(state, State)
+def render(state: State) -> str:
     lines = [
         f"source    {state.source.label}" + (f" ({state.commit[:12]})" if state.commit else ""),
         f"head      {state.head or '(no commits yet)'}"

@@ -5,12 +5,15 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..errors import EXIT_OK
 from ._common import emit_json, open_repo, pick_source, source_options
+
+if TYPE_CHECKING:
+    from ..views.status import OpenDecision, StatusView
 
 Style = Callable[..., str]
 LIST_LIMIT = 5  # rows per listing; the rest is counted, `rehydrate state` shows all
@@ -54,7 +57,7 @@ def _more(shown: int, total: int, what: str) -> list[str]:
     return [f"  ... and {total - shown} more {what} (rehydrate state)"] if total > shown else []
 
 
-def _due_text(decision: Any, style: Style) -> str:
+def _due_text(decision: OpenDecision, style: Style) -> str:
     if not decision.due:
         return "no due date"
     days = decision.overdue_days
@@ -69,7 +72,7 @@ def _due_text(decision: Any, style: Style) -> str:
     return f"due {decision.due} (in {-days} day{'s' * (days != -1)})"
 
 
-def render(view: Any, style: Style = plain) -> str:
+def render(view: StatusView, style: Style = plain) -> str:
     """The screen as text; ``style`` is click.style on a colour terminal, identity otherwise."""
 
     revision = f" (revision {view.revision})" if view.revision is not None else ""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import BinaryIO
+
 import click
 
 from ..errors import EXIT_OK, EXIT_REFUSED
@@ -15,7 +17,7 @@ def command() -> None:
 
 @command.command("propose")
 @click.argument("file", type=click.File("rb"))
-def propose(file: click.utils.LazyFile) -> int:
+def propose(file: BinaryIO) -> int:
     """Store FILE as a candidate summary and print its id (nothing is promoted yet)."""
     from ..continuity.summaries import candidate_ref
     from ..continuity.summaries import propose as store

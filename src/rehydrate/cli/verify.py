@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import BinaryIO
+
 import click
 
 from . import verdict
@@ -14,14 +16,13 @@ from ._record import record_option
 @source_options()
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 @record_option
-def command(
-    file: click.utils.LazyFile, rev: str | None, worktree: bool, as_json: bool, record: bool
-) -> int:
+def command(file: BinaryIO, rev: str | None, worktree: bool, as_json: bool, record: bool) -> int:
     """Verify a compaction summary or restatement in both directions (exit 0 only when
     faithful and the ledgers are unchanged since its pins)."""
     from ..continuity.decision import shown
     from ..continuity.envelopes import sha256_digest
-    from ..continuity.verify import check_continuity, pins_of, verify_source
+    from ..continuity.manifest import pins_of
+    from ..continuity.verify import check_continuity, verify_source
     from ..errors import RehydrateError
     from ..readlimit import read_stream
 
@@ -61,7 +62,7 @@ def command(
             summary_sha256=sha256_digest(data),
         )
     if any(r.code == "manifest_invalid" for r in verification.reasons):
-        from ..continuity.verify import extract_manifest
+        from ..continuity.manifest import extract_manifest
 
         detail = extract_manifest(text).detail
         if detail:
