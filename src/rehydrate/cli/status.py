@@ -102,7 +102,7 @@ def render(view: StatusView, style: Style = plain) -> str:
     return "\n".join(lines)
 
 
-def _blocked(view: Any, style: Style) -> list[str]:
+def _blocked(view: StatusView, style: Style) -> list[str]:
     """The reconciliation block, when an external write's outcome is unknown."""
     from ..continuity.decision import BLOCKED_ON_RECONCILIATION
 
@@ -128,7 +128,7 @@ def _blocked(view: Any, style: Style) -> list[str]:
     return lines
 
 
-def _progress(view: Any, style: Style) -> list[str]:
+def _progress(view: StatusView, style: Style) -> list[str]:
     """Phases, the next action, the continuity decision and pending writes."""
     from ..continuity.decision import BLOCKED_ON_RECONCILIATION
     from ..views.status import progress_bar
@@ -161,7 +161,7 @@ def _progress(view: Any, style: Style) -> list[str]:
     return lines
 
 
-def _counts(view: Any, style: Style) -> list[str]:
+def _counts(view: StatusView, style: Style) -> list[str]:
     """Active, retired and open items per ledger."""
 
     lines: list[str] = []
@@ -182,7 +182,7 @@ def _counts(view: Any, style: Style) -> list[str]:
     return lines
 
 
-def _lists(view: Any, style: Style) -> list[str]:
+def _lists(view: StatusView, style: Style) -> list[str]:
     """Open decisions and stale verifications, each cut at LIST_LIMIT."""
 
     lines: list[str] = []
