@@ -26,11 +26,11 @@ LEVEL_POLARITY: Mapping[str, int] = {
 
 def _cells(record: Record) -> dict[str, str]:
     """Every cell by column name (canonical names, then extra columns lowercased)."""
-    out: dict[str, str] = record._asdict()
+    out: dict[str, Any] = record._asdict()
     del out["line"]
-    extra: tuple[tuple[str, str], ...] = record.extra
-    del out["extra"]
-    out.update(extra)
+    extra = out.pop("extra")
+    if extra:  # rare: most tables have only the schema's columns
+        out.update(extra)
     return out
 
 
