@@ -143,6 +143,17 @@ def test_private_modules_are_imported_only_inside_their_package():
     assert not offenders, "\n".join(offenders)
 
 
+def test_private_names_are_imported_only_inside_their_package():
+    """``from pkg.mod import _name`` across packages reaches into another unit's insides."""
+    offenders = [
+        f"{e.source}:{e.line} imports {e.target}.{name}"
+        for e in EDGES
+        for name in e.names
+        if name.startswith("_") and _unit(e.source) != _unit(e.target)
+    ]
+    assert not offenders, "\n".join(offenders)
+
+
 def test_imports_point_down_the_layers():
     upward = []
     for edge in EDGES:

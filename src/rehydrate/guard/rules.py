@@ -208,7 +208,7 @@ def _v(code: str, ledger: Ledger, line: int | None, item_id: str | None, message
     return Violation(code, ledger.path, line, item_id, message, FIXES[code])
 
 
-def _level_code(old: str, new: str) -> str | None:
+def level_code(old: str, new: str) -> str | None:
     """None when ``old`` -> ``new`` is allowed: stricter within one polarity, or from MAY."""
     if old == new or old == "MAY":
         return None
@@ -266,9 +266,9 @@ def _changed(rule: SectionRule, change: ItemChange, ledger: Ledger) -> Iterator[
         if cell.column == "status":
             continue
         if cell.column == "level" and rule.level:
-            level_code = _level_code(cell.old, cell.new)
-            if level_code:
-                yield _v(level_code, ledger, line, item, f"level changed {cell.old} -> {cell.new}")
+            weakened = level_code(cell.old, cell.new)
+            if weakened:
+                yield _v(weakened, ledger, line, item, f"level changed {cell.old} -> {cell.new}")
             continue
         if cell.column in allowed:
             continue

@@ -12,7 +12,7 @@ from .model import FAILURES, Ledger, Schema
 SCHEMAS: Mapping[str, Schema | None] = {"failures": FAILURES}
 
 
-def _pick(keyed: list[tuple[str | None, Section]]) -> dict[int, Schema]:
+def pick(keyed: list[tuple[str | None, Section]]) -> dict[int, Schema]:
     """The failure table is the first table outside ## Retired, wherever it sits."""
     for key, section in keyed:
         if key != "retired" and section.tables:
@@ -27,4 +27,4 @@ def _finish(
 
 
 def parse(data: bytes, ctx: Context) -> Ledger:
-    return read("failures", data, ctx, SCHEMAS, _pick, _finish)
+    return read("failures", data, ctx, SCHEMAS, pick, _finish)

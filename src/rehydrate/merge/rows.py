@@ -176,7 +176,7 @@ class Merger:
             plan.retired.append((rid, row))
 
     def _merge_row(self, section: str, b: Record, o: Record, t: Record, plan: _Plan) -> None:
-        from ..guard.rules import RULES, _level_code
+        from ..guard.rules import RULES, level_code
 
         rule = RULES[self.kind].get(section)
         bc, oc, tc = _cells(b), _cells(o), _cells(t)
@@ -197,10 +197,10 @@ class Merger:
                 if (tv, ov) in rule.moves:
                     continue
             if column == "level" and rule is not None and rule.level:
-                if _level_code(ov, tv) is None:
+                if level_code(ov, tv) is None:
                     merged[column] = tv
                     continue
-                if _level_code(tv, ov) is None:
+                if level_code(tv, ov) is None:
                     continue
             code = {"decisions": "decision_conflict", "external writes": "write_conflict"}.get(
                 section, f"{column}_conflict" if column in ("status", "level") else "cell_conflict"

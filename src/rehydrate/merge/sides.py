@@ -67,9 +67,9 @@ class Side(NamedTuple):
 
 def pick_tables(kind: str) -> Callable[[list[tuple[str | None, Section]]], dict[int, Schema]]:
     if kind == "failures":
-        from ..ledgers.failures import _pick
+        from ..ledgers.failures import pick
 
-        return _pick
+        return pick
     if kind == "task":
         from ..ledgers.task import SCHEMAS
     else:
