@@ -94,11 +94,26 @@ def test_pyyaml_is_imported_only_by_the_yaml_door():
     assert importers == ["ledgers/yamlsafe.py"]
 
 
+def test_tree_sitter_is_imported_only_by_the_shell_door():
+    importers = sorted(
+        str(p.relative_to(SRC))
+        for p in SRC.rglob("*.py")
+        if re.search(r"^\s*(import|from) tree_sitter", p.read_text(), re.M)
+    )
+    assert importers == ["agents/shell.py"]
+
+
 def test_every_declared_dependency_is_imported():
     declared = tomllib.loads((SRC.parents[1] / "pyproject.toml").read_text())["project"][
         "dependencies"
     ]
-    modules = {"click": "click", "mistune": "mistune", "pyyaml": "yaml"}
+    modules = {
+        "click": "click",
+        "mistune": "mistune",
+        "pyyaml": "yaml",
+        "tree-sitter": "tree_sitter",
+        "tree-sitter-bash": "tree_sitter_bash",
+    }
     names = [re.split(r"[<>=!~ ]", d, maxsplit=1)[0].lower() for d in declared]
     assert sorted(names) == sorted(modules)
     text = "\n".join(p.read_text() for p in SRC.rglob("*.py"))

@@ -17,7 +17,7 @@ from re import _parser  # type: ignore[attr-defined]
 import pytest
 
 from rehydrate import redact
-from rehydrate.agents import commands as commandmatch
+from rehydrate.agents import commandline, failfile, matching, shell
 from rehydrate.prompt import build as prompt
 from rehydrate.prompt import fences
 
@@ -49,7 +49,7 @@ def _backtracking_runs(parsed: object) -> list[str]:
 
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:
     out = []
-    for module in (redact, fences, prompt, commandmatch):
+    for module in (redact, fences, prompt, matching, commandline, shell, failfile):
         for name, value in vars(module).items():
             if isinstance(value, re.Pattern):
                 out.append((f"{module.__name__}.{name}", value))

@@ -127,11 +127,6 @@ def test_an_allowed_command_runs(claude: Path, project: Path, api: Any) -> None:
     assert session.hook_order() == ["session-start", "pre-tool-use", "stop"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 15 item 2: a newline-separated repeat of a failed "
-    "attempt is not matched by check-command, so PreToolUse lets it run",
-)
 def test_newline_separated_repeat_is_denied(claude: Path, project: Path, api: Any) -> None:
     fake = api([bash("touch m2\ngo test -tags=musl ./...")], [text("ok")])
     session = run_claude(claude, project, fake, "run the tests")
@@ -139,24 +134,19 @@ def test_newline_separated_repeat_is_denied(claude: Path, project: Path, api: An
     assert not (project / "m2").exists()
 
 
-_ITEM_2 = pytest.mark.xfail(
-    strict=True,
-    reason="issue 15 item 2: check-command does not look "
-    "inside this shell form, so PreToolUse lets the repeat run",
-)
 # (marker name, command after `touch <marker> && `, denied?) - all in one session, one turn.
 SHELL_FORMS = [
-    pytest.param(*form, id=form[0], marks=[_ITEM_2] if hidden else [])
-    for *form, hidden in [
-        ("bash_c", "bash -c 'go test -tags=musl ./...'", True, True),
-        ("sh_c", 'sh -c "go test -tags=musl ./..."', True, True),
-        ("eval", "eval 'go test -tags=musl ./...'", True, True),
-        ("if_then", "if true; then go test -tags=musl ./...; fi", True, True),
-        ("for_do", "for i in 1; do go test -tags=musl ./...; done", True, True),
-        ("subshell", "(go test -tags=musl ./...)", True, False),
-        ("pipeline", "true | go test -tags=musl ./...", True, False),
-        ("substitution", "echo $(go test -tags=musl ./...)", True, False),
-        ("default_tags", "go test ./... || true", False, False),  # precision: still allowed
+    pytest.param(*form, id=form[0])
+    for form in [
+        ("bash_c", "bash -c 'go test -tags=musl ./...'", True),
+        ("sh_c", 'sh -c "go test -tags=musl ./..."', True),
+        ("eval", "eval 'go test -tags=musl ./...'", True),
+        ("if_then", "if true; then go test -tags=musl ./...; fi", True),
+        ("for_do", "for i in 1; do go test -tags=musl ./...; done", True),
+        ("subshell", "(go test -tags=musl ./...)", True),
+        ("pipeline", "true | go test -tags=musl ./...", True),
+        ("substitution", "echo $(go test -tags=musl ./...)", True),
+        ("default_tags", "go test ./... || true", False),  # precision: still allowed
     ]
 ]
 

@@ -293,7 +293,7 @@ def verdict_text(verdict: Mapping[str, Any]) -> str:
 
 def pre_tool_use(event: Event) -> HookResult:
     """Deny a Bash command that repeats an active failed attempt; otherwise stay silent."""
-    from .commands import check_command, command_from_hook, load_failures
+    from .commands import check, command_from_hook, load_failures
 
     if event.problem:
         return HookResult(message=f"rehydrate: {event.problem}; command allowed unchecked")
@@ -318,17 +318,17 @@ def pre_tool_use(event: Event) -> HookResult:
     late = _late_verdict(repo.root)
     if late is not None:
         return _deny(late + " Then run the command again.")
-    try:
-        failures = load_failures(repo, config)
+    try:  # a confirming full parse may fail too: both deny
+        checked = check(command, load_failures(repo, config))
     except RehydrateError as exc:
         return _deny(
             f"rehydrate cannot read the failed-attempts ledger {exc.file}: {exc}. "
             "Commands stay blocked until it parses (`rehydrate state` shows the "
             "problem), so that no failed attempt is repeated unnoticed."
         )
-    hits = check_command(command, failures)
+    hits = checked.hits
     if not hits:
-        return HookResult()
+        return HookResult(message=f"rehydrate: {checked.note}" if checked.note else None)
     first = hits[0]
     more = f" ({len(hits) - 1} more matching rows)" if len(hits) > 1 else ""
     return _deny(
@@ -336,6 +336,7 @@ def pre_tool_use(event: Event) -> HookResult:
         f"{first.path}{more}. Tried: {first.tried}. Failure: {first.failure}. Workaround: "
         f"{first.workaround}. Use the workaround; if the situation has really changed, retire "
         f"the row with a reason (rehydrate fail retire {first.id} --reason ...)."
+        + (f" {checked.note}" if checked.note else "")
     )
 
 

@@ -22,7 +22,7 @@ def command(argv: tuple[str, ...], stdin_json: bool, as_json: bool) -> int:
     import shlex
     import sys
 
-    from ..agents.commands import check_command, command_from_hook, load_failures
+    from ..agents.commands import check, command_from_hook, load_failures
     from ..errors import EXIT_OK, EXIT_REFUSED, RehydrateError
 
     if stdin_json == bool(argv):
@@ -51,7 +51,8 @@ def command(argv: tuple[str, ...], stdin_json: bool, as_json: bool) -> int:
     else:
         text = argv[0] if len(argv) == 1 else shlex.join(argv)
     repo, config = open_repo()
-    hits = check_command(text, load_failures(repo, config))
+    checked = check(text, load_failures(repo, config))
+    hits = checked.hits
     code = verdict(EXIT_REFUSED if hits else EXIT_OK)
     if as_json:
         emit_json(
@@ -60,8 +61,11 @@ def command(argv: tuple[str, ...], stdin_json: bool, as_json: bool) -> int:
                 "command": text,
                 "verdict": "refused" if hits else "allowed",
                 "matches": [h.to_json() for h in hits],
+                "unparsed": list(checked.problems),
             }
         )
     for hit in hits:
         note(f"refused: this repeats a failed attempt\n{hit}")
+    if checked.note:
+        note(checked.note)
     return code

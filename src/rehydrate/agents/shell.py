@@ -1,0 +1,322 @@
+"""Read a command line as a shell would: its simple commands, each as words (see
+docs/check-command.md). The one module that imports tree-sitter.
+
+A command is parsed with tree-sitter-bash (a real grammar: lists, pipelines, newlines,
+``if``/``for``/``while``/``case``, ``$( )``, backticks, subshells, groups, functions,
+heredocs). Text the grammar cannot take whole (too long, past the check's budget, not
+valid shell) is also read by ``words_of``, a linear lexer that splits at every operator
+and newline, so everything that *might* run is matched (quoted text stays one word:
+``echo 'go test'`` stays data). Each such reading is named in ``Script.problems``.
+
+A command of plain words only (no quotes, expansions or operators) is split on blanks
+without loading the grammar, exactly as the shell splits it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+# The grammar's error recovery is quadratic on some hostile text (`a|a|...|`: 4 KB costs
+# ~0.4 s, 16 KB seconds, and its cancellation is not polled then). Short text is parsed
+# here, within a byte budget per check; longer text in a child process that is killed
+# at a deadline; longer still, or past the budget, only word by word.
+SMALL = 1024
+MAX_GRAMMAR_BYTES = 65536
+HERE_BUDGET = 16384
+CHILDREN = 2
+CHILD_SECONDS = 0.4
+
+RESERVED = frozenset(
+    {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}"}
+    | {"case", "esac", "for", "select", "in", "function", "coproc", "[[", "]]", "time"}
+)
+_PLAIN = re.compile(r"[ \t]*+[A-Za-z0-9_./=:,+@%^-]++(?:[ \t]++[A-Za-z0-9_./=:,+@%^-]++)*+[ \t]*+")
+
+
+class Simple(NamedTuple):
+    """One simple command: its words (quoting removed, expansions as written) and the
+    text fed to it by heredocs and here-strings."""
+
+    words: tuple[str, ...]
+    stdin: tuple[str, ...] = ()
+
+
+class Script(NamedTuple):
+    commands: tuple[Simple, ...]
+    problems: tuple[str, ...]  # why parts were read word by word
+
+
+class Budget:
+    """What the grammar may still spend on one check (nested strings share it)."""
+
+    def __init__(self, here: int = HERE_BUDGET, children: int = CHILDREN) -> None:
+        self.here = here
+        self.children = children
+
+
+Parsed = tuple[list[Simple], tuple[int, int] | None]  # commands, first error (row, column)
+
+
+def parse(text: str, budget: Budget | None = None) -> Script:
+    """The simple commands of ``text``."""
+    if _PLAIN.fullmatch(text) and text.split()[0] not in RESERVED:
+        return Script((Simple(tuple(text.split())),), ())
+    budget = budget if budget is not None else Budget()
+    data = text.encode("utf-8", "surrogatepass")
+    parsed: Parsed | None = None
+    if len(data) <= SMALL and len(data) <= budget.here:
+        budget.here -= len(data)
+        parsed = _parse_here(data)
+        why = "the shell grammar gave up on it"
+    elif len(data) > MAX_GRAMMAR_BYTES:
+        why = f"{len(data)} bytes, over the {MAX_GRAMMAR_BYTES} the shell grammar reads"
+    elif budget.children > 0 and hasattr(os, "fork"):
+        budget.children -= 1
+        parsed = _parse_in_child(data)
+        why = f"the shell grammar did not finish in {CHILD_SECONDS} s"
+    else:
+        why = "more shell text than one check parses"
+    if parsed is None:
+        return Script(tuple(words_of(text)), (why,))
+    commands, error = parsed
+    if error is None:
+        return Script(tuple(commands), ())
+    why = f"not valid shell at line {error[0] + 1}, column {error[1] + 1}"
+    return Script(tuple(commands) + tuple(words_of(text)), (why,))
+
+
+_PARSER: list[Any] = []
+
+
+def _parse_here(data: bytes) -> Parsed | None:
+    """Commands and first error, or None when the parse ran past its deadline."""
+    if not _PARSER:
+        import tree_sitter
+
+        try:  # the binding alone: the package's __init__ costs ~15 ms of importlib.resources
+            from tree_sitter_bash._binding import language  # type: ignore[import-not-found]
+        except ImportError:  # pragma: no cover - another layout of the package
+            from tree_sitter_bash import language
+        _PARSER.append(tree_sitter.Parser(tree_sitter.Language(language())))
+    parser = _PARSER[0]
+    deadline = time.perf_counter() + CHILD_SECONDS
+    try:
+        tree = parser.parse(
+            lambda offset, _point: data[offset : offset + 65536],
+            progress_callback=lambda *_: time.perf_counter() > deadline,
+        )
+    except ValueError:  # cancelled: the parser would resume this parse next time
+        parser.reset()
+        return None
+    root = tree.root_node
+    return list(_Walk(data).run(root)), (_first_error(root) if root.has_error else None)
+
+
+def _parse_in_child(data: bytes) -> Parsed | None:
+    """``_parse_here`` in a forked child, killed at the deadline (and its memory capped)."""
+    import marshal
+    import select
+    import signal
+
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child (coverage does not follow a fork)
+        code = 1
+        try:
+            os.close(read_end)
+            try:
+                import resource
+
+                resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+            except (ImportError, ValueError, OSError):
+                pass
+            parsed = _parse_here(data)
+            if parsed is not None:
+                out = marshal.dumps(([tuple(s) for s in parsed[0]], parsed[1]))
+                with os.fdopen(write_end, "wb") as pipe:
+                    pipe.write(out)
+                code = 0
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    chunks: list[bytes] = []
+    deadline = time.perf_counter() + CHILD_SECONDS
+    try:
+        while (left := deadline - time.perf_counter()) > 0:
+            if not select.select([read_end], [], [], left)[0]:
+                break
+            chunk = os.read(read_end, 1 << 16)
+            if not chunk:
+                _, status = os.waitpid(pid, 0)
+                pid = 0
+                if status != 0:
+                    return None
+                commands, error = marshal.loads(b"".join(chunks))
+                return [Simple(tuple(w), tuple(i)) for w, i in commands], error
+            chunks.append(chunk)
+        return None
+    finally:
+        os.close(read_end)
+        if pid:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+
+
+def _first_error(root: Any) -> tuple[int, int]:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            return (node.start_point[0], node.start_point[1])
+        stack.extend(reversed([c for c in node.children if c.has_error]))
+    return (root.start_point[0], root.start_point[1])
+
+
+_DOUBLE_QUOTED_ESCAPE = re.compile(r'\\([$`"\\\n])')
+
+
+def _unescape(match: re.Match[str]) -> str:
+    return "" if match[1] == "\n" else match[1]
+
+
+_ESCAPE = re.compile(r"\\(.)", re.S)
+_WORD_NODES = frozenset({"word", "number"})
+
+
+class _Walk:
+    """One pass over a syntax tree, with an explicit stack (no recursion: nesting
+    depth is the attacker's)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def text(self, node: Any) -> str:
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", "surrogatepass")
+
+    def word(self, node: Any) -> str:
+        """A word as the shell passes it: quoting removed, expansions as written."""
+        kind = node.type
+        if kind in _WORD_NODES:
+            return _ESCAPE.sub(_unescape, self.text(node))
+        if kind == "raw_string":
+            return self.text(node)[1:-1]
+        if kind in ("string", "translated_string"):
+            raw = self.text(node)
+            inner = raw[2:-1] if kind == "translated_string" else raw[1:-1]
+            return _DOUBLE_QUOTED_ESCAPE.sub(_unescape, inner)
+        if kind == "ansi_c_string":
+            raw = self.text(node)
+            return raw if "\\" in raw else raw[2:-1]  # escapes are not decoded
+        if kind == "concatenation":
+            return "".join(self.word(c) for c in node.children)
+        return self.text(node)
+
+    def command(self, node: Any) -> Simple:
+        words: list[str] = []
+        stdin: list[str] = []
+        for child in node.children:
+            kind = child.type
+            if kind == "variable_assignment":
+                name, _, _ = self.text(child).partition("=")
+                value = child.child_by_field_name("value")
+                words.append(f"{name}={self.word(value) if value is not None else ''}")
+            elif kind == "command_name":
+                words.append(self.word(child.children[0]) if child.children else "")
+            elif kind == "herestring_redirect":
+                stdin.extend(self.word(c) for c in child.named_children)
+            elif child.is_named and kind not in ("file_redirect", "comment"):
+                words.append(self.word(child))
+        return Simple(tuple(words), tuple(stdin))
+
+    def redirected(self, body: Any, statement: Any) -> Simple:
+        """A command with redirections after it: heredoc bodies are its input, and the
+        words after a redirection's target are its arguments (``go >x test``: the grammar
+        reads ``test`` as a second target)."""
+        simple = self.command(body)
+        words, stdin = list(simple.words), list(simple.stdin)
+        for redirect in statement.children:
+            if redirect.type == "file_redirect":
+                targets = [c for c in redirect.named_children if c.type != "file_descriptor"]
+                words.extend(self.word(c) for c in targets[1:])
+            elif redirect.type == "heredoc_redirect":
+                stdin.extend(self.text(c) for c in redirect.children if c.type == "heredoc_body")
+        return Simple(tuple(words), tuple(stdin))
+
+    def run(self, root: Any) -> Iterator[Simple]:
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            kind = node.type
+            if kind == "command":
+                yield self.command(node)  # then its words, for the $( ) inside them
+            elif kind == "redirected_statement":
+                body = node.child_by_field_name("body")
+                if body is not None and body.type == "command":
+                    yield self.redirected(body, node)
+                    stack.extend(reversed(body.children))
+                    stack.extend(reversed([c for c in node.children if c != body]))
+                    continue
+            stack.extend(reversed(node.children))
+
+
+# The linear word lexer: blanks, comments, operators (a redirection with its fd), words.
+_LEX = re.compile(
+    r"""(?P<blank>[ \t\r]++|\\\n)
+    |(?P<comment>\#[^\n]*+)
+    |(?P<redirect>[0-9]*+(?:&>>|&>|>>|>&|<&|<<<|<<-|<<|<>|>\||[<>]))
+    |(?P<op>&&|\|\||;;&?|;&|\|&|\$\(\(|\$\(|[;&|\n()`])
+    |(?P<word>(?:'[^']*+'?|"(?:[^"\\]|\\.)*+"?|\$'(?:[^'\\]|\\.)*+'?|\\.|\\\Z
+        |[^\s;&|()<>'"\\`])++)
+    |(?P<other>.)""",
+    re.X | re.S,
+)
+_PIECE = re.compile(
+    r"""'[^']*+'?|"(?:[^"\\]|\\.)*+"?|\$'(?:[^'\\]|\\.)*+'?|\\.|\\\Z|[^'"\\]++""", re.S
+)
+
+
+def unquote(word: str) -> str:
+    """``word`` with its quoting removed, expansions as written (as ``_Walk.word``)."""
+    if not any(c in word for c in "'\"\\"):
+        return word
+    out = []
+    for piece in _PIECE.findall(word):
+        if piece.startswith("$'"):
+            out.append(piece if "\\" in piece else piece[2:].removesuffix("'"))
+        elif piece.startswith("'"):
+            out.append(piece[1:].removesuffix("'"))
+        elif piece.startswith('"'):
+            inner = piece[1:-1] if piece.endswith('"') and len(piece) > 1 else piece[1:]
+            out.append(_DOUBLE_QUOTED_ESCAPE.sub(_unescape, inner))
+        elif piece.startswith("\\"):
+            out.append(_ESCAPE.sub(_unescape, piece))
+        else:
+            out.append(piece)
+    return "".join(out)
+
+
+def words_of(text: str) -> Iterator[Simple]:
+    """Every run of words between operators, in linear time (the fallback reading):
+    newlines, ``$(``, backticks and parentheses split too; redirection targets and
+    comments are dropped; a leading reserved word (``then go test``) is skipped."""
+    words: list[str] = []
+    skip = False
+    for match in _LEX.finditer(text):
+        kind = match.lastgroup
+        if kind == "word":
+            if skip:
+                skip = False
+            elif words or match[0] not in RESERVED:
+                words.append(unquote(match[0]))
+        elif kind == "redirect":
+            skip = True
+        elif kind in ("op", "other"):
+            if words:
+                yield Simple(tuple(words))
+            words = []
+    if words:
+        yield Simple(tuple(words))
