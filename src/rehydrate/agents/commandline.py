@@ -53,6 +53,7 @@ WRAPPERS: dict[str, frozenset[str]] = {
 _WRAPPER_ARGS = {"timeout": 1}
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "su"})
 _SCRIPT_OPTION = re.compile(r"^-[A-Zabd-z]*+c[A-Za-z]*+$")  # -c, -lc, -ec, -xec ...
+_SHELL_VALUED = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 _EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
 
@@ -137,6 +138,15 @@ def _is_number(token: str) -> bool:
 
 def normalize(words: Sequence[str], text: str = "") -> Command | None:
     """Strip env assignments and wrappers; None when nothing command-like is left."""
+    first = words[0] if words else ""
+    if first and "=" not in first and "/" not in first and first not in WRAPPERS:
+        if not _PROGRAM.match(first) or first.startswith("-"):  # the common case, quickly
+            return None
+        end = 1
+        while end < len(words) and end <= MAX_SUBCOMMAND_WORDS and _WORD.match(words[end]):
+            end += 1
+        rest = tuple(words[end:])
+        return Command(first, frozenset(), tuple(words[1:end]), rest, text or " ".join(words))
     env: set[str] = set()
     inner: list[str] = []
     index, end = 0, len(words)
@@ -169,6 +179,8 @@ def normalize(words: Sequence[str], text: str = "") -> Command | None:
                 index += 1
         index = min(end, index + _WRAPPER_ARGS.get(wrapper, 0))
         changed = True
+    if index >= end and inner:  # `env -S 'go test'`: the string is the command
+        return Command("env", frozenset(env), (), (), text or " ".join(words), tuple(inner))
     if index >= end or not _PROGRAM.match(words[index]) or words[index].startswith("-"):
         return None
     program = os.path.basename(words[index]) or words[index]
@@ -192,8 +204,11 @@ class Reading(NamedTuple):
 
 def read(text: str, budget: shell.Budget | None = None) -> Reading:
     """Every simple command ``text`` would run, however deeply it is wrapped."""
-    budget = budget if budget is not None else shell.Budget()
+    budget = (
+        budget if budget is not None else shell.Budget(text=max(shell.TEXT_BUDGET, 2 * len(text)))
+    )
     seen: dict[tuple[Any, ...], Command] = {}
+    read_words: set[tuple[str, ...]] = set()  # each distinct word list normalised once
     problems: list[str] = []
     pending: list[tuple[str | tuple[str, ...], int]] = [(text, 0)]
     while pending:
@@ -205,6 +220,9 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
         else:
             simples = [shell.Simple(item)]
         for simple in simples:
+            if simple.words in read_words and not simple.stdin:
+                continue
+            read_words.add(simple.words)
             command = normalize(simple.words)
             if command is None:
                 continue
@@ -227,13 +245,18 @@ def _handed_on(command: Command, simple: shell.Simple) -> Iterator[str | tuple[s
     if command.program == "eval":
         yield " ".join(args)
     elif command.program in SHELLS:
+        skip = False
         for index, token in enumerate(args):
-            if _SCRIPT_OPTION.match(token):
+            if skip:
+                skip = False
+            elif _SCRIPT_OPTION.match(token):
                 script = next((t for t in args[index + 1 :] if not t.startswith("-")), None)
                 if script is not None:
                     yield script
                 return
-            if not token.startswith(("-", "+")):
+            elif token in _SHELL_VALUED:
+                skip = True  # `-o pipefail`
+            elif not token.startswith(("-", "+")):
                 return  # `bash script.sh`: a file we do not read
         yield from simple.stdin  # `bash <<'EOF'`, `sh -s <<<'...'`
     elif command.program == "find":

@@ -30,6 +30,7 @@ from .failindex import split_cells
 from .matching import COMMON_FLAGS, Hit, hits_in
 
 MAX_SEARCHED = 64  # distinct commands searched for; more: every row is read
+NEEDLES = 8  # terms searched for per command
 _QUOTING = b"'\"\\$"
 _BARE = str.maketrans("", "", "'\"\\$")
 
@@ -125,20 +126,21 @@ def _needles(command: Command) -> tuple[bytes, tuple[bytes, ...], tuple[bytes, .
     reading of the flags leaves more) or one of its flag names or assignments (a loose
     match needs a distinctive flag, or an assignment, that the command carries).
     Quoting characters removed, each blank-separated piece on its own (cells collapse
-    blanks)."""
+    blanks). At most ``NEEDLES`` of each: fewer terms ask less, never more."""
 
     def pieces(text: str) -> list[bytes]:
         return text.encode("utf-8", "surrogateescape").translate(None, _QUOTING).split()
 
     _, positional, _ = command.parse(frozenset(), greedy=True)
-    exact = tuple(p for word in positional for p in pieces(word))
+    program = pieces(command.program)[0]
+    exact = tuple(p for word in positional for p in pieces(word))[:NEEDLES]
     loose = tuple(
         p
         for word in [f.dashes + f.name for f in command.parse(frozenset())[2]] + sorted(command.env)
         if word.lstrip("-") not in COMMON_FLAGS
         for p in pieces(word)[:1]
     )
-    return pieces(command.program)[0], exact, loose
+    return program, exact, loose if len(loose) <= NEEDLES else (program,)
 
 
 def candidate_lines(data: bytes, commands: Iterable[Command]) -> set[int] | None:
@@ -148,9 +150,10 @@ def candidate_lines(data: bytes, commands: Iterable[Command]) -> set[int] | None
     Each command's lines are found from its rarest exact term (one C count per term) and
     each loose term, then checked whole: a row the ledger holds for the command is never
     left out, and a megabyte ledger costs a few scans of its bytes."""
-    tests = list(dict.fromkeys(_needles(c) for c in commands))
-    if len(tests) > MAX_SEARCHED:
+    commands = list(commands)
+    if len(commands) > MAX_SEARCHED:
         return None
+    tests = list(dict.fromkeys(_needles(c) for c in commands))
     bare = data.translate(None, _QUOTING)  # same lines: no line feed is removed
     counts: dict[bytes, int] = {}
 
@@ -190,7 +193,5 @@ def _cells_as_rows(raw: list[bytes], lines: set[int] | None, programs: set[str])
         if number > len(raw) or not raw[number - 1].lstrip(b" \t").startswith(b"|"):
             continue  # not a table row: prose never records an attempt
         for cell in split_cells(raw[number - 1].decode("utf-8", "replace")):
-            if any(p in cell for p in programs) or any(
-                p in cell.translate(_BARE) for p in programs
-            ):
+            if lines is None or any(p in cell.translate(_BARE) for p in programs):
                 yield Row("", number, cell, "", "")

@@ -29,6 +29,7 @@ MAX_GRAMMAR_BYTES = 65536
 HERE_BUDGET = 16384
 CHILDREN = 2
 CHILD_SECONDS = 0.4
+TEXT_BUDGET = 1 << 20  # bytes read per check, nested strings included (or twice the command)
 
 RESERVED = frozenset(
     {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}"}
@@ -53,9 +54,12 @@ class Script(NamedTuple):
 class Budget:
     """What the grammar may still spend on one check (nested strings share it)."""
 
-    def __init__(self, here: int = HERE_BUDGET, children: int = CHILDREN) -> None:
+    def __init__(
+        self, here: int = HERE_BUDGET, children: int = CHILDREN, text: int = TEXT_BUDGET
+    ) -> None:
         self.here = here
         self.children = children
+        self.text = text
 
 
 Parsed = tuple[list[Simple], tuple[int, int] | None]  # commands, first error (row, column)
@@ -63,9 +67,14 @@ Parsed = tuple[list[Simple], tuple[int, int] | None]  # commands, first error (r
 
 def parse(text: str, budget: Budget | None = None) -> Script:
     """The simple commands of ``text``."""
-    if _PLAIN.fullmatch(text) and text.split()[0] not in RESERVED:
-        return Script((Simple(tuple(text.split())),), ())
     budget = budget if budget is not None else Budget()
+    if len(text) > budget.text:
+        return Script((), ("more nested shell text than one check reads",))
+    budget.text -= len(text)
+    if _PLAIN.fullmatch(text):
+        words = tuple(text.split())
+        if words[0] not in RESERVED:
+            return Script((Simple(words),), ())
     data = text.encode("utf-8", "surrogatepass")
     parsed: Parsed | None = None
     if len(data) <= SMALL and len(data) <= budget.here:
@@ -167,13 +176,16 @@ def _parse_in_child(data: bytes) -> Parsed | None:
 
 
 def _first_error(root: Any) -> tuple[int, int]:
-    stack = [root]
+    """Where the parse went wrong: the first missing token, else the first error node."""
+    stack, first = [root], None
     while stack:
         node = stack.pop()
-        if node.is_error or node.is_missing:
+        if node.is_missing:
             return (node.start_point[0], node.start_point[1])
-        stack.extend(reversed([c for c in node.children if c.has_error]))
-    return (root.start_point[0], root.start_point[1])
+        if node.is_error and first is None:
+            first = (node.start_point[0], node.start_point[1])
+        stack.extend(reversed([c for c in node.children if c.has_error or c.is_missing]))
+    return first or (root.start_point[0], root.start_point[1])
 
 
 _DOUBLE_QUOTED_ESCAPE = re.compile(r'\\([$`"\\\n])')
@@ -263,16 +275,16 @@ class _Walk:
             stack.extend(reversed(node.children))
 
 
-# The linear word lexer: blanks, comments, operators (a redirection with its fd), words.
-_LEX = re.compile(
-    r"""(?P<blank>[ \t\r]++|\\\n)
-    |(?P<comment>\#[^\n]*+)
-    |(?P<redirect>[0-9]*+(?:&>>|&>|>>|>&|<&|<<<|<<-|<<|<>|>\||[<>]))
-    |(?P<op>&&|\|\||;;&?|;&|\|&|\$\(\(|\$\(|[;&|\n()`])
-    |(?P<word>(?:'[^']*+'?|"(?:[^"\\]|\\.)*+"?|\$'(?:[^'\\]|\\.)*+'?|\\.|\\\Z
-        |[^\s;&|()<>'"\\`])++)
-    |(?P<other>.)""",
-    re.X | re.S,
+# The linear word lexer: a segment is a run of blanks, redirections and words (quoted
+# text stays inside its word); operators, newlines, `$(`, backticks and parentheses end it.
+_REDIRECT = r"[0-9]*+(?:&>>|&>|>>|>&|<&|<<<|<<-|<<|<>|>\||[<>])"
+_WORD_TEXT = (
+    r"""(?:'[^']*+'?|"(?:[^"\\]|\\.)*+"?|\$'(?:[^'\\]|\\.)*+'?|\\.|\\\Z"""
+    r"""|[^\s;&|()<>'"\\`])++"""
+)
+_SEGMENT = re.compile(rf"(?:[ \t\r]++|\\\n|{_REDIRECT}|{_WORD_TEXT})++", re.S)
+_TOKEN = re.compile(
+    rf"(?P<blank>[ \t\r]++|\\\n)|(?P<redirect>{_REDIRECT})|(?P<word>{_WORD_TEXT})", re.S
 )
 _PIECE = re.compile(
     r"""'[^']*+'?|"(?:[^"\\]|\\.)*+"?|\$'(?:[^'\\]|\\.)*+'?|\\.|\\\Z|[^'"\\]++""", re.S
@@ -281,8 +293,15 @@ _PIECE = re.compile(
 
 def unquote(word: str) -> str:
     """``word`` with its quoting removed, expansions as written (as ``_Walk.word``)."""
-    if not any(c in word for c in "'\"\\"):
+    if "'" not in word and '"' not in word and "\\" not in word:
         return word
+    if "$'" not in word:  # the common shapes, by string methods only (no per-piece code)
+        if "\\" not in word and "'" not in word:
+            return word.replace('"', "")  # one kind of quote: each one a delimiter
+        if "\\" not in word and '"' not in word:
+            return word.replace("'", "")
+        if "'" not in word and '"' not in word and _MARK not in word:
+            return _unescape_bare(word)
     out = []
     for piece in _PIECE.findall(word):
         if piece.startswith("$'"):
@@ -299,24 +318,39 @@ def unquote(word: str) -> str:
     return "".join(out)
 
 
+_SPECIAL = re.compile(r"['\"\\<>$]")
+_MARK = "\ue000"  # stands for an escaped backslash while the others are removed
+
+
+def _unescape_bare(word: str) -> str:
+    """Backslash escapes outside quotes: ``\\x`` is ``x``, ``\\`` + line feed nothing, a
+    lone trailing backslash itself."""
+    text = word.replace("\\\\", _MARK).replace("\\\n", "")
+    tail = "\\" if text.endswith("\\") else ""
+    text = (text[:-1] if tail else text).replace("\\", "")
+    return text.replace(_MARK, "\\") + tail
+
+
 def words_of(text: str) -> Iterator[Simple]:
-    """Every run of words between operators, in linear time (the fallback reading):
-    newlines, ``$(``, backticks and parentheses split too; redirection targets and
-    comments are dropped; a leading reserved word (``then go test``) is skipped."""
-    words: list[str] = []
-    skip = False
-    for match in _LEX.finditer(text):
-        kind = match.lastgroup
-        if kind == "word":
-            if skip:
-                skip = False
-            elif words or match[0] not in RESERVED:
-                words.append(unquote(match[0]))
-        elif kind == "redirect":
-            skip = True
-        elif kind in ("op", "other"):
-            if words:
-                yield Simple(tuple(words))
-            words = []
-    if words:
-        yield Simple(tuple(words))
+    """Every run of words between operators, each distinct run once, in linear time (the
+    fallback reading): newlines, ``$(``, backticks and parentheses split too, a comment
+    is read as words, redirection targets are dropped, and a leading reserved word
+    (``then go test``) is skipped."""
+    for segment in dict.fromkeys(_SEGMENT.findall(text)):
+        if not _SPECIAL.search(segment):
+            words = segment.split()
+        else:
+            words, skip = [], False
+            for match in _TOKEN.finditer(segment):
+                kind = match.lastgroup
+                if kind == "redirect":
+                    skip = True
+                elif kind == "word":
+                    if not skip:
+                        words.append(unquote(match[0]))
+                    skip = False
+        start = 0
+        while start < len(words) and words[start] in RESERVED:
+            start += 1
+        if start < len(words):
+            yield Simple(tuple(words[start:]))

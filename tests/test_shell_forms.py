@@ -1,0 +1,238 @@
+"""check-command reads a command as a shell would (issue 15 item 2): every form that runs
+a failed attempt is refused, and each has a legitimate twin that stays allowed.
+
+Each row: (id, the command that repeats `go test -tags=musl ./...`, its twin). The twin
+differs in what runs (the workaround, another flag, data instead of code), never only
+in spelling.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import commit, run, write
+from rehydrate.agents.commandline import MAX_DEPTH, read
+from rehydrate.agents.commands import check
+from rehydrate.ledgers import parse_ledger
+
+FAILURES = """\
+# Failed attempts
+
+| ID | Tried | Failure | Workaround |
+|---|---|---|---|
+| F-001 | `go test -tags=musl ./...` | linker crash (error 22) | use `-tags=darwin_arm64` |
+| F-002 | `bash -c 'npm ci --legacy-peer-deps'` | lockfile rewritten | `npm ci` |
+| F-003 | `CGO_ENABLED=0 go build ./cmd/...` | missing symbols | build with cgo |
+"""
+LEDGER = parse_ledger("failures", "docs/Failed_Attempts.md", FAILURES.encode())
+
+M = "go test -tags=musl ./..."
+W = "go test -tags=darwin_arm64 ./..."
+FORMS = [
+    # lists, newlines, pipelines
+    ("newline", f"touch x\n{M}", f"touch x\n{W}"),
+    ("crlf-newline", f"touch x\r\n{M}", f"touch x\r\n{W}"),
+    ("blank-lines-and-indent", f"\n\n   {M}\n", f"\n\n   {W}\n"),
+    ("and-or", f"make && {M} || true", f"make && {W} || true"),
+    ("semicolon", f"cd svc; {M}; cd ..", f"cd svc; {W}; cd .."),
+    ("background", f"{M} & wait", f"{W} & wait"),
+    ("pipeline", f"true | {M} | tee log", f"true | {W} | tee log"),
+    ("pipe-stderr", f"{M} |& tail", f"{W} |& tail"),
+    ("negated", f"! {M}", f"! {W}"),
+    # compound commands
+    ("if-body", f"if true; then {M}; fi", f"if true; then {W}; fi"),
+    ("if-condition", f"if {M}; then echo ok; fi", f"if {W}; then echo ok; fi"),
+    ("else-branch", f"if false; then :; else {M}; fi", f"if false; then :; else {W}; fi"),
+    ("elif", f"if false; then :; elif {M}; then :; fi", f"if false; then :; elif {W}; then :; fi"),
+    ("for", f"for i in 1 2; do {M}; done", f"for i in 1 2; do {W}; done"),
+    ("c-for", f"for ((i=0;i<2;i++)); do {M}; done", f"for ((i=0;i<2;i++)); do {W}; done"),
+    ("while", f"while true; do {M}; break; done", f"while true; do {W}; break; done"),
+    ("until", f"until {M}; do sleep 1; done", f"until {W}; do sleep 1; done"),
+    ("case", f"case $x in a) {M};; esac", f"case $x in a) {W};; esac"),
+    ("subshell", f"(cd svc; {M})", f"(cd svc; {W})"),
+    ("group", f"{{ {M}; }}", f"{{ {W}; }}"),
+    ("function-then-call", f"t() {{ {M}; }}; t", f"t() {{ {W}; }}; t"),
+    ("test-then", f"[[ -d svc ]] && {M}", f"[[ -d svc ]] && {W}"),
+    # substitutions
+    ("dollar-paren", f"echo $({M})", f"echo '$({M})'"),
+    ("dollar-paren-quoted", f'echo "$({M})"', f"echo '\"$({M})\"'"),
+    ("backticks", f"echo `{M}`", f"echo '`{M}`'"),
+    ("assignment-value", f"out=$({M})", f"out='$({M})'"),
+    ("nested-substitution", f"echo $(echo $({M}))", f"echo $(echo $({W}))"),
+    ("process-substitution", f"diff <({M}) want.txt", f"diff <({W}) want.txt"),
+    ("export-substitution", f"export LOG=$({M})", f"export LOG=$({W})"),
+    # shells handed a string
+    ("bash-c", f"bash -c '{M}'", f"bash -c '{W}'"),
+    ("sh-c-double", f'sh -c "{M}"', f'sh -c "{W}"'),
+    ("bash-lc", f"bash -lc '{M}'", f"bash -lc '{W}'"),
+    ("bash-option-value", f"bash -o pipefail -c '{M} | tail'", f"bash -o pipefail -c '{W}'"),
+    ("zsh-c", f"zsh -c '{M}'", f"zsh -c 'echo {M}'"),
+    ("nested-bash-sh", f"bash -c \"sh -c '{M}'\"", f"bash -c \"sh -c '{W}'\""),
+    ("nested-escaped", f'sh -c "bash -c \\"{M}\\""', f'sh -c "bash -c \\"{W}\\""'),
+    ("sudo-bash-c", f"sudo -u ci bash -c 'cd svc && {M}'", f"sudo -u ci bash -c 'cd svc && {W}'"),
+    ("eval", f"eval '{M}'", f"eval 'echo {M}'"),
+    ("eval-words", f"eval {M}", f"eval {W}"),
+    ("eval-in-bash-c", f"bash -c \"eval '{M}'\"", f"bash -c \"eval '{W}'\""),
+    ("env-split-string", f"env -S '{M}'", f"env -S '{W}'"),
+    ("heredoc-to-bash", f"bash <<'EOF'\n{M}\nEOF\n", f"cat <<'EOF'\n{M}\nEOF\n"),
+    ("heredoc-to-sh-s", f"sh -s <<EOF\ncd svc\n{M}\nEOF\n", f"sh -s <<EOF\ncd svc\n{W}\nEOF\n"),
+    ("herestring-to-bash", f"bash <<< '{M}'", f"cat <<< '{M}'"),
+    ("heredoc-substitution", f"cat <<EOF\n$({M})\nEOF\n", f"cat <<'EOF'\n$({M})\nEOF\n"),
+    ("find-exec", "find . -type d -exec go test -tags=musl {} \\;", "find . -name '*musl*'"),
+    # wrappers and prefixes
+    ("assignments", f"GOOS=linux GOARCH=amd64 {M}", f"GOOS=linux GOARCH=amd64 {W}"),
+    ("env-options", f"env -i PATH=/usr/bin -u GOFLAGS {M}", f"env -i PATH=/usr/bin {W}"),
+    ("sudo-time-nice", f"sudo -E time -p nice -n 5 {M}", f"sudo -E time -p nice -n 5 {W}"),
+    ("nohup-timeout", f"nohup timeout 60 {M} &", f"nohup timeout 60 {W} &"),
+    ("command-exec", f"command {M}", f"command -v go && {W}"),
+    ("exec", f"exec {M}", f"exec {W}"),
+    ("stdbuf-setsid", f"setsid stdbuf -oL {M}", f"setsid stdbuf -oL {W}"),
+    ("xargs", "ls -d */ | xargs -n1 go test -tags=musl", "ls -d */ | xargs -n1 go test"),
+    ("time-keyword", f"time {M}", f"time {W}"),
+    # quoting, paths, continuations, comments, redirections
+    ("empty-quotes-in-program", "g''o test -tags=musl ./...", "g''o test ./..."),
+    ("quoted-program", '"go" test -tags=musl ./...', '"go" test ./...'),
+    ("escaped-program", "\\go test -tags=musl ./...", "\\go test ./..."),
+    ("quoted-subcommand", "go 'te'st -tags=musl ./...", "go 'te'st ./..."),
+    ("split-quoted-flag", "go test -tags=\"mu\"'sl' ./...", "go test -tags=\"mu\"'sl'x ./..."),
+    ("ansi-c-program", "$'go' test -tags=musl ./...", "$'go' test ./..."),
+    ("full-path", "/usr/local/go/bin/go test -tags=musl ./...", "/usr/local/go/bin/go vet ./..."),
+    ("relative-path", "./bin/go test -tags=musl ./...", "./bin/go test ./..."),
+    ("continuation", "go test \\\n  -tags=musl \\\n  ./...", "go test \\\n  ./..."),
+    ("trailing-comment", f"{M}  # once more", f"{W}  # {M}"),
+    ("comment-line", f"# retry\n{M}", f"# {M}\ngo test ./..."),
+    ("redirect-after", f"{M} > out.txt 2>&1", f"{W} > musl.txt 2>&1"),
+    ("redirect-inside", "go 2>/dev/null test -tags=musl ./...", "go 2>/dev/null test ./..."),
+    ("redirect-first", f">log {M}", f">log {W}"),
+    ("flag-space-value", "go test -tags musl ./...", "go test -tags darwin_arm64 ./..."),
+    ("loose-extra-flags", "go test -v -count=1 -tags=musl ./pkg", "go test -v -count=1 ./pkg"),
+]
+
+
+@pytest.mark.parametrize(("form", "repeat", "twin"), FORMS, ids=[f[0] for f in FORMS])
+def test_every_form_of_a_repeat_is_refused_and_its_twin_allowed(
+    form: str, repeat: str, twin: str
+) -> None:
+    refused = check(repeat, LEDGER)
+    assert [h.id for h in refused.hits] == ["F-001"], repeat
+    assert check(twin, LEDGER).hits == [], twin
+
+
+ATTEMPT_FORMS = [
+    # the recorded attempt is itself wrapped: both sides are read the same way
+    ("npm ci --legacy-peer-deps", "F-002"),
+    ("cd web && npm ci --legacy-peer-deps --silent", "F-002"),
+    ("env CGO_ENABLED=0 go build ./cmd/...", "F-003"),
+    ("sh -c 'CGO_ENABLED=0 go build ./cmd/...'", "F-003"),
+]
+ATTEMPT_TWINS = ["npm ci", "bash -c 'npm ci'", "go build ./cmd/...", "CGO_ENABLED=1 go build ./..."]
+
+
+@pytest.mark.parametrize(("command", "row"), ATTEMPT_FORMS)
+def test_a_wrapped_attempt_in_the_ledger_is_matched(command: str, row: str) -> None:
+    assert [h.id for h in check(command, LEDGER).hits] == [row]
+
+
+@pytest.mark.parametrize("command", ATTEMPT_TWINS)
+def test_a_wrapped_attempt_does_not_refuse_its_neighbours(command: str) -> None:
+    assert check(command, LEDGER).hits == []
+
+
+UNPARSED = [
+    pytest.param(f"{M} ((((", True, id="trailing-garbage"),
+    pytest.param(f"echo 'unbalanced\n{M}", False, id="unbalanced-quote-swallows"),
+    pytest.param(f"{M} )", True, id="stray-paren"),
+    pytest.param("go test ((((", False, id="garbage-twin"),
+]
+
+
+@pytest.mark.parametrize(("command", "refused"), UNPARSED)
+def test_unparseable_text_is_matched_word_by_word_and_says_so(command: str, refused: bool) -> None:
+    """What the grammar recovers is matched, and every run of words between operators
+    too (over-matching is the safe side); the note names the place."""
+    checked = check(command, LEDGER)
+    assert bool(checked.hits) is refused
+    assert checked.problems and "not valid shell at line" in checked.note
+
+
+def test_a_long_command_is_read_word_by_word() -> None:
+    command = "echo " + "x" * 70_000 + f"\n{M}\n"
+    checked = check(command, LEDGER)
+    assert [h.id for h in checked.hits] == ["F-001"]
+    assert "over the 65536 the shell grammar reads" in checked.note
+    assert check("echo " + "x" * 70_000 + f"\n{W}\n", LEDGER).hits == []
+
+
+def test_a_medium_command_is_parsed_in_a_child_process() -> None:
+    body = "\n".join(f"echo line {i}" for i in range(300))  # ~4 KB: over the in-process size
+    assert check(f"{body}\n{M}", LEDGER).hits and not check(f"{body}\n{M}", LEDGER).problems
+    assert check(f"cat <<'EOF'\n{body}\n{M}\nEOF\n", LEDGER).hits == []  # data, parsed
+
+
+def test_nesting_is_bounded_and_named() -> None:
+    command = M
+    for _ in range(MAX_DEPTH + 2):
+        command = "bash -c " + json.dumps(command)
+    reading = read(command)
+    assert any("nested more than" in p for p in reading.problems)
+    shallow = M
+    for _ in range(MAX_DEPTH - 1):
+        shallow = "bash -c " + json.dumps(shallow)
+    assert [h.id for h in check(shallow, LEDGER).hits] == ["F-001"]
+
+
+def test_plain_words_never_load_the_grammar() -> None:
+    from rehydrate.agents import shell
+
+    assert shell.parse("go test -tags=musl ./...").commands == (
+        shell.Simple(("go", "test", "-tags=musl", "./...")),
+    )
+    assert shell.parse("if true").commands != (shell.Simple(("if", "true")),)
+
+
+@pytest.fixture
+def failures_repo(ledger_repo: Path) -> Path:
+    write(ledger_repo, "docs/Failed_Attempts.md", FAILURES)
+    commit(ledger_repo, "failures")
+    return ledger_repo
+
+
+@pytest.mark.parametrize(
+    "form", ["newline", "bash-c", "heredoc-to-bash", "dollar-paren", "xargs", "find-exec"]
+)
+def test_the_cli_refuses_each_form_and_allows_its_twin(failures_repo: Path, form: str) -> None:
+    _, repeat, twin = next(f for f in FORMS if f[0] == form)
+    for _ in range(2):  # the first call parses the ledger in full, the second reads bytes
+        refused = run(failures_repo, "check-command", "--json", "--", repeat)
+        assert refused.code == 1, refused.err
+        assert [m["id"] for m in json.loads(refused.out)["matches"]] == ["F-001"]
+        assert run(failures_repo, "check-command", "--", twin).code == 0
+
+
+def test_the_cli_says_what_it_could_not_parse(failures_repo: Path) -> None:
+    result = run(failures_repo, "check-command", "--json", "--", "go test ./... ((((")
+    assert result.code == 0
+    assert json.loads(result.out)["unparsed"] == ["not valid shell at line 1, column 14"]
+    assert "could not be parsed as shell" in result.err
+
+
+HOSTILE = ["a|", ")", "$(", "`", "'", '"', "\\", "(", "{", "<<A\n", 'bash -c "', "eval ", "a;"]
+HOSTILE += ["x=(", "$[", "\n", "a ", "if ", "${", "|", ">", "a()", "[[ "]
+
+
+@pytest.mark.parametrize("token", HOSTILE)
+@pytest.mark.parametrize("size", [1_000, 40_000, 200_000])
+def test_hostile_command_text_is_read_in_bounded_time(token: str, size: int) -> None:
+    """Sizes for each path: parsed here, in a child killed at its deadline, word by word.
+    (The 1 MB, 2 s bar is benchmarks/bench_hostile.py's, on real processes.)"""
+    import time
+
+    text = (token * (size // len(token) + 1))[:size]
+    start = time.perf_counter()
+    checked = check(text, LEDGER)
+    assert time.perf_counter() - start < 5.0, token
+    assert checked.hits == []
+    assert check(text + f"\n{M}\n", LEDGER).hits or checked.problems  # read, or said why not
