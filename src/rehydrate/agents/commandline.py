@@ -138,17 +138,36 @@ def _is_number(token: str) -> bool:
 
 def normalize(words: Sequence[str], text: str = "") -> Command | None:
     """Strip env assignments and wrappers; None when nothing command-like is left."""
+    text = text or " ".join(words)
     first = words[0] if words else ""
     if first and "=" not in first and "/" not in first and first not in WRAPPERS:
-        if not _PROGRAM.match(first) or first.startswith("-"):  # the common case, quickly
-            return None
-        end = 1
-        while end < len(words) and end <= MAX_SUBCOMMAND_WORDS and _WORD.match(words[end]):
-            end += 1
-        rest = tuple(words[end:])
-        return Command(first, frozenset(), tuple(words[1:end]), rest, text or " ".join(words))
+        return _command(words, 0, frozenset(), (), text)  # the common case, quickly
     env: set[str] = set()
     inner: list[str] = []
+    index = _prefixes_end(words, env, inner)
+    if index is None:
+        return None
+    if index >= len(words):  # `env -S 'go test'`: the string is the command
+        return Command("env", frozenset(env), (), (), text, tuple(inner)) if inner else None
+    return _command(words, index, frozenset(env), tuple(inner), text)
+
+
+def _command(
+    words: Sequence[str], index: int, env: frozenset[str], inner: tuple[str, ...], text: str
+) -> Command | None:
+    """The command whose program is ``words[index]``."""
+    if not _PROGRAM.match(words[index]) or words[index].startswith("-"):
+        return None
+    program = os.path.basename(words[index]) or words[index]
+    start = end = index + 1
+    while end < len(words) and end - start < MAX_SUBCOMMAND_WORDS and _WORD.match(words[end]):
+        end += 1
+    return Command(program, env, tuple(words[start:end]), tuple(words[end:]), text, inner)
+
+
+def _prefixes_end(words: Sequence[str], env: set[str], inner: list[str]) -> int | None:
+    """Where the program starts, after assignments and wrappers (collected into ``env``
+    and ``inner``); None for ``command -v``, which looks a program up, not runs it."""
     index, end = 0, len(words)
     changed = True
     while changed and index < end:
@@ -162,39 +181,31 @@ def normalize(words: Sequence[str], text: str = "") -> Command | None:
             continue
         index += 1
         if wrapper == "command" and index < end and words[index] in ("-v", "-V"):
-            return None  # `command -v go` looks go up, it does not run it
-        takes_value = WRAPPERS[wrapper]
-        while index < end and (
-            words[index].startswith("-") or (wrapper == "env" and _ASSIGNMENT.match(words[index]))
-        ):
-            option = words[index]
-            index += 1
-            if _ASSIGNMENT.match(option):
-                env.add(option)
-            elif option == "--":
-                break
-            if option in takes_value and index < end:
-                if option in ("-S", "--split-string") and wrapper == "env":
-                    inner.append(words[index])
-                index += 1
-        index = min(end, index + _WRAPPER_ARGS.get(wrapper, 0))
+            return None
+        index = _options_end(words, index, wrapper, env, inner)
         changed = True
-    if index >= end and inner:  # `env -S 'go test'`: the string is the command
-        return Command("env", frozenset(env), (), (), text or " ".join(words), tuple(inner))
-    if index >= end or not _PROGRAM.match(words[index]) or words[index].startswith("-"):
-        return None
-    program = os.path.basename(words[index]) or words[index]
-    start = index = index + 1
-    while index < end and index - start < MAX_SUBCOMMAND_WORDS and _WORD.match(words[index]):
+    return index
+
+
+def _options_end(
+    words: Sequence[str], index: int, wrapper: str, env: set[str], inner: list[str]
+) -> int:
+    """Where a wrapper's own options (and arguments) end."""
+    takes_value, end = WRAPPERS[wrapper], len(words)
+    while index < end and (
+        words[index].startswith("-") or (wrapper == "env" and _ASSIGNMENT.match(words[index]))
+    ):
+        option = words[index]
         index += 1
-    return Command(
-        program,
-        frozenset(env),
-        tuple(words[start:index]),
-        tuple(words[index:]),
-        text or " ".join(words),
-        tuple(inner),
-    )
+        if _ASSIGNMENT.match(option):
+            env.add(option)
+        elif option == "--":
+            break
+        if option in takes_value and index < end:
+            if option in ("-S", "--split-string") and wrapper == "env":
+                inner.append(words[index])
+            index += 1
+    return min(end, index + _WRAPPER_ARGS.get(wrapper, 0))
 
 
 class Reading(NamedTuple):
