@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import commit, run, write
 from rehydrate.agents.commandline import MAX_DEPTH, read
@@ -236,3 +238,25 @@ def test_hostile_command_text_is_read_in_bounded_time(token: str, size: int) -> 
     assert time.perf_counter() - start < 5.0, token
     assert checked.hits == []
     assert check(text + f"\n{M}\n", LEDGER).hits or checked.problems  # read, or said why not
+
+
+PLAIN_WORD = st.text(alphabet="abz019_./=:,+@%^-", min_size=1, max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(PLAIN_WORD, min_size=1, max_size=6), st.sampled_from([" ", "  ", "\t"]))
+def test_plain_words_split_as_the_grammar_reads_them(words: list[str], blank: str) -> None:
+    """The fast path (no grammar) gives the commands tree-sitter-bash gives for plain words."""
+    from rehydrate.agents import shell
+    from rehydrate.agents.commandline import normalize
+
+    def commands(simples: object) -> list[tuple[object, ...]]:
+        found = [normalize(s.words) for s in simples]  # type: ignore[attr-defined]
+        return [(c.program, c.env, c.words, c.rest) for c in found if c is not None]
+
+    text = blank.join(words)
+    if words[0] in shell.RESERVED:
+        return
+    parsed = shell._parse_here(text.encode())
+    assert parsed is not None
+    assert commands(shell.parse(text).commands) == commands(parsed[0])

@@ -245,6 +245,9 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
             if nested and depth >= MAX_DEPTH:
                 problems.append(f"shells nested more than {MAX_DEPTH} deep were not read")
                 continue
+            if nested and budget.text <= 0:
+                problems.append("nested shell text past what one check reads was not read")
+                continue
             pending.extend((n, depth + 1) for n in reversed(nested))
     return Reading(tuple(seen.values()), tuple(dict.fromkeys(problems)))
 

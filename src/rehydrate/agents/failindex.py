@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 
 INDEX_DIR = "rehydrate/failures-parsed"
 KEEP = 64  # blobs remembered per repository
+MAX_RECORD_BYTES = 8 << 20  # a larger file is no record of ours
 _PARSER_FILES = ("_document", "_markdown", "_table", "_render", "_frontmatter", "failures")
 _COLUMNS = ("id", "tried", "failure", "workaround")
 _SPACES = re.compile(r"[ \t]++")
@@ -95,7 +96,10 @@ def parsed_before(repo: Any, config: Any, blob: str) -> bool:
 def read(repo: Any, config: Any, blob: str) -> Index | None:
     """The record of ``blob``, or None (absent, unreadable, or not of this shape)."""
     try:
-        data = json.loads(_path(repo, blob, config).read_text(encoding="utf-8"))
+        path = _path(repo, blob, config)
+        if path.stat().st_size > MAX_RECORD_BYTES:
+            return None
+        data = json.loads(path.read_text(encoding="utf-8"))
         columns = {name: int(data["columns"][name]) for name in _COLUMNS}
         active = [(int(a), int(b)) for a, b in data["active"]]
         return Index(int(data["width"]), columns, active)

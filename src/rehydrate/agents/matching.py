@@ -119,12 +119,14 @@ def attempts_in_cell(cell: str, budget: Budget | None = None) -> list[Command]:
             continue  # prose ("Used ...", "Example: ...") is not a command
         commands = _READ.get(span)
         if commands is None:
-            commands = list(read(span, budget).commands)
+            reading = read(span, budget)
+            commands = list(reading.commands)
             if len(commands) > 1:
                 commands = [c for c in commands if c.program not in _SETUP] or commands
             if len(_READ) >= _READ_KEPT:
                 _READ.clear()
-            _READ[span] = commands
+            if not reading.problems:  # a reading the budget cut short is not the span's
+                _READ[span] = commands
         found.extend(commands)
     return found
 

@@ -68,27 +68,12 @@ Parsed = tuple[list[Simple], tuple[int, int] | None]  # commands, first error (r
 def parse(text: str, budget: Budget | None = None) -> Script:
     """The simple commands of ``text``."""
     budget = budget if budget is not None else Budget()
-    if len(text) > budget.text:
-        return Script((), ("more nested shell text than one check reads",))
     budget.text -= len(text)
     if _PLAIN.fullmatch(text):
         words = tuple(text.split())
         if words[0] not in RESERVED:
             return Script((Simple(words),), ())
-    data = text.encode("utf-8", "surrogatepass")
-    parsed: Parsed | None = None
-    if len(data) <= SMALL and len(data) <= budget.here:
-        budget.here -= len(data)
-        parsed = _parse_here(data)
-        why = "the shell grammar gave up on it"
-    elif len(data) > MAX_GRAMMAR_BYTES:
-        why = f"{len(data)} bytes, over the {MAX_GRAMMAR_BYTES} the shell grammar reads"
-    elif budget.children > 0 and hasattr(os, "fork"):
-        budget.children -= 1
-        parsed = _parse_in_child(data)
-        why = f"the shell grammar did not finish in {CHILD_SECONDS} s"
-    else:
-        why = "more shell text than one check parses"
+    parsed, why = _grammar(text.encode("utf-8", "surrogatepass"), budget)
     if parsed is None:
         return Script(tuple(words_of(text)), (why,))
     commands, error = parsed
@@ -96,6 +81,23 @@ def parse(text: str, budget: Budget | None = None) -> Script:
         return Script(tuple(commands), ())
     why = f"not valid shell at line {error[0] + 1}, column {error[1] + 1}"
     return Script(tuple(commands) + tuple(words_of(text)), (why,))
+
+
+def _grammar(data: bytes, budget: Budget) -> tuple[Parsed | None, str]:
+    """The grammar's reading of ``data`` where the budget allows, else why not."""
+    if budget.text < 0:
+        return None, "more shell text than one check reads"
+    if len(data) <= SMALL:
+        if len(data) > budget.here:
+            return None, "more shell text than one check parses"
+        budget.here -= len(data)
+        return _parse_here(data), "the shell grammar gave up on it"
+    if len(data) > MAX_GRAMMAR_BYTES:
+        return None, f"{len(data)} bytes, over the {MAX_GRAMMAR_BYTES} the shell grammar reads"
+    if budget.children <= 0 or not hasattr(os, "fork"):
+        return None, "more shell text than one check parses"
+    budget.children -= 1
+    return _parse_in_child(data), f"the shell grammar did not finish in {CHILD_SECONDS} s"
 
 
 _PARSER: list[Any] = []
