@@ -84,6 +84,8 @@ FORMS = [
     ("herestring-to-bash", f"bash <<< '{M}'", f"cat <<< '{M}'"),
     ("heredoc-substitution", f"cat <<EOF\n$({M})\nEOF\n", f"cat <<'EOF'\n$({M})\nEOF\n"),
     ("find-exec", "find . -type d -exec go test -tags=musl {} \\;", "find . -name '*musl*'"),
+    ("echo-into-sh", f"echo '{M}' | sh", f"echo '{M}' | cat"),
+    ("printf-into-bash", f"printf '{M}' | bash -s", f"printf '{M}' | tee cmd.txt"),
     # wrappers and prefixes
     ("assignments", f"GOOS=linux GOARCH=amd64 {M}", f"GOOS=linux GOARCH=amd64 {W}"),
     ("env-options", f"env -i PATH=/usr/bin -u GOFLAGS {M}", f"env -i PATH=/usr/bin {W}"),

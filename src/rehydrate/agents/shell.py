@@ -260,6 +260,20 @@ class _Walk:
                 stdin.extend(self.text(c) for c in redirect.children if c.type == "heredoc_body")
         return Simple(tuple(words), tuple(stdin))
 
+    def pipeline(self, node: Any) -> Iterator[tuple[Simple | None, Any]]:
+        """Each stage of a pipeline (a command, with what an ``echo``/``printf`` stage
+        before it prints as its input: ``echo 'go test' | sh``), or another node."""
+        fed: tuple[str, ...] = ()
+        for stage in node.named_children:
+            if stage.type != "command":
+                fed = ()
+                yield None, stage
+                continue
+            simple = self.command(stage)
+            yield simple._replace(stdin=simple.stdin + fed), stage
+            printed = [w for w in simple.words[1:] if not w.startswith("-")]
+            fed = (" ".join(printed),) if simple.words[:1] in (("echo",), ("printf",)) else ()
+
     def run(self, root: Any) -> Iterator[Simple]:
         stack = [root]
         while stack:
@@ -267,6 +281,14 @@ class _Walk:
             kind = node.type
             if kind == "command":
                 yield self.command(node)  # then its words, for the $( ) inside them
+            elif kind == "pipeline":
+                for simple, stage in self.pipeline(node):
+                    if simple is not None:
+                        yield simple
+                        stack.extend(reversed(stage.children))
+                    else:
+                        stack.append(stage)
+                continue
             elif kind == "redirected_statement":
                 body = node.child_by_field_name("body")
                 if body is not None and body.type == "command":
