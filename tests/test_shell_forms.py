@@ -262,3 +262,17 @@ def test_plain_words_split_as_the_grammar_reads_them(words: list[str], blank: st
     parsed = shell._parse_here(text.encode())
     assert parsed is not None
     assert commands(shell.parse(text).commands) == commands(parsed[0])
+
+
+def test_the_grammar_loads_without_the_bash_package_init() -> None:
+    """Only the compiled binding is loaded (the package's __init__ costs ~30 ms)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from rehydrate.agents import shell; "
+        "assert shell.parse('a | b').commands; "
+        "print('tree_sitter_bash' in sys.modules, 'importlib.resources' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]

@@ -108,11 +108,7 @@ def _parse_here(data: bytes) -> Parsed | None:
     if not _PARSER:
         import tree_sitter
 
-        try:  # the binding alone: the package's __init__ costs ~15 ms of importlib.resources
-            from tree_sitter_bash._binding import language  # type: ignore[import-not-found]
-        except ImportError:  # pragma: no cover - another layout of the package
-            from tree_sitter_bash import language
-        _PARSER.append(tree_sitter.Parser(tree_sitter.Language(language())))
+        _PARSER.append(tree_sitter.Parser(tree_sitter.Language(_bash())))
     parser = _PARSER[0]
     deadline = time.perf_counter() + CHILD_SECONDS
     try:
@@ -125,6 +121,27 @@ def _parse_here(data: bytes) -> Parsed | None:
         return None
     root = tree.root_node
     return list(_Walk(data).run(root)), (_first_error(root) if root.has_error else None)
+
+
+def _bash() -> Any:
+    """The bash grammar, from the package's compiled binding alone: importing the package
+    (or any module of it) runs its ``__init__``, whose ``importlib.resources`` costs ~30 ms
+    for query files the check never reads."""
+    import importlib.machinery
+    import importlib.util
+
+    spec = importlib.util.find_spec("tree_sitter_bash")  # found, not imported
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            path = os.path.join(folder, "_binding" + suffix)
+            binding = importlib.util.spec_from_file_location("tree_sitter_bash._binding", path)
+            if os.path.isfile(path) and binding is not None and binding.loader is not None:
+                module = importlib.util.module_from_spec(binding)
+                binding.loader.exec_module(module)
+                return module.language()
+    from tree_sitter_bash import language  # pragma: no cover - another layout of the package
+
+    return language()  # pragma: no cover
 
 
 def _parse_in_child(data: bytes) -> Parsed | None:
