@@ -3,8 +3,8 @@
 One small file per blob, ``.git/rehydrate/failures-parsed/<blob id>-<settings key>.json``,
 written atomically after a successful parse: that the blob parsed (its existence), the
 failure table's columns and the lines of its active rows. The key covers the parse
-settings, rehydrate's version and the parser's own files, so a changed parser or
-configuration starts afresh.
+settings and the parser's own files, so a changed parser or configuration starts
+afresh.
 
 The check never lets a command through on this file's word: it only tells ``failfile``
 that the bytes parsed (so they need not be parsed again to be *read*), and lets a
@@ -62,20 +62,20 @@ def split_cells(text: str) -> list[str]:
 
 
 def settings_key(config: Any) -> str:
-    """The settings and parser a record holds for."""
-    from .. import __version__
-
-    here = Path(__file__).resolve().parents[1] / "ledgers"
+    """The settings and parser a record holds for: aliases, the size limit, and the size
+    and mtime of the parser's files and of the package's ``__init__`` (which an upgrade
+    replaces), so a changed parser starts afresh."""
+    package = Path(__file__).resolve().parents[1]
     stamps = []
-    for name in _PARSER_FILES:
+    files = [package / "__init__.py", *(package / "ledgers" / f"{n}.py" for n in _PARSER_FILES)]
+    for path in files:
         try:
-            info = os.stat(here / f"{name}.py")
+            info = os.stat(path)
             stamps.append((info.st_mtime_ns, info.st_size))
         except OSError:
             stamps.append((0, 0))
     text = repr(
         (
-            __version__,
             sorted(config.column_aliases.items()),
             sorted(config.section_aliases.items()),
             config.max_ledger_bytes,
