@@ -1,4 +1,5 @@
-"""``rehydrate fail add|retire``: record a failed attempt without hand-editing the table."""
+"""``rehydrate fail add|retire|pending|dismiss``: record a failed attempt without hand-editing
+the table, and settle the failed commands the agent hooks captured."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from ._write import retire_operation, retire_options, run_write, write_options
 
 @click.group("fail")
 def command() -> None:
-    """Append to (or retire from) the failed-attempts ledger."""
+    """Append to (or retire from) the failed-attempts ledger; settle captured failures."""
 
 
 @command.command("add")
@@ -37,3 +38,52 @@ def add(tried: str, failure: str, workaround: str, **opts: Any) -> int:
 def retire(item_id: str, reason: str, replaced_by: str, date: str | None, **opts: Any) -> int:
     """Retire failed attempt ID with a reason (its row stays)."""
     return run_write(retire_operation("failures", item_id, reason, replaced_by, date), **opts)
+
+
+@command.command("pending")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+def pending(as_json: bool) -> int:
+    """List the failed commands captured by the agent hooks and not recorded yet."""
+    from ..agents.captured import listing, unrecorded
+    from ..agents.core import Project
+    from ._common import emit_json, note, open_repo
+
+    project = Project(*open_repo())
+    left = unrecorded(project)
+    if as_json:
+        emit_json(
+            {"schema": "rehydrate/pending-failures-v1", "failures": [p._asdict() for p in left]}
+        )
+    elif left:
+        click.echo(listing(left, project.config.path_of("failures")))
+    else:
+        note("rehydrate: no captured failure is waiting to be recorded")
+    return 0
+
+
+@command.command("dismiss")
+@click.argument("numbers", metavar="N...", nargs=-1, type=int)
+@click.option("--all", "everything", is_flag=True, help="Dismiss every pending failure.")
+def dismiss(numbers: tuple[int, ...], everything: bool) -> int:
+    """Dismiss captured failures N... (`fail pending` lists them): they teach nothing."""
+    from ..agents.captured import dismiss as drop
+    from ..agents.core import Project
+    from ..errors import RehydrateError
+    from ._common import note, open_repo
+
+    if bool(numbers) == everything:
+        raise RehydrateError(
+            "give the numbers of the failures to dismiss, or --all",
+            code="usage",
+            fix="rehydrate fail pending lists them; then rehydrate fail dismiss N",
+        )
+    dropped, missing = drop(Project(*open_repo()), None if everything else numbers)
+    if missing:
+        raise RehydrateError(
+            f"no pending failure numbered {', '.join(map(str, missing))} (nothing dismissed)",
+            code="not_found",
+            fix="rehydrate fail pending lists the pending failures and their numbers",
+        )
+    for item in dropped:
+        note(f"rehydrate: dismissed pending failure {item.number}: {item.command[:120]}")
+    return 0

@@ -7,7 +7,8 @@ import click
 
 @click.group("claude")
 def group() -> None:
-    """Claude Code hooks: session-start, pre-tool-use, pre-compact, post-compact, stop."""
+    """Claude Code hooks: session-start, subagent-start, pre-tool-use, post-tool-use-failure,
+    pre-compact, post-compact, stop."""
 
 
 def _adapter(name: str, help_text: str) -> None:
@@ -26,6 +27,8 @@ def _adapter(name: str, help_text: str) -> None:
         result = run_hook(name, raw)
         if result.output is not None:
             click.echo(json.dumps(result.output, ensure_ascii=False))
+        elif result.text:
+            click.echo(result.text, nl=not result.text.endswith("\n"))
         if result.message:
             click.echo(result.message, err=True)
         return result.exit_code
@@ -33,9 +36,11 @@ def _adapter(name: str, help_text: str) -> None:
 
 for _name, _help in (
     ("session-start", "Print the capped rehydration context (full prompt written to .rehydrate/)."),
-    ("pre-tool-use", "Deny a Bash command that repeats an active failed attempt."),
-    ("pre-compact", "Record the compaction; refuse a manual one over uncommitted ledgers."),
-    ("post-compact", "Verify compact_summary against the ledgers; store the verdict."),
-    ("stop", "Block the stop once while ledger changes are uncommitted."),
+    ("subagent-start", "Print the ledger core for a subagent: constraints, failures, next action."),
+    ("pre-tool-use", "Hold the first call after a compaction; deny a repeated failed attempt."),
+    ("post-tool-use-failure", "Capture a failed shell command until it is recorded or dismissed."),
+    ("pre-compact", "Tell the summariser what to keep; refuse compacting uncommitted ledgers."),
+    ("post-compact", "Verify the summary as the model sees it; print the verdict."),
+    ("stop", "Block the stop once while ledgers or captured failures are unrecorded."),
 ):
     _adapter(_name, _help)

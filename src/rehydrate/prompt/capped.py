@@ -1,18 +1,19 @@
 """The capped core of the prompt, for agent adapters with a hard size limit.
 
-Claude Code caps ``additionalContext`` at 10,000 characters: the adapter writes the full
-prompt to a file and gives this core instead, never cutting silently.
+Claude Code caps ``additionalContext`` at 10,000 UTF-16 code units: the adapter writes the
+full prompt to a file and gives this core instead, never cutting silently. The size is
+measured by the caller's ``measure`` (the runtime's own unit), characters by default.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from ..continuity.decision import BLOCKED_ON_RECONCILIATION
 from ..ledgers.model import LEVEL_STRENGTH
 from ..state import State
 from .build import Prompt
-from .fences import listing
+from .fences import Listing, inline, listing
 from .sections import (
     constraints,
     failures_listing,
@@ -29,6 +30,30 @@ def _counts_line(counts: Mapping[str, int]) -> str:
     return ", ".join(shown) if shown else "nothing else"
 
 
+def _dropped_ids(
+    blocks: Sequence[Listing], limits: Sequence[int], room: int, measure: Callable[[str], int]
+) -> str:
+    """The IDs of the rows left out, in priority order, within ``room``: what binds the
+    agent is named even when its text is only in the full prompt."""
+    named: list[str] = []
+    used = 0
+    for block, shown in zip(blocks, limits, strict=True):
+        left = block.rows[shown:]
+        ids: list[str] = []
+        for row in left:
+            name = inline(row[0])
+            used += measure(name) + 2
+            if used > room:
+                break
+            ids.append(name)
+        if ids:
+            more = f" and {len(left) - len(ids)} more" if len(ids) < len(left) else ""
+            named.append(f"{block.key} {', '.join(ids)}{more}")
+        elif left:
+            named.append(f"{len(left)} {block.key}")
+    return "; ".join(named)
+
+
 def _rows_within(rows: Sequence[Sequence[str]], max_chars: int) -> int:
     """How many leading rows could fit in ``max_chars`` at all (skips rendering the rest)."""
     used = 0
@@ -39,8 +64,19 @@ def _rows_within(rows: Sequence[Sequence[str]], max_chars: int) -> int:
     return len(rows)
 
 
-def capped_core(prompt: Prompt, state: State, full_path: str, max_chars: int = 10000) -> str:
+def capped_core(
+    prompt: Prompt,
+    state: State,
+    full_path: str,
+    max_chars: int = 10000,
+    *,
+    measure: Callable[[str], int] = len,
+    unit: str = "characters",
+) -> str:
     """The prompt's core within ``max_chars`` (agent hooks with a hard cap), never silently cut.
+
+    ``measure`` sizes a text in the runtime's unit (``unit`` names it in the closing line):
+    ``max_chars`` is a limit in that unit.
 
     Order: decision (first when blocked), header, next action, every unknown write,
     open obligations, active MUST/MUST NOT constraints, open decisions, then as many
@@ -105,7 +141,7 @@ def capped_core(prompt: Prompt, state: State, full_path: str, max_chars: int = 1
         tail = []
         if compact or any(len(b.rows) > n for b, n in zip(core, limits[: len(core)], strict=True)):
             tail.append(
-                f"**The core of this prompt did not fit in {max_chars} characters: the "
+                f"**The core of this prompt did not fit in {max_chars} {unit}: the "
                 "items counted below are only in the full prompt file.**"
             )
         tail.append(
@@ -113,6 +149,9 @@ def capped_core(prompt: Prompt, state: State, full_path: str, max_chars: int = 1
             f"file: {_counts_line(missing)}; plus the prose sections, the latest "
             "commit and the working protocol."
         )
+        named = _dropped_ids(blocks, limits, max(max_chars // 20, 60), measure)
+        if named:
+            tail.append(f"Left out above, by ID: {named}.")
         return "\n\n".join(head + body + tail) + "\n"
 
     compact = False
@@ -120,7 +159,7 @@ def capped_core(prompt: Prompt, state: State, full_path: str, max_chars: int = 1
     # Drop rows from the end (failures first, then the core in reverse priority) until it
     # fits; what was dropped is counted in the closing line.
     position = len(limits) - 1
-    while len(text) > max_chars:
+    while measure(text) > max_chars:
         while position >= 0 and limits[position] == 0:
             position -= 1
         if position < 0:
@@ -128,12 +167,26 @@ def capped_core(prompt: Prompt, state: State, full_path: str, max_chars: int = 1
                 break
             compact = True  # even the header does not fit: a one-line header instead
         else:
-            over, freed = len(text) - max_chars, 0
+            over, freed = measure(text) - max_chars, 0
             while limits[position] > 0 and freed < over:
                 limits[position] -= 1
-                freed += sum(len(c) + 3 for c in blocks[position].rows[limits[position]]) + 2
+                freed += sum(measure(c) + 3 for c in blocks[position].rows[limits[position]]) + 2
         text = assemble(limits, compact)
-    if len(text) > max_chars:  # max_chars too small for any sentence: keep the path visible
+    if measure(text) > max_chars:  # max_chars too small for any sentence: keep the path visible
         marker = f"[rest only in {full_path}]\n"
-        text = (text[: max(0, max_chars - len(marker))] + marker)[-max_chars:]
+        text = _prefix_within(text, max(0, max_chars - measure(marker)), measure) + marker
+        while measure(text) > max_chars:  # not even the marker fits: its tail, then
+            text = text[1:]
     return text
+
+
+def _prefix_within(text: str, limit: int, measure: Callable[[str], int]) -> str:
+    """The longest prefix of ``text`` within ``limit`` (a binary search over lengths)."""
+    low, high = 0, len(text)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if measure(text[:middle]) <= limit:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low]

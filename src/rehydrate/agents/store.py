@@ -1,0 +1,81 @@
+"""Notes the hooks keep between events, under ``.rehydrate/`` (ignored by git).
+
+Every write is atomic (the one atomic writer, never through a symlink); a note that
+cannot be read is not trusted (treated as absent). ``claim`` takes a note so that of
+two hooks running at once only one gets it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..errors import RehydrateError
+from .core import STATE_DIR
+
+
+def state_dir(root: Path) -> Path:
+    """``.rehydrate/`` under ``root``, made (with its ``.gitignore``) when missing."""
+    folder = root / STATE_DIR
+    if folder.is_symlink():
+        raise RehydrateError(
+            f"{STATE_DIR} is a symlink",
+            file=STATE_DIR,
+            code="unsafe_path",
+            fix=f"remove the symlink {STATE_DIR}",
+        )
+    folder.mkdir(exist_ok=True)
+    if not os.path.lexists(folder / ".gitignore"):  # a symlink there is never written through
+        from ..ledgers.atomicfile import write_in_repo
+
+        write_in_repo(root, f"{STATE_DIR}/.gitignore", b"*\n", exclusive=True)
+    return folder
+
+
+def store(root: Path, relpath: str, obj: Any) -> None:
+    """Write a note: text as it is, anything else as JSON."""
+    from ..ledgers.atomicfile import write_in_repo
+
+    state_dir(root)
+    text = obj if isinstance(obj, str) else json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
+    write_in_repo(root, relpath, text.encode("utf-8"))
+
+
+def peek(root: Path, relpath: str) -> dict[str, Any] | None:
+    """A stored JSON note, or None (a broken one is not trusted)."""
+    try:
+        data = json.loads((root / relpath).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def remove(root: Path, relpath: str) -> None:
+    (root / relpath).unlink(missing_ok=True)
+
+
+def take(root: Path, relpath: str) -> dict[str, Any] | None:
+    """Read and remove a stored JSON note."""
+    data = peek(root, relpath)
+    remove(root, relpath)
+    return data
+
+
+def claim(root: Path, relpath: str) -> dict[str, Any] | None:
+    """Take a note so that exactly one of several hooks running at once gets it: it is
+    renamed to a name of this process's own first (atomic), then read and removed."""
+    mine = f"{relpath}.claimed-{os.getpid()}-{os.urandom(4).hex()}"
+    try:
+        os.rename(root / relpath, root / mine)
+    except FileNotFoundError:
+        return None
+    except OSError:  # e.g. a read-only directory: take it the plain way
+        return take(root, relpath)
+    return take(root, mine)
+
+
+def now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,0 +1,83 @@
+"""Refuse: a tool call is checked before it runs.
+
+* Any tool: the first call after a compaction is held (refused once) until the verdict
+  on the summary has been shown; a Write or Edit must not run on a summary that dropped
+  a constraint.
+* A shell command: refused when it repeats an active failed attempt (naming the row and
+  its workaround), and every shell command is refused while the failed-attempts ledger
+  cannot be read (fail closed: no repeat slips through unnoticed). Other tools stay
+  allowed then, so that the agent can mend the ledger.
+
+This runs on every tool call: a call that is not a shell command costs one ``git
+rev-parse`` and one rename attempt, no ledger is read.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import GitError, RehydrateError
+from .compaction import HOLD, PROMPT, held_text
+from .core import ALLOW, REFUSE, Outcome, Project, Runtime, find_repo, open_project
+from .store import claim
+
+
+def check_tool_call(where: str, runtime: Runtime, command: str | None, shell: bool) -> Outcome:
+    """Refuse or allow one tool call; ``command``: the shell command line, when ``shell``."""
+    if not shell:
+        try:
+            repo = find_repo(where)
+        except GitError:
+            return Outcome()
+        return _held(repo.root, runtime) or Outcome()
+    if command is None:
+        return Outcome(note="rehydrate: no command in the shell tool call; allowed unchecked")
+    try:
+        project = open_project(where)
+    except GitError as exc:
+        return Outcome(note=f"rehydrate: {exc}; command allowed unchecked")
+    except RehydrateError as exc:
+        return Outcome(
+            REFUSE,
+            f"rehydrate cannot read its configuration ({exc}); fix it before running "
+            "commands, so that failed attempts are checked.",
+        )
+    held = _held(project.repo.root, runtime)
+    if held is not None:
+        return held
+    return refuse_repeat(project, command)
+
+
+def _held(root: Path, runtime: Runtime) -> Outcome | None:
+    hold = claim(root, runtime.file(HOLD))
+    if hold is None:
+        return None
+    return Outcome(REFUSE, held_text(hold, runtime.file(PROMPT)) + " Then make the call again.")
+
+
+def refuse_repeat(project: Project, command: str) -> Outcome:
+    """Refuse ``command`` when it repeats an active failed attempt, or when the
+    failed-attempts ledger cannot be read."""
+    from .commands import check_command, load_failures
+
+    try:
+        failures = load_failures(project.repo, project.config)
+    except RehydrateError as exc:
+        return Outcome(
+            REFUSE,
+            f"rehydrate cannot read the failed-attempts ledger {exc.file}: {exc}. "
+            "Commands stay blocked until it parses (`rehydrate state` shows the "
+            "problem), so that no failed attempt is repeated unnoticed.",
+        )
+    hits = check_command(command, failures)
+    if not hits:
+        return Outcome(ALLOW)
+    first = hits[0]
+    more = f" ({len(hits) - 1} more matching rows)" if len(hits) > 1 else ""
+    return Outcome(
+        REFUSE,
+        f"This repeats failed attempt {first.id} ({first.kind} match of `{first.attempt}`) in "
+        f"{first.path}{more}. Tried: {first.tried}. Failure: {first.failure}. Workaround: "
+        f"{first.workaround}. Use the workaround; if the situation has really changed, retire "
+        f"the row with a reason (rehydrate fail retire {first.id} --reason ...).",
+    )
