@@ -221,7 +221,8 @@ def test_post_compact_verdict(
             "compact_summary": _summary(ledger_repo, drop=drop),
         },
     )
-    assert code == 0 and out.lower().startswith(f"rehydrate: compaction summary check (ids): {summary}")
+    shown = f"rehydrate: compaction summary check (ids): {summary}"
+    assert code == 0 and out.lower().startswith(shown)
     verdict = json.loads((ledger_repo / VERDICT_FILE).read_text())
     assert verdict["schema"] == "rehydrate/claude-compact-verdict-v1"
     assert verdict["summary"] == summary and verdict["method"] == "ids"
@@ -431,11 +432,9 @@ def test_init_claude_merges_settings_and_is_idempotent(repo: Path) -> None:
         "matcher": "*",
         "hooks": [{"type": "command", "command": hook_command("pre-tool-use")}],
     }
+    failure = hook_command("post-tool-use-failure")
     assert settings["hooks"]["PostToolUseFailure"] == [
-        {
-            "matcher": "Bash",
-            "hooks": [{"type": "command", "command": hook_command("post-tool-use-failure")}],
-        }
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": failure}]}
     ]
     for event, name in (
         ("SessionStart", "session-start"),

@@ -84,36 +84,9 @@ def capped_core(
     that is only in that file. When even the core does not fit, it says so.
     """
     decision = prompt.decision
-    spec, task = state.ledgers["spec"], state.ledgers["task"]
-    strong = [c for c in constraints(state) if LEVEL_STRENGTH[c.level] == 3]
-    weak = [c for c in constraints(state) if LEVEL_STRENGTH[c.level] < 3]
-    core = [
-        unknown_writes(state),
-        open_obligations(state),
-        listing(
-            "MUST/MUST NOT constraints",
-            "### Active MUST / MUST NOT constraints",
-            strong,
-            (("ID", "id"), ("Level", "level"), ("Rule", "rule")),
-        ),
-        open_decisions(state),
-    ]
+    core = _core_listings(state)
     failures = failures_listing(state)
-    only_in_file = {
-        "SHOULD/SHOULD NOT/MAY constraints": len(weak),
-        "contracts": len(spec.active("contracts")),
-        "decided decisions": sum(1 for d in spec.active("decisions") if d.status == "decided"),
-        "phases": len(task.active("phases")),
-        "pending external writes": sum(
-            1 for w in task.active("external writes") if w.status == "pending"
-        ),
-        "approvals": len(task.active("approvals")),
-        "verifications": len(task.active("verified")),
-        "open completion checks": sum(
-            1 for c in task.active("completion checks") if c.status == "open"
-        ),
-        "retired items": sum(len(ledger.retired) for ledger in state.ledgers.values()),
-    }
+    only_in_file = _only_in_file(state)
     blocked = decision.decision == BLOCKED_ON_RECONCILIATION
     top = []
     if blocked:
@@ -172,11 +145,56 @@ def capped_core(
                 limits[position] -= 1
                 freed += sum(measure(c) + 3 for c in blocks[position].rows[limits[position]]) + 2
         text = assemble(limits, compact)
-    if measure(text) > max_chars:  # max_chars too small for any sentence: keep the path visible
-        marker = f"[rest only in {full_path}]\n"
-        text = _prefix_within(text, max(0, max_chars - measure(marker)), measure) + marker
-        while measure(text) > max_chars:  # not even the marker fits: its tail, then
-            text = text[1:]
+    return _cut(text, max_chars, full_path, measure)
+
+
+def _core_listings(state: State) -> list[Listing]:
+    """The listings of the core, in priority order (failures apart)."""
+    strong = [c for c in constraints(state) if LEVEL_STRENGTH[c.level] == 3]
+    return [
+        unknown_writes(state),
+        open_obligations(state),
+        listing(
+            "MUST/MUST NOT constraints",
+            "### Active MUST / MUST NOT constraints",
+            strong,
+            (("ID", "id"), ("Level", "level"), ("Rule", "rule")),
+        ),
+        open_decisions(state),
+    ]
+
+
+def _only_in_file(state: State) -> dict[str, int]:
+    """How many items of each kind the core never shows (only the full prompt does)."""
+    spec, task = state.ledgers["spec"], state.ledgers["task"]
+    return {
+        "SHOULD/SHOULD NOT/MAY constraints": sum(
+            1 for c in constraints(state) if LEVEL_STRENGTH[c.level] < 3
+        ),
+        "contracts": len(spec.active("contracts")),
+        "decided decisions": sum(1 for d in spec.active("decisions") if d.status == "decided"),
+        "phases": len(task.active("phases")),
+        "pending external writes": sum(
+            1 for w in task.active("external writes") if w.status == "pending"
+        ),
+        "approvals": len(task.active("approvals")),
+        "verifications": len(task.active("verified")),
+        "open completion checks": sum(
+            1 for c in task.active("completion checks") if c.status == "open"
+        ),
+        "retired items": sum(len(ledger.retired) for ledger in state.ledgers.values()),
+    }
+
+
+def _cut(text: str, max_chars: int, full_path: str, measure: Callable[[str], int]) -> str:
+    """``text`` when it fits; else (``max_chars`` too small for any sentence) its head and
+    a marker that keeps the path visible."""
+    if measure(text) <= max_chars:
+        return text
+    marker = f"[rest only in {full_path}]\n"
+    text = _prefix_within(text, max(0, max_chars - measure(marker)), measure) + marker
+    while measure(text) > max_chars:  # not even the marker fits: its tail, then
+        text = text[1:]
     return text
 
 
