@@ -224,8 +224,10 @@ def test_manual_compact_reinjects_the_ledger_core(claude: Path, project: Path, a
     assert "The user said hello and a command ran" in said
     assert "The user greeted; one command ran" not in said
     assert "The user greeted" in DEFAULT_SUMMARY
-    # The default summary names no constraint: the late verdict reaches the model via Stop.
-    assert any("UNFAITHFUL: constraint_dropped C-RC1" in r.text() for r in after[1:])
+    # The default summary names no constraint: the verdict reaches the model in PostCompact's
+    # output (a manual /compact), and once more through the held Stop.
+    assert "UNFAITHFUL: constraint_dropped C-RC1" in said
+    assert len(after) == 2 and "Stop hook" in json.dumps(after[1].messages()[-1])
 
 
 def test_faithful_compaction_summary_is_not_flagged(claude: Path, project: Path, api: Any) -> None:
@@ -390,8 +392,24 @@ def test_a_failed_command_is_captured_before_stop(claude: Path, project: Path, a
     assert session.returncode == 0, session.stderr
     turns = fake.turn_requests()
     assert len(turns) == 3, "Stop did not block over an unrecorded failure"
+    assert "captured this failed command as pending failure 1" in turns[1].text()
     said = turns[2].text()
     assert "ls /nonexistent-rehydrate-dir" in said and "rehydrate fail add" in said
+
+
+def test_a_recorded_failure_lets_the_stop_through(claude: Path, project: Path, api: Any) -> None:
+    record = (
+        "rehydrate fail add --tried '`ls /nonexistent-rehydrate-dir`' --failure 'no such "
+        "directory' --workaround 'list the parent directory' --commit"
+    )
+    fake = api([bash("ls /nonexistent-rehydrate-dir")], [bash(record)], [text("recorded")])
+    session = run_claude(claude, project, fake, "list it")
+    assert session.returncode == 0, session.stderr
+    turns = fake.turn_requests()
+    (ran,) = tool_results(turns[2])
+    assert not ran.get("is_error"), ran
+    assert len(turns) == 3  # recorded and committed: nothing holds the stop
+    assert "F-RC8" in (project / "docs/Failed_Attempts.md").read_text(encoding="utf-8")
 
 
 SUBAGENT_TASK = "SUBAGENT-TASK: list the repository"
