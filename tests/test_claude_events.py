@@ -16,6 +16,7 @@ import pytest
 from conftest import commit, run, run_subprocess, write
 from rehydrate.agents.captured import PENDING_FILE, WORKAROUND
 from rehydrate.agents.claude import CONTEXT_LIMIT, HOLD_FILE, WARNING_FILE
+from rehydrate.agents.claude_install import hook_command
 
 NEXT = "Example: write the failing test for the bug described in the objective"
 
@@ -418,6 +419,7 @@ def test_a_subagent_is_told_when_a_ledger_cannot_be_read(ledger_repo: Path) -> N
 
 
 def test_init_moves_an_older_bash_only_pre_tool_use_hook_to_every_tool(repo: Path) -> None:
+    """An older init wrote PreToolUse under matcher Bash; init now moves it to `*`."""
     older = {
         "hooks": {
             "PreToolUse": [
@@ -436,10 +438,7 @@ def test_init_moves_an_older_bash_only_pre_tool_use_hook_to_every_tool(repo: Pat
     groups = json.loads((repo / ".claude/settings.json").read_text())["hooks"]["PreToolUse"]
     assert groups == [
         {"matcher": "Bash", "hooks": [{"type": "command", "command": "fmt"}]},
-        {
-            "matcher": "*",
-            "hooks": [{"type": "command", "command": "rehydrate hook claude pre-tool-use"}],
-        },
+        {"matcher": "*", "hooks": [{"type": "command", "command": hook_command("pre-tool-use")}]},
     ]
 
 

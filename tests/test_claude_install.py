@@ -107,7 +107,7 @@ def test_a_hook_under_another_matcher_is_moved_not_copied() -> None:
     assert merged["hooks"]["PreToolUse"] == [
         {"matcher": "Write", "hooks": [user_hook]},
         {
-            "matcher": "Bash",
+            "matcher": "*",
             "hooks": [{"type": "command", "command": hook_command("pre-tool-use")}],
         },
     ]

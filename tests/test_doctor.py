@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from conftest import commit, git, make_venv, run, write
+from rehydrate.agents.claude import SETTINGS_HOOKS
 from rehydrate.doctor import Report
 from rehydrate.doctor import run as doctor
 from rehydrate.git import find_repo
@@ -145,13 +146,16 @@ def test_a_moved_virtualenv_is_found_and_init_rewires_it(repo: Path, tmp_path: P
     ]
     claude = finding(report, "claude_hook_interpreter_broken")
     assert claude.file == ".claude/settings.json" and claude.fix == "rehydrate init --claude"
-    assert str(old) in claude.message and "SessionStart, PreToolUse" in claude.message
+    assert (
+        str(old) in claude.message and "SessionStart, SubagentStart, PreToolUse" in claude.message
+    )
     _python_init(new, repo, "--claude")  # the fix, from the moved virtualenv
     after = check(repo)
     assert after.ok, after.findings
     settings = json.loads((repo / ".claude/settings.json").read_text())
     commands = [h["command"] for g in settings["hooks"].values() for x in g for h in x["hooks"]]
-    assert len(commands) == 5 and all(c.startswith(f"{new} -m rehydrate") for c in commands)
+    assert len(commands) == len(SETTINGS_HOOKS)
+    assert all(c.startswith(f"{new} -m rehydrate") for c in commands)
 
 
 def test_a_missing_event_is_named_with_its_fix(wired: Path) -> None:

@@ -99,6 +99,13 @@ def test_without_rehydrate_each_event_fails_closed(
     assert done.stdout == ""
 
 
+def test_without_rehydrate_other_tools_go_on(ledger_repo: Path, tools: Path) -> None:
+    """PreToolUse hooks every tool (the compaction hold); only a shell command needs the
+    failed-attempt check, so only it is refused."""
+    done = launch(ledger_repo, "pre-tool-use", {"tool_name": "Read"}, str(tools))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
 def test_without_rehydrate_session_start_tells_the_model(ledger_repo: Path, tools: Path) -> None:
     done = launch(ledger_repo, "session-start", {"source": "startup"}, str(tools))
     assert done.returncode == 0  # stdout of an exit-0 SessionStart reaches the model
