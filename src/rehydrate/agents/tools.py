@@ -24,14 +24,14 @@ from .store import claim
 
 def check_tool_call(where: str, runtime: Runtime, command: str | None, shell: bool) -> Outcome:
     """Refuse or allow one tool call; ``command``: the shell command line, when ``shell``."""
-    if not shell:
+    if not shell or command is None:
+        unchecked = "rehydrate: no command in the shell tool call; allowed unchecked"
+        note = unchecked if shell else None
         try:
             repo = find_repo(where)
         except GitError:
-            return Outcome()
-        return _held(repo.root, runtime) or Outcome()
-    if command is None:
-        return Outcome(note="rehydrate: no command in the shell tool call; allowed unchecked")
+            return Outcome(note=note)
+        return _held(repo.root, runtime) or Outcome(note=note)
     try:
         project = open_project(where)
     except GitError as exc:
