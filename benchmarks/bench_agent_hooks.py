@@ -83,7 +83,7 @@ def main() -> int:
             "Claude Code hooks on every tool call",
             medians,
             'python -c "import click"',
-            {"pre-tool-use Write": 1.5},
+            {"pre-tool-use Write": 2.0},
         )
     return 0 if ok else 1
 

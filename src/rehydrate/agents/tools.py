@@ -8,12 +8,13 @@
   cannot be read (fail closed: no repeat slips through unnoticed). Other tools stay
   allowed then, so that the agent can mend the ledger.
 
-This runs on every tool call: a call that is not a shell command costs one ``git
-rev-parse`` and one rename attempt, no ledger is read.
+This runs on every tool call: a call that is not a shell command costs a few stat calls
+and one rename attempt; no git process, no ledger read.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ..errors import GitError, RehydrateError
@@ -27,11 +28,13 @@ def check_tool_call(where: str, runtime: Runtime, command: str | None, shell: bo
     if not shell or command is None:
         unchecked = "rehydrate: no command in the shell tool call; allowed unchecked"
         note = unchecked if shell else None
-        try:
-            repo = find_repo(where)
-        except GitError:
-            return Outcome(note=note)
-        return _held(repo.root, runtime) or Outcome(note=note)
+        root = _work_tree_root(where)
+        if root is None:
+            try:
+                root = find_repo(where).root
+            except GitError:
+                return Outcome(note=note)
+        return _held(root, runtime) or Outcome(note=note)
     try:
         project = open_project(where)
     except GitError as exc:
@@ -46,6 +49,20 @@ def check_tool_call(where: str, runtime: Runtime, command: str | None, shell: bo
     if held is not None:
         return held
     return refuse_repeat(project, command)
+
+
+def _work_tree_root(where: str) -> Path | None:
+    """The nearest folder at or above ``where`` holding a ``.git`` (a directory, or the
+    file of a linked work tree or submodule): what ``git rev-parse --show-toplevel``
+    answers, found with a few stat calls instead of a git process, since this runs
+    before every tool call. None when there is none (then git is asked)."""
+    if "\x00" in where:
+        return None
+    start = Path(where)
+    for folder in (start, *start.parents):
+        if os.path.lexists(folder / ".git"):
+            return folder
+    return None
 
 
 def _held(root: Path, runtime: Runtime) -> Outcome | None:
