@@ -159,7 +159,7 @@ def summary_instructions(project: Project, runtime: Runtime) -> str:
         if action
         else "No next action is recorded."
     )
-    return _within(runtime, head, lists, said_action, tail, inline)
+    return _within(runtime, head, lists, said_action, tail)
 
 
 def _within(
@@ -168,10 +168,10 @@ def _within(
     lists: Sequence[tuple[str, Sequence[str]]],
     action: str,
     manifest: str,
-    inline: Any,
 ) -> str:
     """The instructions, dropping first the manifest, then IDs from the longest list,
     until they fit the runtime's cap (whatever is dropped is said)."""
+    from ..prompt.fences import inline
     from .units import fit
 
     shown = [list(ids) for _, ids in lists]
@@ -179,9 +179,10 @@ def _within(
     def render(with_manifest: bool) -> str:
         lines = [head]
         for (what, ids), kept in zip(lists, shown, strict=True):
-            more = f" and {len(ids) - len(kept)} more" if len(kept) < len(ids) else ""
             listed = ", ".join(inline(i) for i in kept) if kept else "none"
-            lines.append(f"- {what}: {listed}{more}.")
+            if len(kept) < len(ids):
+                listed = f"{listed} and {len(ids) - len(kept)} more" if kept else f"{len(ids)}"
+            lines.append(f"- {what}: {listed}.")
         parts = ["\n".join(lines), action]
         if with_manifest:
             parts.append(manifest)
