@@ -20,6 +20,7 @@ from pathlib import Path
 from .. import git
 from ..config import Config
 from ..git import changes as git_changes
+from .result import Conflict
 
 DRIVER = "rehydrate"
 NAME = "rehydrate semantic ledger merge (union by ID, furthest allowed state)"
@@ -194,14 +195,55 @@ def run_driver(
         messages.append(
             f"rehydrate merge-driver: ... and {len(result.notes) - len(shown)} more: {renamed}"
         )
+    targets = resolvable(kind, relative, config, data, result.conflicts)
     for conflict in result.conflicts:
-        messages.append(f"rehydrate merge-driver: {relative}: CONFLICT {conflict}")
+        line = f"rehydrate merge-driver: {relative}: CONFLICT {conflict}"
+        target = targets.get(conflict)
+        if target:
+            line += f" -> `rehydrate merge resolve {target} --take ours` (or `--take theirs`)"
+        messages.append(line)
     if result.conflicts:
         ids = sorted({c.item_id for c in result.conflicts if c.item_id})
         named = f" ({', '.join(ids)})" if ids else ""
+        by_hand = [c for c in result.conflicts if c not in targets]
+        steps = []
+        if targets:
+            steps.append(
+                "run `rehydrate merge resolve ID --take ours|theirs` for each (it keeps one "
+                "side's version and records the other; docs/merging.md)"
+            )
+        if by_hand:
+            other = "other " if targets else ""
+            steps.append(f"resolve the {other}marked rows by hand and `rehydrate guard --staged`")
         messages.append(
             f"rehydrate merge-driver: {relative}: {len(result.conflicts)} "
-            f"conflict(s){named}; resolve the marked rows, then "
-            "`rehydrate guard --staged` and commit"
+            f"conflict(s){named}: {'; '.join(steps)}; then `git commit`"
         )
     return DriverOutcome(1 if result.conflicts else 0, messages)
+
+
+def resolvable(
+    kind: str, path: str, config: Config, data: list[bytes], conflicts: list[Conflict]
+) -> dict[Conflict, str]:
+    """Conflicts that ``rehydrate merge resolve`` settles: conflict -> what to name."""
+    from ..errors import RehydrateError
+    from ..ledgers import Context
+    from .resolve import is_contested
+
+    ctx = Context(path, config.section_aliases, config.column_aliases, config.max_ledger_bytes)
+    out: dict[Conflict, str] = {}
+    for conflict in conflicts:
+        if conflict.code == "next_action_conflict":
+            target = "next-action"
+        elif conflict.code == "frontmatter_conflict" and "'objective'" in conflict.message:
+            target = "objective"
+        elif conflict.item_id:
+            target = conflict.item_id
+        else:
+            continue
+        try:
+            if is_contested(kind, ctx, data[0], data[1], data[2], target):
+                out[conflict] = target
+        except RehydrateError:  # a side that does not parse: by hand
+            return {}
+    return out
