@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 from .. import git
 from ..config import Config
-from ..errors import RehydrateError
+from ..errors import Refused, RehydrateError
 from ..git import changes as git_changes
 from ..ledgers import KINDS, Context
 from ..ledgers.ids import id_problem
@@ -166,7 +166,19 @@ def resolve(
             "pass --ledger spec|task|failures",
         )
     path, resolution, entry = found[0]
-    return _write(repo, heads, state, path, kinds[path], resolution, entry, target)
+    recorded = next(r for r in resolution.recorded if r.target == target)
+    mine = {target, recorded.copy, recorded.question}
+    left = [c for c in resolution.result.conflicts if c.item_id in mine]
+    if left:  # the guard would still refuse this side's version: write nothing
+        raise Refused(
+            f"keeping {take}'s {target} still conflicts: {left[0]}",
+            file=path,
+            item_id=target,
+            code="resolve_refused",
+            fix="resolve this item by hand (docs/merging.md, 'Resolving a conflict'), or try "
+            "the other side",
+        )
+    return _write(repo, heads, state, path, kinds[path], resolution, entry, recorded)
 
 
 class _Merge:
@@ -204,7 +216,7 @@ def _write(
     kind: str,
     resolution: Resolution,
     entry: dict[str, Any],
-    target: str,
+    recorded: Recorded,
 ) -> Outcome:
     from ..ledgers.atomicfile import ledger_lock, write_in_repo
 
@@ -218,5 +230,4 @@ def _write(
     else:
         state[path] = {**entry, "written": git.hash_blob(result.data, repo.object_format)}
     _save(repo, heads, state)
-    recorded = next(r for r in resolution.recorded if r.target == target)
     return Outcome(path, kind, recorded, list(result.conflicts), staged)
