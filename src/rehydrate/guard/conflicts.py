@@ -17,11 +17,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..ledgers import Ledger, normalize, visible
 from ..ledgers.model import record_content
 from .rules import Violation
+
+if TYPE_CHECKING:
+    from ..ledgers.model import Item
+
+Key = tuple[str, tuple[tuple[str, str], ...]]  # a row's kind and its cells but the ID
 
 
 class Question(NamedTuple):
@@ -94,7 +99,7 @@ def fix_for(target: str) -> str:
     )
 
 
-def _key(record: Any) -> tuple[str, tuple[tuple[str, str], ...]]:
+def _key(record: Item) -> Key:
     return record.kind, record_content(record)
 
 
@@ -113,7 +118,7 @@ class _Merge:
 
     def __init__(self, merged: Ledger, parents: Sequence[Ledger], bases: Sequence[Ledger]):
         self.merged, self.parents = merged, parents
-        self.base: dict[str, set[Any]] = {}
+        self.base: dict[str, set[Key]] = {}
         for base in bases:
             for r in base.all_items():
                 self.base.setdefault(r.id, set()).add(_key(r))
@@ -124,7 +129,7 @@ class _Merge:
         self.fresh = [r for r in merged.all_items() if r.id not in known]
         self.retired = {r.id: r for r in merged.retired}
 
-    def active_fresh(self, section: str, status: str) -> list[Any]:
+    def active_fresh(self, section: str, status: str) -> list[Item]:
         return [
             r
             for r in self.fresh
@@ -172,7 +177,7 @@ def _third(m: _Merge, item_id: str, other: int) -> Outcome:
     return Outcome(item_id, other, None, None, problem)
 
 
-def _recorded(m: _Merge, item_id: str, other: int, version: Any) -> Outcome:
+def _recorded(m: _Merge, item_id: str, other: int, version: Key) -> Outcome:
     """Parent ``other``'s version of ``item_id``: copied, retired and asked about?"""
     theirs = m.rows[other][item_id]
     what = (
@@ -237,7 +242,7 @@ def _violation(m: _Merge, code: str, item_id: str, message: str) -> Violation:
     )
 
 
-def describe(record: Any) -> str:
+def describe(record: Item) -> str:
     """One version of a row in a few words: its status and what that status sets."""
     cells: dict[str, str] = record.cells()
     status = cells.get("status", "")

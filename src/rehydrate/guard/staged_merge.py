@@ -6,11 +6,16 @@ versions (read only when a finding needs them), the merge excuses against every 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..ledgers import Ledger
 from .conflicts import single_value_findings
 from .rules import Violation
+
+if TYPE_CHECKING:
+    from ..git import Repo
+    from ..git.changes import RawChange
+    from .staged import _Parser
 
 _ZERO = frozenset({"0" * 40, "0" * 64})
 _REGULAR = ("100644", "100755")
@@ -21,11 +26,11 @@ class StagedMerge:
 
     def __init__(
         self,
-        repo: Any,
+        repo: Repo,
         labels: Sequence[str],
-        changes: Sequence[Sequence[Any]],
+        changes: Sequence[Sequence[RawChange]],
         data: Mapping[str, bytes],
-        parser: Any,
+        parser: _Parser,
         last_parseable: Callable[[str, str, str], Ledger | None],
     ) -> None:
         """``last_parseable(commit, kind, path)``: the newest version that parses."""
@@ -70,9 +75,12 @@ class StagedMerge:
                 raw = git.read_specs(self.repo, [spec])[spec]
                 if raw is None:
                     continue
-                got = self.parser.parse(kind, path, spec, raw)
-                if not isinstance(got, Ledger):
-                    got = self.last_parseable(commit, kind, path)
+                parsed = self.parser.parse(kind, path, spec, raw)
+                got = (
+                    parsed
+                    if isinstance(parsed, Ledger)
+                    else self.last_parseable(commit, kind, path)
+                )
                 if got is not None:
                     out.append(got)
             self._bases[path] = out

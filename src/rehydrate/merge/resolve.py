@@ -13,7 +13,7 @@ is what the hook accepts. Pure (bytes in, bytes out).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import LedgerParseError, RehydrateError
 from ..guard.conflicts import SINGLE_VALUES, describe, question_for, short
@@ -24,6 +24,9 @@ from ..ledgers.rowedit import join_text, replace_line, split_text
 from ..writers.edits import FIRST_IDS, SCHEMAS, append_row, set_cells, set_next_action
 from .result import MergeResult, MergeText
 from .rows import Merger, no_text_merge
+
+if TYPE_CHECKING:
+    from ..ledgers.model import Item
 
 SIDES = ("ours", "theirs")
 
@@ -270,7 +273,7 @@ def _by_header(section: str, cells: dict[str, str]) -> dict[str, str]:
     return {header.get(name, name): value for name, value in cells.items()}
 
 
-def _cells_apart(record: Any, other: Any) -> str:
+def _cells_apart(record: Item, other: Item) -> str:
     theirs = dict(record_content(other))
     return ", ".join(f"{k} {short(v)}" for k, v in record_content(record) if theirs.get(k) != v)
 

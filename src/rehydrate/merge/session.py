@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from .. import git
@@ -75,7 +76,7 @@ def _other_name(repo: git.Repo, head: str) -> str:
     return head[:12]
 
 
-def _state_file(repo: git.Repo) -> Any:
+def _state_file(repo: git.Repo) -> Path:
     return repo.git_dir / "rehydrate" / STATE
 
 
