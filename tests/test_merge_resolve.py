@@ -326,3 +326,23 @@ def test_the_worked_example_in_merging_md_runs(tmp_path: Path) -> None:
         assert matches(
             expected, actual if actual.endswith("\n") or not actual else actual + "\n"
         ), f"`{shown}` printed:\n{actual}\nthe page shows:\n" + "\n".join(expected)
+
+
+def test_the_driver_names_resolve_only_where_it_applies(project: Path, tmp_path: Path) -> None:
+    base = SPEC.replace("# Spec\n", "# Spec\n\nThe cache serves sessions.\n")
+    ours = base.replace("serves sessions.", "serves sessions and carts.").replace(
+        "| open | | ann | 2030-01-01 | |", "| decided | Redis | ann | 2030-01-01 | ADR-1 |", 1
+    )
+    theirs = base.replace("serves sessions.", "serves sessions only.").replace(
+        "| open | | ann | 2030-01-01 | |", "| decided | Memcached | ann | 2030-01-01 | ADR-2 |", 1
+    )
+    files = [write(tmp_path, n, t) for n, t in (("O", base), ("A", ours), ("B", theirs))]
+    result = run(project, "merge-driver", *(str(f) for f in files), "docs/Spec.md")
+    assert result.code == 1
+    lines = result.err.splitlines()
+    (decision,) = [line for line in lines if "CONFLICT decision_conflict D-001" in line]
+    assert decision.endswith("`rehydrate merge resolve D-001 --take ours` (or `--take theirs`)")
+    (prose,) = [line for line in lines if "CONFLICT prose_conflict" in line]
+    assert "merge resolve" not in prose
+    assert "resolve the other marked rows by hand" in lines[-1]
+    assert "rehydrate merge resolve ID --take ours|theirs" in lines[-1]

@@ -196,30 +196,39 @@ def run_driver(
             f"rehydrate merge-driver: ... and {len(result.notes) - len(shown)} more: {renamed}"
         )
     targets = resolvable(kind, relative, config, data, result.conflicts)
-    for conflict in result.conflicts:
-        line = f"rehydrate merge-driver: {relative}: CONFLICT {conflict}"
+    messages.extend(_conflict_lines(relative, result.conflicts, targets))
+    return DriverOutcome(1 if result.conflicts else 0, messages)
+
+
+def _conflict_lines(
+    path: str, conflicts: list[Conflict], targets: dict[Conflict, str]
+) -> list[str]:
+    """One line per conflict (naming `merge resolve` where it applies), and what to do."""
+    out = []
+    for conflict in conflicts:
+        line = f"rehydrate merge-driver: {path}: CONFLICT {conflict}"
         target = targets.get(conflict)
         if target:
             line += f" -> `rehydrate merge resolve {target} --take ours` (or `--take theirs`)"
-        messages.append(line)
-    if result.conflicts:
-        ids = sorted({c.item_id for c in result.conflicts if c.item_id})
-        named = f" ({', '.join(ids)})" if ids else ""
-        by_hand = [c for c in result.conflicts if c not in targets]
-        steps = []
-        if targets:
-            steps.append(
-                "run `rehydrate merge resolve ID --take ours|theirs` for each (it keeps one "
-                "side's version and records the other; docs/merging.md)"
-            )
-        if by_hand:
-            other = "other " if targets else ""
-            steps.append(f"resolve the {other}marked rows by hand and `rehydrate guard --staged`")
-        messages.append(
-            f"rehydrate merge-driver: {relative}: {len(result.conflicts)} "
-            f"conflict(s){named}: {'; '.join(steps)}; then `git commit`"
+        out.append(line)
+    if not conflicts:
+        return out
+    ids = sorted({c.item_id for c in conflicts if c.item_id})
+    named = f" ({', '.join(ids)})" if ids else ""
+    steps = []
+    if targets:
+        steps.append(
+            "run `rehydrate merge resolve ID --take ours|theirs` for each (it keeps one "
+            "side's version and records the other; docs/merging.md)"
         )
-    return DriverOutcome(1 if result.conflicts else 0, messages)
+    if any(c not in targets for c in conflicts):
+        other = "other " if targets else ""
+        steps.append(f"resolve the {other}marked rows by hand and `rehydrate guard --staged`")
+    out.append(
+        f"rehydrate merge-driver: {path}: {len(conflicts)} "
+        f"conflict(s){named}: {'; '.join(steps)}; then `git commit`"
+    )
+    return out
 
 
 def resolvable(
@@ -228,22 +237,21 @@ def resolvable(
     """Conflicts that ``rehydrate merge resolve`` settles: conflict -> what to name."""
     from ..errors import RehydrateError
     from ..ledgers import Context
-    from .resolve import is_contested
+    from .resolve import contested_targets
 
-    ctx = Context(path, config.section_aliases, config.column_aliases, config.max_ledger_bytes)
-    out: dict[Conflict, str] = {}
+    wanted: dict[Conflict, str] = {}
     for conflict in conflicts:
         if conflict.code == "next_action_conflict":
-            target = "next-action"
+            wanted[conflict] = "next-action"
         elif conflict.code == "frontmatter_conflict" and "'objective'" in conflict.message:
-            target = "objective"
+            wanted[conflict] = "objective"
         elif conflict.item_id:
-            target = conflict.item_id
-        else:
-            continue
-        try:
-            if is_contested(kind, ctx, data[0], data[1], data[2], target):
-                out[conflict] = target
-        except RehydrateError:  # a side that does not parse: by hand
-            return {}
-    return out
+            wanted[conflict] = conflict.item_id
+    if not wanted:
+        return {}
+    ctx = Context(path, config.section_aliases, config.column_aliases, config.max_ledger_bytes)
+    try:
+        found = contested_targets(kind, ctx, data[0], data[1], data[2], set(wanted.values()))
+    except RehydrateError:  # a side that does not parse: by hand
+        return {}
+    return {c: t for c, t in wanted.items() if t in found}

@@ -12,7 +12,7 @@ is what the hook accepts. Pure (bytes in, bytes out).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import LedgerParseError, RehydrateError
@@ -158,15 +158,29 @@ def _single_contested(sides: _Sides, name: str) -> bool:
     return mine != yours and before not in (mine, yours)
 
 
+def contested_targets(
+    kind: str, ctx: Context, base: bytes, ours: bytes, theirs: bytes, targets: Iterable[str]
+) -> set[str]:
+    """The ``targets`` (item IDs, or single values) both sides changed differently: what
+    ``resolve_ledger`` can resolve. The three versions are parsed once."""
+    sides = _sides(kind, ctx, base, ours, theirs)
+    out = set()
+    for target in targets:
+        if target in SINGLE_VALUES:
+            if _single_contested(sides, target):
+                out.add(target)
+            continue
+        section = contested(sides, target)
+        if section is not None and question_for(kind, section) is not None:
+            out.add(target)
+    return out
+
+
 def is_contested(
     kind: str, ctx: Context, base: bytes, ours: bytes, theirs: bytes, target: str
 ) -> bool:
-    """Whether both sides changed ``target`` (an item ID, or a single value) differently."""
-    sides = _sides(kind, ctx, base, ours, theirs)
-    if target in SINGLE_VALUES:
-        return _single_contested(sides, target)
-    section = contested(sides, target)
-    return section is not None and question_for(kind, section) is not None
+    """Whether both sides changed ``target`` differently (see ``contested_targets``)."""
+    return bool(contested_targets(kind, ctx, base, ours, theirs, [target]))
 
 
 def resolve_ledger(

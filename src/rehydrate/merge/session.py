@@ -129,44 +129,14 @@ def resolve(
             "nothing_to_resolve",
             "the ledgers are resolved: `git status`, then `git commit`",
         )
-    data = git.cat_blobs(repo, [b for s in stages.values() for b in s.values()])
     state = _load(repo, heads)
     names = Names(
         git.branch(repo) or "HEAD",
         _other_name(repo, heads[0]),
         date or datetime.now(UTC).strftime("%Y-%m-%d"),
     )
-    found: list[tuple[str, Resolution, dict[str, Any]]] = []
-    misses: list[str] = []
-    for path in (p for p in kinds if p in stages):
-        blobs = [stages[path].get(n) for n in (1, 2, 3)]
-        if blobs[1] is None or blobs[2] is None:
-            misses.append(f"{path}: deleted on one side (resolve by hand)")
-            continue
-        raw = [data[b] if b else b"" for b in blobs]
-        run = _Merge(config, kinds[path], path, raw)
-        if not is_contested(kinds[path], run.ctx, raw[0], raw[1], raw[2], target):
-            misses.append(f"{path}: {_conflict_ids(run, names)}")
-            continue
-        saved = state.get(path, {})
-        current = git.read_worktree(repo, [path])[path].blob
-        still = saved.get("stages") == blobs and saved.get("written") == current
-        takes = dict(saved.get("takes", {})) if still else {}
-        takes[target] = take
-        found.append((path, run(takes, names), {"stages": blobs, "takes": takes}))
-    if not found:
-        raise _usage(
-            f"{target} is not in conflict in any unmerged ledger ({'; '.join(misses)})",
-            "not_in_conflict",
-            "name an ID (or next-action / objective) that the merge driver reported as CONFLICT",
-        )
-    if len(found) > 1:
-        raise _usage(
-            f"{target} conflicts in {', '.join(p for p, _, _ in found)}",
-            "ambiguous_target",
-            "pass --ledger spec|task|failures",
-        )
-    path, resolution, entry = found[0]
+    runs = _unmerged_ledgers(repo, config, kinds, stages)
+    path, resolution, entry = _the_one(repo, runs, state, names, target, take)
     recorded = next(r for r in resolution.recorded if r.target == target)
     mine = {target, recorded.copy, recorded.question}
     left = [c for c in resolution.result.conflicts if c.item_id in mine]
@@ -182,14 +152,73 @@ def resolve(
     return _write(repo, heads, state, path, kinds[path], resolution, entry, recorded)
 
 
+def _unmerged_ledgers(
+    repo: git.Repo, config: Config, kinds: dict[str, str], stages: dict[str, dict[int, str]]
+) -> list[_Merge | str]:
+    """Each unmerged ledger's three versions, in spec, task, failures order (a string for
+    one deleted on one side)."""
+    data = git.cat_blobs(repo, [b for s in stages.values() for b in s.values()])
+    out: list[_Merge | str] = []
+    for path in (p for p in kinds if p in stages):
+        blobs = [stages[path].get(n) for n in (1, 2, 3)]
+        if blobs[1] is None or blobs[2] is None:
+            out.append(f"{path}: deleted on one side (resolve by hand)")
+            continue
+        raw = [data[b] if b else b"" for b in blobs]
+        out.append(_Merge(config, kinds[path], path, raw, blobs))
+    return out
+
+
+def _the_one(
+    repo: git.Repo,
+    runs: list[_Merge | str],
+    state: dict[str, Any],
+    names: Names,
+    target: str,
+    take: str,
+) -> tuple[str, Resolution, dict[str, Any]]:
+    """The ledger where ``target`` conflicts, merged with it and the earlier resolutions."""
+    found: list[tuple[str, Resolution, dict[str, Any]]] = []
+    misses: list[str] = []
+    for run in runs:
+        if isinstance(run, str):
+            misses.append(run)
+            continue
+        base, ours, theirs = run.raw
+        if not is_contested(run.kind, run.ctx, base, ours, theirs, target):
+            misses.append(f"{run.path}: {_conflict_ids(run, names)}")
+            continue
+        saved = state.get(run.path, {})
+        current = git.read_worktree(repo, [run.path])[run.path].blob
+        still = saved.get("stages") == run.blobs and saved.get("written") == current
+        takes = dict(saved.get("takes", {})) if still else {}
+        takes[target] = take
+        found.append((run.path, run(takes, names), {"stages": run.blobs, "takes": takes}))
+    if not found:
+        raise _usage(
+            f"{target} is not in conflict in any unmerged ledger ({'; '.join(misses)})",
+            "not_in_conflict",
+            "name an ID (or next-action / objective) that the merge driver reported as CONFLICT",
+        )
+    if len(found) > 1:
+        raise _usage(
+            f"{target} conflicts in {', '.join(p for p, _, _ in found)}",
+            "ambiguous_target",
+            "pass --ledger spec|task|failures",
+        )
+    return found[0]
+
+
 class _Merge:
     """One unmerged ledger's three versions, merged with a set of resolutions."""
 
-    def __init__(self, config: Config, kind: str, path: str, raw: list[bytes]) -> None:
+    def __init__(
+        self, config: Config, kind: str, path: str, raw: list[bytes], blobs: list[str | None]
+    ) -> None:
         self.ctx = Context(
             path, config.section_aliases, config.column_aliases, config.max_ledger_bytes
         )
-        self.kind, self.path, self.raw = kind, path, raw
+        self.kind, self.path, self.raw, self.blobs = kind, path, raw, blobs
 
     def _text(self, o: bytes, b: bytes, t: bytes) -> tuple[bytes, bool]:
         labels = (f"ours:{self.path}", "base", f"theirs:{self.path}")
