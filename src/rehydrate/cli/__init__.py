@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "check": "check:command",
     "envelope": "envelope:command",
     "summary": "summary:command",
+    "merge": "merge:group",
     "merge-driver": "merge_driver:command",
     "status": "status:command",
     "log": "log:command",

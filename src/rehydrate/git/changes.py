@@ -209,6 +209,37 @@ def merge_heads(repo: Repo) -> list[str]:
     return heads
 
 
+def merge_bases(repo: Repo, commits: Sequence[str]) -> list[str]:
+    """The merge bases of ``commits`` (all of them for two, the octopus base for more);
+    empty when they share no history."""
+    if len(commits) < 2:
+        return []
+    mode = "--all" if len(commits) == 2 else "--octopus"
+    proc = _git(repo.root, "merge-base", mode, "--end-of-options", *commits, check=False)
+    if proc.returncode not in (0, 1):
+        message = proc.stderr.decode("utf-8", "replace").strip() or "git merge-base failed"
+        raise GitError(
+            message.splitlines()[-1],
+            code="git_failed",
+            fix="fetch the full history (git fetch --unshallow) and run it again",
+        )
+    return proc.stdout.decode().split()
+
+
+def unmerged(repo: Repo, paths: Sequence[str]) -> dict[str, dict[int, str]]:
+    """path -> {stage: blob id} for the paths a merge left unmerged in the index (stage 1
+    the base, 2 ours, 3 theirs; a stage is missing when that side has no such file)."""
+    out = _git(repo.root, "ls-files", "-u", "-z", "--full-name", "--", *_literal(paths)).stdout
+    found: dict[str, dict[int, str]] = {}
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        meta, _, name = record.partition(b"\t")
+        _mode, oid, stage = meta.decode().split()
+        found.setdefault(name.decode("utf-8", "surrogateescape"), {})[int(stage)] = oid
+    return found
+
+
 def find_rename(repo: Repo, old: str, new: str | None, path: str) -> str | None:
     """Where ``path`` went between ``old`` (a tree-ish) and ``new`` (None: the index)."""
     args = ["diff-index", "--cached", old] if new is None else ["diff-tree", "-r", old, new]

@@ -1,27 +1,37 @@
 """What a merge or a rebase may do to a ledger without losing anything: rows renumbered to
-make room for the other side's, and a retirement both parents made differently. The guard
-drops those findings for merge commits (``excuse_merge``) and for a rewritten branch's tip
-(``renumbered_content``)."""
+make room for the other side's, a retirement both parents made differently, and a
+conflict resolved as ``guard.conflicts`` accepts. The guard drops those findings for merge
+commits (``excuse_merge``) and for a rewritten branch's tip (``renumbered_content``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from ..ledgers import Ledger
 from ..ledgers.model import record_content as _content
+from .conflicts import CONTENT_CODES, conflict_outcomes
+
+# A merge's bases, or how to read them when a finding needs them (one git call).
+Bases = Sequence[Ledger] | Callable[[], Sequence[Ledger]]
 
 if TYPE_CHECKING:
     from ..ledgers.model import Item
     from .rules import Violation
 
 
-def renumbered(parent: Ledger, merged: Ledger, others: Iterable[Ledger]) -> dict[str, str]:
+def renumbered(
+    parent: Ledger,
+    merged: Ledger,
+    others: Iterable[Ledger],
+    base_ids: frozenset[str] = frozenset(),
+) -> dict[str, str]:
     """Items of ``parent`` that a merge moved to a new ID: {old ID: new ID}.
 
-    Item X counts as renumbered to Y when X's row in ``merged`` is another parent's
-    X, and Y — an ID in no parent — holds exactly ``parent``'s X content. Nothing
-    of ``parent`` is lost: its row lives on under Y.
+    Item X counts as renumbered to Y when X — an ID no merge base had, so both sides
+    added it — has another parent's X row in ``merged``, and Y — an ID in no parent —
+    holds exactly ``parent``'s X content. Nothing of ``parent`` is lost: its row lives
+    on under Y. (An X the base had is a conflict: ``guard.conflicts``.)
     """
     others = list(others)
     mine = {r.id: r for r in parent.all_items()}
@@ -34,7 +44,7 @@ def renumbered(parent: Ledger, merged: Ledger, others: Iterable[Ledger]) -> dict
     out: dict[str, str] = {}
     for item_id, record in mine.items():
         now = merged_items.get(item_id)
-        if now is None or _content(now) == _content(record):
+        if item_id in base_ids or now is None or _content(now) == _content(record):
             continue
         if not any(_content(now) == _content(r) for r in theirs.get(item_id, ())):
             continue
@@ -75,18 +85,26 @@ def renumbered_content(old: Ledger, new: Ledger) -> dict[str, str]:
 
 
 def excuse_merge(
-    violations: list[Violation], parent: Ledger, merged: Ledger, others: Iterable[Ledger]
+    violations: list[Violation],
+    parent: Ledger,
+    merged: Ledger,
+    others: Iterable[Ledger],
+    bases: Bases = (),
 ) -> list[Violation]:
     """Drop the guard's findings that a merge commit cannot avoid, compared with ``parent``.
 
-    Two cases, both losing nothing: an item the merge renumbered (see ``renumbered``;
-    its retirement in ``parent``, if any, moved with it), and an item both parents
-    retired with different rows, where the merge kept the other parent's Retired row.
+    Three cases, all losing nothing: an item the merge renumbered (see ``renumbered``;
+    its retirement in ``parent``, if any, moved with it), an item both parents retired
+    with different rows, where the merge kept the other parent's Retired row, and a
+    conflict resolved as ``guard.conflicts`` accepts (any other handling of a
+    conflicting item is reported under its ``merge_*`` code instead).
     """
     if not violations:
         return violations
     others = list(others)
-    moved = renumbered(parent, merged, others)
+    base_list = list(bases() if callable(bases) else bases)
+    base_ids = frozenset(r.id for b in base_list for r in b.all_items())
+    moved = renumbered(parent, merged, others, base_ids)
     merged_retired = {r.id: r for r in merged.retired}
     excused = {
         old for old, new in moved.items() if old not in parent.retired_ids or new in merged_retired
@@ -106,7 +124,9 @@ def excuse_merge(
             if r.id == item_id
         ):
             excused.add(item_id)
-    kept = [v for v in violations if v.item_id not in excused]
+    kept = _resolved(
+        [v for v in violations if v.item_id not in excused], parent, merged, others, base_list
+    )
     if moved and any(v.code == "phase_reordered" for v in kept):
         # Renumbering moves an ID, not a row: compare phase order under the new IDs.
         order = [moved.get(r.id, r.id) for r in parent.section("phases")]
@@ -114,3 +134,36 @@ def excuse_merge(
         if order == [r.id for r in merged.section("phases") if r.id in wanted]:
             kept = [v for v in kept if v.code != "phase_reordered"]
     return kept
+
+
+def _resolved(
+    violations: list[Violation],
+    parent: Ledger,
+    merged: Ledger,
+    others: list[Ledger],
+    bases: Sequence[Ledger],
+) -> list[Violation]:
+    """A conflicting item's findings against ``parent`` when the merge kept another
+    parent's version: none once ``parent``'s version is recorded, else the one finding
+    that says what is missing. A recorded copy of an unknown write may be retired: the
+    question (a new unknown write) carries its doubt on."""
+    if not violations or not others:
+        return violations
+    outcomes = conflict_outcomes(merged, [parent, *others], bases)
+    if not outcomes:
+        return violations
+    mine = {o.item_id: o for o in outcomes if o.other == 0}
+    copies = {o.copy for o in outcomes if o.problem is None}
+    out: list[Violation] = []
+    reported: set[str] = set()
+    for v in violations:
+        outcome = mine.get(v.item_id) if v.item_id else None
+        if v.item_id and outcome is not None and v.code in CONTENT_CODES:
+            if outcome.problem is not None and v.item_id not in reported:
+                reported.add(v.item_id)
+                out.append(outcome.problem)
+            continue
+        if v.item_id in copies and v.code == "retired_unknown_write":
+            continue
+        out.append(v)
+    return out

@@ -27,7 +27,15 @@ from typing import NamedTuple
 from ..config import CONFIG_FILES, Config, config_from_files, load_config, settings_changed
 from ..errors import ConfigError, GitError, RehydrateError
 from ..git import Repo, cat_blobs, read_specs, run, tree_entries
-from ..git.changes import EMPTY_TREE, LogEntry, RawChange, diff_pairs, find_rename, log_entries
+from ..git.changes import (
+    EMPTY_TREE,
+    LogEntry,
+    RawChange,
+    diff_pairs,
+    find_rename,
+    log_entries,
+    merge_bases,
+)
 from ..ledgers import KINDS, Ledger
 from .report import GuardReport, Waived
 from .rules import FIXES, Violation, check_ledger
@@ -191,6 +199,15 @@ class _Walk:
         self.states: dict[str, dict[str, _State | str]] = {}
         self.entries: dict[str, dict[str, tuple[str, str]]] = {}  # commit -> ledger entries
         self.data: dict[str, bytes] = {}
+        self.merge_bases: dict[tuple[str, ...], list[str]] = {}
+
+    def bases(self, parents: Sequence[str], kind: str) -> list[Ledger]:
+        """The ``kind`` ledger at each merge base of ``parents`` (last parseable there)."""
+        key = tuple(parents)
+        if key not in self.merge_bases:
+            self.merge_bases[key] = merge_bases(self.repo, list(parents))
+        found = (self.state(b, kind).good for b in self.merge_bases[key])
+        return [ledger for ledger in found if ledger is not None]
 
     def state(self, commit: str | None, kind: str) -> _State:
         """A commit's state: one the walk recorded, inherited unchanged from a parent, or,
@@ -256,14 +273,29 @@ class _Walk:
                     continue
                 others = [before[o] for o in parents if o != parent]
                 result, got = self._one(
-                    kind, change, data, parser, before[parent], others, commit, parent
+                    kind, change, data, parser, before[parent], others, commit, parent, parents
                 )
                 found.extend(result)
                 new = got if parent == parents[0] else new
+            if kind == "task" and len(parents) > 1 and new is not None:
+                found.extend(self._single_values(new, parents, before))
             seen = frozenset().union(*(s.seen for s in before.values()), _ids(new))
             mine[kind] = _State(new, new if new is not None else before[parents[0]].good, seen)
         self.states[commit] = mine
         return found
+
+    def _single_values(
+        self, new: Ledger, parents: Sequence[str | None], before: Mapping[str | None, _State]
+    ) -> list[Violation]:
+        """A merge's next action and objective: neither a third value nor a silent drop."""
+        from .conflicts import single_value_findings
+
+        sides = [before[p].ledger for p in parents]
+        kept = [s for s in sides if s is not None]
+        named = [p for p in parents if p is not None]
+        if len(kept) < len(sides):
+            return []
+        return single_value_findings(new, kept, lambda: self.bases(named, "task"))
 
     def _one(
         self,
@@ -275,8 +307,10 @@ class _Walk:
         others: list[_State],
         commit: str,
         parent: str | None,
+        parents: Sequence[str | None],
     ) -> tuple[list[Violation], Ledger | None]:
-        """One ledger of one commit against one parent: (violations, the new ledger)."""
+        """One ledger of one commit against one parent (``parent_state``; ``others``: the
+        other parents' states): (violations, the new ledger)."""
         other_ids = frozenset().union(*(_ids(o.ledger) for o in others))
         result, _old, new = check_change(
             kind,
@@ -294,7 +328,10 @@ class _Walk:
 
             kept = [o.ledger for o in others if o.ledger is not None]
             if kept:
-                result = excuse_merge(result, parent_state.good, new, kept)
+                named = [c for c in parents if c is not None]
+                result = excuse_merge(
+                    result, parent_state.good, new, kept, lambda: self.bases(named, kind)
+                )
         return result, new
 
 

@@ -64,6 +64,10 @@ class Violation:
 
 RETIRE = "retire it under ## Retired with a reason; the row stays where it is"
 SUPERSEDE = "add a new row with a new ID and retire the old one with `Replaced by`"
+RESOLVE = (
+    "during the merge, `rehydrate merge resolve ID --take ours` (or `--take theirs`) writes "
+    "that (docs/merging.md, 'Resolving a conflict')"
+)
 
 # code -> how to do it properly (every code the guard can give has an entry)
 FIXES: Mapping[str, str] = {
@@ -111,6 +115,13 @@ FIXES: Mapping[str, str] = {
     "protected_branch_deleted": "keep the branch; to retire it, ask the repository's "
     "administrator (the protected branches are the default "
     "branch and git config rehydrate.protectedBranch)",
+    "merge_third_value": "a merge keeps exactly one parent's version of a conflicting item: "
+    f"{RESOLVE}",
+    "merge_side_dropped": f"a merge records the version it does not keep: {RESOLVE}",
+    "merge_copy_not_retired": "retire the copy of the version not kept, with `Replaced by` the "
+    f"kept ID: {RESOLVE}",
+    "merge_question_missing": "add the open question that names the conflicting ID and the "
+    f"copy's: {RESOLVE}",
     "history_missing": "fetch the full history (`git fetch --unshallow`, or `fetch-depth: 0` "
     "in actions/checkout) and run the check again",
 }

@@ -182,31 +182,6 @@ def check_change(
     return check_ledger(kind, old, parsed, reserved_ids=reserved_ids), old, parsed
 
 
-def _excuse_merge(
-    kind: str,
-    found: list[Violation],
-    change: RawChange,
-    other_blobs: list[str],
-    data: Mapping[str, bytes],
-    parser: _Parser,
-) -> list[Violation]:
-    """A merge commit against one parent: drop what the merge driver cannot avoid
-    (renumbered rows, a double retirement; ``merge.excuse_merge``, docs/merging.md)."""
-    from .excuses import excuse_merge
-
-    def state(blob: str) -> Ledger | None:
-        if blob in _ZERO or blob not in data:
-            return None
-        got = parser.parse(kind, change.path, blob, data[blob])
-        return got if isinstance(got, Ledger) else None
-
-    parent, merged = state(change.old_blob), state(change.new_blob)
-    others = [s for s in (state(b) for b in other_blobs) if s is not None]
-    if parent is None or merged is None or not others:
-        return found
-    return excuse_merge(found, parent, merged, others)
-
-
 def settings_violations(old: Config, new: Config, had_ledgers: bool) -> list[Violation]:
     """A settings change that moves or re-aliases existing ledgers (``config_changed``).
 
@@ -349,8 +324,19 @@ def check_staged(
     good: set[str] = set()
     out: list[Violation] = list(extra)
     checked: set[str] = set()
-    firsts: dict[str, RawChange] = {}  # HEAD's change per path, for merge excuses
-    for label, changes in bases:
+    merge = None
+    if len(bases) > 1:
+        from .staged_merge import StagedMerge
+
+        merge = StagedMerge(
+            repo,
+            [b for b, _ in bases],
+            [c for _, c in bases],
+            data,
+            parser,
+            lambda commit, kind, path: last_parseable(repo, commit, kind, path, parser),
+        )
+    for index, (label, changes) in enumerate(bases):
         for change in changes:
             kind = kinds.get(change.path)
             if kind is None:
@@ -372,12 +358,8 @@ def check_staged(
                 old_ledger=past,
                 renamed_to=partial(git_changes.find_rename, repo, label, None, change.path),
             )
-            if label == bases[0][0]:
-                firsts[change.path] = change
-            elif found:
-                on_head = firsts.get(change.path)
-                head_blob = on_head.old_blob if on_head is not None else change.new_blob
-                found = _excuse_merge(kind, found, change, [head_blob], data, parser)
+            if merge is not None:
+                found = merge.excuse(kind, change.path, index, found)
             if kind == "failures":
                 if old is not None and old_ok:
                     good.add(change.old_blob)
@@ -396,6 +378,9 @@ def check_staged(
                     for v in found
                 ]
             out.extend(found)
+    if merge is not None:
+        for path in sorted(checked):
+            out.extend(merge.findings(kinds[path], path))
     if good:
         save_trusted(repo, config, good, trusted)
     return GuardReport("staged", _sorted(out), (), tuple(sorted(checked)), 0)

@@ -20,6 +20,7 @@ from pathlib import Path
 from .. import git
 from ..config import Config
 from ..git import changes as git_changes
+from .result import Conflict
 
 DRIVER = "rehydrate"
 NAME = "rehydrate semantic ledger merge (union by ID, furthest allowed state)"
@@ -194,14 +195,63 @@ def run_driver(
         messages.append(
             f"rehydrate merge-driver: ... and {len(result.notes) - len(shown)} more: {renamed}"
         )
-    for conflict in result.conflicts:
-        messages.append(f"rehydrate merge-driver: {relative}: CONFLICT {conflict}")
-    if result.conflicts:
-        ids = sorted({c.item_id for c in result.conflicts if c.item_id})
-        named = f" ({', '.join(ids)})" if ids else ""
-        messages.append(
-            f"rehydrate merge-driver: {relative}: {len(result.conflicts)} "
-            f"conflict(s){named}; resolve the marked rows, then "
-            "`rehydrate guard --staged` and commit"
-        )
+    targets = resolvable(kind, relative, config, data, result.conflicts)
+    messages.extend(_conflict_lines(relative, result.conflicts, targets))
     return DriverOutcome(1 if result.conflicts else 0, messages)
+
+
+def _conflict_lines(
+    path: str, conflicts: list[Conflict], targets: dict[Conflict, str]
+) -> list[str]:
+    """One line per conflict (naming `merge resolve` where it applies), and what to do."""
+    out = []
+    for conflict in conflicts:
+        line = f"rehydrate merge-driver: {path}: CONFLICT {conflict}"
+        target = targets.get(conflict)
+        if target:
+            line += f" -> `rehydrate merge resolve {target} --take ours` (or `--take theirs`)"
+        out.append(line)
+    if not conflicts:
+        return out
+    ids = sorted({c.item_id for c in conflicts if c.item_id})
+    named = f" ({', '.join(ids)})" if ids else ""
+    steps = []
+    if targets:
+        steps.append(
+            "run `rehydrate merge resolve ID --take ours|theirs` for each (it keeps one "
+            "side's version and records the other; docs/merging.md)"
+        )
+    if any(c not in targets for c in conflicts):
+        other = "other " if targets else ""
+        steps.append(f"resolve the {other}marked rows by hand and `rehydrate guard --staged`")
+    out.append(
+        f"rehydrate merge-driver: {path}: {len(conflicts)} "
+        f"conflict(s){named}: {'; '.join(steps)}; then `git commit`"
+    )
+    return out
+
+
+def resolvable(
+    kind: str, path: str, config: Config, data: list[bytes], conflicts: list[Conflict]
+) -> dict[Conflict, str]:
+    """Conflicts that ``rehydrate merge resolve`` settles: conflict -> what to name."""
+    from ..errors import RehydrateError
+    from ..ledgers import Context
+    from .resolve import contested_targets
+
+    wanted: dict[Conflict, str] = {}
+    for conflict in conflicts:
+        if conflict.code == "next_action_conflict":
+            wanted[conflict] = "next-action"
+        elif conflict.code == "frontmatter_conflict" and "'objective'" in conflict.message:
+            wanted[conflict] = "objective"
+        elif conflict.item_id:
+            wanted[conflict] = conflict.item_id
+    if not wanted:
+        return {}
+    ctx = Context(path, config.section_aliases, config.column_aliases, config.max_ledger_bytes)
+    try:
+        found = contested_targets(kind, ctx, data[0], data[1], data[2], set(wanted.values()))
+    except RehydrateError:  # a side that does not parse: by hand
+        return {}
+    return {c: t for c, t in wanted.items() if t in found}

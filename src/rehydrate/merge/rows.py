@@ -18,6 +18,7 @@ from ..errors import LedgerParseError
 from ..guard.excuses import excuse_merge
 from ..ledgers import (
     Context,
+    Ledger,
     normalize,
     parse_ledger,
     render_row,
@@ -64,6 +65,9 @@ class Merger:
         self.labels = labels
         self.conflicts: list[Conflict] = []
         self.notes: list[str] = []
+        # what the result is judged against when the inputs were rewritten to resolve a
+        # conflict (``merge.resolve``): the real (base, ours, theirs) ledgers
+        self.judge: tuple[Ledger | None, Ledger, Ledger] | None = None
 
     def run(self, base: bytes, ours: bytes, theirs: bytes) -> MergeResult:
         raw = {"base": base, "ours": ours, "theirs": theirs}
@@ -101,7 +105,7 @@ class Merger:
         data = self._assemble(b, o, t, plan, {})
         if self.conflicts:
             return MergeResult(data, self.conflicts, self.notes, plan.renamed)
-        problems = self._validate(data, o, t)
+        problems = self._validate(data, b, o, t)
         if problems:
             marked = {c.item_id: c for c in problems if c.item_id}
             self.conflicts.extend(problems)
@@ -509,7 +513,8 @@ class Merger:
             return None
         return render_row([cells.get(h, "") for h in slot.header])
 
-    def _validate(self, data: bytes, o: Side, t: Side) -> list[Conflict]:
+    def _validate(self, data: bytes, b: Side | None, o: Side, t: Side) -> list[Conflict]:
+        from ..guard.conflicts import single_value_findings
         from ..guard.rules import check_ledger
 
         try:
@@ -523,14 +528,20 @@ class Merger:
             )
         except LedgerParseError as exc:
             return [Conflict("merge_unparseable", None, f"the merged file would not parse: {exc}")]
+        base, ours, theirs = self.judge or (b.ledger if b else None, o.ledger, t.ledger)
+        bases = [base] if base is not None else []
         out: list[Conflict] = []
-        for side, other in ((o, t), (t, o)):
-            found = check_ledger(self.kind, side.ledger, merged)
-            found = excuse_merge(found, side.ledger, merged, [other.ledger])
+        for name, side, other in (("ours", ours, theirs), ("theirs", theirs, ours)):
+            found = check_ledger(self.kind, side, merged)
+            found = excuse_merge(found, side, merged, [other], bases)
             out.extend(
-                Conflict("guard_" + v.code, v.item_id, f"against {side.name}: {v.message}")
+                Conflict("guard_" + v.code, v.item_id, f"against {name}: {v.message}")
                 for v in found
             )
+        out.extend(
+            Conflict("guard_" + v.code, v.item_id, v.message)
+            for v in single_value_findings(merged, [ours, theirs], bases)
+        )
         return out
 
     def _whole_file(self, raw: Mapping[str, bytes], found: list[Conflict]) -> MergeResult:
