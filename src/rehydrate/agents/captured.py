@@ -20,6 +20,7 @@ from ..errors import GitError, RehydrateError
 from ..ledgers import Ledger
 from ..redact import redact
 from .core import INJECT, STATE_DIR, Outcome, Project, open_project
+from .failfile import FailureFile
 from .store import now, peek, store
 
 PENDING_FILE = f"{STATE_DIR}/pending-failures.json"
@@ -124,13 +125,13 @@ def pending(project: Project) -> list[Pending]:
     return _read(project)[1]
 
 
-def _recorded(item: Pending, failures: Ledger) -> bool:
+def _recorded(item: Pending, failures: Ledger | FailureFile) -> bool:
     from .commands import check_command
 
     return bool(check_command(item.command, failures))
 
 
-def unrecorded(project: Project, failures: Ledger | None = None) -> list[Pending]:
+def unrecorded(project: Project, failures: Ledger | FailureFile | None = None) -> list[Pending]:
     """The pending failures with no failure row for their command yet in ``failures``
     (the work-tree failed-attempts ledger, read when not given); the recorded ones are
     dropped from the list. A ledger that cannot be read proves nothing recorded, so
