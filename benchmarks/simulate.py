@@ -264,13 +264,10 @@ def setup(root: Path, id_scheme: str) -> Path:
     if id_scheme != "sequential":
         (main / ".rehydrate.toml").write_text(f'id_scheme = "{id_scheme}"\n', encoding="utf-8")
     write(main, "init")
-    task = main / PATHS["task"]
-    text = task.read_text(encoding="utf-8")
-    rows = "".join(f"| P{i} | phase {i} of the task | todo |\n" for i in range(2, PHASES + 1))
-    start = text.index("| P1 |")
-    end = text.index("\n", start) + 1
-    text = text[:end] + rows + text[end:]
-    task.write_text(text.replace("revision: 1", "revision: 2", 1), encoding="utf-8")
+    commit(main, "empty ledgers")
+    write(main, "task", "objective", "Ship the build in twelve phases")
+    for i in range(1, PHASES + 1):
+        write(main, "task", "phase", "add", "--phase", f"phase {i} of the task")
     commit(main, "plan the phases")
     return main
 

@@ -129,18 +129,45 @@ def repo(tmp_path: Path) -> Iterator[Path]:
     yield path
 
 
+EXAMPLE_LEDGERS = Path(__file__).with_name("fixtures") / "ledgers"
+EXAMPLE_NAMES = {"spec": "Spec.md", "task": "Task.md", "failures": "Failed_Attempts.md"}
+
+
+def example_ledger(kind: str) -> str:
+    """A ledger of ``kind`` with one example row per section (tests/fixtures/ledgers)."""
+    return (EXAMPLE_LEDGERS / EXAMPLE_NAMES[kind]).read_text(encoding="utf-8")
+
+
 def scaffold(repo: Path) -> None:
-    """Write the template ledgers (what `rehydrate init` does, without a hook)."""
+    """What `rehydrate init` writes (without a hook), then one example row per section.
+
+    ``init`` writes empty tables; the rows these tests read (C-001, K-001, D-001, P1,
+    O-001, E-001 pending, A-001 granted, X-001, F-001 ``go test -tags=musl``) come from
+    ``tests/fixtures/ledgers``.
+    """
     from rehydrate.config import load_config
     from rehydrate.git import find_repo
     from rehydrate.writers.scaffold import init_repo
 
-    init_repo(find_repo(repo), load_config(repo))
+    config = load_config(repo)
+    created = {a.path for a in init_repo(find_repo(repo), config) if a.what == "created"}
+    write_examples(repo, created)
+
+
+def write_examples(repo: Path, only: set[str] | None = None) -> None:
+    """Replace the ledgers `rehydrate init` wrote (paths in ``only``; None: all three) by
+    the example ledgers, before they are first committed."""
+    from rehydrate.config import load_config
+
+    config = load_config(repo)
+    for kind, name in EXAMPLE_NAMES.items():
+        if only is None or config.path_of(kind) in only:  # init never overwrites; nor this
+            (repo / config.path_of(kind)).write_bytes((EXAMPLE_LEDGERS / name).read_bytes())
 
 
 @pytest.fixture
 def ledger_repo(repo: Path) -> Path:
-    """A repository with the three template ledgers committed (HEAD exists)."""
+    """A repository with the three example ledgers committed (HEAD exists)."""
     scaffold(repo)
     commit(repo, "init ledgers")
     return repo

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from conftest import commit, git, run, write
+from conftest import commit, git, run, write, write_examples
 
 MOVE_SPEC = '[ledgers]\nspec = "docs/Spec2.md"\n'
 
 
 def _install(repo):
     assert run(repo, "init").code == 0
+    write_examples(repo)  # C-001 is MUST NOT, source "example"
     commit(repo, "init")
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from conftest import run, write
+import json
+
+from conftest import commit, run, write
 from rehydrate.config import Config
 from rehydrate.git import find_repo
 from rehydrate.ledgers import parse_ledger
@@ -18,8 +20,55 @@ def test_init_creates_parseable_ledgers_and_agents_section(repo):
         ("failures", "Failed_Attempts.md"),
     ):
         ledger = parse_ledger(kind, name, (repo / "docs" / name).read_bytes())
-        assert any(True for _ in ledger.all_items()), f"{name} shows an example row"
+        assert list(ledger.all_items()) == [], f"{name} has a row nobody recorded"
     assert (repo / "AGENTS.md").read_text().count(AGENTS_BEGIN) == 1
+
+
+def test_init_then_commit_everything_makes_no_example_permanent(repo):
+    """The natural habit, `init` then `git add -A && git commit`, records nothing: no
+    failure refuses a command, the prompt shows no pending write or granted approval."""
+    assert run(repo, "init").code == 0
+    commit(repo, "init")
+    refused = run(repo, "check-command", "--", "go", "test", "-tags=musl", "./...")
+    assert refused.code == 0, refused.err
+    prompt = run(repo, "prompt")
+    assert prompt.code == 0, prompt.err
+    ledgers = prompt.out.split("## 4. Latest commit")[0]
+    for leftover in ("Example", "example", "F-001", "E-001", "A-001", "D-001", "C-001"):
+        assert leftover not in ledgers, leftover
+    state = json.loads(run(repo, "state", "--json").out)
+    assert state["ledgers"]["task"]["revision"] == 1
+    assert run(repo, "guard", "--range", "HEAD").code == 0
+
+
+def test_init_templates_name_a_writer_for_every_section(repo):
+    """Each section's note names the one-line command that records its rows (and the
+    retire command); the writers then fill the empty tables the guard accepts."""
+    init_repo(find_repo(repo), Config())
+    spec = (repo / "docs/Spec.md").read_text()
+    task = (repo / "docs/Task.md").read_text()
+    failures = (repo / "docs/Failed_Attempts.md").read_text()
+    for text, command in (
+        (spec, "rehydrate spec constraint add"),
+        (spec, "rehydrate spec constraint strengthen"),
+        (spec, "rehydrate spec contract add"),
+        (spec, "rehydrate spec decision add"),
+        (spec, "rehydrate spec decision assign"),
+        (spec, "rehydrate spec decision decide"),
+        (spec, "rehydrate retire"),
+        (task, "rehydrate task objective"),
+        (task, "rehydrate task next"),
+        (task, "rehydrate task phase add"),
+        (task, "rehydrate task obligation add"),
+        (task, "rehydrate task write add"),
+        (task, "rehydrate task write settle"),
+        (task, "rehydrate task approval add"),
+        (task, "rehydrate task verified add"),
+        (task, "rehydrate task check add"),
+        (failures, "rehydrate fail add"),
+        (failures, "rehydrate fail retire"),
+    ):
+        assert command in text, command
 
 
 def test_init_is_idempotent_and_never_overwrites(repo):

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import example_ledger
 from rehydrate.git import hash_blob
 from rehydrate.git.changes import merge_file
 from rehydrate.guard.excuses import excuse_merge, renumbered
@@ -15,10 +16,8 @@ from rehydrate.ledgers._document import Context
 from rehydrate.merge.ledger import merge_ledger
 from rehydrate.merge.result import MergeResult
 from rehydrate.merge.rows import Merger as _Merger
-from rehydrate.writers.templates import read_template
 
 PATHS = {"spec": "docs/Spec.md", "task": "docs/Task.md", "failures": "docs/Failed_Attempts.md"}
-TEMPLATES = {"spec": "Spec.md", "task": "Task.md", "failures": "Failed_Attempts.md"}
 
 
 def failures(*rows: str, retired: tuple[str, ...] = (), intro: str = "Intro prose.") -> bytes:
@@ -34,7 +33,8 @@ def failures(*rows: str, retired: tuple[str, ...] = (), intro: str = "Intro pros
 
 
 def template(kind: str) -> str:
-    return read_template(TEMPLATES[kind])
+    """The example ledger (one row per section; ``rehydrate init`` writes empty tables)."""
+    return example_ledger(kind)
 
 
 def edit(kind: str, *pairs: tuple[str, str], revision: int | None = None) -> bytes:

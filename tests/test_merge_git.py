@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import commit, git, run, run_subprocess, write
+from conftest import commit, git, run, run_subprocess, write, write_examples
 from rehydrate.ledgers import parse_ledger
 
 PATHS = {"spec": "docs/Spec.md", "task": "docs/Task.md", "failures": "docs/Failed_Attempts.md"}
@@ -28,8 +28,10 @@ def rehydrate(repo: Path, *args: str) -> str:
 
 @pytest.fixture
 def project(repo: Path) -> Path:
-    """`rehydrate init` (ledgers, hooks, merge driver) committed on main."""
+    """`rehydrate init` (ledgers, hooks, merge driver) committed on main, with the example
+    rows (P1, D-001, E-001, F-001, ...) in its ledgers."""
     rehydrate(repo, "init")
+    write_examples(repo)
     commit(repo, "init")
     return repo
 

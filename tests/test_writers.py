@@ -13,7 +13,8 @@ from conftest import commit, git, run, write
 from rehydrate.guard.rules import check_ledger
 from rehydrate.ledgers import parse_ledger
 from rehydrate.ledgers.rowedit import split_text
-from rehydrate.writers.edits import bump_revision, next_id
+from rehydrate.writers.edits import next_id
+from rehydrate.writers.frontmatter import bump_revision
 
 SPEC = """\
 ---
@@ -443,7 +444,7 @@ REFUSALS = [
             "41",
         ),
         2,
-        "usage",
+        "No such option '--expect-revision'",  # not offered where it cannot apply
         id="expect-revision-not-task",
     ),
     pytest.param(

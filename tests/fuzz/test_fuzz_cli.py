@@ -22,9 +22,10 @@ from fuzzing import (
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rehydrate.writers.templates import LEDGER_TEMPLATES, read_template
+from conftest import EXAMPLE_NAMES, example_ledger
 
-TEMPLATES = {kind: read_template(name) for kind, name in LEDGER_TEMPLATES.items()}
+# seeds: ledgers with one example row per section
+TEMPLATES = {kind: example_ledger(kind) for kind in EXAMPLE_NAMES}
 
 
 @pytest.fixture

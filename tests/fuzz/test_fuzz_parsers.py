@@ -17,6 +17,7 @@ from fuzzing import (
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import EXAMPLE_NAMES, example_ledger
 from rehydrate.config import config_from_files
 from rehydrate.continuity.envelopes import parse_envelope
 from rehydrate.continuity.manifest import extract_manifest, validate_manifest
@@ -24,9 +25,9 @@ from rehydrate.errors import RehydrateError
 from rehydrate.ledgers import parse_ledger
 from rehydrate.ledgers._frontmatter import split
 from rehydrate.ledgers.yamlsafe import YAMLInputError, load
-from rehydrate.writers.templates import LEDGER_TEMPLATES, read_template
 
-TEMPLATES = {kind: read_template(name) for kind, name in LEDGER_TEMPLATES.items()}
+# seeds: ledgers with one example row per section
+TEMPLATES = {kind: example_ledger(kind) for kind in EXAMPLE_NAMES}
 
 
 def _bounded(started: float) -> None:

@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "fail": "fail:command",
     "task": "task:command",
     "spec": "spec:command",
+    "retire": "retire:command",
     "check-command": "check_command:command",
     "manifest": "manifest:command",
     "verify": "verify:command",

@@ -1,4 +1,4 @@
-"""Options and rendering shared by the ledger writers (``fail``, ``task``, ``spec``)."""
+"""Options and rendering shared by the ledger writers (``fail``, ``task``, ``spec``, ``retire``)."""
 
 from __future__ import annotations
 
@@ -11,45 +11,62 @@ from ..errors import EXIT_OK
 from ._common import emit_json, note, open_repo
 
 if TYPE_CHECKING:
+    from ..config import Config
+    from ..git import Repo
     from ..writers.operations import Operation
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+_EXPECT_REVISION = click.option(
+    "--expect-revision",
+    type=int,
+    metavar="N",
+    default=None,
+    help="Write only if Task's revision is still N (compare-and-swap).",
+)
+_EXPECT_REVISION_ANY = click.option(
+    "--expect-revision",
+    type=int,
+    metavar="N",
+    default=None,
+    help="Write only if Task's revision is still N (when ID is a Task item).",
+)
+_COMMON = (
+    click.option(
+        "--expect-blob",
+        metavar="SHA",
+        default=None,
+        help="Write only if the ledger's git blob id is still SHA (prefix >= 7).",
+    ),
+    click.option(
+        "--commit",
+        is_flag=True,
+        help="Commit just this ledger with a generated message (hooks run).",
+    ),
+    click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout."),
+)
 
-def write_options(func: F) -> F:
-    """--expect-revision, --expect-blob, --commit, --json."""
-    for option in reversed(
-        (
-            click.option(
-                "--expect-revision",
-                type=int,
-                metavar="N",
-                default=None,
-                help="Write only if Task's revision is still N (compare-and-swap).",
-            ),
-            click.option(
-                "--expect-blob",
-                metavar="SHA",
-                default=None,
-                help="Write only if the ledger's git blob id is still SHA (prefix >= 7).",
-            ),
-            click.option(
-                "--commit",
-                is_flag=True,
-                help="Commit just this ledger with a generated message (hooks run).",
-            ),
-            click.option(
-                "--json", "as_json", is_flag=True, help="Print one JSON object on stdout."
-            ),
-        )
-    ):
+
+def _apply(func: F, options: tuple[Callable[[F], F], ...]) -> F:
+    for option in reversed(options):
         func = option(func)
     return func
 
 
+def write_options(func: F) -> F:
+    """--expect-blob, --commit, --json: what a Spec or Failed-attempts writer takes."""
+    return _apply(func, _COMMON)
+
+
+def task_write_options(func: F) -> F:
+    """--expect-revision too: what a Task writer takes."""
+    return _apply(func, (_EXPECT_REVISION, *_COMMON))
+
+
 def retire_options(func: F) -> F:
-    """ID, --reason, --replaced-by, --date: what every ``retire`` command takes."""
-    for option in reversed(
+    """ID, --reason, --replaced-by, --date, --ledger: what every ``retire`` command takes."""
+    return _apply(
+        func,
         (
             click.argument("item_id", metavar="ID"),
             click.option("--reason", required=True, help="Why it no longer applies."),
@@ -60,44 +77,44 @@ def retire_options(func: F) -> F:
                 metavar="YYYY-MM-DD",
                 help="Retirement date (default: today, UTC).",
             ),
-        )
-    ):
-        func = option(func)
-    return func
+        ),
+    )
 
 
-def retire_operation(
-    kind: str | None, item_id: str, reason: str, replaced_by: str, date: str | None
-) -> Operation:
-    """The writer operation retiring ``item_id`` (``kind`` None: the ledger holding it)."""
-    from ..writers.ledger import find_holder
-    from ..writers.operations import cell, retire
-
-    item_id = cell("ID", item_id)
-    if kind is None:
-        repo, config = open_repo()
-        kind = find_holder(repo, config, item_id)
-    return retire(
-        kind,
-        item_id,
-        cell("--reason", reason),
-        cell("--replaced-by", replaced_by, required=False),
-        cell("--date", date, required=False) or None,
+def any_ledger_options(func: F) -> F:
+    """--ledger and --expect-revision (Task items only): a retire that finds the ledger."""
+    return _apply(
+        func,
+        (
+            click.option(
+                "--ledger",
+                "kind",
+                type=click.Choice(["spec", "task", "failures"]),
+                default=None,
+                help="The ledger holding ID (default: found by ID).",
+            ),
+            _EXPECT_REVISION_ANY,
+        ),
     )
 
 
 def run_write(
-    op: Operation,
+    op: Operation | Callable[[Repo, Config], Operation],
     *,
-    expect_revision: int | None,
+    expect_revision: int | None = None,
     expect_blob: str | None,
     commit: bool,
     as_json: bool,
 ) -> int:
-    """Perform one writer operation and report it: the ID on stdout, notes on stderr."""
+    """Perform one writer operation and report it: the ID on stdout, notes on stderr.
+
+    ``op`` is the operation, or a function building it from the repository (``retire``
+    finds the ledger holding an ID, ``verified add`` hashes the artifact)."""
     from ..writers.ledger import write
 
     repo, config = open_repo()
+    if callable(op):
+        op = op(repo, config)
     result = write(
         repo, config, op, expect_revision=expect_revision, expect_blob=expect_blob, commit=commit
     )

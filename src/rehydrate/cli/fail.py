@@ -3,11 +3,12 @@ the table, and settle the failed commands the agent hooks captured."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import click
 
-from ._write import retire_operation, retire_options, run_write, write_options
+from ._write import retire_options, run_write, write_options
 
 
 @click.group("fail")
@@ -22,14 +23,9 @@ def command() -> None:
 @write_options
 def add(tried: str, failure: str, workaround: str, **opts: Any) -> int:
     """Append a failed attempt with the next free ID; print the ID."""
-    from ..writers.operations import add_row, cell
+    from ..writers.verbs import fail_add
 
-    values = {
-        "tried": cell("--tried", tried),
-        "failure": cell("--failure", failure),
-        "workaround": cell("--workaround", workaround),
-    }
-    return run_write(add_row("failures", "fail add", "failures", values), **opts)
+    return run_write(fail_add(tried, failure, workaround), **opts)
 
 
 @command.command("retire")
@@ -37,7 +33,17 @@ def add(tried: str, failure: str, workaround: str, **opts: Any) -> int:
 @write_options
 def retire(item_id: str, reason: str, replaced_by: str, date: str | None, **opts: Any) -> int:
     """Retire failed attempt ID with a reason (its row stays)."""
-    return run_write(retire_operation("failures", item_id, reason, replaced_by, date), **opts)
+    from ..writers.verbs import retire_item
+
+    build = partial(
+        retire_item,
+        kind="failures",
+        item_id=item_id,
+        reason=reason,
+        replaced_by=replaced_by,
+        date=date,
+    )
+    return run_write(build, **opts)
 
 
 @command.command("pending")

@@ -58,7 +58,9 @@ def command(ledger_dir: str | None, write_config: bool, no_hook: bool, claude: b
         section = claude_section(repo, config, ledger_dir)
         note(f"{section.what:>8}  {section.path}")
     note(
-        "next: fill in the ledgers (edit or drop the example rows before the first commit), "
-        "then `git add` them and commit; `rehydrate prompt` builds a session's context."
+        "next: commit the empty ledgers, then record the task with the writers "
+        '(`rehydrate task objective "..."`, `rehydrate task phase add --phase "..."`, '
+        "`rehydrate spec constraint add ...`; AGENTS.md lists them all, and `rehydrate demo` "
+        "shows filled-in ledgers); `rehydrate prompt` builds a session's context."
     )
     return EXIT_OK

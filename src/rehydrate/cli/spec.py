@@ -1,12 +1,17 @@
-"""``rehydrate spec …``: add constraints, decide decisions, retire items of any ledger."""
+"""``rehydrate spec <item> <verb>``: constraints, contracts and decisions, without hand-editing.
+
+``spec decide`` (= ``spec decision decide``) and ``spec retire`` (= ``rehydrate retire``)
+are the older spellings, kept.
+"""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import click
 
-from ._write import retire_operation, retire_options, run_write, write_options
+from ._write import any_ledger_options, retire_options, run_write, write_options
 
 
 @click.group("spec")
@@ -16,7 +21,7 @@ def command() -> None:
 
 @command.group("constraint")
 def constraint() -> None:
-    """Constraints: add (supersede by adding a new one and retiring the old)."""
+    """Constraints: add, strengthen (supersede one: add a new one, retire the old)."""
 
 
 @constraint.command("add")
@@ -26,46 +31,111 @@ def constraint() -> None:
 @write_options
 def constraint_add(level_: str, rule: str, source: str, **opts: Any) -> int:
     """Add a constraint with the next free ID; print the ID."""
-    from ..writers.operations import add_row, cell, level
+    from ..writers.verbs import constraint_add as build
 
-    values = {"rule": cell("--rule", rule), "level": level(level_)}
-    origin = cell("--source", source, required=False)
-    if origin:
-        values["source"] = origin
-    return run_write(add_row("spec", "spec constraint add", "constraints", values), **opts)
+    return run_write(build(level_, rule, source), **opts)
+
+
+@constraint.command("strengthen")
+@click.argument("item_id", metavar="ID")
+@click.option("--level", "level_", required=True, help="The stricter level (SHOULD -> MUST, ...).")
+@write_options
+def constraint_strengthen(item_id: str, level_: str, **opts: Any) -> int:
+    """Raise constraint ID's level (MAY -> anything, SHOULD -> MUST, SHOULD NOT -> MUST NOT)."""
+    from ..writers.verbs import constraint_strengthen as build
+
+    return run_write(build(item_id, level_), **opts)
+
+
+@command.group("contract")
+def contract() -> None:
+    """Contracts: add (immutable; supersede one by adding a new one and retiring the old)."""
+
+
+@contract.command("add")
+@click.option("--subject", required=True, help="What the contract is about.")
+@click.option("--contract", "text", required=True, help="What other code may rely on.")
+@click.option("--source", default="", help="Where it comes from (person, ticket, doc).")
+@write_options
+def contract_add(subject: str, text: str, source: str, **opts: Any) -> int:
+    """Add a contract with the next free ID; print the ID."""
+    from ..writers.verbs import contract_add as build
+
+    return run_write(build(subject, text, source), **opts)
+
+
+@command.group("decision")
+def decision() -> None:
+    """Decisions: add an open question, assign it, decide it."""
+
+
+@decision.command("add")
+@click.option("--question", required=True, help="The open question, one line.")
+@click.option("--owner", default="", help="Who decides it.")
+@click.option("--due", default="", metavar="DATE", help="When it must be decided.")
+@click.option("--source", default="", help="Where the question comes from.")
+@write_options
+def decision_add(question: str, owner: str, due: str, source: str, **opts: Any) -> int:
+    """Add an open (not decided) decision with the next free ID; print the ID."""
+    from ..writers.verbs import decision_add as build
+
+    return run_write(build(question, owner, due, source), **opts)
+
+
+@decision.command("assign")
+@click.argument("item_id", metavar="ID")
+@click.option("--owner", default="", help="Who decides it now.")
+@click.option("--due", default="", metavar="DATE", help="When it must be decided now.")
+@write_options
+def decision_assign(item_id: str, owner: str, due: str, **opts: Any) -> int:
+    """Change the Owner and/or Due of open decision ID (a decided one is immutable)."""
+    from ..writers.verbs import decision_assign as build
+
+    return run_write(build(item_id, owner, due), **opts)
+
+
+def _decide_options(func: Any) -> Any:
+    for option in reversed(
+        (
+            click.argument("item_id", metavar="ID"),
+            click.option("--decision", required=True, help="The answer."),
+            click.option("--source", required=True, help="Who or what decided it."),
+            write_options,
+        )
+    ):
+        func = option(func)
+    return func
+
+
+@decision.command("decide")
+@_decide_options
+def decision_decide(item_id: str, decision: str, source: str, **opts: Any) -> int:
+    """Move open decision ID to decided, with the decision and its source."""
+    from ..writers.verbs import decision_decide as build
+
+    return run_write(build(item_id, decision, source), **opts)
+
+
+@command.command("decide")
+@_decide_options
+def decide(item_id: str, decision: str, source: str, **opts: Any) -> int:
+    """Move open decision ID to decided (the same as `spec decision decide`)."""
+    from ..writers.verbs import decision_decide as build
+
+    return run_write(build(item_id, decision, source, "spec decide"), **opts)
 
 
 @command.command("retire")
 @retire_options
-@click.option(
-    "--ledger",
-    "kind",
-    type=click.Choice(["spec", "task", "failures"]),
-    default=None,
-    help="The ledger holding ID (default: found by ID).",
-)
+@any_ledger_options
 @write_options
 def retire(
     item_id: str, reason: str, replaced_by: str, date: str | None, kind: str | None, **opts: Any
 ) -> int:
-    """Retire item ID of any ledger with a reason (its row stays where it is)."""
-    return run_write(retire_operation(kind, item_id, reason, replaced_by, date), **opts)
+    """Retire item ID of any ledger with a reason (the same as `rehydrate retire`)."""
+    from ..writers.verbs import retire_item
 
-
-@command.command("decide")
-@click.argument("item_id", metavar="ID")
-@click.option("--decision", required=True, help="The answer.")
-@click.option("--source", required=True, help="Who or what decided it.")
-@write_options
-def decide(item_id: str, decision: str, source: str, **opts: Any) -> int:
-    """Move open decision ID to decided, with the decision and its source."""
-    from ..writers.operations import cell, update_row
-
-    values = {
-        "status": "decided",
-        "decision": cell("--decision", decision),
-        "source": cell("--source", source),
-    }
-    return run_write(
-        update_row("spec", "spec decide", "decisions", cell("ID", item_id), values), **opts
+    build = partial(
+        retire_item, kind=kind, item_id=item_id, reason=reason, replaced_by=replaced_by, date=date
     )
+    return run_write(build, **opts)

@@ -1,4 +1,5 @@
-"""``rehydrate task …``: move Task items forward; every write raises ``revision`` by one."""
+"""``rehydrate task <item> <verb>``: Task items recorded and moved forward; every write raises
+``revision`` by one. ``task phase ID STATUS`` is the older spelling of ``task phase move``."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Any
 
 import click
 
-from ._write import run_write, write_options
+from ._write import run_write, task_write_options
 
 
 @click.group("task")
@@ -16,7 +17,7 @@ def command() -> None:
 
 @command.command("next")
 @click.argument("text")
-@write_options
+@task_write_options
 def next_(text: str, **opts: Any) -> int:
     """Set the single Next action to TEXT."""
     from ..writers.operations import cell, next_action
@@ -24,23 +25,52 @@ def next_(text: str, **opts: Any) -> int:
     return run_write(next_action(cell("TEXT", text)), **opts)
 
 
-@command.command("phase")
+@command.command("objective")
+@click.argument("text")
+@task_write_options
+def objective(text: str, **opts: Any) -> int:
+    """Set the task's objective (front matter) to TEXT, one line."""
+    from ..writers.verbs import objective as build
+
+    return run_write(build(text), **opts)
+
+
+class _PhaseGroup(click.Group):
+    """``task phase add|start|done|move``, and ``task phase ID STATUS`` read as ``move``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            args = ["move", *args]
+        return super().parse_args(ctx, args)
+
+
+@command.group("phase", cls=_PhaseGroup, subcommand_metavar="COMMAND [ARGS]... | ID STATUS")
+def phase() -> None:
+    """Phases, in order: add, start, done, move (`task phase ID STATUS` = move)."""
+
+
+@phase.command("add")
+@click.option("--phase", "text", required=True, help="What the phase achieves, one line.")
+@click.option(
+    "--before", default="", metavar="ID", help="Insert it above todo phase ID (default: last)."
+)
+@task_write_options
+def phase_add(text: str, before: str, **opts: Any) -> int:
+    """Add a todo phase (last, or above a todo phase); print its ID."""
+    from ..writers.verbs import phase_add as build
+
+    return run_write(build(text, before), **opts)
+
+
+@phase.command("move")
 @click.argument("item_id", metavar="ID")
 @click.argument("status", metavar="STATUS")
-@write_options
-def phase(item_id: str, status: str, **opts: Any) -> int:
+@task_write_options
+def phase_move(item_id: str, status: str, **opts: Any) -> int:
     """Move phase ID to STATUS (todo, doing, done; forward only)."""
-    from ..writers.operations import cell, update_row
-    from ..writers.operations import status as check_status
+    from ..writers.verbs import phase_move as build
 
-    op = update_row(
-        "task",
-        "task phase",
-        "phases",
-        cell("ID", item_id),
-        {"status": check_status("phases", status)},
-    )
-    return run_write(op, **opts)
+    return run_write(build(item_id, status), **opts)
 
 
 @command.group("obligation")
@@ -50,38 +80,28 @@ def obligation() -> None:
 
 @obligation.command("add")
 @click.argument("text")
-@write_options
+@task_write_options
 def obligation_add(text: str, **opts: Any) -> int:
     """Add an open obligation; print its ID."""
-    from ..writers.operations import add_row, cell
+    from ..writers.verbs import obligation_add as build
 
-    op = add_row(
-        "task",
-        "task obligation add",
-        "obligations",
-        {"obligation": cell("TEXT", text), "status": "open"},
-    )
-    return run_write(op, **opts)
+    return run_write(build(text), **opts)
 
 
 @command.group("write")
 def write_group() -> None:
-    """External writes: add, settle."""
+    """External writes: add (before the side effect), unknown, settle."""
 
 
 @write_group.command("add")
 @click.option("--operation", required=True, help="The side effect outside the repository.")
 @click.option("--idempotency-key", default="", help="The key that makes a retry safe.")
-@write_options
+@task_write_options
 def write_add(operation: str, idempotency_key: str, **opts: Any) -> int:
     """Record a pending external write before performing it; print its ID."""
-    from ..writers.operations import add_row, cell
+    from ..writers.verbs import write_add as build
 
-    values = {"operation": cell("--operation", operation), "status": "pending"}
-    key = cell("--idempotency-key", idempotency_key, required=False)
-    if key:
-        values["idempotency key"] = key
-    return run_write(add_row("task", "task write add", "external writes", values), **opts)
+    return run_write(build(operation, idempotency_key), **opts)
 
 
 @write_group.command("settle")
@@ -94,22 +114,31 @@ def write_add(operation: str, idempotency_key: str, **opts: Any) -> int:
     help="What is now known about the write.",
 )
 @click.option("--evidence", default="", help="How it was established (required unless unknown).")
-@write_options
+@task_write_options
 def write_settle(item_id: str, new_status: str, evidence: str, **opts: Any) -> int:
     """Record the outcome of external write ID (pending -> unknown/confirmed/not_applied)."""
-    from ..writers.operations import cell, update_row
+    from ..writers.verbs import write_settle as build
 
-    values = {"status": new_status}
-    proof = cell("--evidence", evidence, required=new_status != "unknown")
-    if proof:
-        values["evidence"] = proof
-    op = update_row("task", "task write settle", "external writes", cell("ID", item_id), values)
-    return run_write(op, **opts)
+    return run_write(build(item_id, new_status, evidence), **opts)
 
 
 @command.group("approval")
 def approval() -> None:
-    """Approvals: consume, expire, revoke (never back to granted)."""
+    """Approvals: add what a person granted; consume, expire, revoke (never back)."""
+
+
+@approval.command("add")
+@click.option("--scope", required=True, help="Exactly what the person allowed.")
+@click.option("--source", required=True, help="Who granted it, where and when.")
+@task_write_options
+def approval_add(scope: str, source: str, **opts: Any) -> int:
+    """Record an approval a person granted; print its ID.
+
+    It records a fact and grants nothing: the runtime decides what an agent may do.
+    """
+    from ..writers.verbs import approval_add as build
+
+    return run_write(build(scope, source), **opts)
 
 
 @command.group("verified")
@@ -121,19 +150,12 @@ def verified() -> None:
 @click.option("--check", "check_text", required=True, help="What was checked.")
 @click.option("--artifact", required=True, metavar="PATH", help="The file that was checked.")
 @click.option("--report", default="", help="Where the evidence is (path or URL).")
-@write_options
+@task_write_options
 def verified_add(check_text: str, artifact: str, report: str, **opts: Any) -> int:
     """Record a passed check with the artifact's current blob id; print its ID."""
-    from ..writers.operations import add_row, artifact_blob, cell
-    from ._common import open_repo
+    from ..writers.verbs import verified_add as build
 
-    repo, _ = open_repo()
-    path, blob = artifact_blob(repo, cell("--artifact", artifact))
-    values = {"check": cell("--check", check_text), "artifact": path, "blob": blob}
-    extra = cell("--report", report, required=False)
-    if extra:
-        values["report"] = extra
-    return run_write(add_row("task", "task verified add", "verified", values), **opts)
+    return run_write(lambda repo, _: build(repo, check_text, artifact, report), **opts)
 
 
 @command.group("check")
@@ -143,39 +165,33 @@ def check() -> None:
 
 @check.command("add")
 @click.argument("text")
-@write_options
+@task_write_options
 def check_add(text: str, **opts: Any) -> int:
     """Add an open completion check; print its ID."""
-    from ..writers.operations import add_row, cell
+    from ..writers.verbs import check_add as build
 
-    op = add_row(
-        "task",
-        "task check add",
-        "completion checks",
-        {"check": cell("TEXT", text), "status": "open"},
-    )
-    return run_write(op, **opts)
+    return run_write(build(text), **opts)
 
 
-def _status_move(
-    group: click.Group, verb: str, section: str, new_status: str, help_text: str
-) -> None:
-    """Register ``task <group> <verb> ID``: move one row of ``section`` to ``new_status``."""
+def _status_move(group: click.Group, verb: str, help_text: str) -> None:
+    """Register ``task <group> <verb> ID``: one row of ``writers.verbs.STATUS_MOVES``."""
     action = f"task {group.name} {verb}"
 
     @group.command(verb, help=help_text)
     @click.argument("item_id", metavar="ID")
-    @write_options
+    @task_write_options
     def move(item_id: str, **opts: Any) -> int:
-        from ..writers.operations import cell, update_row
+        from ..writers.verbs import move as build
 
-        op = update_row("task", action, section, cell("ID", item_id), {"status": new_status})
-        return run_write(op, **opts)
+        return run_write(build(action, item_id), **opts)
 
 
-_status_move(obligation, "done", "obligations", "done", "Mark obligation ID done.")
-_status_move(check, "pass", "completion checks", "passed", "Mark completion check ID passed.")
+_status_move(phase, "start", "Move todo phase ID to doing.")
+_status_move(phase, "done", "Move phase ID to done (from todo or doing).")
+_status_move(obligation, "done", "Mark obligation ID done.")
+_status_move(
+    write_group, "unknown", "Mark pending external write ID unknown: it blocks until settled."
+)
+_status_move(check, "pass", "Mark completion check ID passed.")
 for _verb, _status in (("consume", "consumed"), ("expire", "expired"), ("revoke", "revoked")):
-    _status_move(
-        approval, _verb, "approvals", _status, f"Mark approval ID {_status} (never usable again)."
-    )
+    _status_move(approval, _verb, f"Mark approval ID {_status} (never usable again).")

@@ -6,19 +6,25 @@ versions (read only when a finding needs them), the merge excuses against every 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..ledgers import Ledger
 from .conflicts import single_value_findings
 from .rules import Violation
 
 if TYPE_CHECKING:
+    from ..errors import LedgerParseError
     from ..git import Repo
     from ..git.changes import RawChange
-    from .staged import _Parser
 
 _ZERO = frozenset({"0" * 40, "0" * 64})
 _REGULAR = ("100644", "100755")
+
+
+class _Parses(Protocol):
+    """What the merge check needs of ``staged``'s per-run parser (kept here: no cycle)."""
+
+    def parse(self, kind: str, path: str, blob: str, data: bytes) -> Ledger | LedgerParseError: ...
 
 
 class StagedMerge:
@@ -30,7 +36,7 @@ class StagedMerge:
         labels: Sequence[str],
         changes: Sequence[Sequence[RawChange]],
         data: Mapping[str, bytes],
-        parser: _Parser,
+        parser: _Parses,
         last_parseable: Callable[[str, str, str], Ledger | None],
     ) -> None:
         """``last_parseable(commit, kind, path)``: the newest version that parses."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from ..errors import LedgerParseError, RehydrateError
+from ..errors import RehydrateError
 from ..ledgers import (
     Context,
     Ledger,
@@ -88,9 +88,6 @@ FIRST_IDS: Mapping[str, str] = {
 
 
 _BULLET = re.compile(r"^([ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?)")
-
-
-_REVISION = re.compile(r"^(revision:[ \t]*[\"']?)(\d+)([\"']?[ \t]*(?:#.*)?)$")
 
 
 def _sections(text: Text, ctx: Context) -> list[tuple[str | None, Section]]:
@@ -189,32 +186,30 @@ SECTION_ORDER: Mapping[str, tuple[str, ...]] = {
 
 
 def append_row(
-    data: bytes, kind: str, section: str, values: Mapping[str, str], ctx: Context
+    data: bytes,
+    kind: str,
+    section: str,
+    values: Mapping[str, str],
+    ctx: Context,
+    *,
+    before: str | None = None,
 ) -> bytes:
-    """Add one row after the last row of ``section``'s table (creating it if missing).
+    """Add one row after the last row of ``section``'s table (creating it if missing), or
+    directly above row ``before``.
 
     ``values`` maps canonical column names to cell text; columns it does not name
-    (extra columns included) get empty cells.
+    (extra columns included) get empty cells. A table created here has the schema's
+    columns, then any other column ``values`` fills.
     """
     text = split_text(data)
     keyed = _sections(text, ctx)
     owner, table = _section_table(kind, keyed, section)
-    schema = SCHEMAS[section]
     if table is not None:
-        index = _column_index(table, ctx)
-        unknown = [c for c, v in values.items() if v and c not in index]
-        if unknown:
-            raise RehydrateError(
-                f"the {section!r} table has no {', '.join(repr(u) for u in unknown)} column",
-                file=ctx.path,
-                line=table.line,
-                code="missing_column",
-                fix=f"add the column to the table header in {ctx.path}, or leave the option out",
-            )
-        by_position = {pos: name for name, pos in index.items()}
-        cells = [values.get(by_position[pos], "") for pos in range(len(table.header))]
-        return join_text(insert_lines(text, table.end_line, [render_row(cells)]))
-    header = [c.header for c in schema.columns]
+        return join_text(_insert_into(text, table, section, values, ctx, before))
+    if before is not None:
+        raise _no_row(section, before, ctx)
+    header = [c.header for c in SCHEMAS[section].columns]
+    header += [name for name, value in values.items() if value and name not in header]
     block = [
         render_row([_header_title(h) for h in header]),
         "|" + "---|" * len(header),
@@ -227,6 +222,47 @@ def append_row(
     if section == "retired":
         where = len(text.lines)
     return join_text(_add_block(text, where, [f"## {title}", "", *block]))
+
+
+def _insert_into(
+    text: Text,
+    table: Table,
+    section: str,
+    values: Mapping[str, str],
+    ctx: Context,
+    before: str | None,
+) -> Text:
+    """``text`` with a row of ``values`` added to ``table`` (at its end, or above ``before``)."""
+    index = _column_index(table, ctx)
+    unknown = [c for c, v in values.items() if v and c not in index]
+    if unknown:
+        raise RehydrateError(
+            f"the {section!r} table has no {', '.join(repr(u) for u in unknown)} column",
+            file=ctx.path,
+            line=table.line,
+            code="missing_column",
+            fix=f"add the column to the table header in {ctx.path} (and an empty cell to each "
+            "row), or leave the option out",
+        )
+    by_position = {pos: name for name, pos in index.items()}
+    cells = [values.get(by_position[pos], "") for pos in range(len(table.header))]
+    where = table.end_line
+    if before is not None:
+        rows = [r for r in table.rows if "id" in index and r.cells[index["id"]] == before]
+        if not rows:
+            raise _no_row(section, before, ctx)
+        where = rows[0].line - 1
+    return insert_lines(text, where, [render_row(cells)])
+
+
+def _no_row(section: str, item_id: str, ctx: Context) -> RehydrateError:
+    return RehydrateError(
+        f"no {section} row with ID {item_id}",
+        file=ctx.path,
+        item_id=item_id,
+        code="unknown_id",
+        fix="check the ID (rehydrate state)",
+    )
 
 
 def set_cells(
@@ -261,13 +297,7 @@ def set_cells(
             updates = {index[c]: v for c, v in values.items()}
             line = rewrite_cells(text.lines[row.line - 1], updates)
             return join_text(replace_line(text, row.line - 1, line))
-    raise RehydrateError(
-        f"no {section} row with ID {item_id}",
-        file=ctx.path,
-        item_id=item_id,
-        code="unknown_id",
-        fix="check the ID (rehydrate state)",
-    )
+    raise _no_row(section, item_id, ctx)
 
 
 def set_next_action(data: bytes, action: str, ctx: Context) -> bytes:
@@ -287,28 +317,6 @@ def set_next_action(data: bytes, action: str, ctx: Context) -> bytes:
         return join_text(_add_block(text, section.line, [action]))
     where = _new_section_index(text, keyed, SECTION_ORDER["next action"])
     return join_text(_add_block(text, where, ["## Next action", "", action]))
-
-
-def bump_revision(data: bytes, path: str) -> tuple[bytes, int]:
-    """Raise Task's front-matter ``revision`` by exactly one, editing only its digits."""
-    text = split_text(data)
-    if text.lines and text.lines[0].rstrip(" \t") == "---":
-        for index in range(1, len(text.lines)):
-            line = text.lines[index]
-            if line.rstrip(" \t") in ("---", "..."):
-                break
-            match = _REVISION.match(line)
-            if match:
-                value = int(match.group(2)) + 1
-                new = match.group(1) + str(value) + match.group(3)
-                return join_text(replace_line(text, index, new)), value
-    raise LedgerParseError(
-        "front matter has no 'revision: N' line to raise",
-        file=path,
-        line=1,
-        code="revision_invalid",
-        fix="start Task.md with '---', 'revision: 1', '---'",
-    )
 
 
 def next_id(ledger: Ledger, section: str, content: Mapping[str, str] | None = None) -> str:

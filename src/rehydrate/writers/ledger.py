@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -20,6 +20,7 @@ from ..config import Config
 from ..errors import CASConflict, LedgerParseError, Refused, RehydrateError
 from ..git import changes as git_changes
 from ..ledgers import (
+    KINDS,
     Context,
     Ledger,
     parse_ledger,
@@ -33,13 +34,8 @@ from ..ledgers.atomicfile import (
     write_at,
 )
 from ..ledgers.ids import using
-from .edits import bump_revision
+from .frontmatter import bump_revision
 from .operations import Operation, check_id
-
-# Finding sections, tables and rows (the parser's own scanner, so both agree).
-
-
-# The locked, compare-and-swap, atomic write.
 
 
 @dataclass(frozen=True)
@@ -230,22 +226,25 @@ def _read_ledger(repo: git.Repo, dir_fd: int | None, name: str, path: str) -> gi
     return git.Blob(path, data, git.hash_blob(data, repo.object_format), mode)
 
 
+def ledger_ids(
+    repo: git.Repo, config: Config, kinds: Sequence[str] = KINDS
+) -> dict[str, frozenset[str]]:
+    """The item IDs (retired ones included) of each ledger of ``kinds`` (work tree)."""
+    from ..state import parse_file
+
+    files = git.read_worktree(repo, [config.path_of(k) for k in kinds])
+    return {
+        k: frozenset(
+            r.id for r in parse_file(k, files[config.path_of(k)], config, "work tree").all_items()
+        )
+        for k in kinds
+    }
+
+
 def find_holder(repo: git.Repo, config: Config, item_id: str) -> str:
     """Which ledger holds item ``item_id`` (work tree)."""
     check_id(item_id)
-    from ..ledgers import KINDS
-    from ..state import parse_file
-
-    paths = [config.path_of(k) for k in KINDS]
-    files = git.read_worktree(repo, paths)
-    holders = [
-        k
-        for k in KINDS
-        if any(
-            r.id == item_id
-            for r in parse_file(k, files[config.path_of(k)], config, "work tree").all_items()
-        )
-    ]
+    holders = [k for k, ids in ledger_ids(repo, config).items() if item_id in ids]
     if not holders:
         raise RehydrateError(
             f"no ledger holds an item with ID {item_id}",
@@ -258,6 +257,6 @@ def find_holder(repo: git.Repo, config: Config, item_id: str) -> str:
             f"ID {item_id} exists in more than one ledger ({', '.join(holders)})",
             item_id=item_id,
             code="ambiguous_id",
-            fix="name the ledger: rehydrate fail retire / spec retire --ledger KIND",
+            fix="name the ledger: rehydrate retire ID --ledger KIND",
         )
     return holders[0]

@@ -87,12 +87,15 @@ def _require(ledger: Ledger, section: str, item_id: str) -> None:
         )
 
 
-def add_row(kind: str, action: str, section: str, values: Mapping[str, str]) -> Operation:
-    """Append a row with the next free ID."""
+def add_row(
+    kind: str, action: str, section: str, values: Mapping[str, str], *, before: str | None = None
+) -> Operation:
+    """Append a row with the next free ID (or insert it directly above row ``before``)."""
 
     def edit(data: bytes, ledger: Ledger, ctx: Context) -> Change:
         item_id = next_id(ledger, section, values)
-        return Change(append_row(data, kind, section, {"id": item_id, **values}, ctx), item_id)
+        row = {"id": item_id, **values}
+        return Change(append_row(data, kind, section, row, ctx, before=before), item_id)
 
     return Operation(kind, action, edit)
 
@@ -100,11 +103,21 @@ def add_row(kind: str, action: str, section: str, values: Mapping[str, str]) -> 
 def update_row(
     kind: str, action: str, section: str, item_id: str, values: Mapping[str, str]
 ) -> Operation:
-    """Rewrite some cells of an existing row."""
+    """Rewrite some cells of an existing row; refuses a rewrite that changes nothing."""
     check_id(item_id)
 
     def edit(data: bytes, ledger: Ledger, ctx: Context) -> Change:
         _require(ledger, section, item_id)
+        row = next(r for r in ledger.section(section) if r.id == item_id).cells()
+        if all(row.get(column, "") == value for column, value in values.items()):
+            shown = ", ".join(f"{c} {v!r}" for c, v in values.items())
+            raise Refused(
+                f"nothing to change: it already has {shown}",
+                file=ledger.path,
+                item_id=item_id,
+                code="no_change",
+                fix="nothing to do (rehydrate state shows the row)",
+            )
         return Change(set_cells(data, kind, section, item_id, values, ctx), item_id)
 
     return Operation(kind, action, edit)
@@ -129,16 +142,34 @@ def next_action(action: str) -> Operation:
 
 
 def retire(
-    kind: str, item_id: str, reason: str, replaced_by: str = "", date: str | None = None
+    kind: str,
+    item_id: str,
+    reason: str,
+    replaced_by: str = "",
+    date: str | None = None,
+    *,
+    known_elsewhere: Callable[[], frozenset[str]] | None = None,
 ) -> Operation:
-    """Add a ``## Retired`` row for an existing item of ``kind``'s ledger."""
+    """Add a ``## Retired`` row for an existing item of ``kind``'s ledger.
+
+    ``replaced_by`` must name another item: of this ledger, or one ``known_elsewhere()``
+    returns (the other ledgers' IDs, read only when needed; None skips that check).
+    """
 
     check_id(item_id)
     if replaced_by:
         check_id(replaced_by, "--replaced-by")
+    if replaced_by == item_id:
+        raise RehydrateError(
+            f"--replaced-by names {item_id} itself",
+            item_id=item_id,
+            code="replaced_by_self",
+            fix="name the item that supersedes it, or leave --replaced-by out",
+        )
 
     def edit(data: bytes, ledger: Ledger, ctx: Context) -> Change:
-        if not any(r.id == item_id for r in ledger.all_items()):
+        ids = {r.id for r in ledger.all_items()}
+        if item_id not in ids:
             raise RehydrateError(
                 f"no item with ID {item_id} in {ledger.path}",
                 file=ledger.path,
@@ -154,6 +185,16 @@ def retire(
                 code="already_retired",
                 fix="nothing to do",
             )
+        if replaced_by and replaced_by not in ids and known_elsewhere is not None:
+            if replaced_by not in known_elsewhere():
+                raise RehydrateError(
+                    f"--replaced-by {replaced_by}: no ledger holds an item with that ID",
+                    file=ledger.path,
+                    item_id=item_id,
+                    code="replaced_by_unknown",
+                    fix="add the replacement first (its writer prints its ID), then retire "
+                    f"{item_id} with --replaced-by that ID",
+                )
         values = {
             "id": item_id,
             "reason": reason,
