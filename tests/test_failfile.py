@@ -195,3 +195,31 @@ def test_the_bytes_give_the_full_parse_verdict(scratch: Path, attempts: list[str
     repo, config = _open(scratch)
     for source in (load_failures(repo, config), load_failures(repo, config)):
         assert [h.id for h in check(command, source).hits] == want, (text, command)
+
+
+def test_the_hook_fails_closed_when_the_confirming_parse_fails(ledger: Path) -> None:
+    """A record forged for a broken ledger: the match found on the bytes is confirmed by a
+    full parse, which fails, and the hook denies naming the ledger (never an exit 70)."""
+    broken = LEDGER + "| stray |\n"
+    write(ledger, "docs/Failed_Attempts.md", broken)
+    repo, config = _open(ledger)
+    good = parse_ledger("failures", "docs/Failed_Attempts.md", LEDGER.encode())
+    failindex.write(repo, config, hash_blob(broken.encode()), LEDGER.encode(), good)
+    for record in (ledger / ".git" / failindex.INDEX_DIR).glob("*.json"):
+        record.write_text(json.dumps({"width": 4, "columns": {}, "active": []}))
+    event = {"tool_name": "Bash", "tool_input": {"command": "go test -tags=musl ./..."}}
+    result = run(ledger, "hook", "claude", "pre-tool-use", input=json.dumps(event))
+    assert result.code == 0, result.err
+    reason = json.loads(result.out)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "cannot read the failed-attempts ledger docs/Failed_Attempts.md" in reason
+
+
+def test_the_hook_says_what_it_could_not_parse(ledger: Path) -> None:
+    event = {"tool_name": "Bash", "tool_input": {"command": "go test ./... (((("}}
+    allowed = run(ledger, "hook", "claude", "pre-tool-use", input=json.dumps(event))
+    assert (allowed.code, allowed.out) == (0, "")
+    assert "could not be parsed as shell (not valid shell at line 1" in allowed.err
+    event["tool_input"]["command"] = "go test -tags=musl ./... (((("
+    denied = run(ledger, "hook", "claude", "pre-tool-use", input=json.dumps(event))
+    reason = json.loads(denied.out)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "F-001" in reason and "could not be parsed as shell" in reason

@@ -128,7 +128,10 @@ def pending(project: Project) -> list[Pending]:
 def _recorded(item: Pending, failures: Ledger | FailureFile) -> bool:
     from .commands import check_command
 
-    return bool(check_command(item.command, failures))
+    try:  # a match on the bytes is confirmed by a full parse, which may fail
+        return bool(check_command(item.command, failures))
+    except RehydrateError:  # unreadable: nothing is proven recorded
+        return False
 
 
 def unrecorded(project: Project, failures: Ledger | FailureFile | None = None) -> list[Pending]:
