@@ -75,10 +75,10 @@ def _held(root: Path, runtime: Runtime) -> Outcome | None:
 def refuse_repeat(project: Project, command: str) -> Outcome:
     """Refuse ``command`` when it repeats an active failed attempt, or when the
     failed-attempts ledger cannot be read."""
-    from .commands import check_command, load_failures
+    from .commands import check, load_failures
 
-    try:
-        failures = load_failures(project.repo, project.config)
+    try:  # a confirming full parse may fail too: both refuse
+        checked = check(command, load_failures(project.repo, project.config))
     except RehydrateError as exc:
         return Outcome(
             REFUSE,
@@ -86,15 +86,16 @@ def refuse_repeat(project: Project, command: str) -> Outcome:
             "Commands stay blocked until it parses (`rehydrate state` shows the "
             "problem), so that no failed attempt is repeated unnoticed.",
         )
-    hits = check_command(command, failures)
-    if not hits:
-        return Outcome(ALLOW)
-    first = hits[0]
-    more = f" ({len(hits) - 1} more matching rows)" if len(hits) > 1 else ""
+    if not checked.hits:
+        return Outcome(ALLOW, note=f"rehydrate: {checked.note}" if checked.note else None)
+    first = checked.hits[0]
+    hits = len(checked.hits)
+    more = f" ({hits - 1} more matching rows)" if hits > 1 else ""
     return Outcome(
         REFUSE,
         f"This repeats failed attempt {first.id} ({first.kind} match of `{first.attempt}`) in "
         f"{first.path}{more}. Tried: {first.tried}. Failure: {first.failure}. Workaround: "
         f"{first.workaround}. Use the workaround; if the situation has really changed, retire "
-        f"the row with a reason (rehydrate fail retire {first.id} --reason ...).",
+        f"the row with a reason (rehydrate fail retire {first.id} --reason ...)."
+        + (f" {checked.note}" if checked.note else ""),
     )
