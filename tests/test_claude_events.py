@@ -298,6 +298,45 @@ def test_a_warning_is_shown_only_after_the_compaction_ran(ledger_repo: Path) -> 
     assert "UNCOMMITTED" in shown.splitlines()[0] and "docs/Task.md" in shown
 
 
+# The shell check's own word, through the hook.
+
+
+@pytest.mark.parametrize(
+    ("command", "refused"),
+    [
+        pytest.param("go test ./... ((((", False, id="allowed-with-a-note"),
+        pytest.param("go test -tags=musl ./... ((((", True, id="refused-with-the-note"),
+    ],
+)
+def test_a_command_not_parsed_as_shell_says_so(
+    ledger_repo: Path, command: str, refused: bool
+) -> None:
+    code, out, err = claude(
+        ledger_repo,
+        "pre-tool-use",
+        hook_event_name="PreToolUse",
+        tool_name="Bash",
+        tool_input={"command": command},
+    )
+    reason = denied(out)
+    assert code == 0 and (reason is not None) is refused
+    said = reason if reason is not None else err
+    assert "could not be parsed as shell" in said and "not valid shell at line 1" in said
+    if refused:
+        assert "F-001" in said
+
+
+def test_a_plain_command_has_no_note(ledger_repo: Path) -> None:
+    code, out, err = claude(
+        ledger_repo,
+        "pre-tool-use",
+        hook_event_name="PreToolUse",
+        tool_name="Bash",
+        tool_input={"command": "go test ./..."},
+    )
+    assert (code, out, err) == (0, "", "")
+
+
 # Item 7: failed commands are captured, and Stop asks for them to be recorded.
 
 FAILED = "ls /nonexistent-dir"

@@ -14,14 +14,16 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import GitError, RehydrateError
-from ..ledgers import Ledger
 from ..redact import redact
 from .core import INJECT, STATE_DIR, Outcome, Project, open_project
-from .failfile import FailureFile
 from .store import now, peek, store
+
+if TYPE_CHECKING:  # types only: matching is imported where it runs
+    from ..ledgers import Ledger
+    from .failfile import FailureFile
 
 PENDING_FILE = f"{STATE_DIR}/pending-failures.json"
 SCHEMA = "rehydrate/pending-failures-v1"

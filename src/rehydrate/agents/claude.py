@@ -33,15 +33,16 @@ from typing import Any
 
 from ..errors import RehydrateError
 from .core import BLOCK, INJECT, INSTRUCT, REFUSE, SHOW, Outcome, Runtime
+from .store import ENVELOPE, HOLD, PROMPT, VERDICT, WARNING
 from .units import UTF16, Cap
 
 CONTEXT_LIMIT = 10000  # Claude Code's cap on additionalContext, in UTF-16 code units
 RUNTIME = Runtime("claude", Cap(CONTEXT_LIMIT, UTF16))
-PROMPT_FILE = RUNTIME.file("session-prompt.md")
-WARNING_FILE = RUNTIME.file("precompact.json")
-VERDICT_FILE = RUNTIME.file("postcompact.json")
-HOLD_FILE = RUNTIME.file("hold.json")
-ENVELOPE_FILE = RUNTIME.file("compaction-envelope.json")
+PROMPT_FILE = RUNTIME.file(PROMPT)
+WARNING_FILE = RUNTIME.file(WARNING)
+VERDICT_FILE = RUNTIME.file(VERDICT)
+HOLD_FILE = RUNTIME.file(HOLD)
+ENVELOPE_FILE = RUNTIME.file(ENVELOPE)
 SHELL_TOOL = "Bash"
 # The hooks rehydrate wires, for .claude/settings.json (init --claude) and the plugin's
 # hooks/hooks.json alike (agents/claude_install.py): event -> (matcher or None, subcommand)

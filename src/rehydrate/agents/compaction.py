@@ -38,14 +38,9 @@ from .core import (
     open_project,
     uncommitted_ledgers,
 )
-from .store import now, peek, remove, state_dir, store
+from .store import ENVELOPE, HOLD, PROMPT, VERDICT, WARNING, now, peek, remove, state_dir, store
 
 VERDICT_SCHEMA = "rehydrate/{runtime}-compact-verdict-v1"
-WARNING = "precompact.json"  # names under .rehydrate/, after the runtime's prefix
-VERDICT = "postcompact.json"
-HOLD = "hold.json"
-ENVELOPE = "compaction-envelope.json"
-PROMPT = "session-prompt.md"
 
 
 # Before: shape the summary.

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..errors import GitError, RehydrateError
-from .compaction import HOLD, PROMPT, VERDICT, WARNING, verdict_text
+from .compaction import verdict_text
 from .core import INJECT, Outcome, Project, Runtime, commit_hint, open_project
-from .store import now, peek, remove, store
+from .store import HOLD, PROMPT, VERDICT, WARNING, now, peek, remove, store
 
 SESSION_SOURCES = ("startup", "resume", "clear", "compact")
 HEADROOM = 100  # units kept free below the runtime's cap

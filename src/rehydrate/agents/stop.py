@@ -9,9 +9,9 @@ of a stop hook, the stop is let through, so it cannot loop.
 from __future__ import annotations
 
 from ..errors import GitError, RehydrateError
-from .compaction import HOLD, PROMPT, held_text
+from .compaction import held_text
 from .core import BLOCK, Outcome, Project, Runtime, commit_hint, open_project, uncommitted_ledgers
-from .store import claim
+from .store import HOLD, PROMPT, claim
 
 
 def check_stop(where: str, runtime: Runtime, continuing: bool) -> Outcome:

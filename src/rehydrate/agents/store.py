@@ -9,12 +9,18 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from ..errors import RehydrateError
 from .core import STATE_DIR
+
+# A runtime's notes, named under .rehydrate/ after its prefix (``Runtime.file``).
+PROMPT = "session-prompt.md"  # the full rehydration prompt the capped context names
+WARNING = "precompact.json"  # an automatic compaction began over uncommitted ledgers
+VERDICT = "postcompact.json"  # a verdict that came before the session start showing it
+HOLD = "hold.json"  # the next tool call (or stop) waits for the verdict
+ENVELOPE = "compaction-envelope.json"  # the continuity envelope PreCompact records
 
 
 def state_dir(root: Path) -> Path:
@@ -78,4 +84,6 @@ def claim(root: Path, relpath: str) -> dict[str, Any] | None:
 
 
 def now() -> str:
+    from datetime import UTC, datetime
+
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -18,9 +18,8 @@ import os
 from pathlib import Path
 
 from ..errors import GitError, RehydrateError
-from .compaction import HOLD, PROMPT, held_text
 from .core import ALLOW, REFUSE, Outcome, Project, Runtime, find_repo, open_project
-from .store import claim
+from .store import HOLD, PROMPT, claim
 
 
 def check_tool_call(where: str, runtime: Runtime, command: str | None, shell: bool) -> Outcome:
@@ -69,6 +68,8 @@ def _held(root: Path, runtime: Runtime) -> Outcome | None:
     hold = claim(root, runtime.file(HOLD))
     if hold is None:
         return None
+    from .compaction import held_text
+
     return Outcome(REFUSE, held_text(hold, runtime.file(PROMPT)) + " Then make the call again.")
 
 
