@@ -803,6 +803,11 @@ def test_an_objective_written_over_several_lines_is_replaced_whole(repo: Path) -
     assert data == "---\nrevision: 2\nobjective: ship the fix\nledger: task\n---\n"
 
 
+# Commands under the writer groups that write no ledger (the failures the agent hooks
+# captured live in .rehydrate/pending-failures.json): no CAS, no --commit.
+NOT_LEDGER_WRITERS = {("fail", "pending"), ("fail", "dismiss")}
+
+
 def _writers() -> list[tuple[tuple[str, ...], click.Command]]:
     from rehydrate.cli import cli
 
@@ -816,7 +821,7 @@ def _writers() -> list[tuple[tuple[str, ...], click.Command]]:
                 sub = command.get_command(sub_ctx, name)
                 assert sub is not None
                 walk(sub, (*path, name))
-        else:
+        elif path not in NOT_LEDGER_WRITERS:
             found.append((path, command))
 
     for name in ("fail", "spec", "task", "retire"):
