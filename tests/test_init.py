@@ -104,3 +104,73 @@ def test_init_refuses_symlinked_folder_leaving_the_repo(repo, tmp_path):
     result = run(repo, "init")
     assert result.code == 2 and "outside the repository" in result.err
     assert list(outside.iterdir()) == []
+
+
+# What an agent records, and the command that records it: the working protocol, the
+# AGENTS.md and the CLAUDE.md sections must each name every one of them.
+TAUGHT = (
+    "rehydrate fail add --tried",
+    "rehydrate spec decision add --question",
+    "rehydrate spec decision assign",
+    "rehydrate spec decision decide",
+    "rehydrate spec constraint add --level",
+    "rehydrate spec constraint strengthen",
+    "rehydrate spec contract add --subject",
+    "rehydrate task objective",
+    "rehydrate task next",
+    "rehydrate task phase add --phase",
+    "rehydrate task phase start",
+    "rehydrate task phase done",
+    "rehydrate task obligation add",
+    "rehydrate task write add --operation",
+    "rehydrate task write unknown",
+    "rehydrate task write settle",
+    "rehydrate task approval add --scope",
+    "rehydrate task approval consume",
+    "rehydrate task verified add --check",
+    "rehydrate task check add",
+    "rehydrate retire ID --reason",
+)
+
+
+def _taught_commands_exist(text: str) -> None:
+    """Every `rehydrate …` span in ``text`` names a real command and only its options."""
+    import re
+
+    import click
+
+    from rehydrate.cli import cli
+
+    spans = re.findall(r"`(rehydrate [^`]+)`", text)
+    assert spans
+    for span in spans:
+        command: click.Command = cli
+        words = span.split()[1:]
+        while isinstance(command, click.Group) and words:
+            sub = command.get_command(click.Context(command), words[0])
+            if sub is None:
+                break
+            command, words = sub, words[1:]
+        assert not isinstance(command, click.Group), span
+        known = {o for p in command.params for o in getattr(p, "opts", ())}
+        for word in words:
+            option = word.strip("[]()").split("=")[0]
+            if option.startswith("--") and option != "--":
+                assert option in known, f"{span}: {option}"
+
+
+def test_agents_claude_and_the_protocol_name_the_command_for_each_record(repo):
+    assert run(repo, "init", "--claude", "--no-hook").code == 0
+    commit(repo, "init")
+    prompt = run(repo, "prompt")
+    assert prompt.code == 0, prompt.err
+    protocol = prompt.out.split("## 5. Working protocol")[1]
+    for name, text in (
+        ("AGENTS.md", (repo / "AGENTS.md").read_text()),
+        ("CLAUDE.md", (repo / "CLAUDE.md").read_text()),
+        ("the prompt's protocol", protocol),
+    ):
+        flat = text.replace("\n", " ")
+        missing = [c for c in TAUGHT if c not in flat]
+        assert not missing, f"{name} does not teach {missing}"
+        _taught_commands_exist(text)

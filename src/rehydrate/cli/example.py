@@ -89,9 +89,9 @@ Write a failing test for the duplicate upload in tests/test_export.py
 
 ## Approvals
 
-| ID | Scope | Status |
-|---|---|---|
-| A-001 | One backfill run against the production archive bucket | granted |
+| ID | Scope | Status | Source |
+|---|---|---|---|
+| A-001 | One backfill run against the production archive bucket | granted | Maya Chen, 2026-03-02 |
 
 ## Verified
 

@@ -125,15 +125,12 @@ def update_row(
 
 def next_action(action: str) -> Operation:
     """Set Task's single Next action."""
+    from ..guard.rules import FIXES
     from ..ledgers.task import next_action_problem
 
     problem = next_action_problem(action)
     if problem:
-        raise Refused(
-            problem,
-            code="next_action_not_single",
-            fix="write one action; record the follow-up as a phase or obligation",
-        )
+        raise Refused(problem, code="next_action_not_single", fix=FIXES["next_action_not_single"])
 
     def edit(data: bytes, ledger: Ledger, ctx: Context) -> Change:
         return Change(set_next_action(data, action, ctx), "next action")
