@@ -588,6 +588,273 @@ def test_guard_allows(edit: Edit, code: str) -> None:
     assert pure_violations(edit) == []
 
 
+# What the rules' refusals in REFUSED say: code, line, item ID and message (by case id).
+SAID = {
+    "delete-failure-row": [
+        ("row_deleted", None, "F-002", "failures row deleted (it was at line 9 of the old version)")
+    ],
+    "edit-failure-tried": [
+        (
+            "immutable_cell_changed",
+            8,
+            "F-001",
+            "cell 'tried' changed: 'go test -tags=musl' -> 'go test -tags=glibc'",
+        )
+    ],
+    "homoglyph-cyrillic-a": [
+        (
+            "immutable_cell_changed",
+            8,
+            "F-001",
+            "cell 'failure' changed: 'linker crash' -> 'linker cr\u0430sh'"
+            " (character 10: U+0061 -> U+0430)",
+        )
+    ],
+    "rename-an-id": [
+        ("row_deleted", None, "F-001", "failures row deleted (it was at line 8 of the old version)")
+    ],
+    "must-to-should": [("level_weakened", 15, "C-004", "level changed MUST -> SHOULD")],
+    "must-to-must-not": [("level_rewritten", 15, "C-004", "level changed MUST -> MUST NOT")],
+    "should-not-to-should": [
+        ("level_rewritten", 16, "C-005", "level changed SHOULD NOT -> SHOULD")
+    ],
+    "must-not-to-may": [("level_weakened", 12, "C-001", "level changed MUST NOT -> MAY")],
+    "delete-constraint": [
+        (
+            "row_deleted",
+            None,
+            "C-002",
+            "constraints row deleted (it was at line 13 of the old version)",
+        )
+    ],
+    "edit-constraint-rule": [
+        (
+            "immutable_cell_changed",
+            12,
+            "C-001",
+            "cell 'rule' changed: 'do not push to main' -> 'do not push to main on Fridays'",
+        )
+    ],
+    "edit-contract": [
+        (
+            "immutable_cell_changed",
+            22,
+            "K-001",
+            "cell 'contract' changed: 'UUIDv7 strings' -> 'UUIDv4 strings'",
+        )
+    ],
+    "decided-to-open": [("status_moved_backwards", 29, "D-002", "status moved decided -> open")],
+    "open-to-decided-without-decision": [
+        (
+            "decided_without_decision",
+            28,
+            "D-001",
+            "status moved open -> decided with decision, source empty",
+        )
+    ],
+    "edit-decided-row": [
+        ("immutable_cell_changed", 29, "D-002", "cell 'decision' changed: 'rabbitmq' -> 'kafka'")
+    ],
+    "unknown-to-confirmed-without-evidence": [
+        (
+            "unknown_write_settled_without_evidence",
+            33,
+            "E-1",
+            "status moved unknown -> confirmed with evidence empty",
+        )
+    ],
+    "drop-unknown-write": [
+        (
+            "unknown_write_dropped",
+            None,
+            "E-1",
+            "external writes row deleted (it was at line 33 of the old version)",
+        )
+    ],
+    "retire-unknown-write": [
+        (
+            "retired_unknown_write",
+            54,
+            "E-1",
+            "retiring a unknown external writes row settles it silently",
+        )
+    ],
+    "unknown-to-pending": [
+        ("status_moved_backwards", 33, "E-1", "status moved unknown -> pending")
+    ],
+    "settled-write-changed": [
+        ("settled_write_changed", 35, "E-3", "status moved confirmed -> not_applied")
+    ],
+    "regrant-consumed-approval": [
+        ("approval_reopened", 41, "A-1", "status moved consumed -> granted")
+    ],
+    "remove-completion-check": [
+        (
+            "row_deleted",
+            None,
+            "CC-1",
+            "completion checks row deleted (it was at line 48 of the old version)",
+        )
+    ],
+    "remove-obligation": [
+        (
+            "row_deleted",
+            None,
+            "O-1",
+            "obligations row deleted (it was at line 27 of the old version)",
+        )
+    ],
+    "task-change-without-revision": [
+        ("revision_not_increased", 1, None, "Task.md changed but revision stayed at 3")
+    ],
+    "revision-decrease": [("revision_not_increased", 1, None, "revision decreased from 3 to 2")],
+    "phase-done-to-doing": [("status_moved_backwards", 15, "P1", "status moved done -> doing")],
+    "reorder-phases": [("phase_reordered", 15, None, "the rows of phases changed their order")],
+    "unretire": [
+        ("unretired", 10, "F-003", "the Retired row was removed, which puts the item back in force")
+    ],
+    "edit-retirement-reason": [
+        ("immutable_cell_changed", 16, "F-003", "the Retired row changed (reason)")
+    ],
+}
+
+
+@pytest.mark.parametrize(("edit", "code"), [c for c in REFUSED if c.id in SAID])
+def test_guard_refusals_say_where_and_what(
+    request: pytest.FixtureRequest, edit: Edit, code: str
+) -> None:
+    found = pure_violations(edit)
+    assert all(v.fix == FIXES[v.code] for v in found)
+    said = sorted((v.code, v.line, v.item_id, v.message) for v in found)
+    assert said == SAID[request.node.callspec.id]
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        pytest.param(
+            [
+                ("task", "| O-1 | tell the reviewer | open |\n", ""),
+                (
+                    "task",
+                    "| CC-1 | tests pass | open |",
+                    "| CC-1 | tests pass | open |\n| O-1 | tell the reviewer | open |",
+                ),
+                REV,
+            ],
+            [
+                (
+                    "immutable_cell_changed",
+                    48,
+                    "O-1",
+                    "cell 'check' changed: '' -> 'tell the reviewer'",
+                ),
+                (
+                    "immutable_cell_changed",
+                    48,
+                    "O-1",
+                    "cell 'obligation' changed: 'tell the reviewer' -> ''",
+                ),
+                (
+                    "immutable_cell_changed",
+                    48,
+                    "O-1",
+                    "row moved from section 'obligations' -> 'completion checks'",
+                ),
+            ],
+            id="row-moved-to-another-section",
+        ),
+        pytest.param(
+            [
+                (
+                    "failures",
+                    "| F-003 | fixed upstream | 2026-01-01 |",
+                    "| F-003 | fixed | 2026-02-01 |",
+                )
+            ],
+            [("immutable_cell_changed", 16, "F-003", "the Retired row changed (reason, date)")],
+            id="retirement-changed-twice",
+        ),
+        pytest.param(
+            [
+                (
+                    "spec",
+                    "| open | | alice | 2030-01-01 | |",
+                    "| open | | bob | 2030-01-01 | adr-9 |",
+                )
+            ],
+            [("immutable_cell_changed", 28, "D-001", "cell 'source' changed: '' -> 'adr-9'")],
+            id="free-owner-then-fixed-source",
+        ),
+        pytest.param(
+            [("spec", "| decided | rabbitmq | bob |", "| open | kafka | carol |")],
+            [
+                (
+                    "immutable_cell_changed",
+                    29,
+                    "D-002",
+                    "cell 'decision' changed: 'rabbitmq' -> 'kafka'",
+                ),
+                ("immutable_cell_changed", 29, "D-002", "cell 'owner' changed: 'bob' -> 'carol'"),
+                ("status_moved_backwards", 29, "D-002", "status moved decided -> open"),
+            ],
+            id="status-and-later-cells",
+        ),
+        pytest.param(
+            [
+                ("task", "| P2 | fix | doing |", "| P2 | fix | done |"),
+                ("task", "revision: 3", "revision: 3"),
+            ],
+            [("revision_not_increased", 1, None, "Task.md changed but revision stayed at 3")],
+            id="allowed-move-same-revision",
+        ),
+    ],
+)
+def test_every_change_in_a_row_is_judged(edit: Edit, said: list[object]) -> None:
+    found = pure_violations(edit)
+    assert sorted((v.code, v.line, v.item_id, v.message) for v in found) == said
+
+
+@pytest.mark.parametrize(
+    ("violation", "text", "json"),
+    [
+        pytest.param(
+            Violation("row_deleted", "docs/T.md", None, None, "gone", "put it back"),
+            "docs/T.md: row_deleted \u2014 gone; put it back",
+            {
+                "code": "row_deleted",
+                "path": "docs/T.md",
+                "line": None,
+                "id": None,
+                "message": "gone",
+                "fix": "put it back",
+                "commit": None,
+            },
+            id="no-line-no-id",
+        ),
+        pytest.param(
+            Violation(
+                "id_reused", "docs/T.md", 7, "F-1", "again", "new ID", commit="0123456789abcdef0123"
+            ),
+            "docs/T.md:7: id_reused F-1 \u2014 again; new ID (commit 0123456789ab)",
+            {
+                "code": "id_reused",
+                "path": "docs/T.md",
+                "line": 7,
+                "id": "F-1",
+                "message": "again",
+                "fix": "new ID",
+                "commit": "0123456789abcdef0123",
+            },
+            id="line-id-and-commit",
+        ),
+    ],
+)
+def test_violation_text_and_json(violation: Violation, text: str, json: dict[str, object]) -> None:
+    assert str(violation) == text
+    assert violation.to_json() == json
+
+
 def test_base_ledgers_parse_and_creation_is_allowed() -> None:
     for kind, text in BASE.items():
         assert check_ledger(kind, None, parse(kind, text)) == []
@@ -618,7 +885,9 @@ def test_reserved_id_cannot_come_back() -> None:
         parse("failures", new["failures"]),
         reserved_ids=frozenset({"F-009"}),
     )
-    assert [v.code for v in found] == ["id_reused"]
+    assert [(v.code, v.line, v.item_id, v.message) for v in found] == [
+        ("id_reused", 10, "F-009", "this ID was used before (and deleted); it cannot come back")
+    ]
 
 
 def test_every_code_has_a_fix_and_rules_cover_every_kind() -> None:

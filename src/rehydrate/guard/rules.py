@@ -321,11 +321,7 @@ def _added_in_status(rule: SectionRule, change: ItemChange, ledger: Ledger) -> I
 
 
 def _item_violations(
-    change: ItemChange,
-    rules: Mapping[str, SectionRule],
-    ledger: Ledger,
-    old: Ledger | None,
-    reserved: frozenset[str],
+    change: ItemChange, rules: Mapping[str, SectionRule], ledger: Ledger, reserved: frozenset[str]
 ) -> Iterator[Violation]:
     rule = rules.get(change.section, _IMMUTABLE)
     if change.kind == ADDED:
@@ -341,26 +337,17 @@ def _item_violations(
     elif change.kind == REMOVED:
         status = change.old.cells().get("status", "")
         code = rule.deleted_code.get(status, "row_deleted")
-        where = f" (it was at line {change.line} of the old version)" if change.line else ""
-        yield Violation(
+        yield Violation(  # a deleted row's line is its line in the old version
             code,
             ledger.path,
             None,
             change.item_id,
-            f"{change.section} row deleted{where}",
+            f"{change.section} row deleted (it was at line {change.line} of the old version)",
             FIXES[code],
         )
     elif change.kind == CHANGED:
         yield from _changed(rule, change, ledger)
     elif change.kind == RETIRED:
-        if not visible(change.reason):
-            yield _v(
-                "retire_without_reason",
-                ledger,
-                change.line,
-                change.item_id,
-                "retired without a reason",
-            )
         item = next((r for r in ledger.section(change.section) if r.id == change.item_id), None)
         status = item.cells().get("status", "") if item is not None else ""
         if status in rule.no_retire:
@@ -394,14 +381,9 @@ def _task_revision(diff: LedgerDiff, old: Ledger | None, new: Ledger) -> Iterato
     if old is None:
         return
     before, after = old.revision, new.revision
-    others = (
-        diff.items
-        or diff.reordered
-        or diff.prose
-        or diff.next_action
-        or any(m.column != "revision" for m in diff.meta)
-        or old.digest != new.digest
-    )  # any byte but BOM/line endings: prose included
+    # Any byte but BOM/line endings (items, prose, next action, front matter) changes the
+    # digest, so it alone says whether anything but those changed.
+    others = old.digest != new.digest
     if before is None or after is None:
         return
     if after < before:
@@ -418,31 +400,24 @@ def _task_revision(diff: LedgerDiff, old: Ledger | None, new: Ledger) -> Iterato
         )
 
 
-def _next_action(diff: LedgerDiff, old: Ledger | None, new: Ledger) -> Iterator[Violation]:
-    from ..ledgers.task import next_action_problem
-
-    if new.next_action is not None:
-        problem = next_action_problem(new.next_action.text)
-        if problem:
-            yield _v("next_action_not_single", new, new.next_action.line, None, problem)
-
-
 def _phase_order(diff: LedgerDiff, old: Ledger | None, new: Ledger) -> Iterator[Violation]:
-    for name in diff.reordered:
-        rows = new.section(name)
+    for name in diff.reordered:  # reordered: at least two rows kept, so rows[0] exists
         yield _v(
             "phase_reordered",
             new,
-            rows[0].line if rows else None,
+            new.section(name)[0].line,
             None,
             f"the rows of {name} changed their order",
         )
 
 
+# Rules the parser already enforces on every state have no check here: a second action
+# in the Next action (next_action_not_single) and an empty retirement Reason
+# (retire_without_reason) are parse errors, which guard.staged reports under their codes.
 LedgerCheck = Callable[[LedgerDiff, "Ledger | None", Ledger], Iterator[Violation]]
 LEDGER_CHECKS: Mapping[str, tuple[LedgerCheck, ...]] = {
     "spec": (),
-    "task": (_task_revision, _next_action, _phase_order),
+    "task": (_task_revision, _phase_order),
     "failures": (),
 }
 
@@ -467,7 +442,7 @@ def check_diff(
     rules = RULES[kind]
     out: list[Violation] = []
     for change in diff.items:
-        out.extend(_item_violations(change, rules, new, old, reserved_ids))
+        out.extend(_item_violations(change, rules, new, reserved_ids))
     for check in LEDGER_CHECKS[kind]:
         out.extend(check(diff, old, new))
     return out
