@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import click
 import pytest
 
 from conftest import run
@@ -86,3 +87,36 @@ def test_unwritable_output_is_an_input_error_not_a_bug(ledger_repo, tmp_path):
     result = run(ledger_repo, "prompt", "-o", str(tmp_path / "missing-dir" / "p.md"))
     assert result.code == errors.EXIT_USAGE
     assert "io_error" in result.err and "missing-dir" in result.err and result.out == ""
+
+
+def _every_group(group: click.Group, ctx: click.Context, path: str):
+    yield path, group, ctx
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        if isinstance(command, click.Group):
+            yield from _every_group(command, click.Context(command, ctx, name), f"{path} {name}")
+
+
+def test_every_help_line_is_whole_and_short():
+    """Each command's line in its group's --help is one whole phrase at 80 columns: never
+    cut mid-sentence by click ('...'), never wrapped (issue 17)."""
+    from rehydrate.cli import cli
+
+    cut = []
+    top = click.Context(cli, info_name="rehydrate")
+    for path, group, ctx in _every_group(cli, top, "rehydrate"):
+        formatter = click.HelpFormatter(width=80)
+        group.format_commands(ctx, formatter)
+        rows = formatter.getvalue().splitlines()[1:]  # after "Commands:"
+        names = [n for n in group.list_commands(ctx) if not group.get_command(ctx, n).hidden]
+        assert len(rows) == len(names), f"{path}: a wrapped or missing line:\n" + "\n".join(rows)
+        cut += [f"{path}: {row.strip()}" for row in rows if row.rstrip().endswith("...")]
+    assert not cut, "cut help lines (give the command a short_help):\n" + "\n".join(cut)
+
+
+def test_bare_rehydrate_shows_help_and_exits_0(tmp_path):
+    bare = run(tmp_path)
+    assert bare.code == errors.EXIT_OK, bare.err
+    assert "Commands:" in bare.out and "rehydrate demo" in bare.out
+    unknown = run(tmp_path, "no-such-command")
+    assert unknown.code == errors.EXIT_USAGE and "No such command" in unknown.err

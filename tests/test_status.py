@@ -209,7 +209,7 @@ def test_progress_bar(statuses: tuple[str, ...], bar: str) -> None:
         pytest.param(True, {}, True, id="terminal"),
         pytest.param(False, {}, False, id="piped"),
         pytest.param(True, {"NO_COLOR": "1"}, False, id="no-color"),
-        pytest.param(True, {"NO_COLOR": ""}, False, id="no-color-empty"),
+        pytest.param(True, {"NO_COLOR": ""}, True, id="no-color-empty-is-unset"),
         pytest.param(True, {"TERM": "dumb"}, False, id="dumb-terminal"),
     ],
 )
@@ -257,11 +257,12 @@ def test_status_is_coloured_on_a_terminal_and_plain_with_no_color(ledger_repo: P
         "| unknown | example-key-001 |",
         2,
     )
-    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS")}
     env["TERM"] = "xterm-256color"
-    coloured = _in_pty(ledger_repo, env)
+    coloured = _in_pty(ledger_repo, {**env, "COLUMNS": "1000"})
     assert "\x1b[31m\x1b[1mBLOCKED ON RECONCILIATION" in coloured
-    plain = _in_pty(ledger_repo, {**env, "NO_COLOR": "1"})
+    plain = _in_pty(ledger_repo, {**env, "NO_COLOR": "1", "COLUMNS": "1000"})
+    assert "\x1b[" in _in_pty(ledger_repo, {**env, "NO_COLOR": "", "COLUMNS": "1000"})
     assert "BLOCKED ON RECONCILIATION" in plain and "\x1b[" not in plain
     piped = subprocess.run(
         [sys.executable, "-m", "rehydrate", "status"],
@@ -272,3 +273,56 @@ def test_status_is_coloured_on_a_terminal_and_plain_with_no_color(ledger_repo: P
     )
     assert piped.returncode == 0 and "\x1b[" not in piped.stdout
     assert piped.stdout.replace("\n", "") == plain.replace("\r\n", "")
+
+
+@pytest.mark.parametrize("width", [40, 60, 80])
+def test_fit_wraps_at_spaces_never_inside_a_word(width: int) -> None:
+    from rehydrate.cli.status import fit
+
+    text = (
+        "Next       Write the backfill runbook in docs/runbook.md and link it from the README\n"
+        "  D-002  How long are exported files kept in the archive?  owner Maya Chen\n"
+        "short"
+    )
+    out = fit(text, width).split("\n")
+    assert all(len(line) <= width for line in out), out
+    assert " ".join(" ".join(out).split()) == " ".join(text.split())  # every word, whole
+    assert out[-1] == "short"
+    label_rest = [line for line in out[1:] if line.startswith(" " * 11) and "runbook" in line]
+    assert all(not line[11].isspace() for line in label_rest)
+    assert fit(text, None) == text  # piped: untouched
+
+
+def test_fit_keeps_a_word_longer_than_the_screen_whole() -> None:
+    """A word wider than the screen is never cut: it gets a line of its own."""
+    from rehydrate.cli.status import fit
+
+    word = "x" * 30
+    rest = " " * 11
+    assert fit(f"Next       {word} y", 20).split("\n") == ["Next", rest + word, rest + "y"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
+def test_status_on_a_60_column_terminal_wraps_between_words(ledger_repo: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    screen = _in_pty(ledger_repo, {**env, "NO_COLOR": "1", "COLUMNS": "60"})
+    lines = screen.replace("\r\n", "\n").split("\n")
+    assert max(len(line) for line in lines) <= 60, screen
+    piped = subprocess.run(
+        [sys.executable, "-m", "rehydrate", "status"],
+        cwd=ledger_repo,
+        capture_output=True,
+        text=True,
+        env=env,
+    ).stdout
+    assert max(len(line) for line in piped.split("\n")) > 60  # the case is real
+    assert screen.split() == piped.split()  # the same words, none cut
+
+
+def test_status_without_phases_says_how_to_add_one(tmp_path: Path) -> None:
+    from conftest import git, run
+
+    git(tmp_path, "init", "-q")
+    assert run(tmp_path, "init", "--no-hook").code == 0
+    out = run(tmp_path, "status").out
+    assert "Phases     none yet (rehydrate task phase add" in out and "[]" not in out

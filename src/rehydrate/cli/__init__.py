@@ -40,6 +40,32 @@ COMMANDS: dict[str, str] = {
     "doctor": "doctor:command",
 }
 
+# command name -> its one line in `rehydrate --help` (the command's own --help says more)
+SUMMARIES: dict[str, str] = {
+    "init": "Scaffold the ledgers, hooks and AGENTS.md section.",
+    "state": "The parsed ledgers, pinned to blobs and commits (JSON).",
+    "guard": "Refuse ledger changes that delete or weaken items.",
+    "diff": "Item-by-item ledger changes between two commits.",
+    "hook": "Install or remove the git hooks; agent hook adapters.",
+    "prompt": "Build the rehydration prompt for a fresh session.",
+    "fail": "Record or retire failed attempts.",
+    "task": "Record the task's objective, phases, writes and checks.",
+    "spec": "Record constraints, contracts and decisions.",
+    "retire": "Retire an item of any ledger, with a reason.",
+    "check-command": "Exit 1 if a command repeats a failed attempt.",
+    "manifest": "Emit the resume manifest (JSON).",
+    "verify": "Verify a compaction summary against the ledgers.",
+    "check": "Print the continuity decision (its exit code says it).",
+    "envelope": "Create or check continuity envelopes.",
+    "summary": "Propose and promote compaction summaries.",
+    "merge": "Resolve a ledger conflict in a stopped git merge.",
+    "merge-driver": "The ledger merge driver git runs (%O %A %B %P).",
+    "status": "Where the task stands, for people.",
+    "log": "What each commit did to the ledgers.",
+    "demo": "Build and show a worked example repository.",
+    "doctor": "Check that every integration is still wired.",
+}
+
 
 _verdict = [0]
 
@@ -59,10 +85,33 @@ class LazyGroup(click.Group):
     ``rehydrate.cli``) are imported on first use."""
 
     def __init__(
-        self, *args: Any, lazy_commands: Mapping[str, str] | None = None, **kwargs: Any
+        self,
+        *args: Any,
+        lazy_commands: Mapping[str, str] | None = None,
+        summaries: Mapping[str, str] | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
         self.lazy_commands = lazy_commands if lazy_commands is not None else {}
+        self.summaries = summaries if summaries is not None else {}
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """One whole line per command: its summary (``summaries``), never a cut sentence;
+        a command without one shows its own short help. Nothing is imported for it."""
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max((len(name) for name in names), default=0)
+        rows = []
+        for name in names:
+            summary = self.summaries.get(name)
+            if summary is None:
+                command = self.get_command(ctx, name)
+                if command is None or command.hidden:
+                    continue
+                summary = command.get_short_help_str(limit)
+            rows.append((name, summary))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(super().list_commands(ctx)) | set(self.lazy_commands))
@@ -78,11 +127,21 @@ class LazyGroup(click.Group):
 
 
 @click.group(
-    cls=LazyGroup, lazy_commands=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]}
+    cls=LazyGroup,
+    lazy_commands=COMMANDS,
+    summaries=SUMMARIES,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    invoke_without_command=True,
 )
 @click.version_option(package_name="rehydrate", message="rehydrate %(version)s")
-def cli() -> None:
-    """Keep an agent's working state in three git ledgers; guard them; rehydrate from them."""
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """Keep an agent's working state in three git ledgers; guard them; rehydrate from them.
+
+    Start with `rehydrate demo` (a worked example) or `rehydrate init` (in your repository).
+    """
+    if ctx.invoked_subcommand is None:  # bare `rehydrate`: asked for nothing, so help, exit 0
+        click.echo(ctx.get_help())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

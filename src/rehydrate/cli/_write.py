@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from ..errors import EXIT_OK
+from ..ledgers.ids import split_id
 from ._common import emit_json, note, open_repo
 
 if TYPE_CHECKING:
@@ -123,7 +124,9 @@ def run_write(
     else:
         click.echo(result.item_id)
     revision = f" (revision {result.revision})" if result.revision is not None else ""
-    note(f"rehydrate: {result.action} {result.item_id} -> {result.path}{revision}")
+    # an ID (F-002) is named; a key the action names already ("next action") is not
+    named = f" {result.item_id}" if split_id(result.item_id) else ""
+    note(f"rehydrate: {result.action}{named} -> {result.path}{revision}")
     if result.commit:
         note(f"committed {result.commit[:12]}")
     elif result.uncommitted:

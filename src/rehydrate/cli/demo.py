@@ -41,7 +41,7 @@ def command(directory: Path | None, prompt_lines: int) -> int:
     from ..state import Source
     from ..views.status import gather, today_from_env
     from .example import build_example, describe, prepare_target
-    from .status import plain, render, use_color
+    from .status import fit, plain, render, screen_width, use_color
 
     target = (
         prepare_target(directory)
@@ -60,7 +60,8 @@ def command(directory: Path | None, prompt_lines: int) -> int:
     click.echo(describe() + "\n")
     style = click.style if use_color(sys.stdout.isatty(), os.environ) else plain
     click.echo(style("$ rehydrate status", bold=True))
-    click.echo(render(gather(repo, config, Source("worktree"), today_from_env(os.environ)), style))
+    view = gather(repo, config, Source("worktree"), today_from_env(os.environ))
+    click.echo(fit(render(view, style), screen_width(sys.stdout.isatty())))
     prompt = load_prompt(
         repo, config, Source("rev", "HEAD"), PromptOptions(diff_lines=config.diff_lines)
     )

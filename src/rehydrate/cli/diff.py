@@ -61,18 +61,10 @@ def command(revs: tuple[str, ...], staged: bool, worktree: bool, as_json: bool) 
     return EXIT_OK
 
 
-_MARK = {
-    "added": "+",
-    "deleted": "-",
-    "changed": "~",
-    "retired": "R",
-    "unretired": "!",
-    "retirement_changed": "!",
-}
-
-
 def render(diffs: list[LedgerDiff], old: str, new: str) -> str:
     """Human view: one block per ledger that changed."""
+    from ..views.log import event_line, item_events
+
     lines = [f"ledgers: {old} -> {new}"]
     for d in diffs:
         if d.empty:
@@ -82,13 +74,13 @@ def render(diffs: list[LedgerDiff], old: str, new: str) -> str:
             detail = f": {event.detail}" if event.detail else ""
             code = f" [{event.code}]" if event.code else ""
             lines.append(f"  file {event.kind}{code}{detail}")
-        for c in d.items:
-            text = f"  {_MARK[c.kind]} {c.item_id} {c.kind} ({c.section})"
-            if c.reason:
-                text += f": {c.reason}"
-            lines.append(text)
-            for cell in c.cells:
-                lines.append(f"      {cell.column}: {cell.old!r} -> {cell.new!r}")
+        for c in d.items:  # as `log` shows them (same marks, the row's headline) ...
+            events = item_events(c, d.kind, d.path)
+            lines += [f"  {event_line(event)}" for event in events]
+            moves = {e.old for e in events if e.old}  # a status or level the line shows
+            for cell in c.cells:  # ... and every other changed cell, exactly
+                if not (cell.column in ("status", "level") and cell.old in moves):
+                    lines.append(f"      {cell.column}: {cell.old!r} -> {cell.new!r}")
         for name in d.reordered:
             lines.append(f"  ! {name} reordered")
         for meta in d.meta:

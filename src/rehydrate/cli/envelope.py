@@ -16,7 +16,9 @@ def command() -> None:
     """Continuity envelopes (rehydrate/continuity-envelope-v1)."""
 
 
-@command.command("create")
+@command.command(
+    "create", short_help="Write a continuity envelope: pins, checksum, pending writes."
+)
 @source_options()
 @click.option(
     "--reset-reason",

@@ -46,7 +46,7 @@ def retire(item_id: str, reason: str, replaced_by: str, date: str | None, **opts
     return run_write(build, **opts)
 
 
-@command.command("pending")
+@command.command("pending", short_help="List captured failed commands not recorded yet.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def pending(as_json: bool) -> int:
     """List the failed commands captured by the agent hooks and not recorded yet."""
@@ -67,7 +67,7 @@ def pending(as_json: bool) -> int:
     return 0
 
 
-@command.command("dismiss")
+@command.command("dismiss", short_help="Dismiss captured failures N... (or all).")
 @click.argument("numbers", metavar="N...", nargs=-1, type=int)
 @click.option("--all", "everything", is_flag=True, help="Dismiss every pending failure.")
 def dismiss(numbers: tuple[int, ...], everything: bool) -> int:

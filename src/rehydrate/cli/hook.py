@@ -25,7 +25,7 @@ def group() -> None:
     """Install or remove git hooks (and agent-runtime hook adapters)."""
 
 
-@click.command("install")
+@click.command("install", short_help="Install the guard as git hooks (chains existing ones).")
 @click.option(
     "--force",
     is_flag=True,
@@ -47,7 +47,7 @@ def install(force: bool) -> int:
     return EXIT_OK
 
 
-@click.command("uninstall")
+@click.command("uninstall", short_help="Remove the guard hooks; restore what they chained.")
 def uninstall() -> int:
     """Remove the guard hooks and restore any hook they chained or replaced."""
     from ..git import find_repo

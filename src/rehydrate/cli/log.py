@@ -47,17 +47,11 @@ def command(rev_range: str | None, as_json: bool) -> int:
 
 def render(entries: Sequence[Entry]) -> str:
     """Newest first, like `git log`: a header line per commit, one line per event."""
+    from ..views.log import event_line
+
     blocks = []
     for entry in reversed(entries):
         lines = [f"{entry.commit[:12]}  {entry.date[:10]}  {entry.author}  {entry.subject}"]
-        for event in entry.events:
-            label = event.code.replace("_", " ")
-            ident = f" {event.id}" if event.id else ""
-            move = (
-                f" ({event.old} -> {event.new})"
-                if event.old and event.new and event.code != "next_action"
-                else ""
-            )
-            lines.append(f"  {event.mark} {label}{ident}{move}: {event.text}")
+        lines += [f"  {event_line(event)}" for event in entry.events]
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)

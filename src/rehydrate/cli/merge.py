@@ -12,7 +12,7 @@ def group() -> None:
     """Finish a merge whose ledgers conflict (the driver itself is `merge-driver`)."""
 
 
-@group.command("resolve")
+@group.command("resolve", short_help="Keep one side of conflict ID; record the other.")
 @click.argument("target", metavar="ID")
 @click.option(
     "--take",

@@ -19,7 +19,7 @@ def command() -> None:
     """Edit docs/Spec.md without hand-editing tables."""
 
 
-@command.group("constraint")
+@command.group("constraint", short_help="Constraints: add, strengthen.")
 def constraint() -> None:
     """Constraints: add, strengthen (supersede one: add a new one, retire the old)."""
 
@@ -36,7 +36,7 @@ def constraint_add(level_: str, rule: str, source: str, **opts: Any) -> int:
     return run_write(build(level_, rule, source), **opts)
 
 
-@constraint.command("strengthen")
+@constraint.command("strengthen", short_help="Raise constraint ID's level (never lower it).")
 @click.argument("item_id", metavar="ID")
 @click.option("--level", "level_", required=True, help="The stricter level (SHOULD -> MUST, ...).")
 @write_options
@@ -47,7 +47,7 @@ def constraint_strengthen(item_id: str, level_: str, **opts: Any) -> int:
     return run_write(build(item_id, level_), **opts)
 
 
-@command.group("contract")
+@command.group("contract", short_help="Contracts: add (immutable).")
 def contract() -> None:
     """Contracts: add (immutable; supersede one by adding a new one and retiring the old)."""
 
@@ -69,7 +69,7 @@ def decision() -> None:
     """Decisions: add an open question, assign it, decide it."""
 
 
-@decision.command("add")
+@decision.command("add", short_help="Add an open decision; print its ID.")
 @click.option("--question", required=True, help="The open question, one line.")
 @click.option("--owner", default="", help="Who decides it.")
 @click.option("--due", default="", metavar="DATE", help="When it must be decided.")
@@ -82,7 +82,7 @@ def decision_add(question: str, owner: str, due: str, source: str, **opts: Any) 
     return run_write(build(question, owner, due, source), **opts)
 
 
-@decision.command("assign")
+@decision.command("assign", short_help="Change an open decision's Owner or Due.")
 @click.argument("item_id", metavar="ID")
 @click.option("--owner", default="", help="Who decides it now.")
 @click.option("--due", default="", metavar="DATE", help="When it must be decided now.")
@@ -116,7 +116,7 @@ def decision_decide(item_id: str, decision: str, source: str, **opts: Any) -> in
     return run_write(build(item_id, decision, source), **opts)
 
 
-@command.command("decide")
+@command.command("decide", short_help="Decide open decision ID (= spec decision decide).")
 @_decide_options
 def decide(item_id: str, decision: str, source: str, **opts: Any) -> int:
     """Move open decision ID to decided (the same as `spec decision decide`)."""
@@ -125,7 +125,7 @@ def decide(item_id: str, decision: str, source: str, **opts: Any) -> int:
     return run_write(build(item_id, decision, source, "spec decide"), **opts)
 
 
-@command.command("retire")
+@command.command("retire", short_help="Retire item ID of any ledger (= rehydrate retire).")
 @retire_options
 @any_ledger_options
 @write_options

@@ -17,11 +17,45 @@ if TYPE_CHECKING:
 
 Style = Callable[..., str]
 LIST_LIMIT = 5  # rows per listing; the rest is counted, `rehydrate state` shows all
+LABEL_WIDTH = len("Continuity ")  # where a labelled line's value starts
 
 
 def use_color(isatty: bool, environ: Mapping[str, str]) -> bool:
-    """Colour only on a terminal, and never when NO_COLOR is set (any value, even empty)."""
-    return isatty and "NO_COLOR" not in environ and environ.get("TERM") != "dumb"
+    """Colour only on a terminal, and never when NO_COLOR is set to a non-empty value
+    (no-color.org: an empty NO_COLOR is as if unset)."""
+    return isatty and not environ.get("NO_COLOR") and environ.get("TERM") != "dumb"
+
+
+def screen_width(isatty: bool) -> int | None:
+    """The width to fit lines to on a terminal: its own, or COLUMNS when set. None when
+    piped, whatever COLUMNS says, so that piped output keeps one line per item."""
+    if not isatty:
+        return None
+    import shutil
+
+    return shutil.get_terminal_size().columns
+
+
+def fit(text: str, width: int | None) -> str:
+    """Wrap each line longer than ``width`` at spaces, never inside a word, indenting the
+    rest under its value: 11 columns after a label (``Next       ...``), 4 in a list."""
+    if width is None:
+        return text
+    out: list[str] = []
+    for line in text.split("\n"):
+        if len(click.unstyle(line)) <= width:
+            out.append(line)
+            continue
+        indent = " " * (4 if line.startswith("  ") else LABEL_WIDTH)
+        current = ""
+        for word in line.split(" "):
+            candidate = f"{current} {word}" if current else word
+            if current.strip() and len(click.unstyle(candidate)) > width:
+                out.append(current.rstrip())
+                candidate = indent + word
+            current = candidate
+        out.append(current)
+    return "\n".join(out)
 
 
 def plain(text: str, **_: Any) -> str:
@@ -48,8 +82,9 @@ def command(rev: str | None, staged: bool, worktree: bool, as_json: bool) -> int
     if as_json:
         emit_json(view.to_json())
         return EXIT_OK
-    style: Style = click.style if use_color(sys.stdout.isatty(), os.environ) else plain
-    click.echo(render(view, style))
+    isatty = sys.stdout.isatty()
+    style: Style = click.style if use_color(isatty, os.environ) else plain
+    click.echo(fit(render(view, style), screen_width(isatty)))
     return EXIT_OK
 
 
@@ -137,10 +172,13 @@ def _progress(view: StatusView, style: Style) -> list[str]:
     lines.append("")
     done, total = view.done, len(view.phases)
     now = ", ".join(f"{p.id} {p.phase}" for p in view.current_phases)
-    lines.append(
-        f"Phases     {progress_bar(view.phases)} {done}/{total} done"
-        + (f"; now {now}" if now else "")
-    )
+    if total:
+        lines.append(
+            f"Phases     {progress_bar(view.phases)} {done}/{total} done"
+            + (f"; now {now}" if now else "")
+        )
+    else:
+        lines.append('Phases     none yet (rehydrate task phase add --phase "...")')
     lines.append(f"Next       {view.next_action or '(none recorded)'}")
     if view.decision.decision == BLOCKED_ON_RECONCILIATION:
         decision = (

@@ -15,7 +15,7 @@ def command() -> None:
     """Compaction summaries kept as git blobs under refs/rehydrate/summaries/."""
 
 
-@command.command("propose")
+@command.command("propose", short_help="Store FILE as a candidate summary; print its id.")
 @click.argument("file", type=click.File("rb"))
 def propose(file: BinaryIO) -> int:
     """Store FILE as a candidate summary and print its id (nothing is promoted yet)."""
@@ -33,7 +33,7 @@ def propose(file: BinaryIO) -> int:
     return EXIT_OK
 
 
-@command.command("promote")
+@command.command("promote", short_help="Verify CANDIDATE, then make it the current summary.")
 @click.argument("candidate")
 @click.option(
     "--expect",

@@ -44,7 +44,12 @@ class _PhaseGroup(click.Group):
         return super().parse_args(ctx, args)
 
 
-@command.group("phase", cls=_PhaseGroup, subcommand_metavar="COMMAND [ARGS]... | ID STATUS")
+@command.group(
+    "phase",
+    cls=_PhaseGroup,
+    subcommand_metavar="COMMAND [ARGS]... | ID STATUS",
+    short_help="Phases: add, start, done, move.",
+)
 def phase() -> None:
     """Phases, in order: add, start, done, move (`task phase ID STATUS` = move)."""
 
@@ -104,7 +109,7 @@ def write_add(operation: str, idempotency_key: str, **opts: Any) -> int:
     return run_write(build(operation, idempotency_key), **opts)
 
 
-@write_group.command("settle")
+@write_group.command("settle", short_help="Record the outcome of external write ID.")
 @click.argument("item_id", metavar="ID")
 @click.option(
     "--status",
@@ -122,7 +127,7 @@ def write_settle(item_id: str, new_status: str, evidence: str, **opts: Any) -> i
     return run_write(build(item_id, new_status, evidence), **opts)
 
 
-@command.group("approval")
+@command.group("approval", short_help="Approvals: add, consume, expire, revoke.")
 def approval() -> None:
     """Approvals: add what a person granted; consume, expire, revoke (never back)."""
 
@@ -146,7 +151,7 @@ def verified() -> None:
     """Verifications pinned to the artifact's git blob id."""
 
 
-@verified.command("add")
+@verified.command("add", short_help="Record a passed check pinned to the artifact's blob.")
 @click.option("--check", "check_text", required=True, help="What was checked.")
 @click.option("--artifact", required=True, metavar="PATH", help="The file that was checked.")
 @click.option("--report", default="", help="Where the evidence is (path or URL).")

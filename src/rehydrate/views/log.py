@@ -222,7 +222,7 @@ def prose_changes(old: Ledger | None, new: Ledger | None) -> tuple[str, ...]:
     return tuple(sorted(t for t in set(a) | set(b) if a.get(t, "") != b.get(t, "")))
 
 
-def _item_events(change: d.ItemChange, kind: str, path: str) -> list[Event]:
+def item_events(change: d.ItemChange, kind: str, path: str) -> list[Event]:
     """The events of one item's change."""
     section = change.section
     name = SINGULAR.get(section, "item")
@@ -298,7 +298,7 @@ def events(diff: d.LedgerDiff, prose: tuple[str, ...] | None = None) -> list[Eve
         if f.kind != d.RENAMED
     ]
     for change in diff.items:
-        out.extend(_item_events(change, kind, path))
+        out.extend(item_events(change, kind, path))
     if diff.next_action is not None and diff.next_action[1] is not None:
         out.append(
             Event(
@@ -330,6 +330,18 @@ def events(diff: d.LedgerDiff, prose: tuple[str, ...] | None = None) -> list[Eve
             )
         )
     return out
+
+
+def event_line(event: Event) -> str:
+    """One event as `log` and `diff` print it: mark, what happened, the ID, the move, the text."""
+    label = event.code.replace("_", " ")
+    ident = f" {event.id}" if event.id else ""
+    move = (
+        f" ({event.old} -> {event.new})"
+        if event.old and event.new and event.code != "next_action"
+        else ""
+    )
+    return f"{event.mark} {label}{ident}{move}: {event.text}"
 
 
 class _Blobs:
