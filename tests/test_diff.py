@@ -153,3 +153,19 @@ def test_creation_and_deletion_are_file_events() -> None:
     assert [f.kind for f in deleted.files] == ["deleted"]
     with pytest.raises(ValueError):
         diff_ledger(None, None)
+
+
+def test_people_see_the_same_marks_and_headlines_as_in_log() -> None:
+    """`diff` names what was added, not just its ID, with `log`'s marks (issue 17)."""
+    from rehydrate.cli.diff import render
+
+    added = _diff("failures", [("failures", F2, F2 + "| F-004 | `make x` | boom | use y |\n")])
+    assert "  + failure added F-004: `make x`: boom (workaround: use y)" in render(
+        [added], "A", "B"
+    ).splitlines()
+    stronger = _diff("spec", [("spec", "| run the linter | SHOULD |", "| run the linter | MUST |")])
+    lines = render([stronger], "A", "B").splitlines()
+    assert "  ^ constraint strengthened C-002 (SHOULD -> MUST): run the linter" in lines
+    assert not any(line.strip().startswith("level:") for line in lines)  # said once
+    deleted = render([_diff("failures", [("failures", F2, "")])], "A", "B")
+    assert "  x failure deleted F-002: " in deleted
