@@ -216,15 +216,17 @@ def test_delimiter_rows_gfm_refuses(delimiter: str) -> None:
     assert (info.value.code, info.value.line) == ("stray_table_line", 2)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap: is_delimiter_row drops inner spaces, so '- -' passes as a delimiter "
-    "cell; GitHub's cmark-gfm (and mistune) read no table there",
-)
-@pytest.mark.parametrize("delimiter", ["| - - | --- |", "| : --- | --- |"])
+@pytest.mark.parametrize("delimiter", ["| - - | --- |", "| : --- | --- |", "| --- | -- - |"])
 def test_a_delimiter_cell_with_inner_spaces_is_no_delimiter(delimiter: str) -> None:
+    """cmark-gfm and mistune read no table there, so neither do we."""
     with pytest.raises(LedgerParseError):
         parse_table([(1, "| a | b |"), (2, delimiter)], "T.md")
+
+
+@pytest.mark.parametrize("delimiter", ["| --- | --- |", "|:---|---:|", "| :-: |\t--- |"])
+def test_a_delimiter_row_padded_outside_its_cells_is_one(delimiter: str) -> None:
+    """The legitimate twin: padding around the dashes is no inner space."""
+    assert parse_table([(1, "| a | b |"), (2, delimiter), (3, "| x | y |")], "T.md")
 
 
 def test_only_ascii_spaces_and_tabs_are_trimmed_and_collapsed() -> None:

@@ -102,7 +102,9 @@ def render_row(cells: tuple[str, ...] | list[str]) -> str:
 
 
 def is_delimiter_row(cells: tuple[str, ...]) -> bool:
-    return all(_DELIMITER_CELL.match(c.replace(" ", "")) for c in cells)
+    """Every cell is ``---``, ``:---``, ``---:`` or ``:---:``; cells come trimmed, and a
+    space inside one (``- -``) makes it text, as GitHub's cmark-gfm and mistune read it."""
+    return all(_DELIMITER_CELL.match(c) for c in cells)
 
 
 def _plain_columns(
