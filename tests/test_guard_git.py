@@ -339,7 +339,7 @@ def test_diff_command_shows_item_changes(tmp_path: Path) -> None:
     assert [(c["kind"], c["id"]) for c in ledgers["failures"]["items"]] == [("added", "F-004")]
     git(repo, "add", "-A")
     staged = run(repo, "diff", "--staged")
-    assert "+ F-004 added (failures)" in staged.out
+    assert "+ failure added F-004: a: b (workaround: c)" in staged.out
     assert run(repo, "diff", "--staged", "--worktree").out.strip().endswith("no ledger changes")
     commit(repo)
     assert "F-004" in run(repo, "diff", base, "HEAD").out
