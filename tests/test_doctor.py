@@ -72,6 +72,7 @@ def test_clean_wiring_has_no_findings(wired: Path) -> None:
         "merge-driver": "ok",
         "claude-settings": "ok",
         "claude-plugin": "absent",
+        "codex": "absent",
     }
     result = run(wired, "doctor")
     assert result.code == 0 and result.out == ""
@@ -305,7 +306,7 @@ def test_an_installed_plugin_is_checked(plain: Path) -> None:
     cache = install_plugin(home, plain)
     report = check(plain)
     assert report.ok and states(report)["claude-plugin"] == "ok"
-    assert str(cache) in report.integrations[-1].detail
+    assert str(cache) in next(i for i in report.integrations if i.name == "claude-plugin").detail
     missing = check(plain, WITHOUT)  # the launcher would find no rehydrate
     assert codes(missing) == ["claude_plugin_no_rehydrate"]
     python = make_venv(plain.parent / "env")

@@ -26,10 +26,13 @@ import shlex
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import RehydrateError
 from .claude import SETTINGS_HOOKS
+
+if TYPE_CHECKING:
+    from .runtimes import Installed
 
 SETTINGS_FILE = ".claude/settings.json"
 LOCAL_SETTINGS_FILE = ".claude/settings.local.json"  # read by doctor, never written
@@ -228,3 +231,11 @@ def plugin_hooks() -> dict[str, Any]:
         "compaction checked, the stop held while ledgers are uncommitted",
         "hooks": hooks,
     }
+
+
+def install_agent(root: Path, python: str) -> list[Installed]:
+    """``init --agent claude``: the settings hooks, run by ``python``."""
+    from .runtimes import Installed
+
+    what = install_settings(root, [python, "-m", "rehydrate"])
+    return [Installed("unchanged" if what == "kept" else what, SETTINGS_FILE)]

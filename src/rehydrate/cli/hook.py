@@ -17,6 +17,7 @@ SUBCOMMANDS: dict[str, str] = {
     "install": "hook:install",
     "uninstall": "hook:uninstall",
     "claude": "hook_claude:group",
+    "codex": "hook_codex:group",
 }
 
 

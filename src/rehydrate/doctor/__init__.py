@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from .. import git
-from . import claude_plugin, claude_settings, git_hooks, ledgers, merge_driver
+from . import claude_plugin, claude_settings, codex, git_hooks, ledgers, merge_driver
 from .context import Context
 from .findings import SCHEMA, Finding, Integration, Outcome, Report, integration
 
@@ -36,6 +36,7 @@ CHECKS = (
         claude_plugin.check,
         "not installed (claude plugin install rehydrate@rehydrate)",
     ),
+    Check(codex.NAME, codex.check, "no hooks in .codex/hooks.json (rehydrate init --agent codex)"),
 )
 
 __all__ = ["CHECKS", "SCHEMA", "Check", "Context", "Finding", "Integration", "Report", "run"]
