@@ -31,7 +31,9 @@ COMMANDS_MD = DOCS / "commands.md"
 SAMPLES_DIR = DOCS / "samples"
 PLUGIN_HOOKS = ROOT / "hooks" / "hooks.json"
 RUNTIMES_MD = DOCS / "integrations" / "runtimes.md"
-RUNTIMES_BLOCK = re.compile(r"(<!-- runtimes-table -->\n)(?P<body>.*?)(<!-- /runtimes-table -->)", re.DOTALL)
+RUNTIMES_BLOCK = re.compile(
+    r"(<!-- runtimes-table -->\n)(?P<body>.*?)(<!-- /runtimes-table -->)", re.DOTALL
+)
 WIDTH = 88
 TODAY = "2026-03-05"  # the day after the worked example's last session
 

@@ -27,7 +27,6 @@ from codex_harness import (
 from fake_openai_responses import FakeResponses, Logged, shell, text
 from harness import FAILURES, SPEC, TASK
 
-
 pytestmark = pytest.mark.realclient
 
 NEXT_ACTION = "run the scripted session against the fake model API"
