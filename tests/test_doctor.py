@@ -73,6 +73,10 @@ def test_clean_wiring_has_no_findings(wired: Path) -> None:
         "claude-settings": "ok",
         "claude-plugin": "absent",
         "codex": "absent",
+        "cursor": "absent",
+        "cline": "absent",
+        "kiro": "absent",
+        "aider": "absent",
     }
     result = run(wired, "doctor")
     assert result.code == 0 and result.out == ""

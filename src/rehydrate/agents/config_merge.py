@@ -233,3 +233,18 @@ def install_json(
 
 def events_of(table: Mapping[str, tuple[str | None, str, Mapping[str, Any]]]) -> Sequence[str]:
     return tuple(name for _, name, _ in table.values())
+
+
+def place_file(root: Path, relpath: str, text: str, mode: int | None = None) -> str:
+    """Write ``relpath`` when it is absent: 'created'; 'unchanged' when it already holds
+    ``text``; 'kept' when it holds something else (the user's: never overwritten)."""
+    from ..ledgers.atomicfile import read_at, repo_dir, write_in_repo
+
+    with repo_dir(root, relpath, create=True) as (fd, name):
+        current = read_at(fd, name)
+    if current == text.encode("utf-8"):
+        return "unchanged"
+    if current is not None:
+        return "kept"
+    write_in_repo(root, relpath, text.encode("utf-8"), create_dirs=True, mode=mode)
+    return "created"

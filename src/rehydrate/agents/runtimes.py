@@ -132,7 +132,9 @@ RUNTIMES["cursor"] = RuntimeInfo(
         ),
         "refuse": Support(True, "beforeShellExecution `permission: deny`"),
         "refuse_unreadable": Support(True, "beforeShellExecution `permission: deny`"),
-        "capture": Support(True, "afterShellExecution with a non-zero exit code"),
+        "capture": Support(
+            False, "afterShellExecution carries the output and duration, no exit code"
+        ),
         "hold_stop": Support(True, "stop `followup_message`, once (`loop_count`)"),
         "compaction": Support(False, "Cursor has no hook around its summarisation"),
     },
@@ -147,12 +149,12 @@ RUNTIMES["kiro"] = RuntimeInfo(
     tested="documented JSON",
     support={
         "inject": Support(True, "agentSpawn stdout is added to the context"),
-        "refuse": Support(True, "preToolUse exit 2 on execute_bash"),
+        "refuse": Support(True, "preToolUse exit 2 on execute_bash, stderr to the model"),
         "refuse_unreadable": Support(True, "preToolUse exit 2 on execute_bash"),
-        "capture": Support(True, "postToolUse on a failed execute_bash"),
-        "hold_stop": Support(True, "stop exit 2, once"),
+        "capture": Support(False, "no exit code is documented in postToolUse's tool_response"),
+        "hold_stop": Support(False, "a stop hook cannot block (exit 2 is for preToolUse only)"),
         "compaction": Support(
-            False, "pre/postCompact get no summary to verify; the core is re-injected after"
+            False, "pre/postCompact carry no summary to verify; the core returns at agentSpawn"
         ),
     },
 )
