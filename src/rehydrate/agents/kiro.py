@@ -1,4 +1,4 @@
-"""Kiro CLI adapter (documented JSON, Kiro CLI 1.20 agent hooks): its event JSON in, its
+"""Kiro CLI adapter (documented JSON, Kiro CLI 2.16 agent hooks): its event JSON in, its
 stdout, stderr and exit codes out.
 
 What this adapter knows of Kiro CLI, from its hooks reference (not run here):

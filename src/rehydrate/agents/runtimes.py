@@ -145,7 +145,7 @@ RUNTIMES["kiro"] = RuntimeInfo(
     title="Kiro CLI",
     installer="kiro:install_agent",
     doc="docs/integrations/kiro.md",
-    version="1.20",
+    version="2.16",
     tested="documented JSON",
     support={
         "inject": Support(True, "agentSpawn stdout is added to the context"),

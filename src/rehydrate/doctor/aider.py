@@ -16,14 +16,17 @@ def check(ctx: Context) -> Outcome:
     """Findings for a ledger Aider does not read, or commits that skip the guard."""
     try:
         data = read_config(ctx.root)
-        ledgers = wanted(ctx.root)
     except RehydrateError as exc:
-        return Outcome(
-            "unreadable",
-            [Finding("aider_config_invalid", NAME, exc.message, exc.fix or FIX, file=CONFIG_FILE)],
+        finding = Finding(
+            "aider_config_invalid", NAME, exc.message, exc.fix or FIX, file=CONFIG_FILE
         )
+        return Outcome("unreadable", [finding])
     if data is None or ("read" not in data and "git-commit-verify" not in data):
         return Outcome(None)
+    try:
+        ledgers = wanted(ctx.root)
+    except RehydrateError:  # the ledgers check reports the configuration
+        return Outcome("ledger paths unknown (configuration unreadable)")
     absent, verify_off = missing(data, ledgers)
     findings = []
     if absent:
