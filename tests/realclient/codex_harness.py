@@ -209,19 +209,23 @@ def run_codex(
     *,
     extra: Sequence[str] = (),
     auto_compact: int | None = None,
+    with_rehydrate: bool = True,
+    resume: bool = False,
 ) -> Session:
     """One ``codex exec`` in ``repo`` against ``fake`` (commands run unsandboxed)."""
     configure(repo, fake, auto_compact)
-    args = [str(codex), "exec", "--skip-git-repo-check", "-s", "danger-full-access", *extra]
+    args = [str(codex), "exec", *(["resume", "--last"] if resume else [])]
+    args += ["--skip-git-repo-check", "-c", 'sandbox_mode="danger-full-access"', *extra]
     done = subprocess.run(
         [*args, prompt],
         cwd=repo,
-        env=environment(repo),
+        env=environment(repo, with_rehydrate),
         capture_output=True,
         text=True,
         timeout=SESSION_TIMEOUT,
         stdin=subprocess.DEVNULL,
         check=False,
     )
-    (repo.parent / "codex-stderr.txt").write_text(done.stderr, encoding="utf-8")
+    runs = len(list(repo.parent.glob("codex-stderr-*.txt")))
+    (repo.parent / f"codex-stderr-{runs}.txt").write_text(done.stderr, encoding="utf-8")
     return Session(done.returncode, done.stdout, done.stderr)

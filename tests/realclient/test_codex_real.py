@@ -202,6 +202,24 @@ def test_auto_compaction_is_verified_and_the_core_reinjected(
     assert "UNFAITHFUL" in contexts[0] and "C-RC1" in contexts[0]
 
 
+def test_resume_injects_the_core_again_once(codex: Path, project: Path, api: Any) -> None:
+    first = api([text("first session")])
+    assert run_codex(codex, project, first).returncode == 0
+    second = api([text("resumed")])
+    session = run_codex(codex, project, second, "go on", resume=True)
+    assert session.returncode == 0, session.stderr
+    said = " ".join(rehydrate_contexts(second.turn_requests()[0]))
+    assert said.count("Session source: resume") == 1  # the resumed start, once
+    assert said.count("Session source: startup") == 1  # the first one, kept in the history
+
+
+def test_hooks_run_without_rehydrate_on_path(codex: Path, project: Path, api: Any) -> None:
+    fake = api([shell(f"touch marker && {REPEAT}")], [text("ok")])
+    run_codex(codex, project, fake, with_rehydrate=False)
+    assert rehydrate_contexts(fake.turn_requests()[0])
+    assert not (project / "marker").exists()
+
+
 def _big_spec(rows: int) -> str:
     lines = [
         f"| C-B{i:03d} | keep the Ünïcödé façade number {i} ✓ intact | SHOULD | big |"
