@@ -351,7 +351,10 @@ def test_every_finding_code_is_documented() -> None:
     for path in (ROOT / "src" / "rehydrate" / "doctor").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                if re.fullmatch(r"(hook|chained|merge|claude|ledger|config)_[a-z_]+", node.value):
+                if re.fullmatch(
+                    r"(hook|chained|merge|claude|ledger|config|codex|cursor|cline|kiro|aider)_[a-z_]+",
+                    node.value,
+                ):
                     source.add(node.value)
     text = (ROOT / "docs" / "doctor.md").read_text()
     table = text[text.index("## Finding codes") : text.index("## Exit codes")]

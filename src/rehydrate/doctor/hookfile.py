@@ -4,7 +4,7 @@ each event of its table wired once, by a program that runs rehydrate."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..agents.config_merge import Layout, Wired, read_json, wired
 from ..errors import RehydrateError
@@ -12,15 +12,25 @@ from .context import Context
 from .findings import Finding
 
 
+class Codes(NamedTuple):
+    """One runtime's finding codes (spelled out in its module, so docs/doctor.md's table
+    can be checked against them)."""
+
+    invalid: str
+    missing: str
+    duplicated: str
+    bare: str
+    broken: str
+
+
 def hooks_in(
-    ctx: Context, relpath: str, layout: Layout, name: str, fix: str
+    ctx: Context, relpath: str, layout: Layout, name: str, fix: str, codes: Codes
 ) -> tuple[list[Wired], list[Finding]]:
     """Our hooks in ``relpath``, and a finding when the file cannot be read."""
     try:
         data = read_json(ctx.root, relpath)
     except RehydrateError as exc:
-        code = f"{layout.runtime}_hooks_invalid"
-        return [], [Finding(code, name, exc.message, exc.fix or fix, file=relpath)]
+        return [], [Finding(codes.invalid, name, exc.message, exc.fix or fix, file=relpath)]
     return (wired(data, layout) if data is not None else []), []
 
 
@@ -31,6 +41,7 @@ def event_findings(
     name: str,
     relpath: str,
     fix: str,
+    codes: Codes,
 ) -> list[Finding]:
     """A finding per event of ``table`` missing or wired twice."""
     findings = []
@@ -38,15 +49,15 @@ def event_findings(
         here = [w for w in hooks if (w.event, w.hook.name) == (event, sub)]
         if not here:
             message = f"no rehydrate hook for {event} (`rehydrate hook {runtime} {sub}`)"
-            findings.append(Finding(f"{runtime}_event_missing", name, message, fix, file=relpath))
+            findings.append(Finding(codes.missing, name, message, fix, file=relpath))
         elif len(here) > 1:
             message = f"{event} runs `rehydrate hook {runtime} {sub}` {len(here)} times"
-            findings.append(Finding(f"{runtime}_hook_duplicated", name, message, fix, file=relpath))
+            findings.append(Finding(codes.duplicated, name, message, fix, file=relpath))
     return findings
 
 
 def program_findings(
-    ctx: Context, hooks: Sequence[Wired], runtime: str, name: str, relpath: str, fix: str
+    ctx: Context, hooks: Sequence[Wired], name: str, relpath: str, fix: str, codes: Codes
 ) -> list[Finding]:
     """One finding per program that cannot run rehydrate (a stale or bare path)."""
     events: dict[tuple[str, str], list[str]] = {}
@@ -61,11 +72,10 @@ def program_findings(
                 f"the command runs `{program}` by name ({found}); where the runtime's PATH "
                 f"lacks it the hook fails; hooks {', '.join(names)}"
             )
-            findings.append(Finding(f"{runtime}_hook_bare", name, message, fix, file=relpath))
+            findings.append(Finding(codes.bare, name, message, fix, file=relpath))
             continue
         problem = ctx.python_problem(program)
         if problem is not None:
             message = f"{problem} (a moved or deleted virtualenv?); hooks {', '.join(names)}"
-            code = f"{runtime}_hook_interpreter_broken"
-            findings.append(Finding(code, name, message, fix, file=relpath))
+            findings.append(Finding(codes.broken, name, message, fix, file=relpath))
     return findings
