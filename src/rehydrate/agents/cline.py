@@ -111,11 +111,11 @@ HANDLERS: Mapping[str, Callable[[HookEvent], HookAnswer]] = {
     "post-tool-use": post_tool_use,
 }
 HELP: Mapping[str, str] = {
-    "task-start": "Answer contextModification: the capped rehydration core.",
-    "task-resume": "Answer contextModification: the core again, for a resumed task.",
-    "pre-tool-use": "Cancel a repeated failed attempt (or any command while the ledger "
-    "cannot be read).",
-    "post-tool-use": "Capture a failed execute_command until it is recorded or dismissed.",
+    "task-start": "Give the capped rehydration core; as contextModification.",
+    "task-resume": "Give the core again; for a resumed task.",
+    "pre-tool-use": "Cancel a repeated failed attempt; any command while the ledger cannot "
+    "be read.",
+    "post-tool-use": "Capture a failed command; kept until it is recorded or dismissed.",
 }
 
 

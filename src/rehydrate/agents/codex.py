@@ -229,12 +229,12 @@ HANDLERS: Mapping[str, Callable[[HookEvent], HookAnswer]] = {
     "stop": stop,
 }
 HELP: Mapping[str, str] = {
-    "session-start": "Print the capped rehydration context (full prompt written to .rehydrate/).",
-    "pre-tool-use": "Hold the first call after a compaction; deny a repeated failed attempt.",
-    "post-tool-use": "Capture a shell command that exited non-zero (exit code from the rollout).",
+    "session-start": "Print the capped rehydration context; the full prompt goes to .rehydrate/.",
+    "pre-tool-use": "Deny a repeated failed attempt; hold the first call after a compaction.",
+    "post-tool-use": "Capture a failed shell command; its exit code comes from the rollout.",
     "pre-compact": "Record the compaction; refuse compacting uncommitted ledgers by hand.",
-    "post-compact": "Verify the summary in the rollout against the ledgers.",
-    "stop": "Block the stop once while ledgers or captured failures are unrecorded.",
+    "post-compact": "Verify the summary in the rollout; against the ledgers.",
+    "stop": "Block the stop once; while ledgers or captured failures are unrecorded.",
 }
 
 

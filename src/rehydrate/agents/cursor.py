@@ -105,10 +105,10 @@ HANDLERS: Mapping[str, Callable[[HookEvent], HookAnswer]] = {
     "stop": stop,
 }
 HELP: Mapping[str, str] = {
-    "session-start": "Answer additional_context: the capped rehydration core.",
-    "before-shell-execution": "Deny a repeated failed attempt (or any command while the "
-    "ledger cannot be read).",
-    "stop": "Send one follow-up while ledgers or captured failures are unrecorded.",
+    "session-start": "Give the capped rehydration core; as additional_context.",
+    "before-shell-execution": "Deny a repeated failed attempt; any command while the "
+    "ledger cannot be read.",
+    "stop": "Follow up once; while ledgers or captured failures are unrecorded.",
 }
 
 

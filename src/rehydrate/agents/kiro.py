@@ -80,9 +80,9 @@ HANDLERS: Mapping[str, Callable[[HookEvent], HookAnswer]] = {
     "pre-tool-use": pre_tool_use,
 }
 HELP: Mapping[str, str] = {
-    "agent-spawn": "Print the capped rehydration core (Kiro adds stdout to the context).",
-    "pre-tool-use": "Exit 2 on a repeated failed attempt (or any shell command while the "
-    "ledger cannot be read).",
+    "agent-spawn": "Print the capped rehydration core; Kiro adds stdout to the context.",
+    "pre-tool-use": "Exit 2 on a repeated failed attempt; on any shell command while the "
+    "ledger cannot be read.",
 }
 
 

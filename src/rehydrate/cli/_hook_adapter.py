@@ -17,7 +17,8 @@ def add_events(group: click.Group, adapter: str, helps: Mapping[str, str]) -> No
 
 
 def _event(name: str, adapter: str, help_text: str) -> click.Command:
-    @click.command(name, help=help_text)
+    # its line in `hook NAME --help`: the first clause, whole
+    @click.command(name, help=help_text, short_help=help_text.split(";")[0].rstrip("."))
     def run() -> int:
         import importlib
         import sys

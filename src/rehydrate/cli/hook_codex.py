@@ -10,7 +10,7 @@ from ..errors import EXIT_OK
 from ._hook_adapter import add_events
 
 
-@click.group("codex")
+@click.group("codex", short_help="Codex CLI hook adapters (event JSON on stdin).")
 def group() -> None:
     """Codex CLI hooks: session-start, pre-tool-use, post-tool-use, pre-compact,
     post-compact, stop; and trust."""
@@ -19,7 +19,7 @@ def group() -> None:
 add_events(group, "codex", HELP)
 
 
-@group.command("trust")
+@group.command("trust", short_help="Trust this project and its hooks in $CODEX_HOME/config.toml.")
 def trust() -> int:
     """Trust this project and its rehydrate hooks in $CODEX_HOME/config.toml (Codex runs
     untrusted project hooks silently never)."""

@@ -8,7 +8,7 @@ from ..agents.cursor import HELP
 from ._hook_adapter import add_events
 
 
-@click.group("cursor")
+@click.group("cursor", short_help="Cursor hook adapters (event JSON on stdin).")
 def group() -> None:
     """Cursor hooks (documented JSON): session-start, before-shell-execution, stop."""
 
