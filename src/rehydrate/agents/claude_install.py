@@ -168,28 +168,9 @@ def merge_settings(
 
 def read_settings(root: Path, relpath: str = SETTINGS_FILE) -> dict[str, Any] | None:
     """A project settings file as a JSON object; None when it does not exist."""
-    path = root / relpath
-    if path.is_symlink() or path.parent.is_symlink():
-        raise RehydrateError(
-            f"{relpath} is a symlink",
-            file=relpath,
-            code="unsafe_path",
-            fix="replace the symlink with a file",
-        )
-    never = "fix it; rehydrate never overwrites it"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as exc:
-        raise _invalid(f"cannot be read ({exc})", never, relpath) from None
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise _invalid(f"is not JSON ({exc})", never, relpath) from None
-    if not isinstance(data, dict):
-        raise _invalid("is not a JSON object", never, relpath)
-    return data
+    from .config_merge import read_json
+
+    return read_json(root, relpath)
 
 
 def install_settings(root: Path, prefix: Sequence[str] | None = None) -> str:

@@ -185,7 +185,10 @@ def read_json(root: Path, relpath: str) -> dict[str, Any] | None:
     path = root / relpath
     if path.is_symlink() or path.parent.is_symlink():
         raise RehydrateError(
-            f"{relpath} is a symlink", file=relpath, code="unsafe_path", fix="use a plain file"
+            f"{relpath} is a symlink",
+            file=relpath,
+            code="unsafe_path",
+            fix="replace the symlink with a file",
         )
     never = "fix it; rehydrate never overwrites it"
     try:
