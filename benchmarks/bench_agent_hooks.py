@@ -1,4 +1,5 @@
-"""The Claude Code hooks that run on every tool call, as ratios against `import click`.
+"""The agent hooks that run on every tool call (Claude Code's, and Codex CLI's through the
+same core), as ratios against `import click`.
 
 Usage: python benchmarks/bench_agent_hooks.py [--rows 10000] [--rounds 11] [--against DIR]
 
@@ -25,10 +26,15 @@ from _harness import IMPORT_CLICK, REHYDRATE, interleaved, make_repo, proc, repo
 
 
 def _hook(
-    argv: list[str], repo: Path, name: str, event: dict[str, object], src: str | None
+    argv: list[str],
+    repo: Path,
+    name: str,
+    event: dict[str, object],
+    src: str | None,
+    runtime: str = "claude",
 ) -> Callable[[], None]:
     stdin = json.dumps({"session_id": "bench", "cwd": str(repo), **event}).encode()
-    run = proc([*argv, "hook", "claude", name], repo, stdin)
+    run = proc([*argv, "hook", runtime, name], repo, stdin)
     if src is None:
         return run
 
@@ -62,6 +68,7 @@ def main() -> int:
         "tool_name": "Write",
         "tool_input": {"file_path": "notes.txt", "content": "x\n"},
     }
+    patch = {"hook_event_name": "PreToolUse", "tool_name": "apply_patch", "tool_input": {}}
     with tempfile.TemporaryDirectory() as tmp:
         repo = make_repo(Path(tmp) / "repo", args.rows)
         commands: dict[str, Callable[[], object]] = {
@@ -78,12 +85,18 @@ def main() -> int:
                 argv, repo, "pre-tool-use", bash, src
             )
             commands[f"pre-tool-use Write{label}"] = _hook(argv, repo, "pre-tool-use", write, src)
+            commands[f"codex pre-tool-use Bash ({args.rows} rows){label}"] = _hook(
+                argv, repo, "pre-tool-use", bash, src, "codex"
+            )
+            commands[f"codex pre-tool-use apply_patch{label}"] = _hook(
+                argv, repo, "pre-tool-use", patch, src, "codex"
+            )
         medians = interleaved(commands, rounds=args.rounds)
         ok = report(
-            "Claude Code hooks on every tool call",
+            "Agent hooks on every tool call",
             medians,
             'python -c "import click"',
-            {"pre-tool-use Write": 2.0},
+            {"pre-tool-use Write": 2.0, "codex pre-tool-use apply_patch": 2.0},
         )
     return 0 if ok else 1
 

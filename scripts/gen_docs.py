@@ -30,6 +30,10 @@ DOCS = ROOT / "docs"
 COMMANDS_MD = DOCS / "commands.md"
 SAMPLES_DIR = DOCS / "samples"
 PLUGIN_HOOKS = ROOT / "hooks" / "hooks.json"
+RUNTIMES_MD = DOCS / "integrations" / "runtimes.md"
+RUNTIMES_BLOCK = re.compile(
+    r"(<!-- runtimes-table -->\n)(?P<body>.*?)(<!-- /runtimes-table -->)", re.DOTALL
+)
 WIDTH = 88
 TODAY = "2026-03-05"  # the day after the worked example's last session
 
@@ -189,11 +193,36 @@ def plugin_hooks_json() -> str:
     return json.dumps(plugin_hooks(), ensure_ascii=False, indent=2) + "\n"
 
 
+def runtimes_table() -> str:
+    """The runtime × action table of docs/integrations/runtimes.md, from ``RUNTIMES``:
+    ✓ / ✗ per core action, and below it the reason for every ✗."""
+    from rehydrate.agents.runtimes import ACTIONS, RUNTIMES
+
+    head = ["Runtime", "Tested against", *(a.replace("_", " ") for a in ACTIONS)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    reasons = []
+    for info in RUNTIMES.values():
+        cells = [f"[{info.title}]({Path(info.doc).name})", f"{info.tested}, {info.version}"]
+        for action in ACTIONS:
+            support = info.support[action]
+            cells.append("✓" if support.ok else "✗")
+            if not support.ok:
+                reasons.append(f"- {info.title}, {action.replace('_', ' ')}: {support.why}.")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join([*lines, "", "Why each ✗:", "", *reasons]) + "\n"
+
+
+def fill_runtimes(text: str) -> str:
+    table = runtimes_table()
+    return RUNTIMES_BLOCK.sub(lambda m: m.group(1) + table + m.group(3), text)
+
+
 def expected_files() -> dict[Path, str]:
     """Every generated file (or file with generated blocks) -> its current expected text."""
     found = samples()
     out: dict[Path, str] = {COMMANDS_MD: commands_markdown(), PLUGIN_HOOKS: plugin_hooks_json()}
     out.update({SAMPLES_DIR / f"{name}.txt": text for name, text in found.items()})
+    out[RUNTIMES_MD] = fill_runtimes(RUNTIMES_MD.read_text(encoding="utf-8"))
     for path in markdown_files():
         if path == COMMANDS_MD:
             continue

@@ -72,6 +72,11 @@ def test_clean_wiring_has_no_findings(wired: Path) -> None:
         "merge-driver": "ok",
         "claude-settings": "ok",
         "claude-plugin": "absent",
+        "codex": "absent",
+        "cursor": "absent",
+        "cline": "absent",
+        "kiro": "absent",
+        "aider": "absent",
     }
     result = run(wired, "doctor")
     assert result.code == 0 and result.out == ""
@@ -305,7 +310,7 @@ def test_an_installed_plugin_is_checked(plain: Path) -> None:
     cache = install_plugin(home, plain)
     report = check(plain)
     assert report.ok and states(report)["claude-plugin"] == "ok"
-    assert str(cache) in report.integrations[-1].detail
+    assert str(cache) in next(i for i in report.integrations if i.name == "claude-plugin").detail
     missing = check(plain, WITHOUT)  # the launcher would find no rehydrate
     assert codes(missing) == ["claude_plugin_no_rehydrate"]
     python = make_venv(plain.parent / "env")
@@ -346,7 +351,10 @@ def test_every_finding_code_is_documented() -> None:
     for path in (ROOT / "src" / "rehydrate" / "doctor").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                if re.fullmatch(r"(hook|chained|merge|claude|ledger|config)_[a-z_]+", node.value):
+                if re.fullmatch(
+                    r"(hook|chained|merge|claude|ledger|config|codex|cursor|cline|kiro|aider)_[a-z_]+",
+                    node.value,
+                ):
                     source.add(node.value)
     text = (ROOT / "docs" / "doctor.md").read_text()
     table = text[text.index("## Finding codes") : text.index("## Exit codes")]

@@ -26,10 +26,13 @@ import shlex
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import RehydrateError
 from .claude import SETTINGS_HOOKS
+
+if TYPE_CHECKING:
+    from .runtimes import Installed
 
 SETTINGS_FILE = ".claude/settings.json"
 LOCAL_SETTINGS_FILE = ".claude/settings.local.json"  # read by doctor, never written
@@ -165,28 +168,9 @@ def merge_settings(
 
 def read_settings(root: Path, relpath: str = SETTINGS_FILE) -> dict[str, Any] | None:
     """A project settings file as a JSON object; None when it does not exist."""
-    path = root / relpath
-    if path.is_symlink() or path.parent.is_symlink():
-        raise RehydrateError(
-            f"{relpath} is a symlink",
-            file=relpath,
-            code="unsafe_path",
-            fix="replace the symlink with a file",
-        )
-    never = "fix it; rehydrate never overwrites it"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as exc:
-        raise _invalid(f"cannot be read ({exc})", never, relpath) from None
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise _invalid(f"is not JSON ({exc})", never, relpath) from None
-    if not isinstance(data, dict):
-        raise _invalid("is not a JSON object", never, relpath)
-    return data
+    from .config_merge import read_json
+
+    return read_json(root, relpath)
 
 
 def install_settings(root: Path, prefix: Sequence[str] | None = None) -> str:
@@ -228,3 +212,11 @@ def plugin_hooks() -> dict[str, Any]:
         "compaction checked, the stop held while ledgers are uncommitted",
         "hooks": hooks,
     }
+
+
+def install_agent(root: Path, python: str) -> list[Installed]:
+    """``init --agent claude``: the settings hooks, run by ``python``."""
+    from .runtimes import Installed
+
+    what = install_settings(root, [python, "-m", "rehydrate"])
+    return [Installed("unchanged" if what == "kept" else what, SETTINGS_FILE)]

@@ -17,6 +17,10 @@ SUBCOMMANDS: dict[str, str] = {
     "install": "hook:install",
     "uninstall": "hook:uninstall",
     "claude": "hook_claude:group",
+    "cline": "hook_cline:group",
+    "codex": "hook_codex:group",
+    "cursor": "hook_cursor:group",
+    "kiro": "hook_kiro:group",
 }
 
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
+from ..agents.runtimes import RUNTIMES
 from ..errors import EXIT_OK
 from ._common import note, open_repo
 
@@ -31,9 +34,24 @@ from ._common import note, open_repo
 @click.option(
     "--claude",
     is_flag=True,
-    help="Also wire the Claude Code hooks (.claude/settings.json) and CLAUDE.md.",
+    help="Also wire the Claude Code hooks (.claude/settings.json) and CLAUDE.md "
+    "(same as --agent claude).",
 )
-def command(ledger_dir: str | None, write_config: bool, no_hook: bool, claude: bool) -> int:
+@click.option(
+    "--agent",
+    "agents",
+    multiple=True,
+    type=click.Choice(sorted(RUNTIMES)),
+    metavar="NAME",
+    help="Also wire agent runtime NAME (repeatable): " + ", ".join(sorted(RUNTIMES)) + ".",
+)
+def command(
+    ledger_dir: str | None,
+    write_config: bool,
+    no_hook: bool,
+    claude: bool,
+    agents: tuple[str, ...],
+) -> int:
     """Scaffold the three ledgers and an AGENTS.md section; never overwrites."""
     from ..writers.scaffold import init_repo
 
@@ -50,13 +68,14 @@ def command(ledger_dir: str | None, write_config: bool, no_hook: bool, claude: b
 
     for line in register_merge_driver(repo, load_config(repo.root)):  # docs/merging.md
         note(line)
-    if claude:
-        from ..agents.claude_install import install_settings
-        from ..writers.scaffold import claude_section
+    wanted = sorted({*agents, *(["claude"] if claude else [])})
+    for name in wanted:
+        _install_agent(name, repo.root)
+        if name == "claude":
+            from ..writers.scaffold import claude_section
 
-        note(f"{install_settings(repo.root):>8}  .claude/settings.json")
-        section = claude_section(repo, config, ledger_dir)
-        note(f"{section.what:>8}  {section.path}")
+            section = claude_section(repo, config, ledger_dir)
+            note(f"{section.what:>8}  {section.path}")
     note(
         "next: commit the empty ledgers, then record the task with the writers "
         '(`rehydrate task objective "..."`, `rehydrate task phase add --phase "..."`, '
@@ -64,3 +83,16 @@ def command(ledger_dir: str | None, write_config: bool, no_hook: bool, claude: b
         "shows filled-in ledgers); `rehydrate prompt` builds a session's context."
     )
     return EXIT_OK
+
+
+def _install_agent(name: str, root: Path) -> None:
+    """Wire runtime ``name`` with this interpreter, by absolute path; say what it needs."""
+    import os
+    import sys
+
+    from ..agents.runtimes import installer
+
+    for item in installer(name)(root, os.path.abspath(sys.executable)):
+        note(f"{item.what:>8}  {item.path}")
+        if item.note:
+            note(f"          {RUNTIMES[name].title}: {item.note}")

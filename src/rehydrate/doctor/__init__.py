@@ -11,7 +11,18 @@ from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from .. import git
-from . import claude_plugin, claude_settings, git_hooks, ledgers, merge_driver
+from . import (
+    aider,
+    claude_plugin,
+    claude_settings,
+    cline,
+    codex,
+    cursor,
+    git_hooks,
+    kiro,
+    ledgers,
+    merge_driver,
+)
 from .context import Context
 from .findings import SCHEMA, Finding, Integration, Outcome, Report, integration
 
@@ -36,6 +47,13 @@ CHECKS = (
         claude_plugin.check,
         "not installed (claude plugin install rehydrate@rehydrate)",
     ),
+    Check(codex.NAME, codex.check, "no hooks in .codex/hooks.json (rehydrate init --agent codex)"),
+    Check(
+        cursor.NAME, cursor.check, "no hooks in .cursor/hooks.json (rehydrate init --agent cursor)"
+    ),
+    Check(cline.NAME, cline.check, "no hooks in .clinerules/hooks (rehydrate init --agent cline)"),
+    Check(kiro.NAME, kiro.check, "no .kiro/agents/rehydrate.json (rehydrate init --agent kiro)"),
+    Check(aider.NAME, aider.check, "no .aider.conf.yml settings (rehydrate init --agent aider)"),
 )
 
 __all__ = ["CHECKS", "SCHEMA", "Check", "Context", "Finding", "Integration", "Report", "run"]

@@ -1,0 +1,168 @@
+"""Cline adapter (documented JSON, Cline 3.36 hooks): its event JSON in, its answer out.
+
+What this adapter knows of Cline, from its hook reference (not run here):
+
+* a hook is an executable named after its event in ``.clinerules/hooks/`` (no
+  extension), given one JSON object on stdin: ``clineVersion``, ``hookName``,
+  ``timestamp``, ``taskId``, ``workspaceRoots``, ``userId`` and one object named after
+  the hook (``taskStart``, ``taskResume``, ``preToolUse`` with ``toolName`` and
+  ``parameters``, ``postToolUse`` adding ``result`` and ``success``);
+* it answers ``{"cancel": bool, "contextModification": str, "errorMessage": str}``:
+  ``contextModification`` is added to the conversation, ``cancel`` stops the tool call
+  with ``errorMessage``;
+* the shell tool is ``execute_command`` (``parameters.command``);
+* TaskComplete cannot keep the task going, and PreCompact gives no summary to verify.
+
+Files under ``.rehydrate/`` start with ``cline-``.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .core import INJECT, REFUSE, Runtime
+from .events import HookAnswer, HookEvent, read_event
+from .runtimes import Installed
+from .units import CODE_POINTS, Cap
+
+RUNTIME = Runtime("cline", Cap(10000, CODE_POINTS))
+HOOKS_DIR = ".clinerules/hooks"
+SHELL_TOOL = "execute_command"
+# Cline's hook file name -> our subcommand
+HOOKS: Mapping[str, str] = {
+    "TaskStart": "task-start",
+    "TaskResume": "task-resume",
+    "PreToolUse": "pre-tool-use",
+    "PostToolUse": "post-tool-use",
+}
+ALLOW: Mapping[str, Any] = {"cancel": False}
+
+
+def _where(event: HookEvent) -> str:
+    return event.where(keys=("workspaceRoots",))
+
+
+def _command(event: HookEvent, part: str) -> str | None:
+    if event.nested(part, "toolName") != SHELL_TOOL:
+        return None
+    command = event.nested(part, "parameters", "command")
+    return command if isinstance(command, str) and command.strip() else None
+
+
+def _context(event: HookEvent, source: str) -> HookAnswer:
+    from .context import session_context
+
+    if event.problem:
+        return HookAnswer(output=ALLOW, message=f"rehydrate: {event.problem}; no context added")
+    outcome = session_context(_where(event), RUNTIME, source, event.text("taskId"))
+    if outcome.action != INJECT:
+        return HookAnswer(output=ALLOW, message=outcome.note)
+    return HookAnswer(output={"cancel": False, "contextModification": outcome.text})
+
+
+def task_start(event: HookEvent) -> HookAnswer:
+    return _context(event, "startup")
+
+
+def task_resume(event: HookEvent) -> HookAnswer:
+    return _context(event, "resume")
+
+
+def pre_tool_use(event: HookEvent) -> HookAnswer:
+    from .tools import check_tool_call
+
+    if event.problem:
+        return HookAnswer(output=ALLOW, message=f"rehydrate: {event.problem}; allowed unchecked")
+    shell = event.nested("preToolUse", "toolName") == SHELL_TOOL
+    outcome = check_tool_call(_where(event), RUNTIME, _command(event, "preToolUse"), shell)
+    if outcome.action == REFUSE:
+        return _cancel(outcome.text)
+    return HookAnswer(output=ALLOW, message=outcome.note)
+
+
+def _cancel(reason: str) -> HookAnswer:
+    return HookAnswer(output={"cancel": True, "errorMessage": reason})
+
+
+def post_tool_use(event: HookEvent) -> HookAnswer:
+    from .captured import capture_failed_command
+
+    if event.problem:
+        return HookAnswer(output=ALLOW, message=f"rehydrate: {event.problem}; not captured")
+    command = _command(event, "postToolUse")
+    if command is None or event.nested("postToolUse", "success") is not False:
+        return HookAnswer(output=ALLOW)
+    result = event.nested("postToolUse", "result")
+    outcome = capture_failed_command(
+        _where(event), command, result if isinstance(result, str) else ""
+    )
+    if outcome.action != INJECT:
+        return HookAnswer(output=ALLOW, message=outcome.note)
+    return HookAnswer(output={"cancel": False, "contextModification": outcome.text})
+
+
+HANDLERS: Mapping[str, Callable[[HookEvent], HookAnswer]] = {
+    "task-start": task_start,
+    "task-resume": task_resume,
+    "pre-tool-use": pre_tool_use,
+    "post-tool-use": post_tool_use,
+}
+HELP: Mapping[str, str] = {
+    "task-start": "Give the capped rehydration core; as contextModification.",
+    "task-resume": "Give the core again; for a resumed task.",
+    "pre-tool-use": "Cancel a repeated failed attempt; any command while the ledger cannot "
+    "be read.",
+    "post-tool-use": "Capture a failed command; kept until it is recorded or dismissed.",
+}
+
+
+def run_hook(name: str, raw: str) -> HookAnswer:
+    """Dispatch one event; an unexpected error cancels a tool call (fail closed)."""
+    event = read_event(raw)
+    try:
+        return HANDLERS[name](event)
+    except Exception as exc:  # noqa: BLE001 - a hook must answer, never crash the task
+        text = f"rehydrate: internal error in the {name} hook ({type(exc).__name__}: {exc})"
+        if name == "pre-tool-use":
+            return _cancel(text)
+        return HookAnswer(output=ALLOW, message=text)
+
+
+def script(python: str, name: str) -> str:
+    """The hook file for subcommand ``name``: runs this Python's rehydrate by absolute path."""
+    command = shlex.join([python, "-m", "rehydrate", "hook", "cline", name])
+    return (
+        f"#!/bin/sh\n# rehydrate: the {name} hook (rehydrate init --agent cline)\nexec {command}\n"
+    )
+
+
+def install_agent(root: Path, python: str) -> list[Installed]:
+    """One executable per event in ``.clinerules/hooks/``; a file of the user's is kept."""
+    from ..ledgers.atomicfile import read_at, repo_dir, write_in_repo
+    from .config_merge import place_file
+
+    done = []
+    for event, name in HOOKS.items():
+        relpath = f"{HOOKS_DIR}/{event}"
+        text = script(python, name)
+        with repo_dir(root, relpath, create=True) as (fd, base):
+            current = read_at(fd, base)
+        if (
+            current is not None
+            and current.startswith(b"#!/bin/sh\n# rehydrate:")
+            and current != text.encode()
+        ):
+            write_in_repo(root, relpath, text.encode("utf-8"), mode=0o755)  # ours, stale
+            done.append(Installed("updated", relpath))
+            continue
+        what = place_file(root, relpath, text, mode=0o755)
+        note = f"not ours, kept: make it also run `{text.split('exec ', 1)[1].strip()}`"
+        done.append(
+            Installed(
+                "unchanged" if what == "kept" else what, relpath, note if what == "kept" else ""
+            )
+        )
+    return done

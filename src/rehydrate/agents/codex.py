@@ -1,0 +1,268 @@
+"""Codex CLI adapter: its hook event JSON in, its hook JSON and exit codes out.
+
+What to do is decided by the shared core (``agents/core.py`` and the action modules);
+only the translation lives here. What this adapter knows of Codex CLI (0.171.0, checked
+against the real client in ``tests/realclient/test_codex_real.py``):
+
+* the events: SessionStart (``source``: startup, resume, clear, compact), PreToolUse and
+  PostToolUse (``tool_name: "Bash"``, ``tool_input.command`` with its newlines,
+  ``tool_use_id``; PostToolUse's ``tool_response`` is the output only, no exit code),
+  PreCompact and PostCompact (``trigger``), Stop (``stop_hook_active``); every event
+  has ``cwd``, ``session_id`` and ``transcript_path``, the session's rollout file;
+* the output convention, Claude Code's: ``hookSpecificOutput.additionalContext`` (a
+  developer message), ``permissionDecision: "deny"`` (the tool output becomes "Command
+  blocked by PreToolUse hook: <reason>"), Stop ``decision: "block"`` (its reason goes on
+  as a user message, once), exit 2 to refuse;
+* its cap: ``additionalContext`` above 2,500 tokens, counted as bytes / 4, keeps its
+  head and tail and drops the middle, so the context is fitted to 10,000 UTF-8 bytes
+  (where F-001 sits in the middle, nothing is lost);
+* compaction: PreCompact, the summary request, PostCompact, then SessionStart
+  (``compact``). PreCompact's output does not reach the summariser; PostCompact gets no
+  summary: it is the ``{"type": "compacted", "payload": {"message": …}}`` line of the
+  rollout, read from the end of the file.
+
+Files under ``.rehydrate/`` start with ``codex-``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..errors import RehydrateError
+from .core import BLOCK, INJECT, REFUSE, Outcome, Runtime
+from .events import HookAnswer, HookEvent, read_event
+from .units import UTF8, Cap
+
+CONTEXT_LIMIT = 10000  # 2,500 tokens of bytes / 4: Codex's cap on additionalContext
+RUNTIME = Runtime("codex", Cap(CONTEXT_LIMIT, UTF8))
+SHELL_TOOL = "Bash"
+TAIL_BYTES = 16 * 1024 * 1024  # of the rollout read to find a line (a compacted line is big)
+_EXITED = re.compile(r"Process exited with code (-?\d+)")
+
+
+def _where(event: HookEvent) -> str:
+    return event.where(keys=("cwd",))
+
+
+def _context(event_name: str, outcome: Outcome) -> HookAnswer:
+    if outcome.action != INJECT:
+        return HookAnswer(message=outcome.note)
+    specific = {"hookEventName": event_name, "additionalContext": outcome.text}
+    return HookAnswer(output={"hookSpecificOutput": specific}, message=outcome.note)
+
+
+def _deny(reason: str) -> HookAnswer:
+    specific = {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": reason,
+    }
+    return HookAnswer(output={"hookSpecificOutput": specific})
+
+
+def _block(reason: str) -> HookAnswer:
+    return HookAnswer(output={"decision": "block", "reason": reason})
+
+
+# The rollout file: JSON lines, newest last.
+
+
+def rollout_lines(path: str | None, needle: str, limit: int = TAIL_BYTES) -> list[dict[str, Any]]:
+    """The records of the rollout at ``path`` whose line holds ``needle``, newest first,
+    read from the last ``limit`` bytes (a line cut by the window is skipped)."""
+    if not path or "\x00" in path or not os.path.isfile(path):
+        return []
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, size - limit))
+            data = handle.read(limit)
+    except OSError:
+        return []
+    wanted = needle.encode("utf-8")
+    found = []
+    for line in reversed(data.split(b"\n")):
+        if wanted not in line:
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            found.append(record)
+    return found
+
+
+def compacted_summary(path: str | None) -> str | None:
+    """The summary of the last compaction, as the model reads it: the ``message`` of the
+    rollout's last ``compacted`` record."""
+    for record in rollout_lines(path, '"compacted"'):
+        payload = record.get("payload")
+        if record.get("type") == "compacted" and isinstance(payload, dict):
+            message = payload.get("message")
+            if isinstance(message, str):
+                return message
+    return None
+
+
+def exit_code(path: str | None, call_id: str | None) -> int | None:
+    """The exit code of shell call ``call_id``, from the rollout: its completed
+    CommandExecution item, else its function output's "Process exited with code N"."""
+    if not call_id:
+        return None
+    for record in rollout_lines(path, json.dumps(call_id)):
+        payload = record.get("payload")
+        if not isinstance(payload, dict):
+            continue
+        item = payload.get("item")
+        if isinstance(item, dict) and item.get("id") == call_id:
+            code = item.get("exit_code")
+            if isinstance(code, int) and not isinstance(code, bool):
+                return code
+        if payload.get("call_id") == call_id and isinstance(payload.get("output"), str):
+            said = _EXITED.search(payload["output"])
+            if said:
+                return int(said.group(1))
+    return None
+
+
+# The events.
+
+
+def session_start(event: HookEvent) -> HookAnswer:
+    """The rehydration context for a new, resumed, cleared or compacted session."""
+    from .context import session_context
+
+    if event.problem:
+        return HookAnswer(message=f"rehydrate: {event.problem}; no context added")
+    source = event.text("source") or "startup"
+    outcome = session_context(_where(event), RUNTIME, source, event.text("session_id"))
+    return _context("SessionStart", outcome)
+
+
+def pre_tool_use(event: HookEvent) -> HookAnswer:
+    """Hold the first tool call after a compaction; deny a repeated failed attempt."""
+    from .commands import command_from_hook
+    from .tools import check_tool_call
+
+    if event.problem:
+        return HookAnswer(message=f"rehydrate: {event.problem}; tool call allowed unchecked")
+    tool = event.text("tool_name")
+    shell = tool is None or tool == SHELL_TOOL
+    command = command_from_hook(dict(event.data)) if shell else None
+    outcome = check_tool_call(_where(event), RUNTIME, command, shell)
+    if outcome.action == REFUSE:
+        return _deny(outcome.text)
+    return HookAnswer(message=outcome.note)
+
+
+def post_tool_use(event: HookEvent) -> HookAnswer:
+    """Capture a shell command that exited non-zero (the code comes from the rollout)."""
+    from .captured import capture_failed_command
+    from .commands import command_from_hook
+
+    if event.problem:
+        return HookAnswer(message=f"rehydrate: {event.problem}; failure not captured")
+    command = command_from_hook(dict(event.data))
+    if event.text("tool_name") != SHELL_TOOL or command is None:
+        return HookAnswer()
+    code = exit_code(event.text("transcript_path"), event.text("tool_use_id"))
+    if code is None:
+        return HookAnswer(message="rehydrate: no exit code in the rollout; not captured")
+    if code == 0:
+        return HookAnswer()
+    output = event.data.get("tool_response")
+    error = f"Exit code {code}\n{output if isinstance(output, str) else ''}"
+    outcome = capture_failed_command(_where(event), command, error)
+    return _context("PostToolUse", outcome)
+
+
+def pre_compact(event: HookEvent) -> HookAnswer:
+    """Record the compaction; refuse a manual one over uncommitted ledgers. (The
+    instructions for the summariser have nowhere to go: Codex does not pass them on.)"""
+    from .compaction import before_compaction
+
+    if event.problem:
+        return HookAnswer(message=f"rehydrate: {event.problem}; compaction not checked")
+    trigger = event.text("trigger") or "auto"
+    outcome = before_compaction(_where(event), RUNTIME, trigger, event.text("session_id"))
+    if outcome.action == REFUSE:
+        return HookAnswer(exit_code=2, message=outcome.text)
+    return HookAnswer(message=outcome.note)
+
+
+def post_compact(event: HookEvent) -> HookAnswer:
+    """Verify the summary the model now reads (from the rollout) against the ledgers."""
+    from .compaction import after_compaction
+
+    if event.problem:
+        return HookAnswer(message=f"rehydrate: {event.problem}; summary not verified")
+    seen = compacted_summary(event.text("transcript_path"))
+    outcome = after_compaction(
+        _where(event), RUNTIME, seen, event.text("trigger"), event.text("session_id")
+    )
+    return HookAnswer(message=outcome.note)
+
+
+def stop(event: HookEvent) -> HookAnswer:
+    """Block the stop once while something would be lost by stopping."""
+    from .stop import check_stop
+
+    if event.problem:
+        return HookAnswer(message=f"rehydrate: {event.problem}; stop not checked")
+    outcome = check_stop(_where(event), RUNTIME, event.data.get("stop_hook_active") is True)
+    if outcome.action == BLOCK:
+        return _block(outcome.text)
+    return HookAnswer(message=outcome.note)
+
+
+HANDLERS: Mapping[str, Callable[[HookEvent], HookAnswer]] = {
+    "session-start": session_start,
+    "pre-tool-use": pre_tool_use,
+    "post-tool-use": post_tool_use,
+    "pre-compact": pre_compact,
+    "post-compact": post_compact,
+    "stop": stop,
+}
+HELP: Mapping[str, str] = {
+    "session-start": "Print the capped rehydration context; the full prompt goes to .rehydrate/.",
+    "pre-tool-use": "Deny a repeated failed attempt; hold the first call after a compaction.",
+    "post-tool-use": "Capture a failed shell command; its exit code comes from the rollout.",
+    "pre-compact": "Record the compaction; refuse compacting uncommitted ledgers by hand.",
+    "post-compact": "Verify the summary in the rollout; against the ledgers.",
+    "stop": "Block the stop once; while ledgers or captured failures are unrecorded.",
+}
+
+
+def run_hook(name: str, raw: str) -> HookAnswer:
+    """Dispatch one hook event; an unexpected error fails closed where the event can block."""
+    event = read_event(raw)
+    try:
+        return HANDLERS[name](event)
+    except Exception as exc:  # noqa: BLE001 - a hook must answer, never crash the session
+        return _failed(name, event, exc)
+
+
+def _failed(name: str, event: HookEvent, exc: Exception) -> HookAnswer:
+    text = (
+        f"rehydrate: {exc}"
+        if isinstance(exc, RehydrateError)
+        else (
+            f"rehydrate: internal error in the {name} hook ({type(exc).__name__}: {exc}); "
+            "this is a bug, please report it. To bypass, remove the hook from "
+            ".codex/hooks.json"
+        )
+    )
+    if name == "pre-tool-use":
+        return _deny(text)
+    if name == "session-start":
+        return _context("SessionStart", Outcome(INJECT, text))
+    if name == "stop" and event.data.get("stop_hook_active") is not True:
+        return _block(text)
+    if name == "pre-compact" and event.text("trigger") == "manual":
+        return HookAnswer(exit_code=2, message=text)
+    return HookAnswer(message=text)

@@ -1,0 +1,139 @@
+"""Cursor adapter (documented JSON, Cursor 2.0 agent hooks, ``.cursor/hooks.json``
+``"version": 1``): its event JSON in, its answer JSON out.
+
+What this adapter knows of Cursor, from its hooks reference (not run here):
+
+* every event has ``hook_event_name``, ``conversation_id``, ``generation_id`` and
+  ``workspace_roots``; ``beforeShellExecution`` adds ``command`` and ``cwd``;
+  ``stop`` adds ``status`` and ``loop_count`` (how many follow-ups already ran);
+* ``sessionStart`` may answer ``{"additional_context": …}``; since that is the newest
+  part of the reference, the always-applied rule ``.cursor/rules/rehydrate.mdc`` says the
+  same in words (read the three ledgers first);
+* ``beforeShellExecution`` answers ``{"permission": "allow" | "deny", "user_message",
+  "agent_message"}``;
+* ``stop`` answers ``{"followup_message": …}``, which Cursor sends as the next user
+  message (at most a few times; rehydrate asks once: ``loop_count`` 0 only);
+* ``afterShellExecution`` carries the output and duration, no exit code: a failure
+  cannot be told apart, so nothing is captured.
+
+Files under ``.rehydrate/`` start with ``cursor-``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .config_merge import Layout, install_json, place_file
+from .core import BLOCK, INJECT, REFUSE, Runtime
+from .events import HookAnswer, HookEvent, read_event
+from .runtimes import Installed
+from .units import CODE_POINTS, Cap
+
+RUNTIME = Runtime("cursor", Cap(10000, CODE_POINTS))
+HOOKS_FILE = ".cursor/hooks.json"
+RULE_FILE = ".cursor/rules/rehydrate.mdc"
+LAYOUT = Layout("cursor", grouped=False)
+HOOKS: Mapping[str, tuple[str | None, str, Mapping[str, Any]]] = {
+    "sessionStart": (None, "session-start", {}),
+    "beforeShellExecution": (None, "before-shell-execution", {}),
+    "stop": (None, "stop", {}),
+}
+RULE = """\
+---
+description: rehydrate keeps this work's state in three ledgers
+alwaysApply: true
+---
+This repository keeps its state in the ledgers {spec}, {task} and {failures}
+(rehydrate). Read them before acting: keep every MUST / MUST NOT constraint in {spec},
+never repeat an active failed attempt in {failures} (use its workaround), and work
+towards the next action in {task}. Record what you learn with the `rehydrate` writers
+and commit the ledgers before you stop.
+"""
+
+
+def _where(event: HookEvent) -> str:
+    return event.where(keys=("cwd", "workspace_roots"))
+
+
+def session_start(event: HookEvent) -> HookAnswer:
+    from .context import session_context
+
+    if event.problem:
+        return HookAnswer(message=f"rehydrate: {event.problem}; no context added")
+    outcome = session_context(_where(event), RUNTIME, "startup", event.text("conversation_id"))
+    if outcome.action != INJECT:
+        return HookAnswer(output={}, message=outcome.note)
+    return HookAnswer(output={"additional_context": outcome.text}, message=outcome.note)
+
+
+def before_shell_execution(event: HookEvent) -> HookAnswer:
+    from .tools import check_tool_call
+
+    if event.problem:
+        return HookAnswer(output={"permission": "allow"}, message=f"rehydrate: {event.problem}")
+    command = event.text("command")
+    outcome = check_tool_call(_where(event), RUNTIME, command or None, True)
+    if outcome.action == REFUSE:
+        return _deny(outcome.text)
+    return HookAnswer(output={"permission": "allow"}, message=outcome.note)
+
+
+def _deny(reason: str) -> HookAnswer:
+    return HookAnswer(
+        output={"permission": "deny", "user_message": reason, "agent_message": reason}
+    )
+
+
+def stop(event: HookEvent) -> HookAnswer:
+    from .stop import check_stop
+
+    if event.problem:
+        return HookAnswer(output={}, message=f"rehydrate: {event.problem}; stop not checked")
+    loops = event.data.get("loop_count")
+    continuing = isinstance(loops, int) and loops > 0
+    outcome = check_stop(_where(event), RUNTIME, continuing)
+    if outcome.action == BLOCK:
+        return HookAnswer(output={"followup_message": outcome.text})
+    return HookAnswer(output={}, message=outcome.note)
+
+
+HANDLERS: Mapping[str, Callable[[HookEvent], HookAnswer]] = {
+    "session-start": session_start,
+    "before-shell-execution": before_shell_execution,
+    "stop": stop,
+}
+HELP: Mapping[str, str] = {
+    "session-start": "Give the capped rehydration core; as additional_context.",
+    "before-shell-execution": "Deny a repeated failed attempt; any command while the "
+    "ledger cannot be read.",
+    "stop": "Follow up once; while ledgers or captured failures are unrecorded.",
+}
+
+
+def run_hook(name: str, raw: str) -> HookAnswer:
+    """Dispatch one event; an unexpected error denies a shell command (fail closed)."""
+    event = read_event(raw)
+    try:
+        return HANDLERS[name](event)
+    except Exception as exc:  # noqa: BLE001 - a hook must answer, never crash the session
+        text = f"rehydrate: internal error in the {name} hook ({type(exc).__name__}: {exc})"
+        if name == "before-shell-execution":
+            return _deny(text)
+        return HookAnswer(output={}, message=text)
+
+
+def install_agent(root: Path, python: str) -> list[Installed]:
+    """``.cursor/hooks.json`` (merged) and the always-applied rule."""
+    from ..config import load_config
+
+    what = install_json(root, HOOKS_FILE, LAYOUT, HOOKS, python, base={"version": 1})
+    config = load_config(root)
+    rule = RULE.format(**{k: config.path_of(k) for k in ("spec", "task", "failures")})
+    placed = place_file(root, RULE_FILE, rule)
+    rule_note = "yours, kept as it is" if placed == "kept" else ""
+    return [
+        Installed(what, HOOKS_FILE),
+        Installed("unchanged" if placed == "kept" else placed, RULE_FILE, rule_note),
+    ]

@@ -1,0 +1,102 @@
+"""Kiro CLI adapter (documented JSON, Kiro CLI 2.16 agent hooks): its event JSON in, its
+stdout, stderr and exit codes out.
+
+What this adapter knows of Kiro CLI, from its hooks reference (not run here):
+
+* hooks live in an agent configuration, ``.kiro/agents/<name>.json`` under ``"hooks"``,
+  each event a list of ``{"command": …, "matcher": …}``; rehydrate adds its own agent,
+  ``rehydrate`` (``kiro-cli chat --agent rehydrate``), with every tool;
+* the event is ``{"hook_event_name", "cwd"}``, plus ``tool_name`` and ``tool_input`` for
+  tool hooks (the shell tool: ``execute_bash``, ``tool_input.command``);
+* exit 0: stdout is added to the context (agentSpawn); exit 2 (preToolUse only): the
+  call is blocked and stderr goes to the model; any other exit is a warning;
+* no exit code is documented for a tool's response, and stop cannot block: no capture,
+  no held stop. The pre/postCompact hooks carry no summary, so there is nothing to
+  verify; the core comes back with the next agentSpawn.
+
+Files under ``.rehydrate/`` start with ``kiro-``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..errors import EXIT_OK
+from .config_merge import Layout, install_json
+from .core import INJECT, REFUSE, Runtime
+from .events import HookAnswer, HookEvent, read_event
+from .runtimes import Installed
+from .units import CODE_POINTS, Cap
+
+RUNTIME = Runtime("kiro", Cap(10000, CODE_POINTS))
+AGENT_FILE = ".kiro/agents/rehydrate.json"
+LAYOUT = Layout("kiro", grouped=False)
+SHELL_TOOLS = ("execute_bash", "shell", "execute_cmd")
+BLOCKED = 2  # Kiro's exit code for a refused preToolUse
+HOOKS: Mapping[str, tuple[str | None, str, Mapping[str, Any]]] = {
+    "agentSpawn": (None, "agent-spawn", {}),
+    "preToolUse": (None, "pre-tool-use", {"matcher": "*"}),
+}
+AGENT_BASE: Mapping[str, Any] = {
+    "name": "rehydrate",
+    "description": "Works from the rehydrate ledgers: their core at spawn, failed attempts refused",
+    "tools": ["*"],
+}
+
+
+def _where(event: HookEvent) -> str:
+    return event.where(keys=("cwd",))
+
+
+def agent_spawn(event: HookEvent) -> HookAnswer:
+    from .context import session_context
+
+    if event.problem:
+        return HookAnswer(message=f"rehydrate: {event.problem}; no context added")
+    outcome = session_context(_where(event), RUNTIME, "startup", None)
+    if outcome.action != INJECT:
+        return HookAnswer(message=outcome.note)
+    return HookAnswer(text=outcome.text, message=outcome.note)
+
+
+def pre_tool_use(event: HookEvent) -> HookAnswer:
+    from .commands import command_from_hook
+    from .tools import check_tool_call
+
+    if event.problem:
+        return HookAnswer(message=f"rehydrate: {event.problem}; allowed unchecked")
+    shell = event.text("tool_name") in SHELL_TOOLS
+    command = command_from_hook(dict(event.data)) if shell else None
+    outcome = check_tool_call(_where(event), RUNTIME, command, shell)
+    if outcome.action == REFUSE:
+        return HookAnswer(exit_code=BLOCKED, message=outcome.text)
+    return HookAnswer(exit_code=EXIT_OK, message=outcome.note)
+
+
+HANDLERS: Mapping[str, Callable[[HookEvent], HookAnswer]] = {
+    "agent-spawn": agent_spawn,
+    "pre-tool-use": pre_tool_use,
+}
+HELP: Mapping[str, str] = {
+    "agent-spawn": "Print the capped rehydration core; Kiro adds stdout to the context.",
+    "pre-tool-use": "Exit 2 on a repeated failed attempt; on any shell command while the "
+    "ledger cannot be read.",
+}
+
+
+def run_hook(name: str, raw: str) -> HookAnswer:
+    """Dispatch one event; an unexpected error blocks a tool call (fail closed)."""
+    event = read_event(raw)
+    try:
+        return HANDLERS[name](event)
+    except Exception as exc:  # noqa: BLE001 - a hook must answer, never crash the agent
+        text = f"rehydrate: internal error in the {name} hook ({type(exc).__name__}: {exc})"
+        return HookAnswer(exit_code=BLOCKED if name == "pre-tool-use" else EXIT_OK, message=text)
+
+
+def install_agent(root: Path, python: str) -> list[Installed]:
+    """The ``rehydrate`` agent in ``.kiro/agents/``, its hooks merged."""
+    what = install_json(root, AGENT_FILE, LAYOUT, HOOKS, python, base=AGENT_BASE)
+    return [Installed(what, AGENT_FILE, "start it with `kiro-cli chat --agent rehydrate`")]

@@ -1,0 +1,167 @@
+"""The agent runtimes rehydrate wires into: one entry per runtime, what each gets, and how.
+
+``RUNTIMES`` is the one table ``rehydrate init --agent NAME`` offers, ``rehydrate hook
+NAME EVENT`` dispatches to (one ``cli/hook_<name>.py`` per runtime) and the runtime ×
+action table of docs/integrations/runtimes.md is generated from (scripts/gen_docs.py).
+Each entry names its installer lazily ("module:function" under ``rehydrate.agents``), so
+reading the table imports no adapter.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import NamedTuple
+
+# The core actions (agents/core.py), the columns of the runtime × action table.
+ACTIONS = ("inject", "refuse", "refuse_unreadable", "capture", "hold_stop", "compaction")
+
+
+class Support(NamedTuple):
+    ok: bool
+    why: str
+
+
+class RuntimeInfo(NamedTuple):
+    name: str
+    title: str
+    installer: str  # "module:function" under rehydrate.agents, imported lazily
+    doc: str  # docs/integrations/<name>.md
+    version: str  # the client version targeted/tested
+    tested: str  # "real client" or "documented JSON"
+    support: Mapping[
+        str, Support
+    ]  # keys: the core actions "inject", "refuse", "refuse_unreadable", "capture", "hold_stop", "compaction"  # noqa: E501
+
+
+class Installed(NamedTuple):
+    what: str  # "created", "updated" or "unchanged"
+    path: str  # repository-relative
+    note: str = ""
+
+
+Installer = Callable[[Path, str], list[Installed]]
+
+
+def _all(why: str = "") -> dict[str, Support]:
+    return {action: Support(True, why) for action in ACTIONS}
+
+
+RUNTIMES: dict[str, RuntimeInfo] = {}
+
+RUNTIMES["aider"] = RuntimeInfo(
+    name="aider",
+    title="Aider",
+    installer="aider_install:install_agent",
+    doc="docs/integrations/aider.md",
+    version="0.86",
+    tested="documented JSON",
+    support={
+        "inject": Support(True, "`read:` the three ledgers in .aider.conf.yml"),
+        "refuse": Support(False, "Aider has no hook before a shell command runs"),
+        "refuse_unreadable": Support(False, "Aider has no hook before a shell command runs"),
+        "capture": Support(False, "Aider has no hook after a shell command fails"),
+        "hold_stop": Support(
+            False, "no stop hook; `git-commit-verify: true` runs the guard on its commits"
+        ),
+        "compaction": Support(False, "no compaction hook; the ledgers are re-read every turn"),
+    },
+)
+
+RUNTIMES["claude"] = RuntimeInfo(
+    name="claude",
+    title="Claude Code",
+    installer="claude_install:install_agent",
+    doc="docs/integrations/claude-code.md",
+    version="2.1.332",
+    tested="real client",
+    support=_all(),
+)
+
+RUNTIMES["cline"] = RuntimeInfo(
+    name="cline",
+    title="Cline",
+    installer="cline:install_agent",
+    doc="docs/integrations/cline.md",
+    version="3.36",
+    tested="documented JSON",
+    support={
+        "inject": Support(True, "TaskStart / TaskResume `contextModification`"),
+        "refuse": Support(True, "PreToolUse `cancel` on execute_command"),
+        "refuse_unreadable": Support(True, "PreToolUse `cancel` on execute_command"),
+        "capture": Support(True, "PostToolUse on a failed execute_command"),
+        "hold_stop": Support(False, "Cline has no hook that can keep a task from completing"),
+        "compaction": Support(
+            False, "PreCompact can add context but Cline gives no summary to verify"
+        ),
+    },
+)
+
+RUNTIMES["codex"] = RuntimeInfo(
+    name="codex",
+    title="Codex CLI",
+    installer="codex_install:install_agent",
+    doc="docs/integrations/codex.md",
+    version="0.171.0",
+    tested="real client",
+    support={
+        "inject": Support(True, "SessionStart (startup, resume, clear, compact), 10,000 bytes"),
+        "refuse": Support(True, "PreToolUse `permissionDecision: deny`"),
+        "refuse_unreadable": Support(True, "PreToolUse `permissionDecision: deny`"),
+        "capture": Support(True, "PostToolUse, exit code read from the rollout file"),
+        "hold_stop": Support(True, "Stop `decision: block`, once"),
+        "compaction": Support(
+            True,
+            "verified from the rollout's `compacted` line; not shaped: PreCompact's output "
+            "does not reach the summariser",
+        ),
+    },
+)
+
+RUNTIMES["cursor"] = RuntimeInfo(
+    name="cursor",
+    title="Cursor",
+    installer="cursor:install_agent",
+    doc="docs/integrations/cursor.md",
+    version="2.0",
+    tested="documented JSON",
+    support={
+        "inject": Support(
+            True, "sessionStart `additional_context`, and .cursor/rules/rehydrate.mdc"
+        ),
+        "refuse": Support(True, "beforeShellExecution `permission: deny`"),
+        "refuse_unreadable": Support(True, "beforeShellExecution `permission: deny`"),
+        "capture": Support(
+            False, "afterShellExecution carries the output and duration, no exit code"
+        ),
+        "hold_stop": Support(True, "stop `followup_message`, once (`loop_count`)"),
+        "compaction": Support(False, "Cursor has no hook around its summarisation"),
+    },
+)
+
+RUNTIMES["kiro"] = RuntimeInfo(
+    name="kiro",
+    title="Kiro CLI",
+    installer="kiro:install_agent",
+    doc="docs/integrations/kiro.md",
+    version="2.16",
+    tested="documented JSON",
+    support={
+        "inject": Support(True, "agentSpawn stdout is added to the context"),
+        "refuse": Support(True, "preToolUse exit 2 on execute_bash, stderr to the model"),
+        "refuse_unreadable": Support(True, "preToolUse exit 2 on execute_bash"),
+        "capture": Support(False, "no exit code is documented in postToolUse's tool_response"),
+        "hold_stop": Support(False, "a stop hook cannot block (exit 2 is for preToolUse only)"),
+        "compaction": Support(
+            False, "pre/postCompact carry no summary to verify; the core returns at agentSpawn"
+        ),
+    },
+)
+
+
+def installer(name: str) -> Installer:
+    """The ``install_agent`` function of runtime ``name``, imported now."""
+    module, _, function = RUNTIMES[name].installer.partition(":")
+    found: Installer = getattr(importlib.import_module(f"rehydrate.agents.{module}"), function)
+    return found

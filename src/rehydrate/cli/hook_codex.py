@@ -1,0 +1,38 @@
+"""``rehydrate hook codex <event>``: Codex CLI hook adapters (event JSON on stdin), and
+``rehydrate hook codex trust``, which trusts them in $CODEX_HOME/config.toml."""
+
+from __future__ import annotations
+
+import click
+
+from ..agents.codex import HELP
+from ..errors import EXIT_OK
+from ._hook_adapter import add_events
+
+
+@click.group("codex", short_help="Codex CLI hook adapters (event JSON on stdin).")
+def group() -> None:
+    """Codex CLI hooks: session-start, pre-tool-use, post-tool-use, pre-compact,
+    post-compact, stop; and trust."""
+
+
+add_events(group, "codex", HELP)
+
+
+@group.command("trust", short_help="Trust this project and its hooks in $CODEX_HOME/config.toml.")
+def trust() -> int:
+    """Trust this project and its rehydrate hooks in $CODEX_HOME/config.toml (Codex runs
+    untrusted project hooks silently never)."""
+    from ..agents.codex_install import codex_home
+    from ..agents.codex_install import trust as do_trust
+    from ._common import note, open_repo
+
+    repo, _ = open_repo()
+    home = codex_home()
+    changed, written = do_trust(repo.root, home)
+    for entry in written:
+        note(f"  trusted  {entry.event}: {entry.command}")
+    if changed:
+        note(f"  trusted  project {repo.root}")
+    note(f"{'updated' if changed else 'unchanged':>9}  {home / 'config.toml'}")
+    return EXIT_OK
