@@ -23,6 +23,7 @@ LAYERS = (
     ("config", "redact"),
     ("state", "diff"),
     ("guard", "merge", "continuity", "prompt", "writers", "views", "agents"),
+    ("run",),  # the ephemeral-worker loop: prompt, guard, continuity and agents together
     ("doctor",),  # checks the wiring every capability installed
     ("cli", "__main__"),
 )

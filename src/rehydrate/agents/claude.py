@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import RehydrateError
+from .contextuse import LIMIT_ENV
 from .core import BLOCK, INJECT, INSTRUCT, REFUSE, SHOW, Outcome, Runtime
 from .store import ENVELOPE, HOLD, PROMPT, VERDICT, WARNING
 from .units import UTF16, Cap
@@ -181,6 +182,10 @@ def pre_tool_use(event: Event) -> HookResult:
 
     if event.problem:
         return HookResult(message=f"rehydrate: {event.problem}; tool call allowed unchecked")
+    if LIMIT_ENV in os.environ:  # inside `rehydrate run --context-limit`
+        told = _context_limit(event)
+        if told is not None:
+            return _deny(told.text)
     tool = event.text("tool_name")
     shell = tool is None or tool == SHELL_TOOL
     command = command_from_hook(dict(event.data)) if shell else None
@@ -188,6 +193,17 @@ def pre_tool_use(event: Event) -> HookResult:
     if outcome.action == REFUSE:
         return _deny(outcome.text)
     return HookResult(message=outcome.note)
+
+
+def _context_limit(event: Event) -> Outcome | None:
+    """The once-per-session instruction to record state and stop, past the run's limit."""
+    from .contextuse import check_context
+    from .tools import work_tree_root
+
+    root = work_tree_root(event.where)
+    if root is None:
+        return None
+    return check_context(root, event.text("transcript_path"), os.environ)
 
 
 def post_tool_use_failure(event: Event) -> HookResult:

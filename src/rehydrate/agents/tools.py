@@ -27,7 +27,7 @@ def check_tool_call(where: str, runtime: Runtime, command: str | None, shell: bo
     if not shell or command is None:
         unchecked = "rehydrate: no command in the shell tool call; allowed unchecked"
         note = unchecked if shell else None
-        root = _work_tree_root(where)
+        root = work_tree_root(where)
         if root is None:
             try:
                 root = find_repo(where).root
@@ -50,7 +50,7 @@ def check_tool_call(where: str, runtime: Runtime, command: str | None, shell: bo
     return refuse_repeat(project, command)
 
 
-def _work_tree_root(where: str) -> Path | None:
+def work_tree_root(where: str) -> Path | None:
     """The nearest folder at or above ``where`` holding a ``.git`` (a directory, or the
     file of a linked work tree or submodule): what ``git rev-parse --show-toplevel``
     answers, found with a few stat calls instead of a git process, since this runs

@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "merge-driver": "merge_driver:command",
     "status": "status:command",
     "log": "log:command",
+    "run": "run:command",
     "demo": "demo:command",
     "doctor": "doctor:command",
 }

@@ -1,0 +1,108 @@
+"""Clear, don't compact: tell the agent to record its state once its context passes the
+limit ``rehydrate run --context-limit`` set, so the loop can start a fresh session.
+
+Active only inside ``rehydrate run`` (``LIMIT_ENV`` set in the agent's environment), so a
+plain session pays one environment lookup. The runtime's transcript (Claude Code: the
+``transcript_path`` JSONL every hook gets, one line per message with its ``usage``) is read
+from its tail only: the latest main-thread message's usage is the context in use. The
+first tool call past the limit is refused once with the instruction to update the
+ledgers and commit; the note ``NOTE`` tells the loop, which ends the session once the
+ledgers are committed (or after its wrap-up time).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .core import REFUSE, STATE_DIR, Outcome
+
+LIMIT_ENV = "REHYDRATE_RUN_CONTEXT_LIMIT"  # tokens; set by rehydrate run for its sessions
+SESSION_ENV = "REHYDRATE_RUN_SESSION"  # the session's number in the run
+NOTE = f"{STATE_DIR}/run-context.json"
+TAIL = 256 * 1024  # bytes of the transcript read from its end
+USAGE_KEYS = (
+    "input_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+    "output_tokens",
+)
+INSTRUCTION = (
+    "rehydrate run: this session's context is at {tokens} tokens, past the limit of "
+    "{limit}. Clear, don't compact: update the ledgers and commit, the session ends after "
+    "this. Record what you learned (rehydrate fail add for what failed), set the next "
+    "action (rehydrate task next ...), move the phases, then commit the ledgers. A fresh "
+    "session continues from them."
+)
+
+
+def usage_tokens(usage: Any) -> int | None:
+    """The context a message's ``usage`` accounts for (input, cache, output tokens)."""
+    if not isinstance(usage, dict):
+        return None
+    total = 0
+    for key in USAGE_KEYS:
+        value = usage.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            total += value
+    return total
+
+
+def transcript_tokens(path: Path, tail: int = TAIL) -> int | None:
+    """The context in use by the latest main-thread message with usage in the transcript's
+    last ``tail`` bytes; None when there is none (or the file cannot be read)."""
+    try:
+        with path.open("rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            handle.seek(max(0, size - tail))
+            data = handle.read(tail)
+    except OSError:
+        return None
+    for line in reversed(data.splitlines()):
+        if b'"usage"' not in line:
+            continue
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue  # the partial first line of the tail, or a line being written
+        if not isinstance(entry, dict) or entry.get("isSidechain") is True:
+            continue  # a subagent's message: not this context
+        message = entry.get("message")
+        tokens = usage_tokens(message.get("usage") if isinstance(message, dict) else None)
+        if tokens:
+            return tokens
+    return None
+
+
+def limit_from(environ: Mapping[str, str]) -> int | None:
+    value = environ.get(LIMIT_ENV, "").strip()
+    return int(value) if value.isdigit() and int(value) > 0 else None
+
+
+def read_note(root: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads((root / NOTE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def check_context(root: Path, transcript: str | None, environ: Mapping[str, str]) -> Outcome | None:
+    """Refuse the first tool call past the limit, once per session; else None."""
+    limit = limit_from(environ)
+    if limit is None or not transcript:
+        return None
+    session = environ.get(SESSION_ENV, "")
+    note = read_note(root)
+    if note is not None and note.get("session") == session:
+        return None  # told already: let it record and commit
+    tokens = transcript_tokens(Path(transcript))
+    if tokens is None or tokens < limit:
+        return None
+    from .store import now, store
+
+    store(root, NOTE, {"session": session, "tokens": tokens, "limit": limit, "time": now()})
+    return Outcome(REFUSE, INSTRUCTION.format(tokens=tokens, limit=limit))

@@ -1,0 +1,264 @@
+"""``rehydrate run``: fresh agent sessions from the ledgers until the work is done."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from ..errors import EXIT_OK
+
+if TYPE_CHECKING:
+    from ..continuity.sessions import SessionRecord
+    from ..run.options import RunOptions
+
+_HELP = """Run agent sessions from the ledgers until every completion check passed.
+
+\b
+  rehydrate run [OPTIONS] -- CMD [ARGS...]
+Each session gets the rehydration prompt (built from the work tree) on stdin, or in
+ARGS as {prompt} (the text) or {prompt_file} (a path); its output goes to the terminal
+and to .rehydrate/sessions/<n>.log. When it exits, it is judged from the ledgers: the
+guard over its commits and uncommitted ledger changes, and the items it moved.
+
+\b
+Exit codes:
+  0    done: every completion check passed
+  1    a session weakened the ledgers (named), the run stalled (--stall), or a
+       limit was reached (--max-sessions, --max-minutes, --max-total-minutes,
+       --max-cost)
+  2    bad arguments, an unreadable ledger, a prompt over --max-tokens
+  3    blocked on reconciliation: an external write's outcome is unknown
+  130  interrupted (Ctrl-C): the session's process group got SIGTERM, then
+       SIGKILL; rerun to resume
+
+The loop adds no permission and no "skip permissions" flag: the agent runs with
+exactly the command line you wrote (docs/run.md).
+"""
+
+
+@click.command(
+    "run",
+    help=_HELP,
+    short_help="Run fresh agent sessions from the ledgers until the work is done.",
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+)
+@click.option("--max-sessions", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option(
+    "--stall",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Stop (exit 1) after N sessions in a row without ledger progress.",
+)
+@click.option(
+    "--max-minutes",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="End a session after M minutes (then exit 1).",
+)
+@click.option(
+    "--max-total-minutes",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="End the run after M minutes in all (then exit 1).",
+)
+@click.option(
+    "--max-cost",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="USD",
+    help="Stop once the agents reported this much cost (claude: "
+    "total_cost_usd of --output-format stream-json or json).",
+)
+@click.option(
+    "--context-limit",
+    default=None,
+    metavar="N|P%",
+    help="Tell the agent to record its state and end the session at this context "
+    "use (e.g. 50%% of --context-window; Claude Code hooks).",
+)
+@click.option(
+    "--context-window",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="TOKENS",
+    help="The model's context window, for a percentage limit (default 200000).",
+)
+@click.option(
+    "--wrap-up-seconds",
+    type=click.FloatRange(min=0),
+    default=120.0,
+    show_default=True,
+    help="After the context-limit instruction, end the session "
+    "at the latest this long after it (sooner once the ledgers are committed).",
+)
+@click.option(
+    "--grace-seconds",
+    type=click.FloatRange(min=0),
+    default=10.0,
+    show_default=True,
+    help="Between SIGTERM and SIGKILL when a session is ended.",
+)
+@click.option(
+    "--on-violation",
+    type=click.Choice(["stop", "revert"]),
+    default="stop",
+    show_default=True,
+    help="stop: exit 1 and leave everything as it is; revert: "
+    "git reset --keep to the session's start (its commits kept under "
+    "refs/rehydrate/run/), then go on.",
+)
+@click.option(
+    "--commit-ledgers",
+    is_flag=True,
+    help="Commit ledger changes a session left uncommitted (hooks run).",
+)
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="The prompt's token budget.",
+)
+@click.option(
+    "--status",
+    "show_status",
+    is_flag=True,
+    help="Show the last sessions from .rehydrate/sessions/index.jsonl and exit.",
+)
+@click.option("--json", "as_json", is_flag=True, help="With --status: one JSON object.")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+def command(show_status: bool, as_json: bool, command: tuple[str, ...], **limits: Any) -> int:
+    from ..run.options import check_command
+
+    if show_status:
+        return _status(as_json)
+    check_command(command)
+    from ._common import open_repo
+
+    repo, config = open_repo()
+    options = _options(command, limits)
+    return _run(repo, config, options)
+
+
+def _options(command: tuple[str, ...], limits: dict[str, Any]) -> RunOptions:
+    from ..run.options import DEFAULT_WINDOW, RunOptions, context_tokens
+
+    text = limits.pop("context_limit")
+    window = limits.pop("context_window") or DEFAULT_WINDOW
+    return RunOptions(
+        command=command,
+        context_limit=context_tokens(text, window) if text else None,
+        **limits,
+    )
+
+
+def _run(repo: Any, config: Any, options: RunOptions) -> int:
+    from ..run.loop import run_loop
+    from . import verdict
+
+    def interrupted(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupted)
+    display = LiveDisplay(sys.stderr.isatty())
+    try:
+        result = run_loop(repo, config, options, display, os.environ)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        display.clear()
+    click.echo(f"rehydrate run: {result.message}", err=True)
+    return verdict(result.code)
+
+
+def _status(as_json: bool) -> int:
+    from ..continuity.sessions import read_index, summary_line, to_json_list
+    from ._common import emit_json, open_repo
+
+    repo, _ = open_repo()
+    index = read_index(repo.root)
+    last = list(index)[-10:]
+    if as_json:
+        emit_json(
+            {
+                "schema": "rehydrate/run-status-v1",
+                "sessions": to_json_list(last),
+                "skipped_lines": index.skipped,
+            }
+        )
+        return EXIT_OK
+    if not last:
+        click.echo("No sessions recorded yet (rehydrate run -- CMD starts some).")
+    for entry in last:
+        click.echo(summary_line(entry))
+    if index.skipped:
+        click.echo(f"({index.skipped} unreadable line(s) in the index skipped)")
+    return EXIT_OK
+
+
+class LiveDisplay:
+    """The agent's output on stdout; one live status line on stderr (redrawn with ``\\r``
+    on a terminal, a plain line per change elsewhere)."""
+
+    def __init__(self, tty: bool) -> None:
+        self.tty = tty
+        self.line = ""
+        self.shown = ""
+        self.header = ""
+        self.last_plain = 0.0
+
+    def started(self, number: int, nth: int, options: RunOptions, next_action: str) -> None:
+        self.header = f"session {nth}/{options.max_sessions} (#{number})"
+        self.next_action = next_action
+        self._note(f"rehydrate run: {self.header} started; next: {next_action or '(none)'}")
+
+    def output(self, chunk: bytes) -> None:
+        self._wipe()
+        out = sys.stdout.buffer
+        out.write(chunk)
+        out.flush()
+
+    def tick(self, elapsed: float, changed: tuple[str, ...]) -> None:
+        minutes, seconds = divmod(int(elapsed), 60)
+        moved = ", ".join(changed) if changed else "none yet"
+        clock = f"{minutes:02d}:{seconds:02d}"
+        line = f"[{self.header} {clock}] next: {self.next_action[:60]} | changed: {moved}"
+        if self.tty:
+            self.line = line[:200]
+            self._draw()
+        elif changed and moved != self.shown:
+            self.shown = moved
+            click.echo(line, err=True)
+
+    def ended(self, entry: SessionRecord) -> None:
+        from ..continuity.sessions import summary_line
+
+        self._note(f"rehydrate run: {summary_line(entry)}")
+        for violation in entry.violations:
+            self._note(f"  refused: {violation}")
+
+    def note(self, text: str) -> None:
+        self._note(text)
+
+    def clear(self) -> None:
+        self._wipe()
+
+    def _note(self, text: str) -> None:
+        self._wipe()
+        click.echo(text, err=True)
+
+    def _wipe(self) -> None:
+        if self.tty and self.line:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+            self.line = ""
+
+    def _draw(self) -> None:
+        sys.stderr.write("\r\x1b[K" + self.line)
+        sys.stderr.flush()
+        time.sleep(0)

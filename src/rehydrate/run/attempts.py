@@ -1,0 +1,78 @@
+"""What stalled sessions attempted: their commits, the end of their output, and the
+failures they ran into but did not record (captured by the agent hooks)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .. import git
+from ..config import Config
+from ..continuity.sessions import SessionRecord
+from ..errors import RehydrateError
+from ..redact import redact
+
+TAIL_LINES = 3  # lines of each session's output shown
+TAIL_BYTES = 8192
+LINE_CHARS = 200
+
+
+def log_tail(repo: git.Repo, log: str) -> list[str]:
+    """The last non-empty lines of a session's log, redacted and cut to size."""
+    try:
+        with (repo.root / log).open("rb") as handle:
+            handle.seek(0, 2)
+            size = handle.tell()
+            handle.seek(max(0, size - TAIL_BYTES))
+            data = handle.read()
+    except OSError:
+        return []
+    lines = [ln.strip() for ln in data.decode("utf-8", "replace").splitlines() if ln.strip()]
+    return [redact(ln)[:LINE_CHARS] for ln in lines[-TAIL_LINES:]]
+
+
+def attempted(repo: git.Repo, entry: SessionRecord) -> list[str]:
+    from ..git.sessions import commits_between
+
+    lines = [f"  session #{entry.number} ({entry.ended_by}, exit {entry.exit}):"]
+    commits = []
+    if entry.head_before and entry.head_after:
+        try:
+            commits = commits_between(repo, entry.head_before, entry.head_after, limit=5)
+        except RehydrateError:
+            commits = []
+    lines += [f"    commit {c.sha[:12]} {redact(c.subject)[:LINE_CHARS]}" for c in commits]
+    if not commits:
+        lines.append("    no commits")
+    if entry.uncommitted:
+        lines.append(f"    left uncommitted: {', '.join(entry.uncommitted)}")
+    lines += [f"    output: {line}" for line in log_tail(repo, entry.log)]
+    return lines
+
+
+def unrecorded_failures(repo: git.Repo, config: Config) -> list[str]:
+    """Captured failed commands with no failure row yet (agent hooks capture them)."""
+    from ..agents.captured import one_line, unrecorded
+    from ..agents.core import Project
+
+    try:
+        left = unrecorded(Project(repo, config))
+    except RehydrateError:
+        return []
+    return [
+        f"  pending failure {p.number}: `{one_line(p.command)[:LINE_CHARS]}` failed "
+        f"{p.times}x; record it: rehydrate fail add ... (or rehydrate fail dismiss {p.number})"
+        for p in left
+    ]
+
+
+def stall_report(repo: git.Repo, config: Config, sessions: Sequence[SessionRecord]) -> str:
+    lines = ["What the last sessions attempted:"]
+    for entry in sessions:
+        lines += attempted(repo, entry)
+    failures = unrecorded_failures(repo, config)
+    if failures:
+        lines.append("Failures they ran into but did not record:")
+        lines += failures
+    else:
+        lines.append("Failures they ran into but did not record: none captured")
+    return "\n".join(lines)

@@ -1,0 +1,178 @@
+"""Start one agent session and see it end: the prompt delivered, the output streamed to
+the terminal and the log, the process group ended on a limit or Ctrl-C.
+
+The agent runs in a session (and process group) of its own (``start_new_session``), so
+a Ctrl-C at the terminal reaches ``rehydrate run`` only; the run then ends the group:
+SIGTERM, and SIGKILL after the grace period. Processes the agent left behind in its
+group are ended the same way when it exits. Never ``shell=True``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import IO, Any, NamedTuple
+
+from ..continuity.sessions import EXITED, INTERRUPTED
+from ..errors import RehydrateError
+from .usage import Usage
+
+POLL = 0.1  # seconds between looks at the session
+CHUNK = 1 << 16
+_PLACEHOLDER = re.compile(r"\{prompt(_file)?\}")
+
+
+class Ending(NamedTuple):
+    returncode: int | None  # negative: the signal that ended it
+    ended_by: str
+
+
+def delivery(command: Sequence[str], prompt: str, prompt_file: Path) -> tuple[list[str], bool]:
+    """(argv, prompt on stdin?): ``{prompt}`` and ``{prompt_file}`` in ARGS are replaced;
+    with neither, the prompt goes to stdin."""
+    uses = any(_PLACEHOLDER.search(arg) for arg in command[1:])
+    if not uses:
+        return list(command), True
+
+    def put(match: re.Match[str]) -> str:
+        return str(prompt_file) if match[1] else prompt
+
+    return [command[0], *(_PLACEHOLDER.sub(put, arg) for arg in command[1:])], False
+
+
+def _signal_group(pgid: int, sig: int) -> bool:
+    """Send ``sig`` to the group; False when no process of it is left."""
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a member changed its identity: nothing more to end
+        return False
+    return True
+
+
+def stop_group(proc: subprocess.Popen[bytes], grace: float) -> None:
+    """SIGTERM to the agent's process group, SIGKILL after ``grace`` seconds if any member
+    is left; returns once the agent itself has been reaped."""
+    pgid = proc.pid
+    try:
+        if not _signal_group(pgid, signal.SIGTERM):
+            proc.wait()
+            return
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            if proc.poll() is not None and not _signal_group(pgid, 0):
+                return
+            time.sleep(0.05)
+    finally:  # also on a second Ctrl-C: never leave the group running
+        _signal_group(pgid, signal.SIGKILL)
+        proc.wait()
+
+
+class _Pump(threading.Thread):
+    """Copies the agent's output to the log, the terminal and the usage reader."""
+
+    def __init__(
+        self, stream: IO[bytes], log: IO[bytes], echo: Callable[[bytes], None], usage: Usage
+    ) -> None:
+        super().__init__(daemon=True)
+        self.stream, self.log, self.echo, self.usage = stream, log, echo, usage
+
+    def run(self) -> None:
+        fd = self.stream.fileno()
+        while True:
+            try:
+                chunk = os.read(fd, CHUNK)
+            except OSError:
+                break
+            if not chunk:
+                break
+            self.log.write(chunk)
+            self.log.flush()
+            self.usage.feed(chunk)
+            with contextlib.suppress(OSError, ValueError):
+                self.echo(chunk)
+        self.usage.close()
+
+
+def _feed(stdin: IO[bytes], data: bytes) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        try:
+            stdin.write(data)
+        finally:
+            stdin.close()
+
+
+def start(argv: Sequence[str], cwd: Path, env: Mapping[str, str], piped: bool) -> Any:
+    try:
+        return subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.PIPE if piped else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    except FileNotFoundError:
+        raise RehydrateError(
+            f"the agent command {argv[0]!r} was not found",
+            code="agent_not_found",
+            fix="check the command after -- (is it on PATH?)",
+        ) from None
+    except OSError as exc:  # E2BIG: a {prompt} argument over the kernel's limit
+        raise RehydrateError(
+            f"cannot start {argv[0]!r}: {exc.strerror or exc}",
+            code="agent_not_started",
+            fix="pass the prompt on stdin or as {prompt_file} rather than {prompt}",
+        ) from None
+
+
+class Launch(NamedTuple):
+    """One session to run: what to start, where, and how to follow it."""
+
+    argv: Sequence[str]
+    cwd: Path
+    env: Mapping[str, str]
+    stdin: bytes | None  # the prompt, when it goes on stdin
+    log: Path
+    echo: Callable[[bytes], None]
+    watch: Callable[[], str | None]  # a reason to end the session now, or None
+    quiesce: Callable[[], AbstractContextManager[Any]]  # held while the group is ended
+    grace: float
+
+
+def run_session(launch: Launch, usage: Usage) -> Ending:
+    """Run the session to its end (its own exit, a reason from ``watch``, or Ctrl-C)."""
+    with launch.log.open("ab") as log:
+        proc = start(launch.argv, launch.cwd, launch.env, launch.stdin is not None)
+        pump = _Pump(proc.stdout, log, launch.echo, usage)
+        pump.start()
+        if launch.stdin is not None:
+            threading.Thread(target=_feed, args=(proc.stdin, launch.stdin), daemon=True).start()
+        ended_by = EXITED
+        try:
+            while proc.poll() is None:
+                reason = launch.watch()
+                if reason is not None:
+                    ended_by = reason
+                    break
+                time.sleep(POLL)
+        except KeyboardInterrupt:
+            ended_by = INTERRUPTED
+        try:
+            with launch.quiesce():  # no ledger write is cut in half
+                stop_group(proc, launch.grace)
+        except KeyboardInterrupt:
+            stop_group(proc, 0)
+            ended_by = INTERRUPTED
+        pump.join(timeout=5)  # a process that left the group may hold the pipe
+        return Ending(proc.returncode, ended_by)

@@ -1,0 +1,348 @@
+"""The ephemeral-worker loop: fresh agent sessions from the ledgers until the work is done.
+
+Before each session the loop reads the work-tree ledgers: every completion check passed
+is done (0), an unknown external write is blocked (3, and no session starts). A session
+gets the rehydration prompt, runs to its end (``launch``), and is judged from the ledgers
+(``judge``): a violation stops the loop (1) or, when asked, is reverted; no progress for
+``stall`` sessions in a row is a stall (1); a limit reached stops it (1); Ctrl-C ends the
+session's process group and exits 130. Every session is recorded in the index
+(``continuity.sessions``) before the loop decides what comes next, so a run can be
+resumed by running it again. Core code: it reports to a ``Display``, never prints.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from contextlib import ExitStack
+from dataclasses import replace
+from pathlib import Path
+from typing import NamedTuple
+
+from .. import git
+from ..config import Config
+from ..continuity import sessions as record
+from ..errors import EXIT_BLOCKED, EXIT_OK, EXIT_REFUSED
+from ..ledgers import KINDS
+from .display import Display
+from .judge import Judgement, Snapshot, blocked_writes, is_done, judge, snapshot
+from .launch import Ending, Launch, delivery, run_session
+from .options import REVERT, RunOptions
+from .usage import Usage
+from .watch import Watch
+
+
+class RunResult(NamedTuple):
+    code: int
+    reason: str  # done | blocked | violation | stalled | limit | interrupted
+    message: str
+    sessions: tuple[record.SessionRecord, ...]
+
+
+class _Run:
+    """The state of one ``rehydrate run``: options, totals, the sessions so far."""
+
+    def __init__(
+        self,
+        repo: git.Repo,
+        config: Config,
+        options: RunOptions,
+        display: Display,
+        environ: Mapping[str, str],
+    ) -> None:
+        self.repo, self.config, self.options, self.display = repo, config, options, display
+        self.environ = environ
+        self.started = time.monotonic()
+        self.cost = 0.0
+        self.stalled = 0
+        self.sessions: list[record.SessionRecord] = []
+        self.number = record.read_index(repo.root).next_number
+
+    def result(self, code: int, reason: str, message: str) -> RunResult:
+        return RunResult(code, reason, message, tuple(self.sessions))
+
+    def total_left(self) -> float | None:
+        if self.options.max_total_minutes is None:
+            return None
+        return self.options.max_total_minutes * 60 - (time.monotonic() - self.started)
+
+
+def run_loop(
+    repo: git.Repo,
+    config: Config,
+    options: RunOptions,
+    display: Display,
+    environ: Mapping[str, str],
+) -> RunResult:
+    """Run sessions until done, blocked, a violation, a stall, a limit or Ctrl-C."""
+    run = _Run(repo, config, options, display, environ)
+    for nth in range(1, options.max_sessions + 1):
+        before = snapshot(repo, config)
+        stop = _before_session(run, before)
+        if stop is not None:
+            return stop
+        stop = _after_session(run, _one_session(run, before, nth))
+        if stop is not None:
+            return stop
+    return run.result(
+        EXIT_REFUSED,
+        "limit",
+        f"limit: --max-sessions {options.max_sessions} reached after session "
+        f"#{run.sessions[-1].number if run.sessions else '-'}; the task is not done "
+        "(rerun to continue)",
+    )
+
+
+def _before_session(run: _Run, before: Snapshot) -> RunResult | None:
+    blocked = blocked_writes(before.ledgers)
+    if blocked:
+        return run.result(
+            EXIT_BLOCKED,
+            "blocked",
+            f"blocked_on_reconciliation: the outcome of external write {', '.join(blocked)} "
+            "is unknown; reconcile it by reading (never by retrying), then `rehydrate task "
+            "write settle`; no session is started on a blocked task",
+        )
+    if is_done(before.ledgers):
+        return run.result(EXIT_OK, "done", "done: every completion check passed")
+    if before.head is None:
+        from ..errors import RehydrateError
+
+        raise RehydrateError(
+            "the repository has no commits, so a session cannot be judged against one",
+            code="no_commits",
+            fix="commit the ledgers first (git add docs && git commit)",
+        )
+    left = run.total_left()
+    if left is not None and left <= 0:
+        return run.result(
+            EXIT_REFUSED,
+            "limit",
+            f"limit: --max-total-minutes {run.options.max_total_minutes:g} reached before "
+            f"session #{run.number}",
+        )
+    return None
+
+
+def _prompt(run: _Run) -> str:
+    from ..prompt.build import load_prompt, read_protocol
+    from ..prompt.sections import PromptOptions
+    from ..state import Source
+
+    options = PromptOptions(
+        max_tokens=run.options.max_tokens or run.config.max_tokens,
+        diff_lines=run.config.diff_lines,
+        protocol=read_protocol(run.repo, run.config, None),
+    )
+    return load_prompt(run.repo, run.config, Source("worktree"), options).text
+
+
+def _session_env(run: _Run, number: int) -> dict[str, str]:
+    from ..agents.contextuse import LIMIT_ENV, SESSION_ENV
+
+    env = {k: v for k, v in run.environ.items() if k not in (LIMIT_ENV, SESSION_ENV)}
+    env[SESSION_ENV] = str(number)
+    if run.options.context_limit is not None:
+        env[LIMIT_ENV] = str(run.options.context_limit)
+    return env
+
+
+class Session(NamedTuple):
+    """One finished session: its record (verdict not yet set), judgement, ending, cost."""
+
+    entry: record.SessionRecord
+    judgement: Judgement
+    ending: Ending
+    cost: float | None
+
+
+def _one_session(run: _Run, before: Snapshot, nth: int) -> Session:
+    from ..agents.contextuse import NOTE
+
+    number = run.number
+    run.number += 1
+    root = run.repo.root
+    folder = record.sessions_dir(root)
+    text = _prompt(run)
+    prompt_file = folder / f"{number}.prompt.md"
+    prompt_file.write_text(text, encoding="utf-8")
+    log = folder / f"{number}.log"
+    log.write_bytes(b"")
+    (root / NOTE).unlink(missing_ok=True)
+    argv, piped = delivery(run.options.command, text, prompt_file)
+    task = before.ledgers["task"]
+    run.display.started(number, nth, run.options, task.next_action.text if task.next_action else "")
+    watch = Watch(run.repo, run.config, run.options, before, run.display, run.total_left(), number)
+    usage = Usage()
+    start = now()
+    ending = run_session(
+        Launch(
+            argv,
+            root,
+            _session_env(run, number),
+            text.encode("utf-8") if piped else None,
+            log,
+            run.display.output,
+            watch.check,
+            lambda: _Locks(run.repo, [run.config.path_of(k) for k in KINDS]),
+            run.options.grace_seconds,
+        ),
+        usage,
+    )
+    judgement = judge(run.repo, run.config, before)
+    entry = _entry(run, before, number, start, ending, judgement, usage)
+    return Session(entry, judgement, ending, usage.cost_usd)
+
+
+def now() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class _Locks:
+    """Hold the ledgers' locks while the group is ended, so that no rehydrate writer is
+    killed between its write and its rename; a lock busy past the timeout is skipped."""
+
+    def __init__(self, repo: git.Repo, paths: list[str]) -> None:
+        self.repo, self.paths = repo, paths
+        self.stack = ExitStack()
+
+    def __enter__(self) -> _Locks:
+        from ..errors import RehydrateError
+        from ..ledgers.atomicfile import ledger_lock
+
+        for path in self.paths:
+            try:
+                self.stack.enter_context(ledger_lock(self.repo, path, timeout=5.0))
+            except RehydrateError:
+                continue
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stack.close()
+
+
+def _entry(
+    run: _Run,
+    before: Snapshot,
+    number: int,
+    start: str,
+    ending: Ending,
+    judgement: Judgement,
+    usage: Usage,
+) -> record.SessionRecord:
+    from ..agents.contextuse import read_note
+
+    peak = usage.context_peak
+    note = read_note(run.repo.root)
+    if note is not None and note.get("session") == str(number):
+        tokens = note.get("tokens")
+        if isinstance(tokens, int) and (peak is None or tokens > peak):
+            peak = tokens
+    return record.SessionRecord(
+        number=number,
+        start=start,
+        end=now(),
+        agent=run.options.agent,
+        exit=ending.returncode,
+        ended_by=ending.ended_by,
+        head_before=before.head,
+        head_after=judgement.head_after,
+        commits=judgement.commits,
+        progress=judgement.progress,
+        guard="refused" if judgement.violations else "pass",
+        violations=tuple(
+            " ".join(x for x in (v.code, v.item_id or "", v.path) if x)
+            for v in judgement.violations
+        ),
+        uncommitted=judgement.uncommitted,
+        committed_ledgers=None,
+        cost_usd=usage.cost_usd,
+        context_peak=peak,
+        verdict=record.CONTINUE,
+        log=str(Path(record.SESSIONS_DIR) / f"{number}.log"),
+    )
+
+
+def _commit_ledgers(run: _Run, judgement: Judgement, number: int) -> str | None:
+    """--commit-ledgers: commit what the session left uncommitted (hooks run)."""
+    from ..errors import RehydrateError
+    from ..git.changes import commit_paths
+
+    try:
+        return commit_paths(
+            run.repo, list(judgement.uncommitted), f"rehydrate run: ledgers of session {number}"
+        )
+    except RehydrateError as exc:
+        run.display.note(f"rehydrate run: --commit-ledgers: {exc}")
+        return None
+
+
+def _after_session(run: _Run, session: Session) -> RunResult | None:
+    """Revert or commit as asked, record the session, and say whether the run goes on."""
+    from .verdict import decide_session
+
+    entry, judgement = session.entry, session.judgement
+    reverted = None
+    if judgement.violations and run.options.on_violation == REVERT:
+        reverted = _revert(run, entry, judgement)
+    elif judgement.uncommitted and run.options.commit_ledgers and not judgement.violations:
+        committed = _commit_ledgers(run, judgement, entry.number)
+        if committed is not None:
+            entry = replace(entry, committed_ledgers=committed, uncommitted=())
+    verdict = decide_session(
+        run.options,
+        entry.number,
+        judgement,
+        session.ending,
+        run.stalled,
+        run.cost,
+        reverted is not None,
+        session.cost,
+    )
+    run.stalled, run.cost = verdict.stalled, verdict.cost
+    final = replace(entry, verdict=verdict.verdict)
+    record.append(run.repo.root, final)
+    run.sessions.append(final)
+    run.display.ended(final)
+    if final.uncommitted and verdict.code is None:
+        run.display.note(
+            f"rehydrate run: session #{entry.number} left ledger changes uncommitted: "
+            f"{', '.join(final.uncommitted)} (--commit-ledgers commits them)"
+        )
+    if verdict.code is None:
+        return None
+    message = verdict.message
+    if verdict.reason == "stalled":
+        from .attempts import stall_report
+
+        message += "\n" + stall_report(run.repo, run.config, run.sessions[-verdict.stalled :])
+    return run.result(verdict.code, verdict.reason, message)
+
+
+def _revert(run: _Run, entry: record.SessionRecord, judgement: Judgement) -> str | None:
+    """Revert the session (--on-violation revert); its HEAD_before, or None if git refused."""
+    from .revert import revert_session
+
+    assert entry.head_before is not None and judgement.head_after is not None
+    done = revert_session(
+        run.repo, entry.number, entry.head_before, judgement.head_after, judgement.uncommitted
+    )
+    lines = [f"rehydrate run: session #{entry.number} weakened the ledgers:"]
+    lines += [f"  {v}" for v in judgement.violations]
+    if done.ref:
+        lines.append(f"  its commits stay reachable from {done.ref}")
+    if done.saved:
+        lines.append(f"  its uncommitted ledger files were saved to {', '.join(done.saved)}")
+    if not done.ok:
+        lines.append(
+            f"  --on-violation revert: git refused to move back to {entry.head_before[:12]} "
+            f"({done.problem}); nothing else was moved. Commit or stash your own changes to "
+            f"those files, then `git reset --keep {entry.head_before[:12]}`"
+        )
+        run.display.note("\n".join(lines))
+        return None
+    lines.append(f"  reverted to {entry.head_before[:12]} (git reset --keep)")
+    run.display.note("\n".join(lines))
+    return entry.head_before
