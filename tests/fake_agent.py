@@ -12,12 +12,18 @@ session does nothing). The session counter lives in ``STATE_DIR/count``. Steps:
 * ``["write", PATH, TEXT]``, ``["drop_line", PATH, NEEDLE]``: edit a file by hand;
 * ``["print", TEXT]``, ``["sleep", SECONDS]``, ``["exit", CODE]``;
 * ``["ignore_sigterm"]``: from now on SIGTERM does nothing (SIGKILL is needed);
-* ``["cost", USD]``: print a claude-like stream-json result line with total_cost_usd.
+* ``["cost", USD]``: print a claude-like stream-json result line with total_cost_usd;
+* ``["context_hook", TOKENS]``: write a Claude Code-like transcript whose last message
+  used TOKENS, and run the real ``rehydrate hook claude pre-tool-use`` on a Bash call
+  with it (printing what the hook answered), as Claude Code would.
+
+Its pid is written to ``STATE_DIR/pid-<n>``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -55,8 +61,32 @@ def _step(step: list[object]) -> None:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     elif kind == "cost":
         print(json.dumps({"type": "result", "total_cost_usd": float(args[0])}), flush=True)
+    elif kind == "context_hook":
+        _context_hook(int(args[0]))
     else:
         raise SystemExit(f"fake agent: unknown step {kind!r}")
+
+
+def _context_hook(tokens: int) -> None:
+    transcript = Path.cwd() / ".rehydrate" / "fake-transcript.jsonl"
+    usage = {"input_tokens": tokens, "output_tokens": 0}
+    line = {"type": "assistant", "message": {"role": "assistant", "usage": usage}}
+    transcript.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    event = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+        "transcript_path": str(transcript),
+        "cwd": str(Path.cwd()),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "rehydrate", "hook", "claude", "pre-tool-use"],
+        input=json.dumps(event),
+        text=True,
+        capture_output=True,
+        check=True,
+    )
+    print(f"hook said: {done.stdout.strip()}", flush=True)
 
 
 def main(argv: list[str]) -> int:
@@ -65,6 +95,7 @@ def main(argv: list[str]) -> int:
     counter = state / "count"
     number = int(counter.read_text()) + 1 if counter.exists() else 1
     counter.write_text(str(number))
+    (state / f"pid-{number}").write_text(str(os.getpid()))
     (state / f"prompt-{number}.md").write_text(prompt, encoding="utf-8")
     script = json.loads((state / "script.json").read_text(encoding="utf-8"))
     print(f"fake agent: session {number}", flush=True)

@@ -102,7 +102,14 @@ def check_context(root: Path, transcript: str | None, environ: Mapping[str, str]
     tokens = transcript_tokens(Path(transcript))
     if tokens is None or tokens < limit:
         return None
+    from .. import git
+    from ..errors import GitError
     from .store import now, store
 
-    store(root, NOTE, {"session": session, "tokens": tokens, "limit": limit, "time": now()})
+    try:  # once per session: the loop waits for a commit after this one
+        head = git.head(git.find_repo(root))
+    except GitError:
+        head = None
+    note = {"session": session, "tokens": tokens, "limit": limit, "head": head, "time": now()}
+    store(root, NOTE, note)
     return Outcome(REFUSE, INSTRUCTION.format(tokens=tokens, limit=limit))

@@ -125,6 +125,11 @@ def render(view: StatusView, style: Style = plain) -> str:
     lines += _progress(view, style)
     lines += _counts(view, style)
     lines += _lists(view, style)
+    if view.sessions:
+        from ..continuity.sessions import summary_line
+
+        lines += ["", "Last sessions (rehydrate run --status shows more)"]
+        lines += [f"  {summary_line(entry)}" for entry in view.sessions]
     lines.append("")
     if view.uncommitted:
         lines.append(

@@ -91,7 +91,8 @@ class Watch:
             note = read_note(self.repo.root)
             if note is None or note.get("session") != self.number:
                 return False
-            self.told = (time.monotonic(), git.head(self.repo))
+            head = note.get("head")  # HEAD when the agent was told (the hook's note)
+            self.told = (time.monotonic(), head if isinstance(head, str) else git.head(self.repo))
             self.display.note(
                 f"rehydrate run: context at {note.get('tokens')} tokens (limit "
                 f"{note.get('limit')}): the agent was told to record its state; the session "

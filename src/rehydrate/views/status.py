@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .. import git
 from ..config import Config
 from ..continuity.decision import Decision, decide
+from ..continuity.sessions import SessionRecord, read_index
 from ..continuity.verifications import Checked, artifact_blobs, split_stale
 from ..state import Source, State, load_state, uncommitted_ledgers
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from ..ledgers.model import ExternalWrite, Phase
 
 SCHEMA = "rehydrate/status-v1"
+LAST_SESSIONS = 3  # `rehydrate run` sessions shown; `rehydrate run --status` shows more
 BAR_WIDTH = 20  # one cell per phase up to this many phases, proportional beyond
 # Sections counted as active/retired, in display order.
 COUNTED: tuple[tuple[str, str], ...] = (
@@ -83,6 +85,7 @@ class StatusView:
     open_decisions: tuple[OpenDecision, ...]
     stale: tuple[Checked, ...]
     uncommitted: tuple[str, ...]  # ledger paths whose work tree differs from HEAD
+    sessions: tuple[SessionRecord, ...] = ()  # the last `rehydrate run` sessions, oldest first
 
     @property
     def done(self) -> int:
@@ -126,6 +129,7 @@ class StatusView:
                 for c in self.stale
             ],
             "uncommitted": list(self.uncommitted),
+            "last_sessions": [r.to_json() for r in self.sessions],
         }
 
 
@@ -191,6 +195,7 @@ def build_status(
     artifacts: Mapping[str, str | None],
     uncommitted: Sequence[str] = (),
     decision: Decision | None = None,
+    sessions: Sequence[SessionRecord] = (),
 ) -> StatusView:
     """The status model of ``state`` on ``today`` (pure)."""
     task = state.ledgers["task"]
@@ -215,6 +220,7 @@ def build_status(
         open_decisions=open_decisions(state.ledgers["spec"], today),
         stale=tuple(stale),
         uncommitted=tuple(uncommitted),
+        sessions=tuple(sessions),
     )
 
 
@@ -240,6 +246,7 @@ def gather(repo: git.Repo, config: Config, source: Source, today: _dt.date) -> S
         today=today,
         artifacts=artifact_blobs(repo, state),
         uncommitted=uncommitted_ledgers(repo, config),
+        sessions=tuple(read_index(repo.root))[-LAST_SESSIONS:],
     )
 
 
