@@ -20,6 +20,7 @@ _HELP = """Run agent sessions from the ledgers until every completion check pass
 
 \b
   rehydrate run [OPTIONS] -- CMD [ARGS...]
+
 Each session gets the rehydration prompt (built from the work tree) on stdin, or in
 ARGS as {prompt} (the text) or {prompt_file} (a path); its output goes to the terminal
 and to .rehydrate/sessions/<n>.log. When it exits, it is judged from the ledgers: the
@@ -47,7 +48,13 @@ exactly the command line you wrote (docs/run.md).
     short_help="Run fresh agent sessions from the ledgers until the work is done.",
     context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
 )
-@click.option("--max-sessions", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option(
+    "--max-sessions",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="Run at most N sessions (then exit 1 if the task is not done).",
+)
 @click.option(
     "--stall",
     type=click.IntRange(min=1),
@@ -80,7 +87,7 @@ exactly the command line you wrote (docs/run.md).
     default=None,
     metavar="N|P%",
     help="Tell the agent to record its state and end the session at this context "
-    "use (e.g. 50%% of --context-window; Claude Code hooks).",
+    "use (e.g. 50% of --context-window; Claude Code hooks).",
 )
 @click.option(
     "--context-window",
