@@ -42,58 +42,54 @@ def decide_session(
     """The verdict on session ``number``; ``stalled`` and ``cost``: the run's before it;
     ``session_cost``: what the agent reported for this session (None: nothing)."""
     cost += session_cost or 0.0
-    moved = bool(judgement.progress) and not reverted
-    stalled = 0 if moved else stalled + 1
+    stalled = 0 if judgement.progress and not reverted else stalled + 1
+
+    def stop(verdict: str, code: int, reason: str, message: str) -> Verdict:
+        return Verdict(verdict, code, reason, message, stalled, cost)
+
+    count = len(judgement.violations)
     if ending.ended_by == record.INTERRUPTED:
-        return Verdict(
+        return stop(
             record.STOPPED,
             EXIT_INTERRUPTED,
             "interrupted",
             f"interrupted: session #{number} was ended (SIGTERM, then SIGKILL after "
             f"{options.grace_seconds:g} s); the ledgers are whole, rerun to resume",
-            stalled,
-            cost,
         )
-    if judgement.violations and not reverted:
-        return Verdict(
+    if reverted:
+        return _limits(options, number, ending, stalled, cost, reverted)
+    if count:
+        return stop(
             record.VIOLATION,
             EXIT_REFUSED,
             "violation",
-            f"violation: session #{number} weakened the ledgers "
-            f"({len(judgement.violations)} refusal{'s' * (len(judgement.violations) != 1)}; "
-            f"nothing was reverted, --on-violation revert would):\n{_violations(judgement)}",
-            stalled,
-            cost,
+            f"violation: session #{number} weakened the ledgers ({count} refusal"
+            f"{'s' * (count != 1)}; nothing was reverted, --on-violation revert would):\n"
+            + _violations(judgement),
         )
-    if judgement.blocked and not reverted:
-        return Verdict(
+    if judgement.blocked:
+        return stop(
             record.BLOCKED,
             EXIT_BLOCKED,
             "blocked",
             f"blocked_on_reconciliation after session #{number}: the outcome of external "
             f"write {', '.join(judgement.blocked)} is unknown; reconcile it by reading "
             "(never by retrying), then `rehydrate task write settle`",
-            stalled,
-            cost,
         )
-    if judgement.done and not reverted:
-        return Verdict(
+    if judgement.done:
+        return stop(
             record.DONE,
             EXIT_OK,
             "done",
             f"done after session #{number}: every completion check passed",
-            stalled,
-            cost,
         )
     if options.max_cost is not None and session_cost is None:
-        return Verdict(
+        return stop(
             record.LIMIT,
             EXIT_REFUSED,
             "limit",
             f"limit: --max-cost {options.max_cost:g} cannot be kept: session #{number} "
             "reported no cost (claude: pass --output-format stream-json or json)",
-            stalled,
-            cost,
         )
     return _limits(options, number, ending, stalled, cost, reverted)
 
