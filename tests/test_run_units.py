@@ -27,11 +27,13 @@ from rehydrate.run.verdict import decide_session
     [
         pytest.param(["agent", "-p"], ["agent", "-p"], True, id="stdin"),
         pytest.param(["agent", "{prompt}"], ["agent", "PROMPT"], False, id="prompt"),
-        pytest.param(["agent", "--file={prompt_file}"], ["agent", "--file=/p.md"], False, id="file"),
+        pytest.param(
+            ["agent", "--file={prompt_file}"], ["agent", "--file=/p.md"], False, id="file"
+        ),
         pytest.param(["{prompt}"], ["{prompt}"], True, id="program-is-not-substituted"),
         pytest.param(["a", "x{prompt}y"], ["a", "xPROMPTy"], False, id="inside-an-argument"),
     ],
-)  # fmt: skip
+)
 def test_delivery(command: list[str], argv: list[str], piped: bool) -> None:
     assert delivery(command, "PROMPT", Path("/p.md")) == (argv, piped)
 
@@ -86,12 +88,18 @@ def test_usage_ignores_what_is_not_a_report(line: bytes) -> None:
     assert usage.cost_usd is None and usage.context_peak is None
 
 
+P1 = "| P1 | Example: reproduce the bug with a failing test |"
+X1 = "| X-001 | Example: the full test suite passes |"
+O1 = "| O-001 | Example: tell the reviewer about the schema change | open |"
 TASK_AFTER = {
-    "next action": ("Example: write the failing test for the bug described in the objective", "run it"),
-    "phases": ("| P1 | Example: reproduce the bug with a failing test | todo |", "| P1 | Example: reproduce the bug with a failing test | doing |"),
-    "checks": ("| X-001 | Example: the full test suite passes | open |", "| X-001 | Example: the full test suite passes | passed |"),
-    "obligation added": ("| O-001 | Example: tell the reviewer about the schema change | open |", "| O-001 | Example: tell the reviewer about the schema change | open |\n| O-002 | more work | open |"),
-}  # fmt: skip
+    "next action": (
+        "Example: write the failing test for the bug described in the objective",
+        "run it",
+    ),
+    "phases": (f"{P1} todo |", f"{P1} doing |"),
+    "checks": (f"{X1} open |", f"{X1} passed |"),
+    "obligation added": (O1, f"{O1}\n| O-002 | more work | open |"),
+}
 
 
 def _ledgers(task: str | None = None, failures: str | None = None) -> dict[str, Any]:
@@ -158,15 +166,35 @@ OPTIONS = RunOptions(("agent",), max_cost=None)
 @pytest.mark.parametrize(
     "judged, ended_by, verdict, code",
     [
-        pytest.param({"violations": (VIOLATION,), "done": True}, "interrupted", "interrupted", EXIT_INTERRUPTED, id="ctrl-c-first"),
-        pytest.param({"violations": (VIOLATION,), "done": True, "blocked": ("E-1",)}, "exited", "violation", EXIT_REFUSED, id="violation-before-blocked"),
-        pytest.param({"blocked": ("E-1",), "done": True}, "exited", "blocked", EXIT_BLOCKED, id="blocked-before-done"),
+        pytest.param(
+            {"violations": (VIOLATION,), "done": True},
+            "interrupted",
+            "interrupted",
+            EXIT_INTERRUPTED,
+            id="ctrl-c-first",
+        ),
+        pytest.param(
+            {"violations": (VIOLATION,), "done": True, "blocked": ("E-1",)},
+            "exited",
+            "violation",
+            EXIT_REFUSED,
+            id="violation-before-blocked",
+        ),
+        pytest.param(
+            {"blocked": ("E-1",), "done": True},
+            "exited",
+            "blocked",
+            EXIT_BLOCKED,
+            id="blocked-before-done",
+        ),
         pytest.param({"done": True}, "max_minutes", "done", EXIT_OK, id="done-before-a-limit"),
         pytest.param({"progress": ("x",)}, "max_minutes", "limit", EXIT_REFUSED, id="limit"),
         pytest.param({"progress": ("x",)}, "exited", "continue", None, id="go-on"),
-        pytest.param({"progress": ("x",)}, "context_limit", "continue", None, id="context-limit-goes-on"),
+        pytest.param(
+            {"progress": ("x",)}, "context_limit", "continue", None, id="context-limit-goes-on"
+        ),
     ],
-)  # fmt: skip
+)
 def test_verdict_order(judged: dict[str, Any], ended_by: str, verdict: str, code: int) -> None:
     got = decide_session(
         OPTIONS._replace(max_minutes=1.0), 1, _judgement(**judged), Ending(0, ended_by), 0, 0.0,
