@@ -11,6 +11,7 @@ session does nothing). The session counter lives in ``STATE_DIR/count``. Steps:
 * ``["git", ARG...]``: real git, must succeed;
 * ``["write", PATH, TEXT]``, ``["drop_line", PATH, NEEDLE]``: edit a file by hand;
 * ``["print", TEXT]``, ``["sleep", SECONDS]``, ``["exit", CODE]``;
+* ``["spawn", CODE]``: run python CODE (which may leave a process behind);
 * ``["ignore_sigterm"]``: from now on SIGTERM does nothing (SIGKILL is needed);
 * ``["cost", USD]``: print a claude-like stream-json result line with total_cost_usd;
 * ``["context_hook", TOKENS]``: write a Claude Code-like transcript whose last message
@@ -61,6 +62,8 @@ def _step(step: list[object]) -> None:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     elif kind == "cost":
         print(json.dumps({"type": "result", "total_cost_usd": float(args[0])}), flush=True)
+    elif kind == "spawn":  # a process of the agent's group that outlives the agent
+        subprocess.run([sys.executable, "-c", args[0]], check=True)
     elif kind == "context_hook":
         _context_hook(int(args[0]))
     else:

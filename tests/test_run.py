@@ -409,3 +409,58 @@ def test_bad_context_limit(loop: Loop, text: str) -> None:
     result = loop.script().run("--context-limit", text)
     assert result.code == 2
     assert "--context-limit" in result.err
+
+
+def test_a_second_ctrl_c_skips_the_grace(loop: Loop) -> None:
+    steps = [["ignore_sigterm"], ["write", str(loop.state / "ready"), "1"], ["sleep", 60]]
+    proc = loop.script(steps).start("--grace-seconds", "40")
+    _wait_for(loop.state / "ready")
+    started = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    time.sleep(1)
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=30)
+    assert proc.returncode == 130
+    assert time.monotonic() - started < 20
+    assert not _alive(int((loop.state / "pid-1").read_text()))
+    assert loop.index()[0]["verdict"] == "interrupted"
+
+
+def test_sigterm_to_the_run_is_an_interrupt_too(loop: Loop) -> None:
+    steps = [["write", str(loop.state / "ready"), "1"], ["sleep", 60]]
+    proc = loop.script(steps).start("--grace-seconds", "2")
+    _wait_for(loop.state / "ready")
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=30)
+    assert proc.returncode == 130
+    assert not _alive(int((loop.state / "pid-1").read_text()))
+    assert loop.index()[0]["ended_by"] == "interrupted"
+
+
+def test_leftover_processes_of_the_group_are_ended(loop: Loop) -> None:
+    marker = loop.state / "orphan-pid"
+    orphan = (
+        "import os, subprocess, sys; "
+        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); "
+        f"open({str(marker)!r}, 'w').write(str(p.pid))"
+    )
+    steps = [["spawn", orphan], *PASS_CHECK]
+    result = loop.script(steps).run("--grace-seconds", "1")
+    assert result.code == 0, result.err
+    pid = int(marker.read_text())
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(pid)
+
+
+def test_json_goes_with_status(loop: Loop) -> None:
+    result = loop.script().run("--json")
+    assert result.code == 2 and "--json goes with --status" in result.err
+
+
+def test_uncommitted_ledgers_before_the_run_are_named(loop: Loop) -> None:
+    run_subprocess(loop.repo, "task", "next", "started by hand")
+    result = loop.script(PASS_CHECK).run()
+    assert result.code == 0, result.err
+    assert "docs/Task.md differ from HEAD before the first session" in result.err

@@ -45,7 +45,7 @@ exactly the command line you wrote (docs/run.md).
 @click.command(
     "run",
     help=_HELP,
-    short_help="Run fresh agent sessions from the ledgers until the work is done.",
+    short_help="Fresh agent sessions from the ledgers until the work is done.",
     context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
 )
 @click.option(
@@ -145,6 +145,14 @@ def command(show_status: bool, as_json: bool, command: tuple[str, ...], **limits
 
     if show_status:
         return _status(as_json)
+    if as_json:
+        from ..errors import RehydrateError
+
+        raise RehydrateError(
+            "--json goes with --status",
+            code="usage",
+            fix="run `rehydrate run --status --json`; the loop itself reports on stderr",
+        )
     check_command(command)
     from ._common import open_repo
 

@@ -59,16 +59,17 @@ def _signal_group(pgid: int, sig: int) -> bool:
     return True
 
 
-def stop_group(proc: subprocess.Popen[bytes], grace: float) -> None:
-    """SIGTERM to the agent's process group, SIGKILL after ``grace`` seconds if any member
-    is left; returns once the agent itself has been reaped."""
+def stop_group(proc: subprocess.Popen[bytes], grace: float, interrupts: Sequence[int] = ()) -> None:
+    """SIGTERM to the agent's process group, SIGKILL after ``grace`` seconds (or at a
+    second Ctrl-C) if any member is left; returns once the agent has been reaped."""
     pgid = proc.pid
+    seen = len(interrupts)
     try:
         if not _signal_group(pgid, signal.SIGTERM):
             proc.wait()
             return
         deadline = time.monotonic() + grace
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and len(interrupts) <= max(seen, 1):
             if proc.poll() is not None and not _signal_group(pgid, 0):
                 return
             time.sleep(0.05)
@@ -148,6 +149,7 @@ class Launch(NamedTuple):
     watch: Callable[[], str | None]  # a reason to end the session now, or None
     quiesce: Callable[[], AbstractContextManager[Any]]  # held while the group is ended
     grace: float
+    interrupts: Sequence[int] = ()  # Ctrl-Cs so far (a second one skips the grace)
 
 
 def run_session(launch: Launch, usage: Usage) -> Ending:
@@ -170,7 +172,7 @@ def run_session(launch: Launch, usage: Usage) -> Ending:
             ended_by = INTERRUPTED
         try:
             with launch.quiesce():  # no ledger write is cut in half
-                stop_group(proc, launch.grace)
+                stop_group(proc, launch.grace, launch.interrupts)
         except KeyboardInterrupt:
             stop_group(proc, 0)
             ended_by = INTERRUPTED

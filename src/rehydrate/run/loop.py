@@ -12,9 +12,11 @@ resumed by running it again. Core code: it reports to a ``Display``, never print
 
 from __future__ import annotations
 
+import signal
+import threading
 import time
-from collections.abc import Mapping
-from contextlib import ExitStack
+from collections.abc import Iterator, Mapping
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
@@ -76,12 +78,25 @@ def run_loop(
 ) -> RunResult:
     """Run sessions until done, blocked, a violation, a stall, a limit or Ctrl-C."""
     run = _Run(repo, config, options, display, environ)
+    from ..state import uncommitted_ledgers
+
+    dirty = uncommitted_ledgers(repo, config)
+    if dirty:
+        display.note(
+            f"rehydrate run: {', '.join(dirty)} differ from HEAD before the first session; "
+            "the sessions start from the work tree, and these changes are judged with the "
+            "first one (commit them first to keep them apart)"
+        )
     for nth in range(1, options.max_sessions + 1):
         before = snapshot(repo, config)
         stop = _before_session(run, before)
         if stop is not None:
             return stop
-        stop = _after_session(run, _one_session(run, before, nth))
+        with deferred_interrupts() as interrupts:  # a session and its record: never half
+            session = _one_session(run, before, nth, interrupts)
+            if session.ending.ended_by == record.INTERRUPTED:
+                interrupts.clear()  # handled: the verdict is 130
+            stop = _after_session(run, session)
         if stop is not None:
             return stop
     return run.result(
@@ -91,6 +106,28 @@ def run_loop(
         f"#{run.sessions[-1].number if run.sessions else '-'}; the task is not done "
         "(rerun to continue)",
     )
+
+
+@contextmanager
+def deferred_interrupts() -> Iterator[list[int]]:
+    """Turn Ctrl-C (SIGINT, and SIGTERM) into an entry in the yielded list for the block:
+    the session sees it there (``launch``: the agent's group is ended, the session judged and
+    recorded); one that the block leaves in the list is raised after it, once, so that a
+    session's record is never cut in half."""
+    caught: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield caught
+        return
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    for sig in previous:
+        signal.signal(sig, lambda signum, frame: caught.append(signum))
+    try:
+        yield caught
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if caught:
+        raise KeyboardInterrupt
 
 
 def _before_session(run: _Run, before: Snapshot) -> RunResult | None:
@@ -156,7 +193,7 @@ class Session(NamedTuple):
     cost: float | None
 
 
-def _one_session(run: _Run, before: Snapshot, nth: int) -> Session:
+def _one_session(run: _Run, before: Snapshot, nth: int, interrupts: list[int]) -> Session:
     from ..agents.contextuse import NOTE
 
     number = run.number
@@ -183,9 +220,10 @@ def _one_session(run: _Run, before: Snapshot, nth: int) -> Session:
             text.encode("utf-8") if piped else None,
             log,
             run.display.output,
-            watch.check,
+            lambda: record.INTERRUPTED if interrupts else watch.check(),
             lambda: _Locks(run.repo, [run.config.path_of(k) for k in KINDS]),
             run.options.grace_seconds,
+            interrupts,
         ),
         usage,
     )
