@@ -12,11 +12,8 @@ resumed by running it again. Core code: it reports to a ``Display``, never print
 
 from __future__ import annotations
 
-import signal
-import threading
 import time
-from collections.abc import Iterator, Mapping
-from contextlib import ExitStack, contextmanager
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
@@ -30,6 +27,7 @@ from .display import Display
 from .judge import Judgement, Snapshot, blocked_writes, is_done, judge, snapshot
 from .launch import Ending, Launch, delivery, run_session
 from .options import REVERT, RunOptions
+from .quiesce import LedgerLocks, deferred_interrupts
 from .usage import Usage
 from .watch import Watch
 
@@ -106,28 +104,6 @@ def run_loop(
         f"#{run.sessions[-1].number if run.sessions else '-'}; the task is not done "
         "(rerun to continue)",
     )
-
-
-@contextmanager
-def deferred_interrupts() -> Iterator[list[int]]:
-    """Turn Ctrl-C (SIGINT, and SIGTERM) into an entry in the yielded list for the block:
-    the session sees it there (``launch``: the agent's group is ended, the session judged and
-    recorded); one that the block leaves in the list is raised after it, once, so that a
-    session's record is never cut in half."""
-    caught: list[int] = []
-    if threading.current_thread() is not threading.main_thread():
-        yield caught
-        return
-    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-    for sig in previous:
-        signal.signal(sig, lambda signum, frame: caught.append(signum))
-    try:
-        yield caught
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-    if caught:
-        raise KeyboardInterrupt
 
 
 def _before_session(run: _Run, before: Snapshot) -> RunResult | None:
@@ -221,7 +197,7 @@ def _one_session(run: _Run, before: Snapshot, nth: int, interrupts: list[int]) -
             log,
             run.display.output,
             lambda: record.INTERRUPTED if interrupts else watch.check(),
-            lambda: _Locks(run.repo, [run.config.path_of(k) for k in KINDS]),
+            lambda: LedgerLocks(run.repo, [run.config.path_of(k) for k in KINDS]),
             run.options.grace_seconds,
             interrupts,
         ),
@@ -236,29 +212,6 @@ def now() -> str:
     from datetime import UTC, datetime
 
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-class _Locks:
-    """Hold the ledgers' locks while the group is ended, so that no rehydrate writer is
-    killed between its write and its rename; a lock busy past the timeout is skipped."""
-
-    def __init__(self, repo: git.Repo, paths: list[str]) -> None:
-        self.repo, self.paths = repo, paths
-        self.stack = ExitStack()
-
-    def __enter__(self) -> _Locks:
-        from ..errors import RehydrateError
-        from ..ledgers.atomicfile import ledger_lock
-
-        for path in self.paths:
-            try:
-                self.stack.enter_context(ledger_lock(self.repo, path, timeout=5.0))
-            except RehydrateError:
-                continue
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stack.close()
 
 
 def _entry(
