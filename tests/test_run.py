@@ -464,3 +464,29 @@ def test_uncommitted_ledgers_before_the_run_are_named(loop: Loop) -> None:
     result = loop.script(PASS_CHECK).run()
     assert result.code == 0, result.err
     assert "docs/Task.md differ from HEAD before the first session" in result.err
+
+
+def test_end_at_phase_starts_a_fresh_session_after_a_committed_phase(loop: Loop) -> None:
+    phase = [
+        ["rehydrate", "task", "phase", "done", "P1"],
+        ["git", "commit", "-qam", "P1 done"],
+        ["sleep", 60],  # the loop ends it: the phase is done and committed
+    ]
+    started = time.monotonic()
+    result = loop.script(phase, PASS_CHECK).run("--end-at-phase", "--grace-seconds", "1")
+    assert time.monotonic() - started < 40
+    assert result.code == 0, result.err
+    first = loop.index()[0]
+    assert (first["ended_by"], first["progress"]) == ("phase_done", ["P1 todo->done"])
+
+
+def test_without_end_at_phase_a_done_phase_does_not_end_the_session(loop: Loop) -> None:
+    phase = [
+        ["rehydrate", "task", "phase", "done", "P1"],
+        ["git", "commit", "-qam", "P1 done"],
+        ["sleep", 2],
+        *PASS_CHECK,
+    ]
+    result = loop.script(phase).run()
+    assert result.code == 0, result.err
+    assert loop.index()[0]["ended_by"] == "exited"

@@ -121,6 +121,11 @@ exactly the command line you wrote (docs/run.md).
     "refs/rehydrate/run/), then go on.",
 )
 @click.option(
+    "--end-at-phase",
+    is_flag=True,
+    help="End a session once it has committed a phase done; the next starts fresh.",
+)
+@click.option(
     "--commit-ledgers",
     is_flag=True,
     help="Commit ledger changes a session left uncommitted (hooks run).",

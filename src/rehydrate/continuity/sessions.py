@@ -27,6 +27,7 @@ EXITED = "exited"  # the agent exited by itself
 SESSION_TIME = "max_minutes"  # --max-minutes for one session
 TOTAL_TIME = "max_total_minutes"
 CONTEXT = "context_limit"  # --context-limit: told to record its state, then ended
+PHASE = "phase_done"  # --end-at-phase: a phase was done and committed
 INTERRUPTED = "interrupted"  # Ctrl-C (SIGINT) or SIGTERM to rehydrate run
 
 # What the loop made of it (``verdict``).

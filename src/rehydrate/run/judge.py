@@ -81,10 +81,19 @@ def is_done(ledgers: Mapping[str, Ledger]) -> bool:
 
 
 def blocked_writes(ledgers: Mapping[str, Ledger]) -> tuple[str, ...]:
+    """The external writes to reconcile, each as ``ID (operation, key K)`` for the message."""
     decision = decide(ledgers)
     if decision.decision != BLOCKED_ON_RECONCILIATION:
         return ()
-    return tuple(r.id for r in decision.reasons if r.id)
+    rows = {w.id: w for w in ledgers["task"].section("external writes")}
+    out = []
+    for reason in decision.reasons:
+        write = rows.get(reason.id or "")
+        if write is None:
+            continue
+        key = f", key {write.idempotency_key}" if write.idempotency_key else ""
+        out.append(f"{write.id} ({write.operation}{key})")
+    return tuple(out)
 
 
 class Judgement(NamedTuple):

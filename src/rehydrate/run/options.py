@@ -26,6 +26,7 @@ class RunOptions(NamedTuple):
     grace_seconds: float = 10.0  # SIGTERM to SIGKILL
     on_violation: str = STOP
     commit_ledgers: bool = False
+    end_at_phase: bool = False  # end a session once it committed a phase done
     max_tokens: int | None = None  # the prompt's budget
 
     @property

@@ -1,8 +1,10 @@
 """While a session runs: its time limits, the context-limit wrap-up, the live line.
 
 ``Watch.check`` is called every ``launch.POLL`` seconds and names the reason to end the
-session, or None. Anything that needs git or a ledger parse runs at most every
-``SLOW`` seconds: a stat of the ledger files first, a parse only when they changed.
+session, or None: a time limit, the context-limit wrap-up done, or (``--end-at-phase``)
+a phase done and committed, the seed's other moment for a fresh session. Anything that
+needs git or a ledger parse runs at most every ``SLOW`` seconds: a stat of the ledger
+files first, a parse only when they changed.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from .. import git
 from ..config import Config
-from ..continuity.sessions import CONTEXT, SESSION_TIME, TOTAL_TIME
+from ..continuity.sessions import CONTEXT, PHASE, SESSION_TIME, TOTAL_TIME
 from ..errors import RehydrateError
 from ..ledgers import KINDS
 from .judge import Snapshot, progress, snapshot
@@ -50,6 +52,7 @@ class Watch:
         self.stamps: tuple[tuple[int, int], ...] | None = None
         self.changed: tuple[str, ...] = ()
         self.told: tuple[float, str | None] | None = None  # (when, HEAD then)
+        self.phase_done = False  # a phase moved to done in the work tree
 
     def check(self) -> str | None:
         elapsed = time.monotonic() - self.started
@@ -60,6 +63,8 @@ class Watch:
             self._ledgers()
             if self.options.context_limit is not None and self._wrapped_up():
                 return CONTEXT
+            if self.phase_done and self._committed(self.before.head):
+                return PHASE
         self.display.tick(elapsed, self.changed)
         return None
 
@@ -80,12 +85,23 @@ class Watch:
         except RehydrateError:  # mid-edit, or broken: the judge will say
             return
         self.changed = progress(self.before.ledgers, now.ledgers)
+        if self.options.end_at_phase:
+            was = {p.id: p.status for p in self.before.ledgers["task"].active("phases")}
+            self.phase_done = any(
+                p.status == "done" and was.get(p.id) != "done"
+                for p in now.ledgers["task"].active("phases")
+            )
+
+    def _committed(self, since: str | None) -> bool:
+        """HEAD moved since ``since`` and no ledger change is left uncommitted."""
+        from ..state import uncommitted_ledgers
+
+        return git.head(self.repo) != since and not uncommitted_ledgers(self.repo, self.config)
 
     def _wrapped_up(self) -> bool:
         """After the hook told the agent to record its state: the ledgers are committed
         (HEAD moved, none left uncommitted), or the wrap-up time is over."""
         from ..agents.contextuse import read_note
-        from ..state import uncommitted_ledgers
 
         if self.told is None:
             note = read_note(self.repo.root)
@@ -102,4 +118,4 @@ class Watch:
         when, head = self.told
         if time.monotonic() - when >= self.options.wrap_up_seconds:
             return True
-        return git.head(self.repo) != head and not uncommitted_ledgers(self.repo, self.config)
+        return self._committed(head)
