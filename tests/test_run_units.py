@@ -327,3 +327,26 @@ def test_summary_line() -> None:
         "#7 2026-01-01T00:00:00Z done (exited, exit 0, 1 commit, guard pass $0.50 ctx 1200): "
         "a, b, c, d (+1)"
     )
+
+
+def test_live_line_on_a_terminal_and_plain_lines_elsewhere(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from rehydrate.cli.run import LiveDisplay
+
+    for tty in (True, False):
+        display = LiveDisplay(tty)
+        display.started(3, 1, OPTIONS, "write the test")
+        display.tick(5.0, ())
+        display.tick(5.2, ())
+        display.tick(65.0, ("X-001 open->passed",))
+        display.tick(66.0, ("X-001 open->passed",))
+        display.clear()
+        err = capsys.readouterr().err
+        assert "session 1/10 (#3) started; next: write the test" in err
+        line = "[session 1/10 (#3) 01:05] next: write the test | changed: X-001 open->passed"
+        if tty:
+            assert err.count("\r\x1b[K[session") == 3  # redrawn only when it changed
+            assert line in err
+        else:
+            assert err.splitlines()[1:] == [line]  # one plain line per change, no \r

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import time
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -249,8 +248,9 @@ class LiveDisplay:
         clock = f"{minutes:02d}:{seconds:02d}"
         line = f"[{self.header} {clock}] next: {self.next_action[:60]} | changed: {moved}"
         if self.tty:
-            self.line = line[:200]
-            self._draw()
+            if line[:200] != self.line:
+                self.line = line[:200]
+                self._draw()
         elif changed and moved != self.shown:
             self.shown = moved
             click.echo(line, err=True)
@@ -281,4 +281,3 @@ class LiveDisplay:
     def _draw(self) -> None:
         sys.stderr.write("\r\x1b[K" + self.line)
         sys.stderr.flush()
-        time.sleep(0)
