@@ -490,3 +490,29 @@ def test_without_end_at_phase_a_done_phase_does_not_end_the_session(loop: Loop) 
     result = loop.script(phase).run()
     assert result.code == 0, result.err
     assert loop.index()[0]["ended_by"] == "exited"
+
+
+def test_ctrl_c_during_ledger_writes_leaves_every_ledger_whole(loop: Loop) -> None:
+    writes = [
+        ["rehydrate", "fail", "add", "--tried", f"`step {n}`", "--failure", "x" * 2000,
+         "--workaround", "y"]
+        for n in range(40)
+    ]  # fmt: skip
+    loop.script([["write", str(loop.state / "ready"), "1"], *writes])
+    proc = loop.start("--grace-seconds", "5")
+    _wait_for(loop.state / "ready")
+    time.sleep(1.0)  # some writes done, one likely under way
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=60)
+    assert proc.returncode == 130
+    assert not _alive(int((loop.state / "pid-1").read_text()))
+    state = run_subprocess(loop.repo, "state", "--worktree", "--json")
+    assert state.code == 0, state.err  # every ledger parses
+    failures = json.loads(state.out)["ledgers"]["failures"]
+    assert failures  # parsed, whole
+    git(loop.repo, "add", "docs")
+    staged = run_subprocess(loop.repo, "guard", "--staged")  # the rows written are whole
+    assert staged.code == 0, staged.err
+    leftovers = [p.name for p in (loop.repo / "docs").iterdir() if p.name.startswith(".")]
+    assert all(".tmp" not in name for name in leftovers), leftovers
+    assert loop.index()[0]["verdict"] == "interrupted"
