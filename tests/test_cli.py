@@ -114,6 +114,12 @@ def test_every_help_line_is_whole_and_short():
     assert not cut, "cut help lines (give the command a short_help):\n" + "\n".join(cut)
 
 
+def test_every_command_has_a_summary():
+    from rehydrate.cli import COMMANDS, SUMMARIES
+
+    assert sorted(SUMMARIES) == sorted(COMMANDS)
+
+
 def test_bare_rehydrate_shows_help_and_exits_0(tmp_path):
     bare = run(tmp_path)
     assert bare.code == errors.EXIT_OK, bare.err

@@ -65,6 +65,7 @@ SUMMARIES: dict[str, str] = {
     "log": "What each commit did to the ledgers.",
     "demo": "Build and show a worked example repository.",
     "doctor": "Check that every integration is still wired.",
+    "run": "Fresh agent sessions from the ledgers until done.",
 }
 
 
