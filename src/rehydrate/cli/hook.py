@@ -36,13 +36,16 @@ def group() -> None:
     help="Replace an existing hook instead of chaining it (kept as a backup).",
 )
 def install(force: bool) -> int:
-    """Install the guard as native pre-commit and pre-merge-commit hooks (chains existing)."""
+    """Install the guard hooks (native, or into husky, lefthook or pre-commit's config)."""
     from ..git import find_repo
-    from ..guard.install import install as do_install
+    from ..guard.managers import install_guard
     from ._common import note
 
-    for action in do_install(find_repo(), force=force):
+    wiring = install_guard(find_repo(), force=force)
+    for action in wiring.actions:
         note(f"{action.what:>9}  {action.path}")
+    for line in wiring.notes:
+        note(line)
     from ..merge.driver import register_merge_driver
     from ._common import open_repo
 
@@ -56,8 +59,10 @@ def uninstall() -> int:
     """Remove the guard hooks and restore any hook they chained or replaced."""
     from ..git import find_repo
     from ..guard.install import uninstall as do_uninstall
+    from ..guard.managers import uninstall as unwire
     from ._common import note
 
-    for action in do_uninstall(find_repo()):
+    repo = find_repo()
+    for action in [*do_uninstall(repo), *unwire(repo)]:
         note(f"{action.what:>9}  {action.path}")
     return EXIT_OK

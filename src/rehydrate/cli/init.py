@@ -59,10 +59,13 @@ def command(
     for action in init_repo(repo, config, ledger_dir, write_config):
         note(f"{action.what:>8}  {action.path}")
     if not no_hook:
-        from ..guard.install import install
+        from ..guard.managers import install_guard
 
-        for hook in install(repo):
+        wiring = install_guard(repo)
+        for hook in wiring.actions:
             note(f"{hook.what:>8}  {hook.path}")
+        for line in wiring.notes:
+            note(line)
     from ..config import load_config
     from ..merge.driver import register_merge_driver
 

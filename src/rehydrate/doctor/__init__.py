@@ -2,7 +2,7 @@
 
 Each integration is one row of ``CHECKS``: a name, its check (``Context -> Outcome``) and
 what to say when it is not installed. Adding an agent runtime or a git hook manager is
-adding a row (or a ``git_hooks.MANAGERS`` row); the checks never print.
+adding a row (or a ``guard.managers.MANAGERS`` row); the checks never print.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import git
-from ..errors import RehydrateError
+from ..errors import EXIT_USAGE, RehydrateError
 
 HOOKS = ("pre-commit", "pre-merge-commit")
 MARKER = "# rehydrate-guard-hook v1"
@@ -47,11 +47,28 @@ def guard_command() -> list[str]:
     return [os.path.abspath(sys.executable), "-m", "rehydrate"]
 
 
+def missing_lines(unhook: str) -> list[str]:
+    """Shell lines that refuse the commit when no rehydrate can be run, saying why and how
+    to reinstall or unhook. ``$rehydrate_py`` holds the interpreter looked for (or empty)."""
+    say = [
+        "rehydrate guard: this commit is refused because rehydrate cannot be run:",
+        "  the interpreter 'rehydrate hook install' recorded ($rehydrate_py) is not there",
+        "  (a deleted or moved virtualenv, or a clone where it never ran?) and no",
+        "  'rehydrate' is on PATH.",
+        "  reinstall: pip install rehydrate (into the environment you use; see",
+        "  docs/getting-started.md), then run 'rehydrate hook install' again;",
+        f"  unhook: {unhook};",
+        "  one commit without the guard: git commit --no-verify.",
+    ]
+    return [f'echo "{line}" >&2' for line in say] + [f"exit {EXIT_USAGE}"]
+
+
 def script(hook: str, command: list[str]) -> str:
     """The hook's text: run a chained hook first, then exec the guard (no ledger text in it)."""
     python = shlex.quote(command[0])
     full = " ".join(shlex.quote(c) for c in command)
     chained = shlex.quote(hook + CHAINED)
+    missing = "\n".join(missing_lines(f"rehydrate hook uninstall (or delete {hook})"))
     return f"""#!/bin/sh
 {MARKER}
 # Installed by `rehydrate hook install`; `rehydrate hook uninstall` removes it and puts
@@ -63,7 +80,11 @@ fi
 if [ -x {python} ]; then
     exec {full} guard --staged
 fi
-exec rehydrate guard --staged
+if command -v rehydrate >/dev/null 2>&1; then
+    exec rehydrate guard --staged
+fi
+rehydrate_py={python}
+{missing}
 """
 
 
