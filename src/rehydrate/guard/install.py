@@ -51,14 +51,11 @@ def missing_lines(unhook: str) -> list[str]:
     """Shell lines that refuse the commit when no rehydrate can be run, saying why and how
     to reinstall or unhook. ``$rehydrate_py`` holds the interpreter looked for (or empty)."""
     say = [
-        "rehydrate guard: this commit is refused because rehydrate cannot be run:",
-        "  the interpreter 'rehydrate hook install' recorded ($rehydrate_py) is not there",
-        "  (a deleted or moved virtualenv, or a clone where it never ran?) and no",
-        "  'rehydrate' is on PATH.",
-        "  reinstall: pip install rehydrate (into the environment you use; see",
-        "  docs/getting-started.md), then run 'rehydrate hook install' again;",
-        f"  unhook: {unhook};",
-        "  one commit without the guard: git commit --no-verify.",
+        "rehydrate guard: commit refused: rehydrate cannot be run. The interpreter that",
+        "  'rehydrate hook install' recorded ($rehydrate_py) is not there (a deleted or moved",
+        "  virtualenv?) and no 'rehydrate' is on PATH.",
+        "  reinstall: pip install rehydrate (docs/getting-started.md), then rehydrate hook install",
+        f"  unhook: {unhook}; skip it once: git commit --no-verify",
     ]
     return [f'echo "{line}" >&2' for line in say] + [f"exit {EXIT_USAGE}"]
 

@@ -179,7 +179,7 @@ def _lefthook_insert(text: str, hook: str, section: Any, entry: Sequence[str], s
     child = _child_indent(lines, start, stop, 0) or 2
     at = _key_line(lines, "commands", child, start + 1, stop)
     if at is None:
-        block = [" " * child + "commands:\n", *_marked(child + 2, entry)]
+        block = _marked(child, ["commands:", *("  " + e for e in entry)])
         return "".join([*lines[: start + 1], *block, *lines[start + 1 :]])
     inner = _child_indent(lines, at, stop, child) or child + 2
     return "".join([*lines[: at + 1], *_marked(inner, entry), *lines[at + 1 :]])
