@@ -369,7 +369,9 @@ def test_a_manager_installed_after_the_guard(repo: Path, manager: Manager, tools
         return
     assert report.code != 0 and expected in report.out and "rehydrate hook install" in report.out
     if manager.name == "lefthook":
-        assert "pre-commit.old" in report.out
+        assert "pre-commit.old" in report.out  # where `lefthook install` moved ours
+    else:
+        assert "core.hooksPath" in report.out  # husky moved git away from .git/hooks
     _delete_f001(repo)
     _ok(_commit(repo))  # the gap doctor reported is real: the deletion went through
     git(repo, "reset", "-q", "--hard", "HEAD~1")
@@ -379,3 +381,16 @@ def test_a_manager_installed_after_the_guard(repo: Path, manager: Manager, tools
     commit(repo, "the guard in the manager's configuration")
     assert run(repo, "doctor").code == 0
     _refused_deletion(repo)
+
+
+def test_uninstall_takes_out_exactly_the_guard(repo: Path, manager: Manager, tools: Npm) -> None:
+    manager.setup(repo, tools)
+    mine = (repo / manager.config).read_text()
+    hooks = _snapshot(repo / manager.hooks)
+    assert run(repo, "hook", "install").code == 0
+    result = run(repo, "hook", "uninstall")
+    assert result.code == 0 and "removed" in result.err and manager.config in result.err
+    assert (repo / manager.config).read_text() == mine  # the user's file, byte for byte
+    assert not (repo / ".husky" / "pre-merge-commit").exists()  # created by us, gone again
+    assert _snapshot(repo / manager.hooks) == hooks
+    assert git(repo, "config", PYTHON_KEY, check=False).returncode != 0

@@ -128,8 +128,11 @@ def _foreign(ctx: Context, folder: Path, hook: str, shown: str) -> tuple[list[Fi
     if owner is managers.PRE_COMMIT and aside:
         return [], f"pre-commit ({aside[0]}, migration mode)"  # pre-commit runs .legacy first
     message = f"git's {hook} hook is {owner.name}'s, and {owner.name} does not run the guard"
+    native = ctx.repo.common_dir / "hooks" / hook
     if aside:
         message += f" (rehydrate's hook was moved aside to {aside[0]}, which never runs)"
+    elif owner is managers.HUSKY and MARKER in (_read(native) or ""):
+        message += f" (core.hooksPath moved git away from rehydrate's {ctx.shown(native)})"
     fix = f"{INSTALL} (adds the guard to {owner.name}'s configuration; commit that file)"
     return [_finding("hook_manager_unwired", message, fix, shown)], None
 

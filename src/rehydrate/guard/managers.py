@@ -281,9 +281,17 @@ def uninstall(repo: git.Repo) -> list[HookAction]:
         paths += [folder / hook for hook in HOOKS]
     actions = []
     for path in paths:
-        if BEGIN in (_read(path) or ""):
-            action = _edit(repo, path, manager_yaml.remove_block)
-            actions.append(HookAction(action.path, "removed"))
+        text = _read(path) or ""
+        if BEGIN not in text:
+            continue
+        left = manager_yaml.remove_block(text)
+        if left:
+            _write(path, left, path.stat().st_mode & 0o777)
+        else:
+            path.unlink()  # only ever held the guard
+        actions.append(HookAction(os.path.relpath(path, repo.root), "removed"))
+    if actions:
+        git.run(repo, "config", "--local", "--unset", PYTHON_KEY, check=False)
     return actions
 
 
