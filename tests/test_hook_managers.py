@@ -71,7 +71,7 @@ def _npm(*args: str, timeout: float) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _install_npm() -> Npm:
+def install_npm() -> Npm:
     """husky and lefthook, pinned, installed on first use (or a skip saying why)."""
     prefix = _CACHE / f"hook-managers-husky-{HUSKY_VERSION}-lefthook-{LEFTHOOK_VERSION}"
     found = _npm_tools(prefix)
@@ -108,7 +108,7 @@ def _install_npm() -> Npm:
 
 @pytest.fixture(scope="session")
 def npm() -> Npm:
-    return _install_npm()
+    return install_npm()
 
 
 def _pre_commit() -> list[str]:
