@@ -365,6 +365,10 @@ def test_a_manager_installed_after_the_guard(repo: Path, manager: Manager, tools
     expected = AFTER_NATIVE.get(manager.name)
     if expected is None:
         assert report.code == 0, report.out
+        config = (repo / manager.config).read_text()
+        again = run(repo, "hook", "install")  # the guard runs already: nothing added
+        assert again.code == 0 and "migration mode" in again.err
+        assert (repo / manager.config).read_text() == config
         _refused_deletion(repo)
         return
     assert report.code != 0 and expected in report.out and "rehydrate hook install" in report.out

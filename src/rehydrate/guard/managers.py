@@ -258,6 +258,11 @@ def _install_lefthook(repo: git.Repo) -> Wiring:
 
 
 def _install_pre_commit(repo: git.Repo) -> Wiring:
+    legacy = hooks_dir(repo) / "pre-commit.legacy"
+    if MARKER in (_read(legacy) or ""):  # pre-commit runs it first: adding ours runs it twice
+        shown = os.path.relpath(legacy, repo.root)
+        notes = [f"pre-commit runs rehydrate's native hook ({shown}, migration mode): kept"]
+        return Wiring([HookAction(shown, "kept")], notes)
     path = repo.root / PRE_COMMIT_CONFIG
     lines = guard_lines(f"delete the {GUARD_ID} hook from {PRE_COMMIT_CONFIG}")
     action = _edit(
