@@ -252,14 +252,14 @@ def test_init_agent_codex_wires_and_says_the_trust_step(repo: Path) -> None:
     assert result.code == 0 and "rehydrate hook codex trust" in result.err
     assert (repo / HOOKS_FILE).exists()
     again = run(repo, "init", "--agent", "codex", "--agent", "codex")
-    assert "unchanged  .codex/hooks.json" in again.err
+    assert "unchanged .codex/hooks.json" in again.err
 
 
 def test_init_claude_flag_and_agent_claude_are_the_same(repo: Path) -> None:
     assert run(repo, "init", "--claude").code == 0
     before = (repo / ".claude" / "settings.json").read_text()
     result = run(repo, "init", "--agent", "claude")
-    assert "unchanged  .claude/settings.json" in result.err
+    assert "unchanged .claude/settings.json" in result.err
     assert (repo / ".claude" / "settings.json").read_text() == before
 
 

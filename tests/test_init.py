@@ -174,3 +174,19 @@ def test_agents_claude_and_the_protocol_name_the_command_for_each_record(repo):
         missing = [c for c in TAUGHT if c not in flat]
         assert not missing, f"{name} does not teach {missing}"
         _taught_commands_exist(text)
+
+
+def test_init_and_hook_install_print_one_alignment(tmp_path):
+    """Every action line has its word in the same 9 columns, the path after (issue 17)."""
+    import re
+
+    from conftest import git, run
+
+    git(tmp_path, "init", "-q")
+    lines = run(tmp_path, "init", "--agent", "claude").err.splitlines()
+    lines += run(tmp_path, "hook", "install").err.splitlines()
+    actions = [line for line in lines if not line.startswith(("next:", " " * 10))]
+    assert len(actions) >= 14, lines
+    bad = [line for line in actions if not re.fullmatch(r"[a-z]{3,9} {1,7}\S.*", line)]
+    bad += [line for line in actions if line[10 - 1] != " " or line[10] == " "]
+    assert not bad, bad

@@ -91,7 +91,7 @@ def test_init_registers_the_driver_idempotently(project: Path) -> None:
     driver = git(project, "config", "merge.rehydrate.driver").stdout
     assert driver.strip().endswith("-m rehydrate merge-driver %O %A %B %P")
     again = run(project, "hook", "install")
-    assert again.code == 0 and "kept     .gitattributes" in again.err
+    assert again.code == 0 and "kept      .gitattributes" in again.err
     assert (project / ".gitattributes").read_text() == attributes
     assert git(project, "status", "--porcelain").stdout == ""
 
@@ -213,7 +213,7 @@ def test_registration_keeps_existing_attributes_and_matches_paths_with_spaces(re
     write(repo, ".rehydrate.toml", '[ledgers]\nspec = "my docs/Spec file.md"\n')
     write(repo, ".gitattributes", "*.png binary", dedent=False)
     actions = register_merge_driver(find_repo(repo), load_config(repo))
-    assert sum("updated  .gitattributes" in a for a in actions) == 3
+    assert sum("updated   .gitattributes" in a for a in actions) == 3
     text = (repo / ".gitattributes").read_text()
     assert text.startswith("*.png binary\n") and text.count("merge=rehydrate") == 3
     for path in ("my docs/Spec file.md", PATHS["task"], PATHS["failures"]):

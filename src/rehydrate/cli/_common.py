@@ -68,3 +68,9 @@ def emit_json(obj: Any) -> None:
 def note(message: str) -> None:
     """A message for people: stderr."""
     click.echo(message, err=True)
+
+
+def action_line(what: str, path: str) -> str:
+    """One line of what `init` or `hook install` did: the word left-aligned, then the path
+    (the merge driver's lines use the same 9 columns)."""
+    return f"{what:<9} {path}"

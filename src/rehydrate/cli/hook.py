@@ -39,11 +39,11 @@ def install(force: bool) -> int:
     """Install the guard hooks (native, or into husky, lefthook or pre-commit's config)."""
     from ..git import find_repo
     from ..guard.managers import install_guard
-    from ._common import note
+    from ._common import action_line, note
 
     wiring = install_guard(find_repo(), force=force)
     for action in wiring.actions:
-        note(f"{action.what:>9}  {action.path}")
+        note(action_line(action.what, action.path))
     for line in wiring.notes:
         note(line)
     from ..merge.driver import register_merge_driver
@@ -60,9 +60,9 @@ def uninstall() -> int:
     from ..git import find_repo
     from ..guard.install import uninstall as do_uninstall
     from ..guard.managers import uninstall as unwire
-    from ._common import note
+    from ._common import action_line, note
 
     repo = find_repo()
     for action in [*do_uninstall(repo), *unwire(repo)]:
-        note(f"{action.what:>9}  {action.path}")
+        note(action_line(action.what, action.path))
     return EXIT_OK

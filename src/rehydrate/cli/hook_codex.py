@@ -25,14 +25,14 @@ def trust() -> int:
     untrusted project hooks silently never)."""
     from ..agents.codex_install import codex_home
     from ..agents.codex_install import trust as do_trust
-    from ._common import note, open_repo
+    from ._common import action_line, note, open_repo
 
     repo, _ = open_repo()
     home = codex_home()
     changed, written = do_trust(repo.root, home)
     for entry in written:
-        note(f"  trusted  {entry.event}: {entry.command}")
+        note(action_line("trusted", f"{entry.event}: {entry.command}"))
     if changed:
-        note(f"  trusted  project {repo.root}")
-    note(f"{'updated' if changed else 'unchanged':>9}  {home / 'config.toml'}")
+        note(action_line("trusted", f"project {repo.root}"))
+    note(action_line("updated" if changed else "unchanged", str(home / "config.toml")))
     return EXIT_OK

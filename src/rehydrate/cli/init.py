@@ -8,7 +8,7 @@ import click
 
 from ..agents.runtimes import RUNTIMES
 from ..errors import EXIT_OK
-from ._common import note, open_repo
+from ._common import action_line, note, open_repo
 
 
 @click.command("init")
@@ -57,13 +57,13 @@ def command(
 
     repo, config = open_repo()
     for action in init_repo(repo, config, ledger_dir, write_config):
-        note(f"{action.what:>8}  {action.path}")
+        note(action_line(action.what, action.path))
     if not no_hook:
         from ..guard.managers import install_guard
 
         wiring = install_guard(repo)
         for hook in wiring.actions:
-            note(f"{hook.what:>8}  {hook.path}")
+            note(action_line(hook.what, hook.path))
         for line in wiring.notes:
             note(line)
     from ..config import load_config
@@ -78,7 +78,7 @@ def command(
             from ..writers.scaffold import claude_section
 
             section = claude_section(repo, config, ledger_dir)
-            note(f"{section.what:>8}  {section.path}")
+            note(action_line(section.what, section.path))
     note(
         "next: commit the empty ledgers, then record the task with the writers "
         '(`rehydrate task objective "..."`, `rehydrate task phase add --phase "..."`, '
@@ -96,6 +96,6 @@ def _install_agent(name: str, root: Path) -> None:
     from ..agents.runtimes import installer
 
     for item in installer(name)(root, os.path.abspath(sys.executable)):
-        note(f"{item.what:>8}  {item.path}")
+        note(action_line(item.what, item.path))
         if item.note:
-            note(f"          {RUNTIMES[name].title}: {item.note}")
+            note(f"{'':<9} {RUNTIMES[name].title}: {item.note}")

@@ -178,7 +178,7 @@ def _record_python(repo: git.Repo, command: list[str]) -> str:
     if proc.stdout.decode("utf-8", "surrogateescape").strip() == command[0]:
         return f"kept     git config {PYTHON_KEY}"
     git.run(repo, "config", "--local", PYTHON_KEY, command[0])
-    return f"{'updated' if proc.returncode == 0 else 'set':<8} git config {PYTHON_KEY}"
+    return f"{'updated' if proc.returncode == 0 else 'set':<9} git config {PYTHON_KEY}"
 
 
 def install_guard(repo: git.Repo, *, force: bool = False) -> Wiring:

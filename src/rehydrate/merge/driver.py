@@ -81,10 +81,10 @@ def register_merge_driver(
 
         write_in_repo(repo.root, ATTRIBUTES, raw + block.encode("utf-8", "surrogateescape"))
         actions.extend(
-            f"{'created' if not raw else 'updated'}  {ATTRIBUTES}: {line}" for line in missing
+            f"{'created' if not raw else 'updated':<9} {ATTRIBUTES}: {line}" for line in missing
         )
     else:
-        actions.append(f"kept     {ATTRIBUTES} (merge={DRIVER} for the three ledgers)")
+        actions.append(f"{'kept':<9} {ATTRIBUTES} (merge={DRIVER} for the three ledgers)")
     for key, value in (
         (f"merge.{DRIVER}.name", NAME),
         (f"merge.{DRIVER}.driver", command or driver_command()),
@@ -92,10 +92,10 @@ def register_merge_driver(
         proc = git.run(repo, "config", "--local", "--get", key, check=False)
         current = proc.stdout.decode("utf-8", "surrogateescape").rstrip("\n")
         if proc.returncode == 0 and current == value:
-            actions.append(f"kept     git config {key}")
+            actions.append(f"{'kept':<9} git config {key}")
             continue
         git.run(repo, "config", "--local", key, value)
-        actions.append(f"{'updated' if proc.returncode == 0 else 'set':<8} git config {key}")
+        actions.append(f"{'updated' if proc.returncode == 0 else 'set':<9} git config {key}")
     return actions
 
 
