@@ -507,7 +507,7 @@ def _tip_violations(walk: _Walk, new: str, old: str) -> list[Violation]:
             out.append(_at(Violation(code, path, None, None, message, FIXES[code]), new, note))
             continue
         found = check_ledger(kind, before, after)
-        moved = renumbered_content(before, after)
+        moved = renumbered_content(before, after, _shared_ids(walk, new, old, kind))
         if moved:
             found = [
                 v
@@ -517,6 +517,15 @@ def _tip_violations(walk: _Walk, new: str, old: str) -> list[Violation]:
             ]
         out.extend(_at(v, new, note) for v in found)
     return out
+
+
+def _shared_ids(walk: _Walk, new: str, old: str, kind: str) -> frozenset[str] | None:
+    """The ``kind`` IDs at the merge bases of the two tips (what the branch did not add
+    itself), or None when they share no history."""
+    bases = walk.bases((new, old), kind)
+    if not walk.merge_bases[(new, old)]:
+        return None
+    return frozenset().union(*(_ids(b) for b in bases))
 
 
 def _same_order(old: Ledger, new: Ledger, moved: Mapping[str, str]) -> bool:
