@@ -86,6 +86,8 @@ def _finish(report: GuardReport, as_json: bool) -> int:
     from ._common import emit_json, note
 
     code = verdict(EXIT_REFUSED if report.violations else EXIT_OK)
+    for line in report.notes:
+        note(f"rehydrate guard: warning: {line}")
     for waived in report.waived:
         note(f"waived: commit {waived.commit[:12]} (Rehydrate-Waiver: {waived.reason})")
         for violation in waived.violations:

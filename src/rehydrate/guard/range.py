@@ -405,6 +405,14 @@ def _settings_findings(
     return settings_violations(old, new, bool(present))
 
 
+def settings_at(repo: Repo, commit: str, fallback: Config | None = None) -> Config:
+    """The settings in force at ``commit`` (its own files, else ``fallback``: a bare
+    repository's ``.rehydrate.toml``, else the defaults); unreadable ones: the fallback."""
+    if fallback is None:
+        fallback = load_config(repo.root) if repo.root == repo.git_dir else Config()
+    return _Settings(repo, [commit], fallback).of(commit)
+
+
 def check_range(
     repo: Repo, spec: RangeSpec, *, mode: str = "range", fallback: Config | None = None
 ) -> GuardReport:

@@ -35,6 +35,7 @@ class GuardReport:
     waived: tuple[Waived, ...] = ()
     ledgers: tuple[str, ...] = ()  # ledger paths compared
     commits: int = 0  # commits checked (range modes)
+    notes: tuple[str, ...] = ()  # warnings for stderr: what could not be judged
 
     @property
     def ok(self) -> bool:
