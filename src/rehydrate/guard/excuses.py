@@ -67,7 +67,8 @@ def renumbered_content(
     for upstream ones. Each row of ``new`` stands for one row of ``old`` at most. A row
     the branch added itself (an ID not in ``shared``, the IDs at the merge base of the
     two tips) may move to any ID whose own old row moved on too (F-004 -> F-005 and
-    F-005 -> F-006); any other row only to an ID ``old`` never had. ``shared`` None: no
+    F-005 -> F-006; an old row whose ID was taken and whose content went nowhere is
+    still reported under its ID); any other row only to an ID ``old`` never had. ``shared`` None: no
     merge base is known, every row is the branch's own but may only move to a fresh ID.
     The retirement, if any, must have moved along.
     """
@@ -93,14 +94,6 @@ def renumbered_content(
             matches.remove(candidate)
             out[item_id] = candidate
             break
-    if shared is not None:
-        # a target the old tip had must itself have moved on: nothing overwritten
-        while True:
-            bad = [o for o, n in out.items() if n in mine and n not in out]
-            if not bad:
-                return out
-            for item_id in bad:
-                del out[item_id]
     return out
 
 

@@ -130,12 +130,12 @@ def ledger_notes(repo: Repo, ref: str, tip: str, config: Config) -> list[str]:
         if len(missing) < len(config.paths):
             return []
         return [
-            f"{where}: no ledger at the default paths ({', '.join(missing)}): nothing was "
+            f"warning: {where}: no ledger at the default paths ({', '.join(missing)}): nothing was "
             "judged; if the ledgers live elsewhere, commit a .rehydrate.toml naming them or "
             f"put one in the bare repository ({repo.git_dir})"
         ]
     return [
-        f"{where}: the configured ledger path {path} matches nothing: that ledger was not "
+        f"warning: {where}: the configured ledger path {path} matches nothing: that ledger was not "
         "judged; fix the path in .rehydrate.toml"
         for path in missing
     ]

@@ -37,6 +37,11 @@ class GuardReport:
     commits: int = 0  # commits checked (range modes)
     notes: tuple[str, ...] = ()  # warnings for stderr: what could not be judged
 
+    def with_notes(self, notes: tuple[str, ...]) -> GuardReport:
+        from dataclasses import replace
+
+        return replace(self, notes=(*notes, *self.notes))
+
     @property
     def ok(self) -> bool:
         return not self.violations
