@@ -2,16 +2,18 @@
 user would, against a real bare remote and this checkout, and say exactly what was
 substituted:
 
-* ``REHYDRATE_GIT`` is ``git+file://<this checkout>@<HEAD>`` (the docs' placeholder
+* ``REHYDRATE_GIT`` is ``git+file://localhost<this checkout>@<HEAD>`` (the docs' placeholder
   names a public home that does not exist here);
-* ``python -m pip install …`` runs for real once per session (``install_once``), into a
-  throwaway prefix with ``--no-deps --no-build-isolation`` (the test environment
-  already has the dependencies and hatchling); every later pip line, and any
-  ``python -m venv`` line of the action, is a no-op that reuses that prefix;
+* the install snippet's ``python -m pip install "rehydrate @ $REHYDRATE_GIT"`` runs once
+  per HEAD (``install_once``) as ``pip wheel --no-deps --no-build-isolation`` of the
+  same requirement, the wheel then installed into a throwaway virtualenv (the test
+  environment has the dependencies and hatchling); every other pip line, and the
+  action's ``python -m venv`` line, is a no-op that reuses that virtualenv (``pipx`` is
+  not run);
 * a GitHub workflow runs its steps in order: ``actions/checkout`` is the CI clone made
   here (its ``fetch-depth`` must be 0), ``actions/setup-python`` is a no-op, a
   ``uses: …/rehydrate@…`` step runs this checkout's ``action.yml``, and ``run:``
-  steps run in ``bash -eo pipefail`` with ``${{ github.* / inputs.* / vars.* }}``
+  steps run in ``bash -eo pipefail`` with ``${{ github.* }}`` and ``${{ inputs.* }}``
   expanded from the event (any other expression fails the snippet);
 * a GitLab job runs its ``script`` lines in one ``bash -eo pipefail``, in a clone of
   the pipeline's branch only (as the runner fetches), with the ``CI_*`` variables set;
@@ -70,43 +72,47 @@ def head_sha() -> str:
 class Tools(NamedTuple):
     """The session's one install of rehydrate from git, and the environment to use it."""
 
-    prefix: Path
+    prefix: Path  # the throwaway virtualenv
     env: dict[str, str]
     url: str
 
 
-def _site(prefix: Path) -> Path:
-    return prefix / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / (
-        "site-packages"
-    )
-
-
 def install_once(cache: Path, install_line: str) -> Tools:
-    """Run the install snippet's pip line for real, once per session (a lock for xdist)."""
-    url = f"git+file://{ROOT}@{head_sha()}"
-    prefix = cache / f"rehydrate-{head_sha()[:12]}"
+    """Run the install snippet's pip line for real, once per HEAD (a lock for xdist): the
+    requirement is built into a wheel by ``pip wheel --no-deps --no-build-isolation`` with
+    this interpreter, and the wheel installed into a throwaway virtualenv that borrows
+    the test environment's dependencies (a .pth). A ``pip install --prefix`` would
+    uninstall the test environment's own rehydrate."""
+    import sysconfig
+
+    url = f"git+file://localhost{ROOT}@{head_sha()}"  # pip wants a host in a file URL
+    venv = cache / f"venv-{head_sha()[:12]}"
     env = {
         **os.environ,
         "REHYDRATE_GIT": url,
-        "PATH": f"{prefix / 'bin'}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}"
-        + os.environ.get("PATH", ""),
-        "PYTHONPATH": str(_site(prefix)),
+        "PATH": f"{venv / 'bin'}{os.pathsep}" + os.environ.get("PATH", ""),
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
     }
     cache.mkdir(parents=True, exist_ok=True)
     with (cache / ".install.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (prefix / "bin" / "rehydrate").exists():
-            line = PIP.sub(_pip_for_real(prefix), install_line)
+        if not (venv / "bin" / "rehydrate").exists():
+            wheels = cache / f"wheels-{head_sha()[:12]}"
+            line = PIP.sub(
+                rf"\1'{sys.executable}' -m pip wheel --quiet --no-deps --no-build-isolation "
+                rf"--wheel-dir '{wheels}' \2",
+                install_line,
+            )
             proc = run_bash(line, cache, env)
             assert proc.returncode == 0, f"the install snippet failed:\n{proc.stderr}"
-    return Tools(prefix, env, url)
-
-
-def _pip_for_real(prefix: Path) -> str:
-    return (
-        rf"\1python -m pip install --quiet --no-deps --no-build-isolation --prefix '{prefix}' \2"
-    )
+            subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+            version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+            site = venv / "lib" / version / "site-packages"
+            (site / "rehydrate-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+            (wheel,) = wheels.glob("rehydrate-*.whl")
+            pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python")]
+            subprocess.run([*pip, "install", "--quiet", "--no-deps", str(wheel)], check=True)
+    return Tools(venv, env, url)
 
 
 def substitute(script: str) -> str:
@@ -163,17 +169,17 @@ def run_github(workflow: str, clone: Path, event: str, payload: dict[str, Any], 
     bin_link = temp / "rehydrate" / "bin"
     if not bin_link.exists():
         bin_link.symlink_to(tools.prefix / "bin")
+    workflow_env = {k: str(v) for k, v in (doc.get("env") or {}).items()}
     env = {
         **tools.env,
+        **workflow_env,
+        "REHYDRATE_GIT": tools.url,  # the docs' placeholder, replaced
         "CI": "true",
         "GITHUB_EVENT_NAME": event,
         "GITHUB_EVENT_PATH": str(event_path),
         "RUNNER_TEMP": str(temp),
     }
-    context = {
-        "github": {"event_name": event, "event": payload, "action_path": str(ROOT)},
-        "vars": {"REHYDRATE_GIT": tools.url},
-    }
+    context = {"github": {"event_name": event, "event": payload, "action_path": str(ROOT)}}
     return _steps(job["steps"], clone, env, context)
 
 

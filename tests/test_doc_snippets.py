@@ -46,7 +46,9 @@ def test_every_fenced_block_of_the_install_and_ci_docs_is_a_marked_snippet() -> 
 def test_the_install_snippet_installs_this_checkout(tools: ds.Tools, tmp_path: Path) -> None:
     proc = ds.run_bash(ds.substitute(ALL["install"].text), tmp_path, tools.env)
     assert proc.returncode == 0 and "rehydrate 0." in proc.stdout, proc.stderr
-    where = ds.run_bash("python -c 'import rehydrate; print(rehydrate.__file__)'", tmp_path, tools.env)
+    where = ds.run_bash(
+        "python -c 'import rehydrate; print(rehydrate.__file__)'", tmp_path, tools.env
+    )
     assert where.stdout.startswith(str(tools.prefix)), where.stdout  # the installed copy
     unset = {k: v for k, v in tools.env.items() if k != "REHYDRATE_GIT"}
     proc = ds.run_bash(ds.substitute(ALL["install"].text), tmp_path, unset)
@@ -122,7 +124,11 @@ def test_gitlab_snippets(tools: ds.Tools, tmp_path: Path, name: str, good: bool)
     git(remote.dev, "checkout", "-q", "-b", "feature", before)
     head = remote.commit("mr", GOOD if good else BAD)
     git(remote.dev, "push", "-q", "origin", "feature")
-    new_branch = {"CI_COMMIT_SHA": head, "CI_COMMIT_BEFORE_SHA": ZERO, "CI_COMMIT_BRANCH": "feature"}
+    new_branch = {
+        "CI_COMMIT_SHA": head,
+        "CI_COMMIT_BEFORE_SHA": ZERO,
+        "CI_COMMIT_BRANCH": "feature",
+    }
     mr = {
         "CI_COMMIT_SHA": head,
         "CI_PIPELINE_SOURCE": "merge_request_event",
@@ -134,12 +140,23 @@ def test_gitlab_snippets(tools: ds.Tools, tmp_path: Path, name: str, good: bool)
         assert "Invalid revision range" not in job.err
 
 
+@pytest.mark.parametrize("good", [True, False], ids=["good", "bad"])
+def test_the_range_snippet(tools: ds.Tools, tmp_path: Path, good: bool) -> None:
+    remote = Remote(tmp_path)
+    git(remote.dev, "checkout", "-q", "-b", "feature")
+    head = remote.commit("branch", GOOD if good else BAD)
+    git(remote.dev, "push", "-q", "origin", "feature")
+    proc = ds.run_bash(ALL["range"].text, remote.clone(head), tools.env)
+    assert proc.returncode == (0 if good else 1), proc.stderr
+    assert good or "row_deleted" in proc.stderr
+
+
 def test_the_pre_receive_snippet_guards_a_bare_repository(tools: ds.Tools, tmp_path: Path):
     remote = Remote(tmp_path)
     hook = remote.server / "hooks" / "pre-receive"
     hook.write_text(ALL["pre-receive"].text)
     hook.chmod(0o755)
-    env = {**os.environ, "PATH": tools.env["PATH"], "PYTHONPATH": tools.env["PYTHONPATH"]}
+    env = {**os.environ, "PATH": tools.env["PATH"]}
     remote.commit("bad", BAD)
     pushed = subprocess.run(
         ["git", "push", "origin", "main"], cwd=remote.dev, env=env, capture_output=True, text=True
@@ -211,7 +228,9 @@ def test_a_broken_workflow_snippet_fails(tools: ds.Tools, tmp_path: Path) -> Non
     clone, event, payload = _github_events(remote, True)[0]
     broken = ALL["github-steps"].text.replace("--ci github", "--ci githib")
     assert ds.run_github(broken, clone, event, payload, tools).code == 2
-    unknown = ALL["github-steps"].text.replace("vars.REHYDRATE_GIT", "secrets.TOKEN")
+    unknown = ALL["github-steps"].text.replace(
+        "run: rehydrate guard", "run: echo ${{ secrets.TOKEN }}; rehydrate guard"
+    )
     with pytest.raises(AssertionError, match="does not know"):
         ds.run_github(unknown, clone, event, payload, tools)
     shallow = ALL["github-action"].text.replace("fetch-depth: 0", "fetch-depth: 1")
