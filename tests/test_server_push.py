@@ -193,3 +193,38 @@ def test_a_configured_path_that_matches_nothing_is_reported(tmp_path: Path) -> N
     assert pushed.returncode == 0, pushed.stderr
     assert "configured ledger path ledgers/failure.md matches nothing" in pushed.stderr
     assert "ledgers/spec.md" not in pushed.stderr
+
+
+def test_a_rebased_task_branch_whose_item_moved_on_is_taken(tmp_path: Path) -> None:
+    """The branch adds O-2 then marks it done; main took O-2: the driver renumbers the
+    branch's O-2 to O-3 in the first step, follows it in the second (O-3 done)."""
+    server = _server(tmp_path)
+    repo, _ = make_repo(tmp_path / "repo", hook=False)
+    assert run(repo, "init", "--no-hook").code == 0
+    commit(repo, "--no-verify", message="merge driver")
+    git(repo, "remote", "add", "origin", str(server))
+    git(repo, "push", "-q", "origin", "main")
+    o1 = "| O-1 | tell the reviewer | open |\n"
+
+    def task(revision: int, rows: str, message: str) -> None:
+        text = BASE["task"].replace("revision: 3", f"revision: {revision}").replace(o1, o1 + rows)
+        write_bytes(repo, "docs/Task.md", text.encode())
+        assert commit(repo, "--no-verify", message=message).returncode == 0
+
+    git(repo, "checkout", "-q", "-b", "feature")
+    task(4, "| O-2 | update docs | open |\n", "O-2")
+    task(5, "| O-2 | update docs | done |\n", "O-2 done")
+    git(repo, "push", "-q", "origin", "feature")
+    old = _head(repo)
+    git(repo, "checkout", "-q", "main")
+    task(4, "| O-2 | rotate keys | open |\n", "main O-2")
+    git(repo, "push", "-q", "origin", "main")
+    git(repo, "checkout", "-q", "feature")
+    rebased = git(repo, "rebase", "main", check=False)
+    assert rebased.returncode == 0, rebased.stderr
+    assert "ours renumbered O-2 to O-3" in rebased.stderr
+    text = (repo / "docs/Task.md").read_text()
+    assert "| O-2 | rotate keys | open |" in text and "| O-3 | update docs | done |" in text
+    pushed = git(repo, "push", "-f", "origin", "feature", check=False)
+    assert pushed.returncode == 0, pushed.stderr
+    assert run(repo, "guard", "--range", f"{old}..HEAD").code == 0
