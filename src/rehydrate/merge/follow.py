@@ -34,8 +34,13 @@ class Followed(NamedTuple):
     notes: list[str]
 
 
-def _table_lines(data: bytes) -> set[bytes]:
-    return {line.strip() for line in data.split(b"\n") if line.lstrip()[:1] == b"|"}
+def _all_rows_kept(base: bytes, ours: bytes) -> bool:
+    """Whether every table line of base is a line of ours (line endings aside): then ours
+    renumbered nothing. Two sets of lines, no parse."""
+    if b"\r" in base or b"\r" in ours:
+        base, ours = base.replace(b"\r", b""), ours.replace(b"\r", b"")
+    gone = set(base.split(b"\n")).difference(ours.split(b"\n"))
+    return not any(line.lstrip()[:1] == b"|" for line in gone)
 
 
 def _parse(kind: str, ctx: Context, data: bytes) -> Ledger:
@@ -55,7 +60,7 @@ def follow_renumbering(
     """Base and theirs read with the renumbering ours made of base's rows, or None when
     ours renumbered nothing (every row of base is in ours as it was: one set lookup per
     row, nothing parsed) or a side does not parse (the row merge reports it)."""
-    if not base.strip() or _table_lines(base) <= _table_lines(ours):
+    if not base.strip() or _all_rows_kept(base, ours):
         return None
     try:
         b, o, t = (_parse(kind, ctx, data) for data in (base, ours, theirs))
