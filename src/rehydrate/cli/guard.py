@@ -32,10 +32,13 @@ Modes (one at a time):
                   a new branch (its commits on no other remote branch), a pull or
                   merge request (from the merge base), a merge queue group.
   --pre-receive   '<old> <new> <ref>' lines on stdin (a server hook): each ref's
-                  new commits, a forced update's old tip against its new tip; a
-                  protected branch (the default branch, git config
-                  rehydrate.protectedBranch) cannot be deleted; refs/replace/* is
-                  refused.
+                  new commits, a forced update's old tip against its new tip (a
+                  rebase's renumbered rows pass); a protected branch (the default
+                  branch, git config rehydrate.protectedBranch) cannot be deleted,
+                  another deleted branch's tip is kept under refs/rehydrate/deleted/
+                  and a branch created again is judged against it; refs/replace/*
+                  and refs/rehydrate/* are refused; a tip with no ledger at the
+                  paths in force is a warning on stderr.
 
 \b
 What to do about a refusal: each line names the file, the item, the rule and
