@@ -38,7 +38,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 MARK = re.compile(r"^<!-- snippet: ([a-z0-9-]+) -->\n```(\w+)\n(.*?)^```$", re.M | re.S)
 FENCE = re.compile(r"^```(sh|yaml|bash|yml)$", re.M)
-PIP = re.compile(r"^(\s*)(?:python -m )?pip install (.*)$", re.M)
+PIP = re.compile(r"^(\s*)\S*(?:python\S*\"? -m )?pip install (.*)$", re.M)
 VENV = re.compile(r"^.*-m venv .*$", re.M)
 EXPR = re.compile(r"\$\{\{\s*([^}]*?)\s*\}\}")
 
@@ -116,9 +116,18 @@ def install_once(cache: Path, install_line: str) -> Tools:
 
 
 def substitute(script: str) -> str:
-    """A snippet's shell with its installs made no-ops (the session installed once)."""
+    """A snippet's shell with its installs made no-ops (the session installed once). An
+    install line this does not recognise fails the snippet: run as it stands, it would
+    install into whatever Python is on PATH."""
     script = PIP.sub(r"\1: pip install \2  # installed once this session", script)
-    return VENV.sub(": the venv line  # the session's install is used", script)
+    script = VENV.sub(": the venv line  # the session's install is used", script)
+    live = [
+        line
+        for line in script.splitlines()
+        if re.search(r"\bpip\w*\b.*\binstall\b", line) and not line.lstrip().startswith(":")
+    ]
+    assert not live, f"the snippet runner would run a real install: {live}"
+    return script
 
 
 def run_bash(script: str, cwd: Path, env: Mapping[str, str]) -> subprocess.CompletedProcess[str]:

@@ -113,6 +113,26 @@ def test_github_workflow_snippets(tools: ds.Tools, tmp_path: Path, name: str, go
             assert "row_deleted" in job.err and "docs/Failed_Attempts.md" in job.err
 
 
+@pytest.mark.parametrize("good", [True, False], ids=["rows-kept", "row-dropped"])
+def test_the_action_fetches_a_forced_pushs_old_tip(tools: ds.Tools, tmp_path: Path, good: bool):
+    """main had F-004; history is rewritten and force-pushed; the CI clone lacks the old
+    tip, the action fetches it, and only the old tip against the new one shows a loss."""
+    remote = Remote(tmp_path)
+    base = git(remote.dev, "rev-parse", "HEAD").stdout.strip()
+    old = remote.commit("F-004", GOOD)
+    git(remote.dev, "push", "-q", "origin", "main")
+    git(remote.dev, "reset", "-q", "--hard", base)
+    (remote.dev / "notes.txt").write_text("rewritten\n")
+    new = remote.commit("rewritten", GOOD if good else None)
+    git(remote.dev, "push", "-q", "-f", "origin", "main")
+    clone = remote.clone(new)
+    assert git(clone, "cat-file", "-e", old, check=False).returncode != 0
+    payload = {"ref": "refs/heads/main", "before": old, "after": new, "forced": True}
+    job = ds.run_github(ALL["github-action"].text, clone, "push", payload, tools)
+    assert job.code == (0 if good else 1), job.err
+    assert good or ("row_deleted" in job.err and "compared directly" in job.err)
+
+
 @pytest.mark.parametrize("good", [True, False], ids=["good", "bad"])
 @pytest.mark.parametrize("name", ["gitlab-job", "gitlab-include"])
 def test_gitlab_snippets(tools: ds.Tools, tmp_path: Path, name: str, good: bool) -> None:
