@@ -231,3 +231,27 @@ def test_gitlab_forced_push_after_a_clean_rebase(tmp_path: Path) -> None:
     env = {"CI_COMMIT_SHA": new, "CI_COMMIT_BEFORE_SHA": old, "CI_COMMIT_BRANCH": "feature"}
     code, err = _gitlab(clone, **env)
     assert code == 0 and "forced push" in err and "NOT compared" not in err, err
+
+
+def test_a_ci_commit_with_no_ledger_is_reported(tmp_path: Path) -> None:
+    """Ledgers under ledgers/ and no settings file: the job passes, saying it judged nothing."""
+    server = tmp_path / "server.git"
+    git(tmp_path, "init", "-q", "--bare", str(server))
+    dev = tmp_path / "dev"
+    dev.mkdir()
+    git(dev, "init", "-q")
+    for kind, text in BASE.items():
+        (dev / "ledgers").mkdir(exist_ok=True)
+        (dev / "ledgers" / f"{kind}.md").write_text(text)
+    assert commit(dev, "--no-verify", message="base").returncode == 0
+    before = _head(dev)
+    (dev / "ledgers" / "failures.md").write_text(DROPPED)
+    assert commit(dev, "--no-verify", message="drop").returncode == 0
+    git(dev, "remote", "add", "origin", str(server))
+    git(dev, "push", "-q", "origin", "main")
+    clone = tmp_path / "ci"
+    git(tmp_path, "clone", "-q", "--no-local", str(server), str(clone))
+    env = {"CI_COMMIT_SHA": _head(dev), "CI_COMMIT_BEFORE_SHA": before, "CI_COMMIT_BRANCH": "main"}
+    code, err = _gitlab(clone, **env)
+    assert code == 0 and "warning" in err and "no ledger at the default paths" in err, err
+    assert "bare repository" not in err  # a work tree: only the settings file helps

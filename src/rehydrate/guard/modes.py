@@ -106,7 +106,12 @@ def run(
         chosen = plan(repo, ci_event(req.spec, environ or {}))
         if chosen.spec is None:
             return GuardReport(RANGE, notes=chosen.notes)
-        return check_range(repo, chosen.spec).with_notes(chosen.notes)
+        from .range import settings_at
+        from .unjudged import unjudged
+
+        new = chosen.spec.revs[0]
+        found = unjudged(repo, "the CI commit", new, settings_at(repo, new))
+        return check_range(repo, chosen.spec).with_notes((*chosen.notes, *found))
     if req.mode == PRE_RECEIVE:
         from .receive import check_pre_receive
 

@@ -19,12 +19,12 @@ import os
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ..config import Config
 from ..errors import RehydrateError
-from ..git import Repo, run, tree_entries
+from ..git import Repo, run
 from .range import ZERO, RangeSpec, check_range, is_ancestor, settings_at
 from .report import GuardReport, Waived
 from .rules import FIXES, Violation
+from .unjudged import unjudged
 
 
 def protected_refs(repo: Repo) -> frozenset[str]:
@@ -118,29 +118,6 @@ def _reserved(update: Update) -> Violation | None:
     return None
 
 
-def ledger_notes(repo: Repo, ref: str, tip: str, config: Config) -> list[str]:
-    """What the guard could not judge at ``tip``: no ledger at all at the default paths,
-    or a configured path that matches nothing."""
-    found = tree_entries(repo, tip, list(config.paths.values()))
-    missing = sorted(p for p in config.paths.values() if p not in found)
-    if not missing:
-        return []
-    where = f"{ref} at {tip[:12]}"
-    if config.paths == Config().paths:
-        if len(missing) < len(config.paths):
-            return []
-        return [
-            f"warning: {where}: no ledger at the default paths ({', '.join(missing)}): nothing was "
-            "judged; if the ledgers live elsewhere, commit a .rehydrate.toml naming them or "
-            f"put one in the bare repository ({repo.git_dir})"
-        ]
-    return [
-        f"warning: {where}: the configured ledger path {path} matches nothing: that ledger was not "
-        "judged; fix the path in .rehydrate.toml"
-        for path in missing
-    ]
-
-
 def check_pre_receive(repo: Repo, lines: Sequence[str]) -> GuardReport:
     """``<old> <new> <ref>`` lines: every new commit of each ref, a forced update's old tip
     against its new tip (a re-created branch's: its recorded deleted tip), no deletion
@@ -180,7 +157,7 @@ def check_pre_receive(repo: Repo, lines: Sequence[str]) -> GuardReport:
             for v in report.violations
         )
         waived.extend(report.waived)
-        notes.extend(ledger_notes(repo, update.ref, update.new, settings_at(repo, update.new)))
+        notes.extend(unjudged(repo, update.ref, update.new, settings_at(repo, update.new)))
     if deleted and not violations:
         _record_deleted(repo, deleted)
     return GuardReport(
