@@ -160,9 +160,10 @@ def test_people_see_the_same_marks_and_headlines_as_in_log() -> None:
     from rehydrate.cli.diff import render
 
     added = _diff("failures", [("failures", F2, F2 + "| F-004 | `make x` | boom | use y |\n")])
-    assert "  + failure added F-004: `make x`: boom (workaround: use y)" in render(
-        [added], "A", "B"
-    ).splitlines()
+    assert (
+        "  + failure added F-004: `make x`: boom (workaround: use y)"
+        in render([added], "A", "B").splitlines()
+    )
     stronger = _diff("spec", [("spec", "| run the linter | SHOULD |", "| run the linter | MUST |")])
     lines = render([stronger], "A", "B").splitlines()
     assert "  ^ constraint strengthened C-002 (SHOULD -> MUST): run the linter" in lines
