@@ -26,11 +26,19 @@ Modes (one at a time):
                   does not descend from A (a force-push, rebase, amend), also A's
                   ledgers against B's. `--range B` checks B's whole history; an
                   all-zero A (a new branch) too.
+  --ci github|gitlab
+                  the range of the CI job's event: a push (before..after; a
+                  forced push: the new commits and the old tip against the new),
+                  a new branch (its commits on no other remote branch), a pull or
+                  merge request (from the merge base), a merge queue group.
   --pre-receive   '<old> <new> <ref>' lines on stdin (a server hook): each ref's
-                  new commits, a forced update's old tip against its new tip; a
-                  protected branch (the default branch, git config
-                  rehydrate.protectedBranch) cannot be deleted; refs/replace/* is
-                  refused.
+                  new commits, a forced update's old tip against its new tip (a
+                  rebase's renumbered rows pass); a protected branch (the default
+                  branch, git config rehydrate.protectedBranch) cannot be deleted,
+                  another deleted branch's tip is kept under refs/rehydrate/deleted/
+                  and a branch created again is judged against it; refs/replace/*
+                  and refs/rehydrate/* are refused; a tip with no ledger at the
+                  paths in force is a warning on stderr.
 
 \b
 What to do about a refusal: each line names the file, the item, the rule and
@@ -66,12 +74,21 @@ read (a shallow clone that lacks the history: fetch it in full).
     is_flag=True,
     help="Read '<old> <new> <ref>' lines on stdin (a server-side pre-receive hook).",
 )
+@click.option(
+    "--ci",
+    type=click.Choice(["github", "gitlab"]),
+    default=None,
+    help="Work out the range from the CI job's event (push, forced push, new branch, "
+    "pull/merge request, merge queue) and check it.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
-def command(staged: bool, range_: str | None, pre_receive: bool, as_json: bool) -> int:
+def command(
+    staged: bool, range_: str | None, pre_receive: bool, ci: str | None, as_json: bool
+) -> int:
     from ..guard import modes
 
-    req = modes.request(staged, range_, pre_receive, os.environ)
-    return _finish(modes.run(modes.open_repo(), req, _read_stdin), as_json)
+    req = modes.request(staged, range_, pre_receive, os.environ, ci=ci)
+    return _finish(modes.run(modes.open_repo(), req, _read_stdin, os.environ), as_json)
 
 
 def _read_stdin() -> str:
@@ -86,6 +103,8 @@ def _finish(report: GuardReport, as_json: bool) -> int:
     from ._common import emit_json, note
 
     code = verdict(EXIT_REFUSED if report.violations else EXIT_OK)
+    for line in report.notes:
+        note(f"rehydrate guard: {line}")
     for waived in report.waived:
         note(f"waived: commit {waived.commit[:12]} (Rehydrate-Waiver: {waived.reason})")
         for violation in waived.violations:

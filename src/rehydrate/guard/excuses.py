@@ -58,29 +58,42 @@ def renumbered(
     return out
 
 
-def renumbered_content(old: Ledger, new: Ledger) -> dict[str, str]:
-    """Items of ``old`` whose exact content ``new`` holds under an ID ``old`` never had:
-    {old ID: new ID}. What a rebase leaves when the merge driver renumbered the branch's
-    rows to make room for upstream ones; the retirement, if any, must have moved along.
+def renumbered_content(
+    old: Ledger, new: Ledger, shared: frozenset[str] | None = None
+) -> dict[str, str]:
+    """Items of ``old`` whose exact content ``new`` holds under another ID: {old ID: new ID}.
+
+    What a rebase leaves when the merge driver renumbered the branch's rows to make room
+    for upstream ones. Each row of ``new`` stands for one row of ``old`` at most. A row
+    the branch added itself (an ID not in ``shared``, the IDs at the merge base of the
+    two tips) may move to any ID whose own old row moved on too (F-004 -> F-005 and
+    F-005 -> F-006; an old row whose ID was taken and whose content went nowhere is
+    still reported under its ID); any other row only to an ID ``old`` never had. ``shared`` None: no
+    merge base is known, every row is the branch's own but may only move to a fresh ID.
+    The retirement, if any, must have moved along.
     """
     mine = {r.id: r for r in old.all_items()}
     now = {r.id: r for r in new.all_items()}
-    fresh: dict[tuple[str | tuple[str, str], ...], list[str]] = {}
+    kept = {i for i, r in mine.items() if i in now and _content(now[i]) == _content(r)}
+    by_content: dict[tuple[str | tuple[str, str], ...], list[str]] = {}
     for rid, record in now.items():
-        if rid not in mine:
-            fresh.setdefault((record.kind, *_content(record)), []).append(rid)
+        if rid not in kept:
+            by_content.setdefault((record.kind, *_content(record)), []).append(rid)
     retired_old, retired_new = old.retired_ids, new.retired_ids
     out: dict[str, str] = {}
     for item_id, record in mine.items():
-        there = now.get(item_id)
-        if there is not None and _content(there) == _content(record):
+        if item_id in kept:
             continue
-        matches = fresh.get((record.kind, *_content(record)), [])
-        while matches:
-            candidate = matches.pop(0)
-            if item_id not in retired_old or candidate in retired_new:
-                out[item_id] = candidate
-                break
+        own = shared is not None and item_id not in shared
+        matches = by_content.get((record.kind, *_content(record)), [])
+        for candidate in matches:
+            if candidate in mine and not own:
+                continue
+            if item_id in retired_old and candidate not in retired_new:
+                continue
+            matches.remove(candidate)
+            out[item_id] = candidate
+            break
     return out
 
 

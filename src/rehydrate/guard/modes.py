@@ -16,7 +16,7 @@ from .. import git
 from ..errors import GitError, RehydrateError
 from .report import GuardReport
 
-STAGED, RANGE, PRE_PUSH, PRE_RECEIVE = "staged", "range", "pre-push", "pre-receive"
+STAGED, RANGE, PRE_PUSH, PRE_RECEIVE, CI = "staged", "range", "pre-push", "pre-receive", "ci"
 _ZERO = frozenset({"0" * 40, "0" * 64})
 
 
@@ -24,21 +24,28 @@ class Request(NamedTuple):
     """One guard run: its mode and, for a range or pre-push, its two ends."""
 
     mode: str
-    spec: str | None = None  # A..B for RANGE
+    spec: str | None = None  # A..B for RANGE; the provider for CI
     from_ref: str | None = None  # PRE_PUSH
     to_ref: str | None = None
 
 
 def request(
-    staged: bool, range_: str | None, pre_receive: bool, environ: Mapping[str, str]
+    staged: bool,
+    range_: str | None,
+    pre_receive: bool,
+    environ: Mapping[str, str],
+    *,
+    ci: str | None = None,
 ) -> Request:
     """The run the options ask for; a bad combination is a usage error naming the fix."""
-    if staged + (range_ is not None) + pre_receive > 1:
+    if staged + (range_ is not None) + pre_receive + (ci is not None) > 1:
         raise RehydrateError(
-            "choose one of --staged, --range, --pre-receive",
+            "choose one of --staged, --range, --ci, --pre-receive",
             code="usage",
             fix="pass at most one mode",
         )
+    if ci is not None:
+        return Request(CI, ci)
     if range_ is not None:
         if not range_.strip() or range_.startswith("-"):
             raise RehydrateError(
@@ -67,8 +74,14 @@ def open_repo() -> git.Repo:
         return git.find_bare_repo()
 
 
-def run(repo: git.Repo, req: Request, read_stdin: Callable[[], str]) -> GuardReport:
-    """Run the requested check; ``read_stdin`` is called for pre-receive only."""
+def run(
+    repo: git.Repo,
+    req: Request,
+    read_stdin: Callable[[], str],
+    environ: Mapping[str, str] | None = None,
+) -> GuardReport:
+    """Run the requested check; ``read_stdin`` is called for pre-receive only, ``environ``
+    read for CI only."""
     if req.mode == PRE_PUSH:
         from .range import RangeSpec, check_range, resolve_range
 
@@ -84,6 +97,21 @@ def run(repo: git.Repo, req: Request, read_stdin: Callable[[], str]) -> GuardRep
 
         assert req.spec is not None
         return check_range(repo, resolve_range(repo, req.spec))
+    if req.mode == CI:
+        from .ci import ci_event, plan
+        from .range import check_range
+        from .report import GuardReport
+
+        assert req.spec is not None
+        chosen = plan(repo, ci_event(req.spec, environ or {}))
+        if chosen.spec is None:
+            return GuardReport(RANGE, notes=chosen.notes)
+        from .range import settings_at
+        from .unjudged import unjudged
+
+        new = chosen.spec.revs[0]
+        found = unjudged(repo, "the CI commit", new, settings_at(repo, new))
+        return check_range(repo, chosen.spec).with_notes((*chosen.notes, *found))
     if req.mode == PRE_RECEIVE:
         from .receive import check_pre_receive
 

@@ -405,6 +405,14 @@ def _settings_findings(
     return settings_violations(old, new, bool(present))
 
 
+def settings_at(repo: Repo, commit: str, fallback: Config | None = None) -> Config:
+    """The settings in force at ``commit`` (its own files, else ``fallback``: a bare
+    repository's ``.rehydrate.toml``, else the defaults); unreadable ones: the fallback."""
+    if fallback is None:
+        fallback = load_config(repo.root) if repo.root == repo.git_dir else Config()
+    return _Settings(repo, [commit], fallback).of(commit)
+
+
 def check_range(
     repo: Repo, spec: RangeSpec, *, mode: str = "range", fallback: Config | None = None
 ) -> GuardReport:
@@ -507,7 +515,7 @@ def _tip_violations(walk: _Walk, new: str, old: str) -> list[Violation]:
             out.append(_at(Violation(code, path, None, None, message, FIXES[code]), new, note))
             continue
         found = check_ledger(kind, before, after)
-        moved = renumbered_content(before, after)
+        moved = renumbered_content(before, after, _shared_ids(walk, new, old, kind))
         if moved:
             found = [
                 v
@@ -517,6 +525,15 @@ def _tip_violations(walk: _Walk, new: str, old: str) -> list[Violation]:
             ]
         out.extend(_at(v, new, note) for v in found)
     return out
+
+
+def _shared_ids(walk: _Walk, new: str, old: str, kind: str) -> frozenset[str] | None:
+    """The ``kind`` IDs at the merge bases of the two tips (what the branch did not add
+    itself), or None when they share no history."""
+    bases = walk.bases((new, old), kind)
+    if not walk.merge_bases[(new, old)]:
+        return None
+    return frozenset().union(*(_ids(b) for b in bases))
 
 
 def _same_order(old: Ledger, new: Ledger, moved: Mapping[str, str]) -> bool:

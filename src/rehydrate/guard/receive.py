@@ -4,18 +4,27 @@ Each ref is judged on its own by ``guard_range.check_range``: its new commits, a
 forced update's old tip against its new tip. A protected branch cannot be deleted (it
 could come back at an old commit with nothing new to check), and ``refs/replace/*`` is
 refused (it substitutes objects for every reader that honours it).
+
+Any other deleted branch leaves its tip under ``refs/rehydrate/deleted/`` in the bare
+repository (written once the push is accepted): a branch created again at that name is
+judged against that tip as a forced update would be, so deleting a branch and pushing it
+back at an old commit loses nothing silently. Clients cannot push ``refs/rehydrate/*``.
+A ref whose new tip holds no ledger at the paths in force is reported on stderr
+(``notes``): a server whose ledgers live elsewhere would otherwise judge nothing.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import NamedTuple
 
 from ..errors import RehydrateError
 from ..git import Repo, run
-from .range import ZERO, RangeSpec, check_range, is_ancestor
+from .range import ZERO, RangeSpec, check_range, is_ancestor, settings_at
 from .report import GuardReport, Waived
 from .rules import FIXES, Violation
+from .unjudged import unjudged
 
 
 def protected_refs(repo: Repo) -> frozenset[str]:
@@ -64,51 +73,82 @@ def parse_updates(lines: Sequence[str]) -> list[Update]:
     return out
 
 
+DELETED = "refs/rehydrate/deleted/"
+
+
+def _deleted_tip(repo: Repo, ref: str) -> str | None:
+    """The tip ``ref`` had when it was last deleted, as recorded, or None."""
+    proc = run(repo, "rev-parse", "-q", "--verify", DELETED + ref[5:] + "^{commit}", check=False)
+    return proc.stdout.decode().strip() if proc.returncode == 0 else None
+
+
+def _record_deleted(repo: Repo, deleted: Sequence[Update]) -> None:
+    """Keep each deleted branch's tip under ``refs/rehydrate/deleted/``. git forbids ref
+    updates inside pre-receive's object quarantine; the tip was on the server already,
+    so the ref is written to the repository itself, outside the quarantine."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("GIT_QUARANTINE_PATH", "GIT_OBJECT_DIRECTORY")
+        and k != "GIT_ALTERNATE_OBJECT_DIRECTORIES"
+    }
+    for update in deleted:
+        run(repo, "update-ref", DELETED + update.ref[5:], update.old, env=env)
+
+
+def _reserved(update: Update) -> Violation | None:
+    if update.ref.startswith("refs/replace/") and update.new not in ZERO:
+        return Violation(
+            "replace_ref_refused",
+            update.ref,
+            None,
+            None,
+            "a replace ref substitutes one object for another behind every reader's back",
+            FIXES["replace_ref_refused"],
+        )
+    if update.ref.startswith("refs/rehydrate/"):
+        return Violation(
+            "reserved_ref_refused",
+            update.ref,
+            None,
+            None,
+            "refs/rehydrate/* is the server's record of deleted branch tips",
+            FIXES["reserved_ref_refused"],
+        )
+    return None
+
+
 def check_pre_receive(repo: Repo, lines: Sequence[str]) -> GuardReport:
     """``<old> <new> <ref>`` lines: every new commit of each ref, a forced update's old tip
-    against its new tip, no deletion of a protected branch, no ``refs/replace/*``."""
+    against its new tip (a re-created branch's: its recorded deleted tip), no deletion
+    of a protected branch, no ``refs/replace/*`` or ``refs/rehydrate/*``."""
     updates = parse_updates(lines)
     protected = protected_refs(repo) if any(u.new in ZERO for u in updates) else frozenset()
     violations: list[Violation] = []
     waived: list[Waived] = []
+    notes: list[str] = []
+    deleted: list[Update] = []
     commits = 0
     ledgers: set[str] = set()
     for update in updates:
-        forced = (
-            update.old not in ZERO
-            and update.new not in ZERO
-            and not is_ancestor(repo, update.old, update.new)
-        )
-        where = f" [{update.describe(forced)}]"
-        if update.ref.startswith("refs/replace/") and update.new not in ZERO:
-            violations.append(
-                Violation(
-                    "replace_ref_refused",
-                    update.ref,
-                    None,
-                    None,
-                    "a replace ref substitutes one object for another behind every reader's back",
-                    FIXES["replace_ref_refused"],
-                )
-            )
+        reserved = _reserved(update)
+        if reserved is not None:
+            violations.append(reserved)
             continue
         if update.new in ZERO:
             if update.ref in protected:
-                violations.append(
-                    Violation(
-                        "protected_branch_deleted",
-                        update.ref,
-                        None,
-                        None,
-                        "deleting a protected branch would let it come back at an old "
-                        f"commit{where}",
-                        FIXES["protected_branch_deleted"],
-                    )
-                )
+                violations.append(_protected(update))
+            elif update.ref.startswith("refs/heads/"):
+                deleted.append(update)
             continue
-        spec = RangeSpec(
-            (update.new, "--not", "--all"), ((update.new, update.old),) if forced else ()
-        )
+        old = update.old
+        if old in ZERO and update.ref.startswith("refs/heads/"):
+            old = _deleted_tip(repo, update.ref) or old
+        forced = old not in ZERO and not is_ancestor(repo, old, update.new)
+        where = f" [{Update(old, update.new, update.ref).describe(forced)}]"
+        if old != update.old:
+            where = f" [{update.ref}: created again at {update.new[:12]}, deleted at {old[:12]}]"
+        spec = RangeSpec((update.new, "--not", "--all"), ((update.new, old),) if forced else ())
         report = check_range(repo, spec, mode="pre-receive")
         commits += report.commits
         ledgers.update(report.ledgers)
@@ -117,6 +157,26 @@ def check_pre_receive(repo: Repo, lines: Sequence[str]) -> GuardReport:
             for v in report.violations
         )
         waived.extend(report.waived)
+        notes.extend(unjudged(repo, update.ref, update.new, settings_at(repo, update.new)))
+    if deleted and not violations:
+        _record_deleted(repo, deleted)
     return GuardReport(
-        "pre-receive", tuple(violations), tuple(waived), tuple(sorted(ledgers)), commits
+        "pre-receive",
+        tuple(violations),
+        tuple(waived),
+        tuple(sorted(ledgers)),
+        commits,
+        tuple(notes),
+    )
+
+
+def _protected(update: Update) -> Violation:
+    return Violation(
+        "protected_branch_deleted",
+        update.ref,
+        None,
+        None,
+        "deleting a protected branch would let it come back at an old "
+        f"commit [{update.describe(False)}]",
+        FIXES["protected_branch_deleted"],
     )

@@ -35,6 +35,12 @@ class GuardReport:
     waived: tuple[Waived, ...] = ()
     ledgers: tuple[str, ...] = ()  # ledger paths compared
     commits: int = 0  # commits checked (range modes)
+    notes: tuple[str, ...] = ()  # warnings for stderr: what could not be judged
+
+    def with_notes(self, notes: tuple[str, ...]) -> GuardReport:
+        from dataclasses import replace
+
+        return replace(self, notes=(*notes, *self.notes))
 
     @property
     def ok(self) -> bool:

@@ -112,6 +112,8 @@ FIXES: Mapping[str, str] = {
     "it applies again",
     "replace_ref_refused": "push commits, not replacements: delete the replace ref locally "
     "(git replace -d) and push without it",
+    "reserved_ref_refused": "push branches and tags only: refs/rehydrate/* is written by the "
+    "server's guard",
     "protected_branch_deleted": "keep the branch; to retire it, ask the repository's "
     "administrator (the protected branches are the default "
     "branch and git config rehydrate.protectedBranch)",

@@ -49,6 +49,36 @@ def merge_ledger(
     of what it parsed at commit time): when ours is one, it is not parsed again.
     """
     ctx = Context(path, section_aliases or {}, column_aliases or {}, max_bytes)
+    from .follow import follow_renumbering
+
+    followed = follow_renumbering(kind, ctx, base, ours, theirs)
+    if followed is not None:
+        base, theirs = followed.base, followed.theirs
+    result = _merge(
+        kind, ctx, base, ours, theirs, merge_text, marker_size, labels, trusted, object_format
+    )
+    if followed is None:
+        return result
+    return MergeResult(
+        result.data,
+        result.conflicts,
+        followed.notes + result.notes,
+        {**followed.renamed, **result.renamed},
+    )
+
+
+def _merge(
+    kind: str,
+    ctx: Context,
+    base: bytes,
+    ours: bytes,
+    theirs: bytes,
+    merge_text: MergeText | None,
+    marker_size: int,
+    labels: tuple[str, str, str],
+    trusted: frozenset[str],
+    object_format: str,
+) -> MergeResult:
     if kind == "failures" and base:
         known = bool(trusted) and _blob_id(ours, object_format) in trusted
         quick = _appends_only(base, ours, theirs, ctx, known)
