@@ -326,7 +326,7 @@ def test_a_missing_interpreter_refuses_the_commit_and_says_why(
     said = done.stderr + done.stdout
     assert done.returncode != 0, said
     assert "rehydrate cannot be run" in said and "deleted-venv" in said
-    assert "pip install rehydrate" in said and "rehydrate hook install" in said
+    assert "pip install 'rehydrate @ git+https://" in said and "rehydrate hook install" in said
     assert "--no-verify" in said and manager.config.split("/")[-1] in said
     git(repo, "config", PYTHON_KEY, sys.executable)  # the twin: put back, it commits
     _ok(_commit(repo, {"PATH": path}))

@@ -54,7 +54,8 @@ def missing_lines(unhook: str) -> list[str]:
         "rehydrate guard: commit refused: rehydrate cannot be run. The interpreter that",
         "  'rehydrate hook install' recorded ($rehydrate_py) is not there (a deleted or moved",
         "  virtualenv?) and no 'rehydrate' is on PATH.",
-        "  reinstall: pip install rehydrate (docs/getting-started.md), then rehydrate hook install",
+        "  reinstall it from where it came from (pip install 'rehydrate @ git+https://...@SHA',",
+        "  docs/integrations/ci.md), then run: rehydrate hook install",
         f"  unhook: {unhook}; skip it once: git commit --no-verify",
     ]
     return [f'echo "{line}" >&2' for line in say] + [f"exit {EXIT_USAGE}"]
