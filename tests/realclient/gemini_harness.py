@@ -6,7 +6,6 @@ import itertools
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,20 +22,18 @@ SESSION_TIMEOUT = 90
 
 
 def make_project(tmp_path: Path) -> Path:
-    """A git repository with rehydrate's ledgers and its Gemini CLI hooks, committed."""
-    from rehydrate.agents.gemini_install import install_agent
-
+    """A git repository set up by the real ``rehydrate init --agent gemini`` (its
+    Gemini CLI wiring), with rehydrate's ledgers and its Gemini CLI hooks, committed."""
     repo = tmp_path / "project"
     repo.mkdir()
     git(repo, "init", "-q")
     subprocess.run(
-        [str(VENV_BIN / "rehydrate"), "init"],
+        [str(VENV_BIN / "rehydrate"), "init", "--agent", "gemini"],
         cwd=repo,
         check=True,
         capture_output=True,
         stdin=subprocess.DEVNULL,
     )
-    install_agent(repo, sys.executable)
     write_ledgers(repo)
     commit(repo, "ledgers")
     return repo

@@ -8,7 +8,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,20 +28,18 @@ SEEDED = ("node_modules", "package.json", "package-lock.json")
 
 
 def make_project(tmp_path: Path) -> Path:
-    """A git repository with rehydrate's ledgers and its OpenCode plugin, committed."""
-    from rehydrate.agents.opencode_install import install_agent
-
+    """A git repository set up by the real ``rehydrate init --agent opencode`` (its
+    OpenCode wiring), with rehydrate's ledgers and its OpenCode plugin, committed."""
     repo = tmp_path / "project"
     repo.mkdir()
     git(repo, "init", "-q")
     subprocess.run(
-        [str(VENV_BIN / "rehydrate"), "init"],
+        [str(VENV_BIN / "rehydrate"), "init", "--agent", "opencode"],
         cwd=repo,
         check=True,
         capture_output=True,
         stdin=subprocess.DEVNULL,
     )
-    install_agent(repo, sys.executable)
     write_ledgers(repo)
     commit(repo, "ledgers")
     return repo

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -35,14 +34,17 @@ def copilot() -> Path:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    from rehydrate.agents.copilot_install import install_agent
-
     repo = tmp_path / "project"
     repo.mkdir()
     git(repo, "init", "-q")
-    subprocess.run([str(VENV_BIN / "rehydrate"), "init"], cwd=repo, check=True, capture_output=True)
-    write_ledgers(repo)
-    install_agent(repo, sys.executable)  # its core file: from these ledgers
+    (repo / "docs").mkdir()
+    write_ledgers(repo)  # before init: its core file is built from these ledgers
+    subprocess.run(
+        [str(VENV_BIN / "rehydrate"), "init", "--agent", "copilot"],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
     commit(repo, "ledgers")
     return repo
 

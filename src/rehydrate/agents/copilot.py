@@ -60,18 +60,25 @@ def _deny(reason: str) -> HookResult:
     return HookResult(output={"permissionDecision": "deny", "permissionDecisionReason": reason})
 
 
-def write_core(where: str) -> str:
-    """Rebuild the core file the next session reads; returns its path (repo-relative)."""
+def write_core(where: str) -> bool:
+    """Rebuild the core file the next session reads; False when its core was current
+    (then it is left as it is, time included)."""
     from ..ledgers.atomicfile import write_in_repo
     from .context import session_context
     from .core import find_repo
     from .store import now
 
     root = find_repo(where).root
-    outcome = session_context(where, RUNTIME, "startup", None)
-    text = CORE_HEAD.format(time=now()) + outcome.text + "\n"
+    core = session_context(where, RUNTIME, "startup", None).text + "\n"
+    try:
+        current = (root / CORE_FILE).read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        current = ""
+    if current.endswith("-->\n\n" + core) and current.startswith(CORE_HEAD[:20]):
+        return False
+    text = CORE_HEAD.format(time=now()) + core
     write_in_repo(root, CORE_FILE, text.encode("utf-8"), create_dirs=True)
-    return CORE_FILE
+    return True
 
 
 def session_edge(event: Event) -> HookResult:
@@ -79,7 +86,8 @@ def session_edge(event: Event) -> HookResult:
     processes no output of either)."""
     if event.problem:
         return HookResult(message=f"rehydrate: {event.problem}; core not refreshed")
-    return HookResult(message=f"rehydrate: {write_core(event.where)} refreshed")
+    done = "refreshed" if write_core(event.where) else "current"
+    return HookResult(message=f"rehydrate: {CORE_FILE} {done}")
 
 
 def pre_tool_use(event: Event) -> HookResult:

@@ -227,6 +227,7 @@ RUNTIMES["opencode"] = RuntimeInfo(
     },
 )
 
+
 def installer(name: str) -> Installer:
     """The ``install_agent`` function of runtime ``name``, imported now."""
     module, _, function = RUNTIMES[name].installer.partition(":")
