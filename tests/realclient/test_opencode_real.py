@@ -124,6 +124,8 @@ def test_compaction_is_shaped_and_the_core_survives(
     assert after, [r.kind for r in fake.requests]
     system = after[0].system()
     assert system.count("Session source: compact") == 1, system[:2000]
+    # the plugin read the summary back (the fake's "done"): checked by IDs, not "missing"
+    assert "Compaction summary check (ids): UNFAITHFUL" in system
     for item in ("C-RC1", "F-RC7", NEXT_ACTION):
         assert item in system
 
