@@ -78,6 +78,9 @@ def test_clean_wiring_has_no_findings(wired: Path) -> None:
         "cline": "absent",
         "kiro": "absent",
         "aider": "absent",
+        "copilot": "absent",
+        "gemini": "absent",
+        "opencode": "absent",
     }
     result = run(wired, "doctor")
     assert result.code == 0 and result.out == ""
@@ -354,7 +357,7 @@ def test_every_finding_code_is_documented() -> None:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 if re.fullmatch(
-                    r"(hook|chained|merge|claude|ledger|config|codex|cursor|cline|kiro|aider)_[a-z_]+",
+                    r"(hook|chained|merge|claude|ledger|config|codex|cursor|cline|kiro|aider|gemini|opencode|copilot)_[a-z_]+",
                     node.value,
                 ):
                     source.add(node.value)

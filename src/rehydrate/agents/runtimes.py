@@ -119,6 +119,29 @@ RUNTIMES["codex"] = RuntimeInfo(
     },
 )
 
+RUNTIMES["copilot"] = RuntimeInfo(
+    name="copilot",
+    title="GitHub Copilot CLI",
+    installer="copilot_install:install_agent",
+    doc="docs/integrations/copilot.md",
+    version="1.0.102",
+    tested="real client",
+    support={
+        "inject": Support(
+            True,
+            "the core in .github/instructions/rehydrate-core.instructions.md, rebuilt at each "
+            "session's start and end (sessionStart output is not processed)",
+        ),
+        "refuse": Support(True, "preToolUse `permissionDecision: deny`"),
+        "refuse_unreadable": Support(True, "preToolUse `permissionDecision: deny`"),
+        "capture": Support(True, "postToolUse, exit code at the end of the bash result"),
+        "hold_stop": Support(True, "agentStop `decision: block`: the reason is the next prompt"),
+        "compaction": Support(
+            False, "preCompact's output is not processed: no shaping, no summary to verify"
+        ),
+    },
+)
+
 RUNTIMES["cursor"] = RuntimeInfo(
     name="cursor",
     title="Cursor",
@@ -140,6 +163,27 @@ RUNTIMES["cursor"] = RuntimeInfo(
     },
 )
 
+RUNTIMES["gemini"] = RuntimeInfo(
+    name="gemini",
+    title="Gemini CLI",
+    installer="gemini_install:install_agent",
+    doc="docs/integrations/gemini.md",
+    version="0.61.0",
+    tested="real client",
+    support={
+        "inject": Support(True, "BeforeModel `llm_request`: the core in every model request"),
+        "refuse": Support(True, "BeforeTool `decision: deny`"),
+        "refuse_unreadable": Support(True, "BeforeTool `decision: deny`"),
+        "capture": Support(True, "AfterTool, `Exit Code: N` in the result"),
+        "hold_stop": Support(True, "AfterAgent `decision: deny`, once (`stop_hook_active`)"),
+        "compaction": Support(
+            True,
+            "verified from the summary in the next request; not shaped: PreCompress's output "
+            "does not reach the summariser",
+        ),
+    },
+)
+
 RUNTIMES["kiro"] = RuntimeInfo(
     name="kiro",
     title="Kiro CLI",
@@ -155,6 +199,30 @@ RUNTIMES["kiro"] = RuntimeInfo(
         "hold_stop": Support(False, "a stop hook cannot block (exit 2 is for preToolUse only)"),
         "compaction": Support(
             False, "pre/postCompact carry no summary to verify; the core returns at agentSpawn"
+        ),
+    },
+)
+
+
+RUNTIMES["opencode"] = RuntimeInfo(
+    name="opencode",
+    title="OpenCode",
+    installer="opencode_install:install_agent",
+    doc="docs/integrations/opencode.md",
+    version="1.18.33",
+    tested="real client",
+    support={
+        "inject": Support(True, "plugin: the core in every system prompt"),
+        "refuse": Support(True, "plugin: an Error thrown in tool.execute.before"),
+        "refuse_unreadable": Support(True, "plugin: an Error thrown in tool.execute.before"),
+        "capture": Support(True, "plugin: tool.execute.after `metadata.exit`"),
+        "hold_stop": Support(
+            True,
+            "under `opencode serve` and the TUI (session.idle, promptAsync); not in "
+            "`opencode run`, which exits at the first idle",
+        ),
+        "compaction": Support(
+            True, "shaped (experimental.session.compacting); the summary read back and verified"
         ),
     },
 )

@@ -19,8 +19,11 @@ SUBCOMMANDS: dict[str, str] = {
     "claude": "hook_claude:group",
     "cline": "hook_cline:group",
     "codex": "hook_codex:group",
+    "copilot": "hook_copilot:group",
     "cursor": "hook_cursor:group",
+    "gemini": "hook_gemini:group",
     "kiro": "hook_kiro:group",
+    "opencode": "hook_opencode:group",
 }
 
 

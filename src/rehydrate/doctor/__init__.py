@@ -17,11 +17,14 @@ from . import (
     claude_settings,
     cline,
     codex,
+    copilot,
     cursor,
+    gemini,
     git_hooks,
     kiro,
     ledgers,
     merge_driver,
+    opencode,
 )
 from .context import Context
 from .findings import SCHEMA, Finding, Integration, Outcome, Report, integration
@@ -54,6 +57,21 @@ CHECKS = (
     Check(cline.NAME, cline.check, "no hooks in .clinerules/hooks (rehydrate init --agent cline)"),
     Check(kiro.NAME, kiro.check, "no .kiro/agents/rehydrate.json (rehydrate init --agent kiro)"),
     Check(aider.NAME, aider.check, "no .aider.conf.yml settings (rehydrate init --agent aider)"),
+    Check(
+        copilot.NAME,
+        copilot.check,
+        "no .github/hooks/rehydrate.json (rehydrate init --agent copilot)",
+    ),
+    Check(
+        gemini.NAME,
+        gemini.check,
+        "no hooks in .gemini/settings.json (rehydrate init --agent gemini)",
+    ),
+    Check(
+        opencode.NAME,
+        opencode.check,
+        "no .opencode/plugins/rehydrate.js (rehydrate init --agent opencode)",
+    ),
 )
 
 __all__ = ["CHECKS", "SCHEMA", "Check", "Context", "Finding", "Integration", "Report", "run"]

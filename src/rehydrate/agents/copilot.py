@@ -1,0 +1,158 @@
+"""GitHub Copilot CLI adapter: its hook event JSON in, its hook JSON out.
+
+What this adapter knows of Copilot CLI (1.0.102, run for real in ``tests/realclient``):
+
+* hooks are ``version: 1`` files ``.github/hooks/*.json``, ``hooks.<event>`` lists of
+  ``{"type": "command", "bash": …}``; they load in ``-p`` mode only in a trusted folder
+  (``trusted_folders`` in ``~/.copilot/config.json``);
+* events carry ``sessionId``, ``cwd``; preToolUse has ``toolName`` (``bash``) and
+  ``toolArgs.command`` and is refused by ``permissionDecision: "deny"`` with a
+  ``permissionDecisionReason``; postToolUse adds ``toolResult`` (``resultType``,
+  ``textResultForLlm``, which ends ``<shellId: N completed with exit code C>``; the
+  ``resultType`` stays ``success`` for a command that exits non-zero); agentStop has
+  ``stop_hook_active`` and can be blocked (``decision: "block"``) to continue;
+* sessionStart's output is not processed (documented), and the instruction files are read
+  *before* sessionStart runs: so the capped core goes into
+  ``.github/instructions/rehydrate-core.instructions.md`` (``applyTo: "**"``, kept out of git
+  by ``.git/info/exclude``), written by ``init`` and rebuilt at each session's start and end,
+  so that the next session reads it; ``.github/copilot-instructions.md`` carries a short
+  static section naming the ledgers (``copilot_install``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+
+from .core import BLOCK, INJECT, REFUSE, Runtime
+from .hookio import Event, HookResult, internal_error, read_event
+from .units import UTF16, Cap
+
+RUNTIME = Runtime("copilot", Cap(12000, UTF16))
+CORE_FILE = ".github/instructions/rehydrate-core.instructions.md"
+CORE_HEAD = (
+    '---\napplyTo: "**"\n---\n'
+    "<!-- written by rehydrate at {time} (every Copilot CLI session's start and end); do not "
+    "edit. `rehydrate prompt` prints the ledgers' current state. -->\n\n"
+)
+SHELL_TOOL = "bash"
+HOOKS_FILE = ".github/hooks/rehydrate.json"
+# event -> subcommand, for .github/hooks/rehydrate.json (agents/copilot_install.py)
+SETTINGS_HOOKS: Mapping[str, str] = {
+    "sessionStart": "session-start",
+    "sessionEnd": "session-end",
+    "preToolUse": "pre-tool-use",
+    "postToolUse": "post-tool-use",
+    "agentStop": "agent-stop",
+}
+EVENTS = tuple(SETTINGS_HOOKS.values())
+# how the bash tool's result ends: "<shellId: 0 completed with exit code 2>"
+_EXIT = re.compile(r"<shellId: \S+ completed with exit code (-?\d+)>")
+
+
+def _command(event: Event) -> str | None:
+    args = event.object("toolArgs")
+    command = args.get("command")
+    return command if isinstance(command, str) and command.strip() else None
+
+
+def _deny(reason: str) -> HookResult:
+    return HookResult(output={"permissionDecision": "deny", "permissionDecisionReason": reason})
+
+
+def write_core(where: str) -> bool:
+    """Rebuild the core file the next session reads; False when its core was current
+    (then it is left as it is, time included)."""
+    from ..ledgers.atomicfile import write_in_repo
+    from .context import session_context
+    from .core import find_repo
+    from .store import now
+
+    root = find_repo(where).root
+    core = session_context(where, RUNTIME, "startup", None).text + "\n"
+    try:
+        current = (root / CORE_FILE).read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        current = ""
+    if current.endswith("-->\n\n" + core) and current.startswith(CORE_HEAD[:20]):
+        return False
+    text = CORE_HEAD.format(time=now()) + core
+    write_in_repo(root, CORE_FILE, text.encode("utf-8"), create_dirs=True)
+    return True
+
+
+def session_edge(event: Event) -> HookResult:
+    """sessionStart and sessionEnd: refresh the core for the next session (Copilot CLI
+    processes no output of either)."""
+    if event.problem:
+        return HookResult(message=f"rehydrate: {event.problem}; core not refreshed")
+    done = "refreshed" if write_core(event.where) else "current"
+    return HookResult(message=f"rehydrate: {CORE_FILE} {done}")
+
+
+def pre_tool_use(event: Event) -> HookResult:
+    """Deny a bash command that repeats a failed attempt, or any while a ledger is broken."""
+    from .tools import check_tool_call
+
+    if event.problem:
+        return HookResult(message=f"rehydrate: {event.problem}; tool call allowed unchecked")
+    shell = event.text("toolName") == SHELL_TOOL
+    outcome = check_tool_call(event.where, RUNTIME, _command(event) if shell else None, shell)
+    if outcome.action == REFUSE:
+        return _deny(outcome.text)
+    return HookResult(message=outcome.note)
+
+
+def post_tool_use(event: Event) -> HookResult:
+    """Capture a bash command whose result is a failure."""
+    from .captured import capture_failed_command
+
+    if event.problem:
+        return HookResult(message=f"rehydrate: {event.problem}; failure not captured")
+    result = event.object("toolResult")
+    command = _command(event)
+    if event.text("toolName") != SHELL_TOOL or command is None:
+        return HookResult()
+    said = result.get("textResultForLlm")
+    said = said if isinstance(said, str) else ""
+    codes = _EXIT.findall(said)
+    failed = result.get("resultType") in ("failure", "error") or bool(codes and codes[-1] != "0")
+    if not failed:
+        return HookResult()
+    outcome = capture_failed_command(event.where, command, _EXIT.sub("", said).strip())
+    if outcome.action == INJECT:
+        return HookResult(output={"additionalContext": outcome.text}, message=outcome.note)
+    return HookResult(message=outcome.note)
+
+
+def agent_stop(event: Event) -> HookResult:
+    """Block the end of the turn once while something would be lost by stopping."""
+    from .stop import check_stop
+
+    if event.problem:
+        return HookResult(message=f"rehydrate: {event.problem}; stop not checked")
+    outcome = check_stop(event.where, RUNTIME, event.data.get("stop_hook_active") is True)
+    if outcome.action == BLOCK:
+        return HookResult(output={"decision": "block", "reason": outcome.text})
+    return HookResult(message=outcome.note)
+
+
+HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
+    "session-start": session_edge,
+    "session-end": session_edge,
+    "pre-tool-use": pre_tool_use,
+    "post-tool-use": post_tool_use,
+    "agent-stop": agent_stop,
+}
+
+
+def run_hook(name: str, raw: str) -> HookResult:
+    """Dispatch one hook event; an unexpected error denies the tool call (fail closed)."""
+    event = read_event(raw)
+    try:
+        return HANDLERS[name](event)
+    except Exception as exc:  # noqa: BLE001 - a hook must answer, never crash the session
+        text = internal_error(name, "Copilot CLI", exc, HOOKS_FILE)
+        if name == "pre-tool-use":
+            return _deny(text)
+        return HookResult(message=text)

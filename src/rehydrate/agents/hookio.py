@@ -1,0 +1,71 @@
+"""What every JSON-hook adapter shares: the event read from stdin, and what a hook prints.
+
+A runtime hands its hook an event as one JSON object on stdin and reads back one JSON
+object (or plain text) on stdout, a note on stderr and an exit code. ``read_event`` never
+raises: a malformed event is reported and each adapter decides how to fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class HookResult:
+    """What a hook prints: one JSON object or plain text on stdout (or nothing), a note on
+    stderr, an exit code."""
+
+    exit_code: int = 0
+    output: Mapping[str, Any] | None = None
+    message: str | None = None
+    text: str | None = None
+
+
+@dataclass(frozen=True)
+class Event:
+    data: Mapping[str, Any] = field(default_factory=dict)
+    problem: str | None = None  # why stdin could not be used
+    project_vars: Sequence[str] = ()  # environment variables that name the project
+
+    def text(self, key: str) -> str | None:
+        value = self.data.get(key)
+        return value if isinstance(value, str) else None
+
+    def object(self, key: str) -> Mapping[str, Any]:
+        value = self.data.get(key)
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def where(self) -> str:
+        """Where the project is: the runtime's variable, else the event's cwd, else ours."""
+        for name in self.project_vars:
+            if os.environ.get(name):
+                return os.environ[name]
+        return self.text("cwd") or os.getcwd()
+
+
+def read_event(raw: str, project_vars: Sequence[str] = ()) -> Event:
+    """Parse the hook's stdin; a malformed event is reported, never raised."""
+    try:
+        data = json.loads(raw) if raw.strip() else None
+    except ValueError as exc:
+        return Event(problem=f"hook input is not JSON ({exc})", project_vars=project_vars)
+    if not isinstance(data, dict):
+        return Event(problem="hook input is not a JSON object", project_vars=project_vars)
+    return Event(data, project_vars=project_vars)
+
+
+def internal_error(name: str, runtime: str, exc: Exception, settings: str) -> str:
+    """The text of an unexpected error in hook ``name``, naming how to bypass it."""
+    from ..errors import RehydrateError
+
+    if isinstance(exc, RehydrateError):
+        return f"rehydrate: {exc}"
+    return (
+        f"rehydrate: internal error in the {runtime} {name} hook ({type(exc).__name__}: "
+        f"{exc}); this is a bug, please report it. To bypass, remove the hook from {settings}"
+    )

@@ -1,0 +1,142 @@
+"""OpenCode adapter: what rehydrate's OpenCode plugin sends, and what it answers.
+
+OpenCode (1.18.33, run for real in ``tests/realclient``) has no command hooks: a plugin
+(``.opencode/plugins/rehydrate.js``, written by ``opencode_install``) runs in OpenCode's
+process and shells out to ``<python> -m rehydrate hook opencode <event>`` with one JSON
+object on stdin, reading one JSON object back. What the plugin relies on:
+
+* ``experimental.chat.system.transform`` runs before every model call and its
+  ``output.system`` is the system prompt of that call: the core goes there (built once per
+  session and after each compaction, kept in the plugin's memory), so it is in every
+  request exactly once and survives compaction;
+* ``experimental.session.compacting``: ``output.context`` lines are added to the
+  summariser's prompt (``compacting``);
+* ``tool.execute.before`` (``input.tool == "bash"``, ``output.args.command``): an Error
+  thrown there blocks the call, and its message is the tool result the model reads;
+* ``tool.execute.after``: ``output.metadata.exit`` is the command's exit code;
+  ``output.output`` is what the model reads;
+* the ``session.idle`` event with ``client.session.promptAsync`` continues a session, in
+  ``opencode serve`` (``opencode run`` exits at the first idle);
+* the project is the process's directory (``$PWD``).
+
+Answers: ``{"system": text}``, ``{"context": text}``, ``{"deny": reason}``, ``{"prompt":
+text}`` (continue once), or ``{}``; a note for the person in ``"note"``. Files under
+``.rehydrate/`` start with ``opencode-``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .core import BLOCK, INJECT, INSTRUCT, REFUSE, Runtime
+from .hookio import Event, HookResult, internal_error, read_event
+from .units import UTF16, Cap
+
+CONTEXT_LIMIT = 12000  # rehydrate's budget for the core, in UTF-16 code units
+RUNTIME = Runtime("opencode", Cap(CONTEXT_LIMIT, UTF16))
+SHELL_TOOL = "bash"
+PLUGIN_FILE = ".opencode/plugins/rehydrate.js"
+EVENTS = ("system", "compacting", "tool-before", "tool-after", "idle")
+
+
+def _answer(note: str | None = None, **fields: Any) -> HookResult:
+    output: dict[str, Any] = dict(fields)
+    if note:
+        output["note"] = note
+    return HookResult(output=output, message=note)
+
+
+def system(event: Event) -> HookResult:
+    """The core for the system prompt: at a session's start, or after a compaction (then
+    the summary, when the plugin could read it, is verified first)."""
+    from .context import session_context
+
+    if event.problem:
+        return _answer(f"rehydrate: {event.problem}; no context added")
+    source = event.text("source") or "startup"
+    session = event.text("session_id")
+    if source == "compact":
+        from .compaction import after_compaction
+
+        after_compaction(event.where, RUNTIME, event.text("summary"), "auto", session)
+    outcome = session_context(event.where, RUNTIME, source, session)
+    if outcome.action != INJECT:
+        return _answer(outcome.note)
+    return _answer(outcome.note, system=outcome.text)
+
+
+def compacting(event: Event) -> HookResult:
+    """What the summary must keep, for the summariser's prompt."""
+    from .compaction import before_compaction
+
+    if event.problem:
+        return _answer(f"rehydrate: {event.problem}; compaction not shaped")
+    outcome = before_compaction(event.where, RUNTIME, "auto", event.text("session_id"))
+    if outcome.action != INSTRUCT:
+        return _answer(outcome.note)
+    return _answer(outcome.note, context=outcome.text)
+
+
+def tool_before(event: Event) -> HookResult:
+    """Deny a bash command that repeats a failed attempt, or any while a ledger is broken."""
+    from .tools import check_tool_call
+
+    if event.problem:
+        return _answer(f"rehydrate: {event.problem}; tool call allowed unchecked")
+    shell = event.text("tool") == SHELL_TOOL
+    command = event.text("command") if shell else None
+    outcome = check_tool_call(event.where, RUNTIME, command, shell)
+    if outcome.action == REFUSE:
+        return _answer(None, deny=outcome.text)
+    return _answer(outcome.note)
+
+
+def tool_after(event: Event) -> HookResult:
+    """Capture a bash command that exited non-zero; tell the model how to record it."""
+    from .captured import capture_failed_command
+
+    if event.problem:
+        return _answer(f"rehydrate: {event.problem}; failure not captured")
+    command, code = event.text("command"), event.data.get("exit")
+    failed = isinstance(code, int) and not isinstance(code, bool) and code != 0
+    if event.text("tool") != SHELL_TOOL or not command or not failed:
+        return _answer()
+    error = f"Exit code {code}\n{event.text('output') or ''}"
+    outcome = capture_failed_command(event.where, command, error)
+    if outcome.action != INJECT:
+        return _answer(outcome.note)
+    return _answer(outcome.note, context=outcome.text)
+
+
+def idle(event: Event) -> HookResult:
+    """Continue the session once while something would be lost by stopping."""
+    from .stop import check_stop
+
+    if event.problem:
+        return _answer(f"rehydrate: {event.problem}; stop not checked")
+    outcome = check_stop(event.where, RUNTIME, event.data.get("stop_hook_active") is True)
+    if outcome.action == BLOCK:
+        return _answer(outcome.note, prompt=outcome.text)
+    return _answer(outcome.note)
+
+
+HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
+    "system": system,
+    "compacting": compacting,
+    "tool-before": tool_before,
+    "tool-after": tool_after,
+    "idle": idle,
+}
+
+
+def run_hook(name: str, raw: str) -> HookResult:
+    """Dispatch one plugin call; an unexpected error denies a bash call (fail closed)."""
+    event = read_event(raw)
+    try:
+        return HANDLERS[name](event)
+    except Exception as exc:  # noqa: BLE001 - the plugin must get an answer
+        text = internal_error(name, "OpenCode", exc, PLUGIN_FILE)
+        if name == "tool-before" and event.text("tool") == SHELL_TOOL:
+            return _answer(None, deny=text)
+        return _answer(text)

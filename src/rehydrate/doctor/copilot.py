@@ -1,0 +1,77 @@
+"""Copilot CLI (``rehydrate init --agent copilot``): every hook of
+``copilot.SETTINGS_HOOKS`` in ``.github/hooks/rehydrate.json``, a runnable interpreter,
+the instructions section, and the folder trusted (else repository hooks do not load)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ..agents.copilot import HOOKS_FILE, SETTINGS_HOOKS
+from ..errors import RehydrateError
+from .context import Context
+from .findings import Finding, Outcome
+from .runtime_hooks import Codes, event_findings, program_findings
+
+NAME = "copilot"
+FIX = "rehydrate init --agent copilot"
+CODES = Codes("copilot_event_missing", "copilot_hook_duplicated")
+
+
+def check(ctx: Context) -> Outcome:
+    from ..agents.copilot_install import BEGIN, INSTRUCTIONS_FILE
+    from ..agents.hooks_merge import parse_command, read_json
+
+    try:
+        data = read_json(ctx.root, HOOKS_FILE)
+    except RehydrateError as exc:
+        finding = Finding("copilot_hooks_invalid", NAME, exc.message, exc.fix or "fix it")
+        return Outcome("hooks unreadable", [finding])
+    if data is None:
+        return Outcome(None)
+    hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
+    ours = [
+        parsed
+        for entries in (hooks.values() if isinstance(hooks, dict) else [])
+        for entry in (entries if isinstance(entries, list) else [])
+        if isinstance(entry, dict) and isinstance(entry.get("bash"), str)
+        for parsed in [parse_command(entry["bash"], NAME)]
+        if parsed is not None
+    ]
+    expected = list(SETTINGS_HOOKS.values())
+    events = [o.event for o in ours]
+    findings = event_findings(NAME, CODES, HOOKS_FILE, FIX, expected, events)
+    findings += program_findings(
+        ctx, NAME, "copilot_interpreter_broken", HOOKS_FILE, FIX, [o.program for o in ours]
+    )
+    try:
+        said = (ctx.root / INSTRUCTIONS_FILE).read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        said = ""
+    if BEGIN not in said:
+        message = f"{INSTRUCTIONS_FILE} has no rehydrate section: no context reaches the model"
+        findings.append(Finding("copilot_instructions_missing", NAME, message, FIX))
+    if not trusted(ctx):
+        message = "the folder is not trusted by Copilot CLI: repository hooks do not load"
+        fix = "trust the folder when Copilot CLI asks (or add it to trusted_folders)"
+        findings.append(Finding("copilot_folder_untrusted", NAME, message, fix))
+    return Outcome(f"{len(ours)} hooks in {HOOKS_FILE}", findings)
+
+
+def trusted(ctx: Context) -> bool:
+    """Whether ~/.copilot/config.json ``trusted_folders`` holds the repository or a parent."""
+    home = Path(ctx.environ.get("HOME") or Path.home()) / ".copilot"
+    try:
+        text = (home / "config.json").read_text(encoding="utf-8")
+        lines = [line for line in text.splitlines() if not line.lstrip().startswith("//")]
+        data = json.loads("\n".join(lines))
+    except (OSError, ValueError):
+        return False
+    folders = data.get("trusted_folders") if isinstance(data, dict) else None
+    root = os.path.realpath(ctx.root)
+    for folder in folders if isinstance(folders, list) else []:
+        real = os.path.realpath(str(folder))
+        if root == real or root.startswith(real + os.sep):
+            return True
+    return False
