@@ -24,21 +24,20 @@ Files under ``.rehydrate/`` start with ``claude-`` (see docs/claude-code.md).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
 
 from ..errors import RehydrateError
 from .contextuse import LIMIT_ENV
 from .core import BLOCK, INJECT, INSTRUCT, REFUSE, SHOW, Outcome, Runtime
+from .events import Event, HookResult, read_event
 from .store import ENVELOPE, HOLD, PROMPT, VERDICT, WARNING
 from .units import UTF16, Cap
 
 CONTEXT_LIMIT = 10000  # Claude Code's cap on additionalContext, in UTF-16 code units
 RUNTIME = Runtime("claude", Cap(CONTEXT_LIMIT, UTF16))
+PROJECT_VARS = ("CLAUDE_PROJECT_DIR",)  # where Claude Code names the project
 PROMPT_FILE = RUNTIME.file(PROMPT)
 WARNING_FILE = RUNTIME.file(WARNING)
 VERDICT_FILE = RUNTIME.file(VERDICT)
@@ -57,43 +56,6 @@ SETTINGS_HOOKS: Mapping[str, tuple[str | None, str]] = {
     "Stop": (None, "stop"),
 }
 EVENTS = tuple(name for _, name in SETTINGS_HOOKS.values())
-
-
-@dataclass(frozen=True)
-class HookResult:
-    """What a hook prints: one JSON object or plain text on stdout (or nothing), a note on
-    stderr, an exit code."""
-
-    exit_code: int = 0
-    output: Mapping[str, Any] | None = None
-    message: str | None = None
-    text: str | None = None  # plain stdout (PreCompact, PostCompact)
-
-
-@dataclass(frozen=True)
-class Event:
-    data: Mapping[str, Any] = field(default_factory=dict)
-    problem: str | None = None  # why stdin could not be used
-
-    def text(self, key: str) -> str | None:
-        value = self.data.get(key)
-        return value if isinstance(value, str) else None
-
-    @property
-    def where(self) -> str:
-        """Where the project is: $CLAUDE_PROJECT_DIR, else the event's cwd, else ours."""
-        return os.environ.get("CLAUDE_PROJECT_DIR") or self.text("cwd") or os.getcwd()
-
-
-def read_event(raw: str) -> Event:
-    """Parse the hook's stdin; a malformed event is reported, never raised."""
-    try:
-        data = json.loads(raw) if raw.strip() else None
-    except ValueError as exc:
-        return Event(problem=f"hook input is not JSON ({exc})")
-    if not isinstance(data, dict):
-        return Event(problem="hook input is not a JSON object")
-    return Event(data)
 
 
 def _context(event_name: str, outcome: Outcome) -> HookResult:
@@ -275,7 +237,7 @@ HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
 
 def run_hook(name: str, raw: str) -> HookResult:
     """Dispatch one hook event; an unexpected error fails closed where the event can block."""
-    event = read_event(raw)
+    event = read_event(raw, PROJECT_VARS)
     try:
         return HANDLERS[name](event)
     except Exception as exc:  # noqa: BLE001 - a hook must answer, never crash the session

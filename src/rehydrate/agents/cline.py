@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .core import INJECT, REFUSE, Runtime
-from .events import HookAnswer, HookEvent, read_event
+from .events import Event, HookResult, read_event
 from .runtimes import Installed
 from .units import CODE_POINTS, Cap
 
@@ -41,70 +41,70 @@ HOOKS: Mapping[str, str] = {
 ALLOW: Mapping[str, Any] = {"cancel": False}
 
 
-def _where(event: HookEvent) -> str:
-    return event.where(keys=("workspaceRoots",))
+def _where(event: Event) -> str:
+    return event.located(keys=("workspaceRoots",))
 
 
-def _command(event: HookEvent, part: str) -> str | None:
+def _command(event: Event, part: str) -> str | None:
     if event.nested(part, "toolName") != SHELL_TOOL:
         return None
     command = event.nested(part, "parameters", "command")
     return command if isinstance(command, str) and command.strip() else None
 
 
-def _context(event: HookEvent, source: str) -> HookAnswer:
+def _context(event: Event, source: str) -> HookResult:
     from .context import session_context
 
     if event.problem:
-        return HookAnswer(output=ALLOW, message=f"rehydrate: {event.problem}; no context added")
+        return HookResult(output=ALLOW, message=f"rehydrate: {event.problem}; no context added")
     outcome = session_context(_where(event), RUNTIME, source, event.text("taskId"))
     if outcome.action != INJECT:
-        return HookAnswer(output=ALLOW, message=outcome.note)
-    return HookAnswer(output={"cancel": False, "contextModification": outcome.text})
+        return HookResult(output=ALLOW, message=outcome.note)
+    return HookResult(output={"cancel": False, "contextModification": outcome.text})
 
 
-def task_start(event: HookEvent) -> HookAnswer:
+def task_start(event: Event) -> HookResult:
     return _context(event, "startup")
 
 
-def task_resume(event: HookEvent) -> HookAnswer:
+def task_resume(event: Event) -> HookResult:
     return _context(event, "resume")
 
 
-def pre_tool_use(event: HookEvent) -> HookAnswer:
+def pre_tool_use(event: Event) -> HookResult:
     from .tools import check_tool_call
 
     if event.problem:
-        return HookAnswer(output=ALLOW, message=f"rehydrate: {event.problem}; allowed unchecked")
+        return HookResult(output=ALLOW, message=f"rehydrate: {event.problem}; allowed unchecked")
     shell = event.nested("preToolUse", "toolName") == SHELL_TOOL
     outcome = check_tool_call(_where(event), RUNTIME, _command(event, "preToolUse"), shell)
     if outcome.action == REFUSE:
         return _cancel(outcome.text)
-    return HookAnswer(output=ALLOW, message=outcome.note)
+    return HookResult(output=ALLOW, message=outcome.note)
 
 
-def _cancel(reason: str) -> HookAnswer:
-    return HookAnswer(output={"cancel": True, "errorMessage": reason})
+def _cancel(reason: str) -> HookResult:
+    return HookResult(output={"cancel": True, "errorMessage": reason})
 
 
-def post_tool_use(event: HookEvent) -> HookAnswer:
+def post_tool_use(event: Event) -> HookResult:
     from .captured import capture_failed_command
 
     if event.problem:
-        return HookAnswer(output=ALLOW, message=f"rehydrate: {event.problem}; not captured")
+        return HookResult(output=ALLOW, message=f"rehydrate: {event.problem}; not captured")
     command = _command(event, "postToolUse")
     if command is None or event.nested("postToolUse", "success") is not False:
-        return HookAnswer(output=ALLOW)
+        return HookResult(output=ALLOW)
     result = event.nested("postToolUse", "result")
     outcome = capture_failed_command(
         _where(event), command, result if isinstance(result, str) else ""
     )
     if outcome.action != INJECT:
-        return HookAnswer(output=ALLOW, message=outcome.note)
-    return HookAnswer(output={"cancel": False, "contextModification": outcome.text})
+        return HookResult(output=ALLOW, message=outcome.note)
+    return HookResult(output={"cancel": False, "contextModification": outcome.text})
 
 
-HANDLERS: Mapping[str, Callable[[HookEvent], HookAnswer]] = {
+HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
     "task-start": task_start,
     "task-resume": task_resume,
     "pre-tool-use": pre_tool_use,
@@ -119,7 +119,7 @@ HELP: Mapping[str, str] = {
 }
 
 
-def run_hook(name: str, raw: str) -> HookAnswer:
+def run_hook(name: str, raw: str) -> HookResult:
     """Dispatch one event; an unexpected error cancels a tool call (fail closed)."""
     event = read_event(raw)
     try:
@@ -128,7 +128,7 @@ def run_hook(name: str, raw: str) -> HookAnswer:
         text = f"rehydrate: internal error in the {name} hook ({type(exc).__name__}: {exc})"
         if name == "pre-tool-use":
             return _cancel(text)
-        return HookAnswer(output=ALLOW, message=text)
+        return HookResult(output=ALLOW, message=text)
 
 
 def script(python: str, name: str) -> str:

@@ -34,7 +34,7 @@ from typing import Any
 
 from ..errors import RehydrateError
 from .core import BLOCK, INJECT, REFUSE, Outcome, Runtime
-from .events import HookAnswer, HookEvent, read_event
+from .events import Event, HookResult, read_event
 from .units import UTF8, Cap
 
 CONTEXT_LIMIT = 10000  # 2,500 tokens of bytes / 4: Codex's cap on additionalContext
@@ -44,28 +44,28 @@ TAIL_BYTES = 16 * 1024 * 1024  # of the rollout read to find a line (a compacted
 _EXITED = re.compile(r"Process exited with code (-?\d+)")
 
 
-def _where(event: HookEvent) -> str:
-    return event.where(keys=("cwd",))
+def _where(event: Event) -> str:
+    return event.located(keys=("cwd",))
 
 
-def _context(event_name: str, outcome: Outcome) -> HookAnswer:
+def _context(event_name: str, outcome: Outcome) -> HookResult:
     if outcome.action != INJECT:
-        return HookAnswer(message=outcome.note)
+        return HookResult(message=outcome.note)
     specific = {"hookEventName": event_name, "additionalContext": outcome.text}
-    return HookAnswer(output={"hookSpecificOutput": specific}, message=outcome.note)
+    return HookResult(output={"hookSpecificOutput": specific}, message=outcome.note)
 
 
-def _deny(reason: str) -> HookAnswer:
+def _deny(reason: str) -> HookResult:
     specific = {
         "hookEventName": "PreToolUse",
         "permissionDecision": "deny",
         "permissionDecisionReason": reason,
     }
-    return HookAnswer(output={"hookSpecificOutput": specific})
+    return HookResult(output={"hookSpecificOutput": specific})
 
 
-def _block(reason: str) -> HookAnswer:
-    return HookAnswer(output={"decision": "block", "reason": reason})
+def _block(reason: str) -> HookResult:
+    return HookResult(output={"decision": "block", "reason": reason})
 
 
 # The rollout file: JSON lines, newest last.
@@ -133,94 +133,94 @@ def exit_code(path: str | None, call_id: str | None) -> int | None:
 # The events.
 
 
-def session_start(event: HookEvent) -> HookAnswer:
+def session_start(event: Event) -> HookResult:
     """The rehydration context for a new, resumed, cleared or compacted session."""
     from .context import session_context
 
     if event.problem:
-        return HookAnswer(message=f"rehydrate: {event.problem}; no context added")
+        return HookResult(message=f"rehydrate: {event.problem}; no context added")
     source = event.text("source") or "startup"
     outcome = session_context(_where(event), RUNTIME, source, event.text("session_id"))
     return _context("SessionStart", outcome)
 
 
-def pre_tool_use(event: HookEvent) -> HookAnswer:
+def pre_tool_use(event: Event) -> HookResult:
     """Hold the first tool call after a compaction; deny a repeated failed attempt."""
     from .commands import command_from_hook
     from .tools import check_tool_call
 
     if event.problem:
-        return HookAnswer(message=f"rehydrate: {event.problem}; tool call allowed unchecked")
+        return HookResult(message=f"rehydrate: {event.problem}; tool call allowed unchecked")
     tool = event.text("tool_name")
     shell = tool is None or tool == SHELL_TOOL
     command = command_from_hook(dict(event.data)) if shell else None
     outcome = check_tool_call(_where(event), RUNTIME, command, shell)
     if outcome.action == REFUSE:
         return _deny(outcome.text)
-    return HookAnswer(message=outcome.note)
+    return HookResult(message=outcome.note)
 
 
-def post_tool_use(event: HookEvent) -> HookAnswer:
+def post_tool_use(event: Event) -> HookResult:
     """Capture a shell command that exited non-zero (the code comes from the rollout)."""
     from .captured import capture_failed_command
     from .commands import command_from_hook
 
     if event.problem:
-        return HookAnswer(message=f"rehydrate: {event.problem}; failure not captured")
+        return HookResult(message=f"rehydrate: {event.problem}; failure not captured")
     command = command_from_hook(dict(event.data))
     if event.text("tool_name") != SHELL_TOOL or command is None:
-        return HookAnswer()
+        return HookResult()
     code = exit_code(event.text("transcript_path"), event.text("tool_use_id"))
     if code is None:
-        return HookAnswer(message="rehydrate: no exit code in the rollout; not captured")
+        return HookResult(message="rehydrate: no exit code in the rollout; not captured")
     if code == 0:
-        return HookAnswer()
+        return HookResult()
     output = event.data.get("tool_response")
     error = f"Exit code {code}\n{output if isinstance(output, str) else ''}"
     outcome = capture_failed_command(_where(event), command, error)
     return _context("PostToolUse", outcome)
 
 
-def pre_compact(event: HookEvent) -> HookAnswer:
+def pre_compact(event: Event) -> HookResult:
     """Record the compaction; refuse a manual one over uncommitted ledgers. (The
     instructions for the summariser have nowhere to go: Codex does not pass them on.)"""
     from .compaction import before_compaction
 
     if event.problem:
-        return HookAnswer(message=f"rehydrate: {event.problem}; compaction not checked")
+        return HookResult(message=f"rehydrate: {event.problem}; compaction not checked")
     trigger = event.text("trigger") or "auto"
     outcome = before_compaction(_where(event), RUNTIME, trigger, event.text("session_id"))
     if outcome.action == REFUSE:
-        return HookAnswer(exit_code=2, message=outcome.text)
-    return HookAnswer(message=outcome.note)
+        return HookResult(exit_code=2, message=outcome.text)
+    return HookResult(message=outcome.note)
 
 
-def post_compact(event: HookEvent) -> HookAnswer:
+def post_compact(event: Event) -> HookResult:
     """Verify the summary the model now reads (from the rollout) against the ledgers."""
     from .compaction import after_compaction
 
     if event.problem:
-        return HookAnswer(message=f"rehydrate: {event.problem}; summary not verified")
+        return HookResult(message=f"rehydrate: {event.problem}; summary not verified")
     seen = compacted_summary(event.text("transcript_path"))
     outcome = after_compaction(
         _where(event), RUNTIME, seen, event.text("trigger"), event.text("session_id")
     )
-    return HookAnswer(message=outcome.note)
+    return HookResult(message=outcome.note)
 
 
-def stop(event: HookEvent) -> HookAnswer:
+def stop(event: Event) -> HookResult:
     """Block the stop once while something would be lost by stopping."""
     from .stop import check_stop
 
     if event.problem:
-        return HookAnswer(message=f"rehydrate: {event.problem}; stop not checked")
+        return HookResult(message=f"rehydrate: {event.problem}; stop not checked")
     outcome = check_stop(_where(event), RUNTIME, event.data.get("stop_hook_active") is True)
     if outcome.action == BLOCK:
         return _block(outcome.text)
-    return HookAnswer(message=outcome.note)
+    return HookResult(message=outcome.note)
 
 
-HANDLERS: Mapping[str, Callable[[HookEvent], HookAnswer]] = {
+HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
     "session-start": session_start,
     "pre-tool-use": pre_tool_use,
     "post-tool-use": post_tool_use,
@@ -238,7 +238,7 @@ HELP: Mapping[str, str] = {
 }
 
 
-def run_hook(name: str, raw: str) -> HookAnswer:
+def run_hook(name: str, raw: str) -> HookResult:
     """Dispatch one hook event; an unexpected error fails closed where the event can block."""
     event = read_event(raw)
     try:
@@ -247,7 +247,7 @@ def run_hook(name: str, raw: str) -> HookAnswer:
         return _failed(name, event, exc)
 
 
-def _failed(name: str, event: HookEvent, exc: Exception) -> HookAnswer:
+def _failed(name: str, event: Event, exc: Exception) -> HookResult:
     text = (
         f"rehydrate: {exc}"
         if isinstance(exc, RehydrateError)
@@ -264,5 +264,5 @@ def _failed(name: str, event: HookEvent, exc: Exception) -> HookAnswer:
     if name == "stop" and event.data.get("stop_hook_active") is not True:
         return _block(text)
     if name == "pre-compact" and event.text("trigger") == "manual":
-        return HookAnswer(exit_code=2, message=text)
-    return HookAnswer(message=text)
+        return HookResult(exit_code=2, message=text)
+    return HookResult(message=text)

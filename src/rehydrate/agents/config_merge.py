@@ -251,3 +251,35 @@ def place_file(root: Path, relpath: str, text: str, mode: int | None = None) -> 
         return "kept"
     write_in_repo(root, relpath, text.encode("utf-8"), create_dirs=True, mode=mode)
     return "created"
+
+
+def write_json(root: Path, relpath: str, data: Any, existed: bool) -> str:
+    """Write ``data`` as indented JSON; 'created' or 'updated'."""
+    return write_text(root, relpath, json.dumps(data, ensure_ascii=False, indent=2) + "\n", existed)
+
+
+def place(
+    entries: list[Any], runtime: str, event: str, wanted: dict[str, Any], key: str = "command"
+) -> bool:
+    """Leave exactly one hook of ours for ``event`` in ``entries`` (hook objects whose
+    ``key`` is a command): a stale one is rewritten in place, a duplicate removed, none
+    added. True when anything changed."""
+    kept = changed = False
+    for entry in list(entries):
+        command = entry.get(key) if isinstance(entry, dict) else None
+        ours = parse_command(command, runtime) if isinstance(command, str) else None
+        if ours is None or ours.name != event:
+            continue
+        if kept:
+            entries.remove(entry)
+            changed = True
+            continue
+        kept = True
+        for name, value in wanted.items():
+            if entry.get(name) != value:
+                entry[name] = value
+                changed = True
+    if not kept:
+        entries.append(dict(wanted))
+        changed = True
+    return changed

@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Mapping
 
 from .core import BLOCK, INJECT, REFUSE, Runtime
-from .hookio import Event, HookResult, internal_error, read_event
+from .events import Event, HookResult, internal_error, read_event
 from .units import UTF16, Cap
 
 RUNTIME = Runtime("copilot", Cap(12000, UTF16))

@@ -13,8 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .config_merge import command_for, invalid, place, read_json, write_json
 from .copilot import CORE_FILE, HOOKS_FILE, SETTINGS_HOOKS, write_core
-from .hooks_merge import command_for, invalid, place, read_json, write_json
 from .runtimes import Installed
 
 NAME = "copilot"

@@ -27,7 +27,7 @@ from typing import Any
 
 from .config_merge import Layout, install_json, place_file
 from .core import BLOCK, INJECT, REFUSE, Runtime
-from .events import HookAnswer, HookEvent, read_event
+from .events import Event, HookResult, read_event
 from .runtimes import Installed
 from .units import CODE_POINTS, Cap
 
@@ -53,53 +53,53 @@ and commit the ledgers before you stop.
 """
 
 
-def _where(event: HookEvent) -> str:
-    return event.where(keys=("cwd", "workspace_roots"))
+def _where(event: Event) -> str:
+    return event.located(keys=("cwd", "workspace_roots"))
 
 
-def session_start(event: HookEvent) -> HookAnswer:
+def session_start(event: Event) -> HookResult:
     from .context import session_context
 
     if event.problem:
-        return HookAnswer(message=f"rehydrate: {event.problem}; no context added")
+        return HookResult(message=f"rehydrate: {event.problem}; no context added")
     outcome = session_context(_where(event), RUNTIME, "startup", event.text("conversation_id"))
     if outcome.action != INJECT:
-        return HookAnswer(output={}, message=outcome.note)
-    return HookAnswer(output={"additional_context": outcome.text}, message=outcome.note)
+        return HookResult(output={}, message=outcome.note)
+    return HookResult(output={"additional_context": outcome.text}, message=outcome.note)
 
 
-def before_shell_execution(event: HookEvent) -> HookAnswer:
+def before_shell_execution(event: Event) -> HookResult:
     from .tools import check_tool_call
 
     if event.problem:
-        return HookAnswer(output={"permission": "allow"}, message=f"rehydrate: {event.problem}")
+        return HookResult(output={"permission": "allow"}, message=f"rehydrate: {event.problem}")
     command = event.text("command")
     outcome = check_tool_call(_where(event), RUNTIME, command or None, True)
     if outcome.action == REFUSE:
         return _deny(outcome.text)
-    return HookAnswer(output={"permission": "allow"}, message=outcome.note)
+    return HookResult(output={"permission": "allow"}, message=outcome.note)
 
 
-def _deny(reason: str) -> HookAnswer:
-    return HookAnswer(
+def _deny(reason: str) -> HookResult:
+    return HookResult(
         output={"permission": "deny", "user_message": reason, "agent_message": reason}
     )
 
 
-def stop(event: HookEvent) -> HookAnswer:
+def stop(event: Event) -> HookResult:
     from .stop import check_stop
 
     if event.problem:
-        return HookAnswer(output={}, message=f"rehydrate: {event.problem}; stop not checked")
+        return HookResult(output={}, message=f"rehydrate: {event.problem}; stop not checked")
     loops = event.data.get("loop_count")
     continuing = isinstance(loops, int) and loops > 0
     outcome = check_stop(_where(event), RUNTIME, continuing)
     if outcome.action == BLOCK:
-        return HookAnswer(output={"followup_message": outcome.text})
-    return HookAnswer(output={}, message=outcome.note)
+        return HookResult(output={"followup_message": outcome.text})
+    return HookResult(output={}, message=outcome.note)
 
 
-HANDLERS: Mapping[str, Callable[[HookEvent], HookAnswer]] = {
+HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
     "session-start": session_start,
     "before-shell-execution": before_shell_execution,
     "stop": stop,
@@ -112,7 +112,7 @@ HELP: Mapping[str, str] = {
 }
 
 
-def run_hook(name: str, raw: str) -> HookAnswer:
+def run_hook(name: str, raw: str) -> HookResult:
     """Dispatch one event; an unexpected error denies a shell command (fail closed)."""
     event = read_event(raw)
     try:
@@ -121,7 +121,7 @@ def run_hook(name: str, raw: str) -> HookAnswer:
         text = f"rehydrate: internal error in the {name} hook ({type(exc).__name__}: {exc})"
         if name == "before-shell-execution":
             return _deny(text)
-        return HookAnswer(output={}, message=text)
+        return HookResult(output={}, message=text)
 
 
 def install_agent(root: Path, python: str) -> list[Installed]:

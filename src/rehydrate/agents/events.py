@@ -1,8 +1,11 @@
-"""A hook event as the adapters other than Claude Code's read it: one JSON object on stdin.
+"""What every JSON-hook adapter shares: the event read from stdin, and what a hook prints.
 
-Each runtime names its fields its own way; what is common is here: the object (or why
-it could not be used, never raised), typed access to its fields, and where the project
-is (an environment variable the runtime sets, else a field of the event, else ours).
+A runtime hands its hook an event as one JSON object on stdin and reads back one JSON
+object (or plain text) on stdout, a note on stderr and an exit code. Each runtime names
+its fields its own way; what is common is here: the object (or why it could not be used:
+``read_event`` never raises, each adapter decides how to fail), typed access to its
+fields, and where the project is (an environment variable the runtime sets, else a field
+of the event, else our working directory).
 """
 
 from __future__ import annotations
@@ -15,13 +18,29 @@ from typing import Any
 
 
 @dataclass(frozen=True)
-class HookEvent:
+class HookResult:
+    """What a hook prints: one JSON object or plain text on stdout (or nothing), a note on
+    stderr, an exit code."""
+
+    exit_code: int = 0
+    output: Mapping[str, Any] | None = None
+    message: str | None = None
+    text: str | None = None  # plain stdout (Claude Code's PreCompact, PostCompact)
+
+
+@dataclass(frozen=True)
+class Event:
     data: Mapping[str, Any] = field(default_factory=dict)
     problem: str | None = None  # why stdin could not be used
+    project_vars: Sequence[str] = ()  # environment variables that name the project
 
     def text(self, key: str) -> str | None:
         value = self.data.get(key)
         return value if isinstance(value, str) else None
+
+    def object(self, key: str) -> Mapping[str, Any]:
+        value = self.data.get(key)
+        return value if isinstance(value, dict) else {}
 
     def nested(self, *keys: str) -> Any:
         """``data[k1][k2]…``, or None where a level is missing or not an object."""
@@ -32,7 +51,12 @@ class HookEvent:
             value = value.get(key)
         return value
 
-    def where(self, env: Sequence[str] = (), keys: Sequence[str] = ("cwd",)) -> str:
+    @property
+    def where(self) -> str:
+        """Where the project is: the runtime's variable, else the event's cwd, else ours."""
+        return self.located(self.project_vars)
+
+    def located(self, env: Sequence[str] = (), keys: Sequence[str] = ("cwd",)) -> str:
         """The project: the first of ``env`` set, else the first text field of ``keys``
         (a list field gives its first text), else our working directory."""
         for name in env:
@@ -47,23 +71,24 @@ class HookEvent:
         return os.getcwd()
 
 
-def read_event(raw: str) -> HookEvent:
+def read_event(raw: str, project_vars: Sequence[str] = ()) -> Event:
     """Parse the hook's stdin; a malformed event is reported, never raised."""
     try:
         data = json.loads(raw) if raw.strip() else None
     except ValueError as exc:
-        return HookEvent(problem=f"hook input is not JSON ({exc})")
+        return Event(problem=f"hook input is not JSON ({exc})", project_vars=project_vars)
     if not isinstance(data, dict):
-        return HookEvent(problem="hook input is not a JSON object")
-    return HookEvent(data)
+        return Event(problem="hook input is not a JSON object", project_vars=project_vars)
+    return Event(data, project_vars=project_vars)
 
 
-@dataclass(frozen=True)
-class HookAnswer:
-    """What a hook prints: one JSON object or plain text on stdout (or nothing), a note on
-    stderr, an exit code."""
+def internal_error(name: str, runtime: str, exc: Exception, settings: str) -> str:
+    """The text of an unexpected error in hook ``name``, naming how to bypass it."""
+    from ..errors import RehydrateError
 
-    exit_code: int = 0
-    output: Mapping[str, Any] | None = None
-    message: str | None = None
-    text: str | None = None
+    if isinstance(exc, RehydrateError):
+        return f"rehydrate: {exc}"
+    return (
+        f"rehydrate: internal error in the {runtime} {name} hook ({type(exc).__name__}: "
+        f"{exc}); this is a bug, please report it. To bypass, remove the hook from {settings}"
+    )

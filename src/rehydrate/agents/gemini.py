@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from .core import BLOCK, INJECT, REFUSE, Outcome, Runtime
-from .hookio import Event, HookResult, internal_error, read_event
+from .events import Event, HookResult, internal_error, read_event
 from .units import UTF16, Cap
 
 CONTEXT_LIMIT = 12000  # rehydrate's budget for the core, in UTF-16 code units

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .config_merge import Ours, command_for, invalid, parse_command, place, read_json, write_json
 from .gemini import SETTINGS_FILE, SETTINGS_HOOKS
-from .hooks_merge import OurHook, command_for, invalid, parse_command, place, read_json, write_json
 from .runtimes import Installed
 
 NAME = "gemini"
@@ -54,7 +54,7 @@ def _drop_elsewhere(groups: list[Any], keep: dict[str, Any], event: str) -> bool
 def _ours_for(entry: Any, event: str) -> bool:
     command = entry.get("command") if isinstance(entry, dict) else None
     ours = parse_command(command, NAME) if isinstance(command, str) else None
-    return ours is not None and ours.event == event
+    return ours is not None and ours.name == event
 
 
 def merge_settings(current: dict[str, Any] | None, python: str) -> tuple[dict[str, Any], bool]:
@@ -88,7 +88,7 @@ def install_agent(root: Path, python: str) -> list[Installed]:
     return [Installed(what, SETTINGS_FILE, TRUST_NOTE)]
 
 
-def wired(settings: dict[str, Any]) -> list[tuple[str, str | None, str, OurHook]]:
+def wired(settings: dict[str, Any]) -> list[tuple[str, str | None, str, Ours]]:
     """Every hook of ours in ``settings``: (event, matcher, command, parsed)."""
     found = []
     hooks = settings.get("hooks")

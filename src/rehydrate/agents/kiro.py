@@ -26,7 +26,7 @@ from typing import Any
 from ..errors import EXIT_OK
 from .config_merge import Layout, install_json
 from .core import INJECT, REFUSE, Runtime
-from .events import HookAnswer, HookEvent, read_event
+from .events import Event, HookResult, read_event
 from .runtimes import Installed
 from .units import CODE_POINTS, Cap
 
@@ -46,36 +46,36 @@ AGENT_BASE: Mapping[str, Any] = {
 }
 
 
-def _where(event: HookEvent) -> str:
-    return event.where(keys=("cwd",))
+def _where(event: Event) -> str:
+    return event.located(keys=("cwd",))
 
 
-def agent_spawn(event: HookEvent) -> HookAnswer:
+def agent_spawn(event: Event) -> HookResult:
     from .context import session_context
 
     if event.problem:
-        return HookAnswer(message=f"rehydrate: {event.problem}; no context added")
+        return HookResult(message=f"rehydrate: {event.problem}; no context added")
     outcome = session_context(_where(event), RUNTIME, "startup", None)
     if outcome.action != INJECT:
-        return HookAnswer(message=outcome.note)
-    return HookAnswer(text=outcome.text, message=outcome.note)
+        return HookResult(message=outcome.note)
+    return HookResult(text=outcome.text, message=outcome.note)
 
 
-def pre_tool_use(event: HookEvent) -> HookAnswer:
+def pre_tool_use(event: Event) -> HookResult:
     from .commands import command_from_hook
     from .tools import check_tool_call
 
     if event.problem:
-        return HookAnswer(message=f"rehydrate: {event.problem}; allowed unchecked")
+        return HookResult(message=f"rehydrate: {event.problem}; allowed unchecked")
     shell = event.text("tool_name") in SHELL_TOOLS
     command = command_from_hook(dict(event.data)) if shell else None
     outcome = check_tool_call(_where(event), RUNTIME, command, shell)
     if outcome.action == REFUSE:
-        return HookAnswer(exit_code=BLOCKED, message=outcome.text)
-    return HookAnswer(exit_code=EXIT_OK, message=outcome.note)
+        return HookResult(exit_code=BLOCKED, message=outcome.text)
+    return HookResult(exit_code=EXIT_OK, message=outcome.note)
 
 
-HANDLERS: Mapping[str, Callable[[HookEvent], HookAnswer]] = {
+HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
     "agent-spawn": agent_spawn,
     "pre-tool-use": pre_tool_use,
 }
@@ -86,14 +86,14 @@ HELP: Mapping[str, str] = {
 }
 
 
-def run_hook(name: str, raw: str) -> HookAnswer:
+def run_hook(name: str, raw: str) -> HookResult:
     """Dispatch one event; an unexpected error blocks a tool call (fail closed)."""
     event = read_event(raw)
     try:
         return HANDLERS[name](event)
     except Exception as exc:  # noqa: BLE001 - a hook must answer, never crash the agent
         text = f"rehydrate: internal error in the {name} hook ({type(exc).__name__}: {exc})"
-        return HookAnswer(exit_code=BLOCKED if name == "pre-tool-use" else EXIT_OK, message=text)
+        return HookResult(exit_code=BLOCKED if name == "pre-tool-use" else EXIT_OK, message=text)
 
 
 def install_agent(root: Path, python: str) -> list[Installed]:

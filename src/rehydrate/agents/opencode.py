@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .core import BLOCK, INJECT, INSTRUCT, REFUSE, Runtime
-from .hookio import Event, HookResult, internal_error, read_event
+from .events import Event, HookResult, internal_error, read_event
 from .units import UTF16, Cap
 
 CONTEXT_LIMIT = 12000  # rehydrate's budget for the core, in UTF-16 code units

@@ -37,7 +37,7 @@ def _event(name: str, adapter: str, help_text: str) -> click.Command:
 
 
 def emit(result: Any) -> int:
-    """Print a ``HookAnswer``; its exit code."""
+    """Print a ``HookResult``; its exit code."""
     import json
 
     if result.output is not None:

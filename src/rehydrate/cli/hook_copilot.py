@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-from ._hook_runtime import adapter_group
+import click
 
-group = adapter_group(
+from ._hook_adapter import add_events
+
+
+@click.group("copilot", short_help="Copilot CLI hook adapters (event JSON on stdin).")
+def group() -> None:
+    """Copilot CLI hooks: session-start, session-end, pre-tool-use, post-tool-use, agent-stop."""
+
+
+add_events(
+    group,
     "copilot",
-    "copilot",
-    (
-        ("session-start", "Rebuild the core file the next session reads."),
-        ("session-end", "Rebuild the core file the next session reads."),
-        ("pre-tool-use", "Deny a bash command that repeats a failed attempt."),
-        ("post-tool-use", "Capture a failed bash command."),
-        ("agent-stop", "Block the end of the turn once while ledgers are unrecorded."),
-    ),
+    {
+        "session-start": "Rebuild the core file the next session reads.",
+        "session-end": "Rebuild the core file the next session reads.",
+        "pre-tool-use": "Deny a bash command that repeats a failed attempt.",
+        "post-tool-use": "Capture a failed bash command.",
+        "agent-stop": "Block the end of the turn once while ledgers are unrecorded.",
+    },
 )

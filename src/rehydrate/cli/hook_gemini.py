@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-from ._hook_runtime import adapter_group
+import click
 
-group = adapter_group(
+from ._hook_adapter import add_events
+
+
+@click.group("gemini", short_help="Gemini CLI hook adapters (event JSON on stdin).")
+def group() -> None:
+    """Gemini CLI hooks: session-start, before-model, before-tool, after-tool, after-agent."""
+
+
+add_events(
+    group,
     "gemini",
-    "gemini",
-    (
-        ("session-start", "Build the capped core for the session."),
-        ("before-model", "Put the core before the first message; check a summary."),
-        ("before-tool", "Deny a shell command that repeats a failed attempt."),
-        ("after-tool", "Capture a failed shell command."),
-        ("after-agent", "Deny the end of the turn once while unrecorded."),
-    ),
+    {
+        "session-start": "Build the capped core for the session.",
+        "before-model": "Put the core before the first message; check a summary.",
+        "before-tool": "Deny a shell command that repeats a failed attempt.",
+        "after-tool": "Capture a failed shell command.",
+        "after-agent": "Deny the end of the turn once while unrecorded.",
+    },
 )

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-from ._hook_runtime import adapter_group
+import click
 
-group = adapter_group(
+from ._hook_adapter import add_events
+
+
+@click.group("opencode", short_help="OpenCode hook adapters (event JSON on stdin).")
+def group() -> None:
+    """OpenCode hooks: system, compacting, tool-before, tool-after, idle."""
+
+
+add_events(
+    group,
     "opencode",
-    "opencode",
-    (
-        ("system", "The capped core for the system prompt."),
-        ("compacting", "What the compaction summary must keep, for the summariser."),
-        ("tool-before", "Deny a bash command that repeats a failed attempt."),
-        ("tool-after", "Capture a failed bash command."),
-        ("idle", "Continue the session once while ledgers are unrecorded."),
-    ),
+    {
+        "system": "The capped core for the system prompt.",
+        "compacting": "What the compaction summary must keep, for the summariser.",
+        "tool-before": "Deny a bash command that repeats a failed attempt.",
+        "tool-after": "Capture a failed bash command.",
+        "idle": "Continue the session once while ledgers are unrecorded.",
+    },
 )

@@ -20,8 +20,8 @@ CODES = Codes("copilot_event_missing", "copilot_hook_duplicated")
 
 
 def check(ctx: Context) -> Outcome:
+    from ..agents.config_merge import parse_command, read_json
     from ..agents.copilot_install import BEGIN, INSTRUCTIONS_FILE
-    from ..agents.hooks_merge import parse_command, read_json
 
     try:
         data = read_json(ctx.root, HOOKS_FILE)
@@ -40,7 +40,7 @@ def check(ctx: Context) -> Outcome:
         if parsed is not None
     ]
     expected = list(SETTINGS_HOOKS.values())
-    events = [o.event for o in ours]
+    events = [o.name for o in ours]
     findings = event_findings(NAME, CODES, HOOKS_FILE, FIX, expected, events)
     findings += program_findings(
         ctx, NAME, "copilot_interpreter_broken", HOOKS_FILE, FIX, [o.program for o in ours]

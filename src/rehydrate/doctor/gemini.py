@@ -24,8 +24,8 @@ TRUST_FIX = (
 
 
 def check(ctx: Context) -> Outcome:
+    from ..agents.config_merge import read_json
     from ..agents.gemini_install import wired
-    from ..agents.hooks_merge import read_json
 
     try:
         data = read_json(ctx.root, SETTINGS_FILE)
@@ -36,7 +36,7 @@ def check(ctx: Context) -> Outcome:
     if not found:
         return Outcome(None)
     expected = [name for _, name in SETTINGS_HOOKS.values()]
-    events = [ours.event for _, _, _, ours in found]
+    events = [ours.name for _, _, _, ours in found]
     findings = event_findings(NAME, CODES, SETTINGS_FILE, FIX, expected, events)
     programs = [ours.program for _, _, _, ours in found]
     findings += program_findings(
