@@ -135,7 +135,8 @@ def _route(body: dict[str, Any]) -> list[dict[str, Any]]:
     if results[-1].get("is_error") and "session ends after this" in json.dumps(results[-1]):
         return [bash(last or "true")]  # record and commit, as told
     if last == SESSION_ONE:
-        return [bash("sleep 30", "wait for the loop to end the session")]
+        # a plain `sleep 30` is refused by Claude Code itself ("Blocked: standalone sleep")
+        return [bash("python3 -c 'import time; time.sleep(30)'", "wait for the loop to end it")]
     return [text("passed")]
 
 
@@ -148,7 +149,7 @@ def test_context_limit_ends_a_claude_session_after_it_recorded_its_state(
         done = _run(project, claude, fake, "--context-limit", "50%", "--grace-seconds", "2")
     assert done.returncode == 0, done.stderr
     index = _index(project)
-    assert index[0]["ended_by"] == "context_limit"
+    assert index[0]["ended_by"] == "context_limit", done.stderr
     assert index[0]["context_peak"] >= 120000
     assert index[0]["progress"] == ["next action changed"]
     assert index[-1]["verdict"] == "done"
