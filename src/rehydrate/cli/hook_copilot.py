@@ -9,7 +9,7 @@ from ._hook_adapter import add_events
 
 @click.group("copilot", short_help="Copilot CLI hook adapters (event JSON on stdin).")
 def group() -> None:
-    """Copilot CLI hooks: session-start, session-end, pre-tool-use, post-tool-use, agent-stop."""
+    """Copilot CLI hooks: one subcommand per event (below), the event JSON on stdin."""
 
 
 add_events(

@@ -9,7 +9,7 @@ from ._hook_adapter import add_events
 
 @click.group("gemini", short_help="Gemini CLI hook adapters (event JSON on stdin).")
 def group() -> None:
-    """Gemini CLI hooks: session-start, before-model, before-tool, after-tool, after-agent."""
+    """Gemini CLI hooks: one subcommand per event (below), the event JSON on stdin."""
 
 
 add_events(

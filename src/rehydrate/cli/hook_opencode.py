@@ -9,7 +9,7 @@ from ._hook_adapter import add_events
 
 @click.group("opencode", short_help="OpenCode hook adapters (event JSON on stdin).")
 def group() -> None:
-    """OpenCode hooks: system, compacting, tool-before, tool-after, idle."""
+    """OpenCode hooks: one subcommand per event (below), the event JSON on stdin."""
 
 
 add_events(
