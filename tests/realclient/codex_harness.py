@@ -1,7 +1,7 @@
 """Real Codex CLI from npm, pinned, driven headless (``codex exec``) against the fake
 Responses API on loopback.
 
-Installed once into the same cache as Claude Code (``harness._CACHE``), one folder per
+Installed once into the same cache as Claude Code (``npm_client._CACHE``), one folder per
 version; no registry reachable: the suite skips, saying so; reachable but the install
 broken: it fails. Each session gets a throwaway ``CODEX_HOME`` whose ``config.toml``
 points a ``[model_providers.fake]`` (``wire_api = "responses"``) at the fake server. The
@@ -11,18 +11,16 @@ all, or ``--dangerously-bypass-hook-trust``, as a test asks).
 
 from __future__ import annotations
 
-import fcntl
 import os
-import shutil
 import subprocess
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
 from fake_openai_responses import FakeResponses
-from harness import _CACHE, VENV_BIN, write_ledgers
+from harness import write_ledgers
+from npm_client import VENV_BIN, Client, install
 
 from conftest import commit, git
 
@@ -32,84 +30,17 @@ SESSION_TIMEOUT = 90  # seconds for one codex exec
 MODEL = "fake-model"
 
 
-def _version_of(binary: Path) -> str | None:
-    try:
-        out = subprocess.run(
-            [str(binary), "--version"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            stdin=subprocess.DEVNULL,
-            check=False,
-            env={"PATH": "/usr/bin:/bin", "HOME": str(binary.parent)},
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    words = out.stdout.split()
-    return words[-1] if out.returncode == 0 and words else None
-
-
-def _installed(prefix: Path) -> Path | None:
-    """The pinned native codex binary under ``prefix``, if it is there and runs."""
-    for candidate in sorted(prefix.glob("node_modules/@openai/codex-linux-*/vendor/*/bin/codex")):
-        if candidate.is_file() and _version_of(candidate) == CODEX_VERSION:
-            return candidate
-    return None
-
-
-def _npm(*args: str, timeout: float) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["npm", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
+CODEX = Client(
+    PACKAGE,
+    CODEX_VERSION,
+    f"codex-{CODEX_VERSION}",
+    ("node_modules/@openai/codex-linux-*/vendor/*/bin/codex",),  # the native binary itself
+)
 
 
 def install_codex() -> Path:
     """The pinned codex executable, installed from npm on first use (or a skip)."""
-    prefix = _CACHE / f"codex-{CODEX_VERSION}"
-    found = _installed(prefix)
-    if found is not None:
-        return found
-    if shutil.which("npm") is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI has no npm executable: the real-client suite cannot install codex")
-        pytest.skip("npm unreachable: no npm executable on PATH")
-    prefix.mkdir(parents=True, exist_ok=True)
-    with (prefix.parent / f".{prefix.name}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # parallel runs install once
-        found = _installed(prefix)
-        if found is not None:
-            return found
-        spec = f"{PACKAGE}@{CODEX_VERSION}"
-        try:
-            probe = _npm("view", "--fetch-retries=1", spec, "version", timeout=60)
-        except subprocess.TimeoutExpired:
-            pytest.skip("npm unreachable: `npm view` timed out after 60 s")
-        if probe.returncode != 0:
-            said = " | ".join(probe.stderr.strip().splitlines()[:3])
-            pytest.skip(f"npm unreachable: `npm view {spec}` failed: {said}")
-        done = _npm(
-            "install",
-            "--prefix",
-            str(prefix),
-            "--no-save",
-            "--no-audit",
-            "--no-fund",
-            "--loglevel=error",
-            spec,
-            timeout=540,
-        )
-        found = _installed(prefix)
-        if found is None:
-            pytest.fail(
-                f"npm is reachable but installing {spec} into {prefix} gave no runnable "
-                f"codex (exit {done.returncode}):\n{done.stderr[-2000:]}"
-            )
-        return found
+    return install(CODEX)
 
 
 def rehydrate(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:

@@ -8,7 +8,6 @@ suite skips, saying so. The registry reachable but the install broken: it fails.
 
 from __future__ import annotations
 
-import fcntl
 import itertools
 import json
 import os
@@ -16,7 +15,6 @@ import pty
 import re
 import select
 import shlex
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -29,6 +27,7 @@ from typing import Any
 
 import pytest
 from fake_anthropic import FakeAnthropic
+from npm_client import VENV_BIN, Client, install  # VENV_BIN: the rehydrate under test
 
 from conftest import commit, git
 
@@ -38,107 +37,23 @@ from conftest import commit, git
 CLAUDE_CODE_VERSION = "2.1.332"
 PACKAGE = "@anthropic-ai/claude-code"
 SESSION_TIMEOUT = 60  # seconds for one claude run
-VENV_BIN = Path(sys.executable).parent  # the rehydrate under test; hooks must find this one
 ROOT = Path(__file__).resolve().parents[2]  # the repository: also rehydrate's plugin marketplace
 PLUGIN_ID = "rehydrate@rehydrate"  # plugin name @ marketplace name (.claude-plugin/*.json)
 
-_CACHE = Path(
-    os.environ.get("REHYDRATE_CLAUDE_CODE_CACHE")
-    or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rehydrate-tests" / "npm"
+CLAUDE = Client(
+    PACKAGE,
+    CLAUDE_CODE_VERSION,
+    f"claude-code-{CLAUDE_CODE_VERSION}",
+    (
+        "node_modules/@anthropic-ai/claude-code/bin/claude.exe",
+        "node_modules/@anthropic-ai/claude-code-linux-*/claude",
+    ),
 )
-
-
-def _npm(*args: str, timeout: float) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["npm", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-
-
-def _version_of(binary: Path) -> str | None:
-    try:
-        out = subprocess.run(
-            [str(binary), "--version"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            stdin=subprocess.DEVNULL,
-            check=False,
-            env={"PATH": "/usr/bin:/bin", "HOME": str(binary.parent)},
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return out.stdout.split()[0] if out.returncode == 0 and out.stdout.split() else None
-
-
-def _installed(prefix: Path) -> Path | None:
-    """The pinned claude binary under ``prefix``, if it is there and runs."""
-    modules = prefix / "node_modules" / "@anthropic-ai"
-    for candidate in (
-        modules / "claude-code" / "bin" / "claude.exe",
-        *sorted(modules.glob("claude-code-linux-*/claude")),
-    ):
-        if candidate.is_file() and _version_of(candidate) == CLAUDE_CODE_VERSION:
-            return candidate
-    return None
-
-
-def _unreachable(why: str) -> None:
-    pytest.skip(f"npm unreachable: {why}")
 
 
 def install_claude() -> Path:
     """The pinned Claude Code executable, installed from npm on first use (or a skip)."""
-    prefix = _CACHE / f"claude-code-{CLAUDE_CODE_VERSION}"
-    found = _installed(prefix)
-    if found is not None:
-        return found
-    if shutil.which("npm") is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI has no npm executable: the real-client suite cannot install claude")
-        _unreachable("no npm executable on PATH")
-    prefix.mkdir(parents=True, exist_ok=True)
-    with (prefix.parent / f".{prefix.name}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # parallel runs install once
-        found = _installed(prefix)
-        if found is not None:
-            return found
-        try:
-            probe = _npm(
-                "view",
-                "--fetch-retries=1",
-                f"{PACKAGE}@{CLAUDE_CODE_VERSION}",
-                "version",
-                timeout=60,
-            )
-        except subprocess.TimeoutExpired:
-            _unreachable("`npm view` timed out after 60 s")
-        if probe.returncode != 0:
-            said = " | ".join(probe.stderr.strip().splitlines()[:3])
-            _unreachable(f"`npm view {PACKAGE}@{CLAUDE_CODE_VERSION}` failed: {said}")
-        done = _npm(
-            "install",
-            "--prefix",
-            str(prefix),
-            "--no-save",
-            "--no-audit",
-            "--no-fund",
-            "--loglevel=error",
-            f"{PACKAGE}@{CLAUDE_CODE_VERSION}",
-            timeout=540,
-        )
-        found = _installed(prefix)
-        if found is None:
-            pytest.fail(
-                f"npm is reachable but installing {PACKAGE}@{CLAUDE_CODE_VERSION} into "
-                f"{prefix} gave no runnable claude (exit {done.returncode}):\n"
-                f"{done.stderr[-2000:]}"
-            )
-        return found
+    return install(CLAUDE)
 
 
 # Ledgers with IDs of their own, so that a hit can only come from rehydrate's context

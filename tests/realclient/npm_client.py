@@ -1,6 +1,6 @@
 """Real agent clients from npm, pinned, installed once into a cache outside any repository.
 
-The cache is ``harness._CACHE`` (``$REHYDRATE_CLAUDE_CODE_CACHE``, else
+The cache is ``_CACHE`` (``$REHYDRATE_CLAUDE_CODE_CACHE``, else
 ``$XDG_CACHE_HOME/rehydrate-tests/npm``, else ``~/.cache/rehydrate-tests/npm``), one folder
 per package and version. No registry reachable: the test skips, saying so. The registry
 reachable but the install broken: it fails. Also: the hook tracing shim, for triage.
@@ -17,61 +17,95 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NoReturn
 
 import pytest
-from harness import _CACHE, _npm, _unreachable
 
 VENV_BIN = Path(sys.executable).parent
+
+_CACHE = Path(
+    os.environ.get("REHYDRATE_CLAUDE_CODE_CACHE")
+    or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rehydrate-tests" / "npm"
+)
+
+
+def _npm(*args: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["npm", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+
+
+def _unreachable(why: str) -> NoReturn:
+    pytest.skip(f"npm unreachable: {why}")
 
 
 class Client(NamedTuple):
     package: str  # npm name
     version: str  # pinned
     folder: str  # its folder under the cache
-    binary: str  # the executable, relative to node_modules/.bin
+    binaries: tuple[str, ...]  # where its executable may be, globs under the folder; first wins
 
 
-GEMINI = Client("@google/gemini-cli", "0.61.0", "gemini-cli-0.61.0", "gemini")
-OPENCODE = Client("opencode-ai", "1.18.33", "opencode-1.18.33", "opencode")
-COPILOT = Client("@github/copilot", "1.0.102", "copilot-1.0.102", "copilot")
+GEMINI = Client("@google/gemini-cli", "0.61.0", "gemini-cli-0.61.0", ("node_modules/.bin/gemini",))
+OPENCODE = Client("opencode-ai", "1.18.33", "opencode-1.18.33", ("node_modules/.bin/opencode",))
+COPILOT = Client("@github/copilot", "1.0.102", "copilot-1.0.102", ("node_modules/.bin/copilot",))
 
 
 def version_of(binary: Path) -> str:
-    done = subprocess.run(
-        [str(binary), "--version"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-        check=False,
-        env={"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(binary.parent)},
-    )
+    try:
+        done = subprocess.run(
+            [str(binary), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+            check=False,
+            env={"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(binary.parent)},
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
     return done.stdout if done.returncode == 0 else ""
+
+
+def installed(client: Client) -> Path | None:
+    """The pinned client's executable in the cache, if it is there and runs."""
+    prefix = _CACHE / client.folder
+    for pattern in client.binaries:
+        for candidate in sorted(prefix.glob(pattern)):
+            if candidate.is_file() and client.version in version_of(candidate):
+                return candidate
+    return None
 
 
 def install(client: Client) -> Path:
     """The pinned client's executable, installed from npm on first use (or a skip)."""
-    prefix = _CACHE / client.folder
-    binary = prefix / "node_modules" / ".bin" / client.binary
-    if binary.exists() and client.version in version_of(binary):
-        return binary
+    found = installed(client)
+    if found is not None:
+        return found
     if shutil.which("npm") is None:
         if os.environ.get("CI") == "true":
             pytest.fail(f"CI has no npm executable: cannot install {client.package}")
         _unreachable("no npm executable on PATH")
+    prefix = _CACHE / client.folder
     prefix.mkdir(parents=True, exist_ok=True)
     spec = f"{client.package}@{client.version}"
     with (prefix.parent / f".{prefix.name}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if binary.exists() and client.version in version_of(binary):
-            return binary
+        fcntl.flock(lock, fcntl.LOCK_EX)  # parallel runs install once
+        found = installed(client)
+        if found is not None:
+            return found
         try:
             probe = _npm("view", "--fetch-retries=1", spec, "version", timeout=60)
         except subprocess.TimeoutExpired:
             _unreachable("`npm view` timed out after 60 s")
         if probe.returncode != 0:
-            _unreachable(f"`npm view {spec}` failed: {probe.stderr.strip()[:300]}")
+            said = " | ".join(probe.stderr.strip().splitlines()[:3])
+            _unreachable(f"`npm view {spec}` failed: {said}")
         done = _npm(
             "install",
             "--prefix",
@@ -83,12 +117,13 @@ def install(client: Client) -> Path:
             spec,
             timeout=540,
         )
-        if not binary.exists() or client.version not in version_of(binary):
+        found = installed(client)
+        if found is None:
             pytest.fail(
                 f"npm is reachable but installing {spec} into {prefix} gave no runnable "
-                f"{client.binary} (exit {done.returncode}):\n{done.stderr[-2000:]}"
+                f"{client.binaries[0]} (exit {done.returncode}):\n{done.stderr[-2000:]}"
             )
-        return binary
+        return found
 
 
 # Wraps a hook command: logs the call (command, stdin, stdout, stderr, exit) to

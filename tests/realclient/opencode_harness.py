@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 from fake_openai_chat import MODEL, FakeChat
-from harness import _CACHE, write_ledgers
-from npm_client import OPENCODE, VENV_BIN
+from harness import write_ledgers
+from npm_client import _CACHE, OPENCODE, VENV_BIN
 
 from conftest import commit, git
 
