@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import os
 import subprocess
 import sys
@@ -12,6 +13,20 @@ import pytest
 from conftest import git, run, run_subprocess
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("today", ["2026-12-02", "2031-02-28", "2028-03-01"])
+def test_the_demo_is_dated_relative_to_today(tmp_path: Path, today: str) -> None:
+    """A first run says a decision is one day overdue, not months: the sessions end yesterday."""
+    target = tmp_path / "invoices"
+    result = run_subprocess(tmp_path, "demo", str(target), env={"REHYDRATE_TODAY": today})
+    assert result.code == 0, result.err
+    assert "OVERDUE by 1 day" in result.out
+    dates = git(target, "log", "--format=%ad", "--date=short").stdout.split()
+    last = datetime.date.fromisoformat(today) - datetime.timedelta(days=1)
+    assert dates[0] == last.isoformat()
+    assert "2026-03-0" not in (target / "docs/Spec.md").read_text()  # every session day moved
+    assert "2026-01" in (target / "docs/Task.md").read_text()  # the invoice month is data
 
 
 def test_demo_builds_the_example_and_shows_status_and_the_prompt(tmp_path: Path) -> None:

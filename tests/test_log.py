@@ -236,3 +236,14 @@ def test_log_on_a_repository_without_commits(repo: Path) -> None:
     assert result.code == 0
     assert json.loads(result.out)["commits"] == []
     assert "no commit" in result.err
+
+
+def test_log_max_count_shows_the_newest_commits_only(repo: Path) -> None:
+    from rehydrate.cli.example import build_example
+
+    example = build_example(repo.parent / "example")
+    data = json.loads(run(example.root, "log", "-n", "2", "--json").out)
+    assert [c["commit"] for c in data["commits"]] == list(example.commits[-2:])
+    human = run(example.root, "log", "--max-count", "1").out
+    assert human.startswith(example.commits[-1][:12]) and example.commits[-2][:12] not in human
+    assert run(example.root, "log", "-n", "0").code == 2  # a usage error, not an empty log

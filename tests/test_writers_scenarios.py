@@ -764,17 +764,52 @@ def test_each_refusal_carries_the_guard_code_and_its_twin_passes(
     assert guarded.code == 0, guarded.err
 
 
-def test_approval_add_needs_a_source_column_and_says_how_to_add_one(repo: Path) -> None:
-    task = TASK.replace("| Source | Expires |", "| Until | Expires |")
-    write(repo, PATHS["task"], task, dedent=False)
-    commit(repo, "no source column")
-    refused = run(repo, "task", "approval", "add", "--scope", "one deploy", "--source", "ana")
-    assert refused.code == 2 and "missing_column" in refused.err
-    assert "add a `Source` column to the Approvals table header" in refused.err
-    write(repo, PATHS["task"], TASK.replace("revision: 41", "revision: 42"), dedent=False)
-    commit(repo, "a source column")
-    added = run(repo, "task", "approval", "add", "--scope", "one deploy", "--source", "ana")
-    assert (added.code, added.out) == (0, "A-003\n"), added.err
+@pytest.mark.parametrize("eol", ["\n", "\r\n"])
+def test_approval_add_adds_the_source_column_itself_byte_exact(repo: Path, eol: str) -> None:
+    """The contract's own columns (ID | Scope | Status): the writer adds Source; every row
+    gains one empty cell, every other byte (padding, CRLF, prose) is as it was."""
+    table = (
+        "| ID    | Scope        | Status  |",
+        "|-------|--------------|---------|",
+        "| A-001 | one rollback | granted |   ",
+    )
+    task = "---\nledger: task\nrevision: 3\n---\n# Task\n\n## Approvals\n\n" + "\n".join(table)
+    task += "\n\nProse after the table.\n"
+    write(repo, PATHS["task"], task.replace("\n", eol), dedent=False)
+    commit(repo, "the contract's columns")
+    added = run(
+        repo, "task", "approval", "add", "--scope", "one deploy", "--source", "ana", "--commit"
+    )
+    assert (added.code, added.out) == (0, "A-002\n"), added.err
+    after = (repo / PATHS["task"]).read_bytes()
+    grown = (
+        table[0] + " Source |",
+        table[1] + "---|",
+        "| A-001 | one rollback | granted |  |   ",
+        "| A-002 | one deploy | granted | ana |",
+    )
+    expected = task.replace("revision: 3", "revision: 4").replace(
+        "\n".join(table), "\n".join(grown)
+    )
+    expected = expected.replace("\n", eol).encode()
+    assert after == expected
+    assert run(repo, "guard", "--range", "HEAD~1..HEAD").code == 0
+
+
+def test_decision_assign_adds_a_missing_owner_column(repo: Path) -> None:
+    spec = (
+        "---\nledger: spec\n---\n# Spec\n\n## Decisions\n\n"
+        "| ID | Question | Status |\n|---|---|---|\n| D-001 | Which bucket? | open |\n"
+    )
+    write(repo, PATHS["spec"], spec, dedent=False)
+    commit(repo, "decisions without owner")
+    assigned = run(repo, "spec", "decision", "assign", "D-001", "--owner", "Maya", "--commit")
+    assert assigned.code == 0, assigned.err
+    text = (repo / PATHS["spec"]).read_text()
+    assert (
+        "| ID | Question | Status | Owner |\n|---|---|---|---|\n"
+        "| D-001 | Which bucket? | open | Maya |" in text
+    )
 
 
 def test_approval_add_creates_the_table_with_a_source_column(repo: Path) -> None:

@@ -131,7 +131,7 @@ def run_write(
         note(f"committed {result.commit[:12]}")
     elif result.uncommitted:
         note(
-            f"note: {result.path} differs from HEAD; commit it "
-            f"(git add {result.path} && git commit), or pass --commit next time"
+            f"note: {result.path} differs from HEAD; `rehydrate commit` commits every ledger "
+            "change in one commit (or pass --commit next time)"
         )
     return EXIT_OK

@@ -52,7 +52,8 @@ def command(directory: Path | None, prompt_lines: int) -> int:
         "Building the worked example (real commits, each one checked by the guard hook)...",
         err=True,
     )
-    example = build_example(target)
+    today = today_from_env(os.environ)
+    example = build_example(target, today)
     root = example.root
     repo = find_repo(root)
     config = load_config(root)
@@ -60,7 +61,7 @@ def command(directory: Path | None, prompt_lines: int) -> int:
     click.echo(describe() + "\n")
     style = click.style if use_color(sys.stdout.isatty(), os.environ) else plain
     click.echo(style("$ rehydrate status", bold=True))
-    view = gather(repo, config, Source("worktree"), today_from_env(os.environ))
+    view = gather(repo, config, Source("worktree"), today)
     click.echo(fit(render(view, style), screen_width(sys.stdout.isatty())))
     prompt = load_prompt(
         repo, config, Source("rev", "HEAD"), PromptOptions(diff_lines=config.diff_lines)

@@ -9,7 +9,9 @@ the ledgers, and every ``git commit`` passes the hook. Shipped in the package so
 
 from __future__ import annotations
 
+import datetime as _dt
 import os
+import re
 import subprocess
 import textwrap
 from collections.abc import Mapping, Sequence
@@ -449,19 +451,38 @@ def prepare_target(target: Path) -> Path:
     return target
 
 
-def build_example(target: Path) -> Example:
-    """Build the worked example in ``target`` (new or empty directory): real commits, real hook."""
+# The day after the example's last session: the dates in STEPS are written for it.
+ANCHOR = _dt.date(2026, 3, 5)
+_DAY = re.compile(r"(?<![\d-])2026-03-(0[1-5])(?!\d)")  # a session day; "2026-01" (a month) is data
+
+
+def shifted(text: str, days: int) -> str:
+    """``text`` with every session day moved by ``days`` (the example relative to a date)."""
+    if not days:
+        return text
+    return _DAY.sub(
+        lambda m: (_dt.date(2026, 3, int(m[1])) + _dt.timedelta(days)).isoformat(), text
+    )
+
+
+def build_example(target: Path, anchor: _dt.date = ANCHOR) -> Example:
+    """Build the worked example in ``target`` (new or empty directory): real commits, real hook.
+
+    ``anchor`` is the day after the last session (``rehydrate demo`` passes today, so a due
+    date is one day past, not months); the default keeps commits byte-identical for tests.
+    """
     root = prepare_target(target)
+    days = (anchor - ANCHOR).days
     env = git_env()
     _run(["git", "init", "-q", "-b", "main"], root, env)
     _rehydrate(["init"], root, env)
     commits = []
     for step in STEPS:
-        env = git_env(step.date)
+        env = git_env(shifted(step.date, days))
         for relpath, text in step.files.items():
-            _write(root, relpath, text)
+            _write(root, relpath, shifted(text, days))
         for command in step.commands:
-            _rehydrate(command, root, env)
+            _rehydrate([shifted(arg, days) for arg in command], root, env)
         _run(["git", "add", "-A"], root, env)
         _run(["git", "commit", "-q", "-m", step.message], root, env)  # the guard hook runs
         commits.append(_run(["git", "rev-parse", "HEAD"], root, env).strip())

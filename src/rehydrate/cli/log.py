@@ -16,8 +16,15 @@ if TYPE_CHECKING:
 
 @click.command("log")
 @click.argument("rev_range", metavar="[REV_RANGE]", required=False)
+@click.option(
+    "-n",
+    "--max-count",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Show only the newest N commits that changed the ledgers.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one rehydrate/log-v1 object.")
-def command(rev_range: str | None, as_json: bool) -> int:
+def command(rev_range: str | None, max_count: int | None, as_json: bool) -> int:
     """What each commit did to the ledgers: items added, retired, strengthened, moved.
 
     REV_RANGE is anything `git log` takes as one argument (`main`, `A..B`, `HEAD~5..`);
@@ -36,6 +43,8 @@ def command(rev_range: str | None, as_json: bool) -> int:
     repo, config = open_repo()
     revs = [rev_range or "HEAD"]
     entries = ledger_history(repo, config, revs)
+    if max_count is not None:
+        entries = entries[-max_count:]  # oldest first: the newest N are the tail
     if as_json:
         emit_json(history_to_json(entries, revs))
     elif entries:

@@ -35,6 +35,16 @@ def objective(text: str, **opts: Any) -> int:
     return run_write(build(text), **opts)
 
 
+@command.command("rollback", short_help="Set the Rollback section (how to undo the task).")
+@click.argument("text")
+@task_write_options
+def rollback(text: str, **opts: Any) -> int:
+    """Set the Rollback section (how to undo this task's changes) to TEXT, replacing it."""
+    from ..writers.verbs import rollback as build
+
+    return run_write(build(text), **opts)
+
+
 class _PhaseGroup(click.Group):
     """``task phase add|start|done|move``, and ``task phase ID STATUS`` read as ``move``."""
 

@@ -22,6 +22,7 @@ from ..ledgers import (
     split_front_matter,
     split_sections,
 )
+from ..ledgers._table import escape_cell
 from ..ledgers.model import (
     APPROVALS,
     CHECKS,
@@ -67,6 +68,7 @@ TITLES: Mapping[str, str] = {
     "approvals": "Approvals",
     "verified": "Verified",
     "completion checks": "Completion checks",
+    "rollback": "Rollback",
     "failures": "Failures",
     "retired": "Retired",
 }
@@ -180,6 +182,15 @@ SECTION_ORDER: Mapping[str, tuple[str, ...]] = {
         "next action",
         "phases",
     ),
+    "rollback": (
+        "completion checks",
+        "verified",
+        "approvals",
+        "external writes",
+        "obligations",
+        "next action",
+        "phases",
+    ),
     "failures": (),
     "retired": (),
 }
@@ -205,6 +216,11 @@ def append_row(
     keyed = _sections(text, ctx)
     owner, table = _section_table(kind, keyed, section)
     if table is not None:
+        missing = [c for c, v in values.items() if v and c not in _column_index(table, ctx)]
+        if missing:  # the writer adds the column itself: never send an agent to an editor
+            text = add_columns(text, table, [_header_title(c) for c in missing])
+            table = _section_table(kind, _sections(text, ctx), section)[1]
+            assert table is not None
         return join_text(_insert_into(text, table, section, values, ctx, before))
     if before is not None:
         raise _no_row(section, before, ctx)
@@ -234,16 +250,6 @@ def _insert_into(
 ) -> Text:
     """``text`` with a row of ``values`` added to ``table`` (at its end, or above ``before``)."""
     index = _column_index(table, ctx)
-    unknown = [c for c, v in values.items() if v and c not in index]
-    if unknown:
-        raise RehydrateError(
-            f"the {section!r} table has no {', '.join(repr(u) for u in unknown)} column",
-            file=ctx.path,
-            line=table.line,
-            code="missing_column",
-            fix=f"add the column to the table header in {ctx.path} (and an empty cell to each "
-            "row), or leave the option out",
-        )
     by_position = {pos: name for name, pos in index.items()}
     cells = [values.get(by_position[pos], "") for pos in range(len(table.header))]
     where = table.end_line
@@ -253,6 +259,22 @@ def _insert_into(
             raise _no_row(section, before, ctx)
         where = rows[0].line - 1
     return insert_lines(text, where, [render_row(cells)])
+
+
+def add_columns(text: Text, table: Table, titles: Sequence[str]) -> Text:
+    """``text`` with columns ``titles`` appended to ``table``: the header names them, the
+    delimiter row gains ``---`` cells, every row an empty cell; every other byte is kept."""
+    lines = list(text.lines)
+    for index in range(table.line - 1, table.end_line):
+        line = lines[index]
+        body = line.rstrip(" \t")
+        cells = {
+            table.line - 1: [f" {escape_cell(t)} |" for t in titles],
+            table.line: ["---|" for _ in titles],
+        }.get(index, ["  |" for _ in titles])
+        lead = "" if body.endswith("|") and not body.endswith("\\|") else " |"
+        lines[index] = body + lead + "".join(cells) + line[len(body) :]
+    return Text(text.bom, tuple(lines), text.eols)
 
 
 def _no_row(section: str, item_id: str, ctx: Context) -> RehydrateError:
@@ -284,17 +306,11 @@ def set_cells(
         for row in table.rows:
             if row.cells[index["id"]] != item_id:
                 continue
-            missing = [c for c in values if c not in index]
-            if missing:
-                raise RehydrateError(
-                    f"the {section!r} table has no {', '.join(repr(m) for m in missing)} column",
-                    file=ctx.path,
-                    line=table.line,
-                    item_id=item_id,
-                    code="missing_column",
-                    fix=f"add the column to the table header in {ctx.path}",
-                )
-            updates = {index[c]: v for c, v in values.items()}
+            missing = [c for c, v in values.items() if v and c not in index]
+            if missing:  # add the column (empty in every other row), then write the cell
+                text = add_columns(text, table, [_header_title(c) for c in missing])
+                return set_cells(join_text(text), kind, section, item_id, values, ctx)
+            updates = {index[c]: v for c, v in values.items() if c in index}
             line = rewrite_cells(text.lines[row.line - 1], updates)
             return join_text(replace_line(text, row.line - 1, line))
     raise _no_row(section, item_id, ctx)
@@ -317,6 +333,29 @@ def set_next_action(data: bytes, action: str, ctx: Context) -> bytes:
         return join_text(_add_block(text, section.line, [action]))
     where = _new_section_index(text, keyed, SECTION_ORDER["next action"])
     return join_text(_add_block(text, where, ["## Next action", "", action]))
+
+
+def set_prose(data: bytes, key: str, lines: Sequence[str], ctx: Context) -> bytes:
+    """Replace the body of prose section ``key`` (e.g. Task's Rollback) by ``lines``, or
+    create the section where ``SECTION_ORDER`` puts it; every other byte is kept."""
+    text = split_text(data)
+    keyed = _sections(text, ctx)
+    for position, (k, section) in enumerate(keyed):
+        if k != key:
+            continue
+        start = section.line  # 0-based index of the line after the heading
+        end = keyed[position + 1][1].line - 1 if position + 1 < len(keyed) else len(text.lines)
+        block = ["", *lines, ""] if end < len(text.lines) else ["", *lines]
+        kept = Text(
+            text.bom,
+            text.lines[:start] + text.lines[end:],
+            text.eols[:start] + text.eols[end:],
+        )
+        if end == len(text.lines) and not text.eols[-1]:  # no final newline: still none
+            kept = Text(kept.bom, kept.lines, kept.eols[:-1] + ("",))
+        return join_text(insert_lines(kept, start, block))
+    where = _new_section_index(text, keyed, SECTION_ORDER[key])
+    return join_text(_add_block(text, where, [f"## {TITLES[key]}", "", *lines]))
 
 
 def next_id(ledger: Ledger, section: str, content: Mapping[str, str] | None = None) -> str:

@@ -33,7 +33,7 @@ from ..ledgers.atomicfile import (
     sweep_temp_files,
     write_at,
 )
-from ..ledgers.ids import using
+from ..ledgers.ids import split_id, using
 from .frontmatter import bump_revision
 from .operations import Operation, check_id
 
@@ -174,7 +174,8 @@ def write(
         after = git.hash_blob(data, repo.object_format)
         made = None
         if commit:
-            message = f"rehydrate: {op.action} {change.item_id}".rstrip()
+            named = f" {change.item_id}" if split_id(change.item_id) else ""
+            message = f"rehydrate: {op.action}{named}"
             made = git_changes.commit_paths(repo, [path], message)
     head = git.head(repo)
     committed = git.tree_entries(repo, head, [path]).get(path, ("", ""))[1] if head else ""

@@ -8,12 +8,14 @@ Status moves that take only an ID are rows of ``STATUS_MOVES``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from .. import git
 from ..config import Config
 from ..errors import Refused, RehydrateError
 from ..ledgers import Context, Ledger
+from .edits import set_prose
 from .frontmatter import set_meta
 from .operations import (
     Change,
@@ -184,6 +186,40 @@ def objective(text: str) -> Operation:
     return Operation("task", "task objective", edit)
 
 
+# A line that would end the Rollback prose or change what follows it: a heading (ATX or a
+# setext underline), a table row, a code fence, front matter's fence.
+_STRUCTURE = re.compile(r"^ {0,3}(#{1,6}(\s|$)|=+\s*$|-{2,}\s*$|\||```|~~~)")
+
+
+def rollback(text: str) -> Operation:
+    """Task's Rollback section (prose: how to undo the task's changes), replaced whole."""
+    lines = text.replace("\r\n", "\n").strip("\n").split("\n")
+    if not text.strip():
+        raise RehydrateError(
+            "TEXT is empty", code="empty_value", fix="say how to undo this task's changes"
+        )
+    for number, line in enumerate(lines, start=1):
+        if _STRUCTURE.match(line):
+            raise RehydrateError(
+                f"line {number} of TEXT would start a heading, table or code block: {line!r}",
+                code="prose_structure",
+                fix="write the rollback as plain lines or a list (`- step`); quote commands "
+                "in `backticks`",
+            )
+
+    def edit(data: bytes, ledger: Ledger, ctx: Context) -> Change:
+        if ledger.prose_of("rollback").strip("\n") == "\n".join(lines):
+            raise Refused(
+                "nothing to change: the rollback is already that text",
+                file=ledger.path,
+                code="no_change",
+                fix="nothing to do",
+            )
+        return Change(set_prose(data, "rollback", lines, ctx), "rollback")
+
+    return Operation("task", "task rollback", edit)
+
+
 def approval_add(scope: str, source: str) -> Operation:
     """Record an approval a person granted (scope, who granted it). It grants nothing: the
     runtime decides what an agent may do."""
@@ -192,21 +228,9 @@ def approval_add(scope: str, source: str) -> Operation:
         "status": "granted",
         "source": cell("--source", source),
     }
-    inner = add_row("task", "task approval add", "approvals", values)
-
-    def edit(data: bytes, ledger: Ledger, ctx: Context) -> Change:
-        try:
-            return inner.edit(data, ledger, ctx)
-        except RehydrateError as exc:
-            if exc.code != "missing_column":
-                raise
-            exc.fix = (
-                f"add a `Source` column to the Approvals table header in {ctx.path} (and an "
-                "empty cell to each existing row): an approval records who granted it"
-            )
-            raise
-
-    return Operation("task", "task approval add", edit)
+    # An Approvals table with only the contract's columns gains a Source column (who
+    # granted it): the writer adds it, byte-exact elsewhere.
+    return add_row("task", "task approval add", "approvals", values)
 
 
 def obligation_add(text: str) -> Operation:
