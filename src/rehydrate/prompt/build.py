@@ -9,6 +9,7 @@ Everything quoted from a ledger or from git sits inside a fence (``fences``) tha
 data line can close; every instruction of the prompt stays outside the fences.
 """
 
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -117,13 +118,46 @@ class PromptOverBudget(RehydrateError):
 # parts
 
 
-def _protocol(options: PromptOptions) -> str:
+# A protocol line "[when KIND] ..." is kept only while the ledgers hold a KIND item: a
+# rule about approvals costs nothing in a task that has none (docs/prompt.md).
+_WHEN = re.compile(r"^(\s*)\[when ([a-z ]+)\] ")
+_NUMBERED = re.compile(r"^\d+\. ")
+
+
+def _has(state: State, kind: str) -> bool:
+    task = state.ledgers["task"]
+    sections = {"approvals": "approvals", "writes": "external writes"}
+    if kind not in sections:
+        from ..errors import RehydrateError
+
+        raise RehydrateError(
+            f"the working protocol says [when {kind}], which is not a condition",
+            code="protocol_condition",
+            fix=f"use one of: {', '.join(f'[when {k}]' for k in sections)}",
+        )
+    return bool(task.section(sections[kind]))
+
+
+def _protocol(options: PromptOptions, state: State) -> str:
     text = options.protocol
     if text is None:
         from ..writers.templates import read_template
 
         text = read_template("protocol.md")
-    return "## 5. Working protocol\n\n" + text.strip("\n")
+    lines: list[str] = []
+    number = 0
+    for line in text.strip("\n").split("\n"):
+        when = _WHEN.match(line)
+        if when:
+            if not _has(state, when[2]):
+                continue
+            line = when[1] + line[when.end() :]
+        numbered = _NUMBERED.match(line)
+        if numbered:  # items renumbered after the ones left out
+            number += 1
+            line = f"{number}. " + line[numbered.end() :]
+        lines.append(line)
+    return "## 5. Working protocol\n\n" + "\n".join(lines)
 
 
 # builder
@@ -153,7 +187,7 @@ def build_prompt(
         PromptSection("failures.prose", prose(state, "failures"), False),
         PromptSection("retired", retired_items(state) if options.show_retired else "", False),
         *commit_parts(commit_info, options),
-        PromptSection("protocol", _protocol(options), False),
+        PromptSection("protocol", _protocol(options, state), False),
     ]
     cut: list[str] = []
     tokens: int | None = None
