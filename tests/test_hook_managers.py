@@ -24,6 +24,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -71,6 +72,13 @@ def _npm(*args: str, timeout: float) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _unreachable(why: str) -> NoReturn:
+    """Off CI a missing registry skips, saying why; in CI (CI=true) it fails the run."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI cannot install husky and lefthook: npm unreachable: {why}")
+    pytest.skip(f"npm unreachable: {why}")
+
+
 def install_npm() -> Npm:
     """husky and lefthook, pinned, installed on first use (or a skip saying why)."""
     prefix = _CACHE / f"hook-managers-husky-{HUSKY_VERSION}-lefthook-{LEFTHOOK_VERSION}"
@@ -78,9 +86,7 @@ def install_npm() -> Npm:
     if found is not None:
         return found
     if shutil.which("npm") is None or shutil.which("node") is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI has no npm/node: husky and lefthook cannot be installed")
-        pytest.skip("npm unreachable: no npm or node executable on PATH")
+        _unreachable("no npm or node executable on PATH")
     prefix.mkdir(parents=True, exist_ok=True)
     with (prefix.parent / f".{prefix.name}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # xdist workers install once
@@ -92,9 +98,9 @@ def install_npm() -> Npm:
                 "view", "--fetch-retries=1", f"husky@{HUSKY_VERSION}", "version", timeout=60
             )
         except subprocess.TimeoutExpired:
-            pytest.skip("npm unreachable: `npm view` timed out after 60 s")
+            _unreachable("`npm view` timed out after 60 s")
         if probe.returncode != 0:
-            pytest.skip(f"npm unreachable: {' | '.join(probe.stderr.splitlines()[:3])}")
+            _unreachable(" | ".join(probe.stderr.splitlines()[:3]))
         packages = (f"husky@{HUSKY_VERSION}", f"lefthook@{LEFTHOOK_VERSION}")
         args = ("--no-save", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error")
         done = _npm("install", "--prefix", str(prefix), *args, *packages, timeout=300)
