@@ -29,7 +29,7 @@ def sha256_digest(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
-def _canonical(obj: Any) -> bytes:
+def _canonical(obj: object) -> bytes:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
 
 
@@ -73,7 +73,7 @@ _ENVELOPE_ID = re.compile(r"^ce-[0-9a-f]{32}$")
 _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 
-def _id_list(value: Any) -> bool:
+def _id_list(value: object) -> bool:
     return (
         isinstance(value, list)
         and all(safe_id(i) is not None for i in value)
@@ -82,7 +82,7 @@ def _id_list(value: Any) -> bool:
 
 
 # field -> whether its value has the shape build_envelope gives it.
-_ENVELOPE_FIELDS: Mapping[str, Callable[[Any], bool]] = {
+_ENVELOPE_FIELDS: Mapping[str, Callable[[object], bool]] = {
     "schema": lambda v: v == ENVELOPE_SCHEMA,
     "envelope_id": lambda v: isinstance(v, str) and bool(_ENVELOPE_ID.match(v)),
     "reset_reason": lambda v: isinstance(v, str) and v in RESET_REASONS,

@@ -108,7 +108,7 @@ def dump_manifest(manifest: Mapping[str, Any], fmt: str = "yaml") -> str:
 class Extracted:
     """A manifest found in a text (``data``), or why none could be read (``problem``)."""
 
-    data: Any = None
+    data: object = None
     problem: Reason | None = None
     where: str = ""  # "fenced block" | "front matter" | "document"
     detail: str = ""  # why it could not be read, for a human message (no ledger text)
@@ -206,15 +206,15 @@ class _ParseFailure:
         self.detail = detail
 
 
-def _parse(body: str) -> Any:
+def _parse(body: str) -> object:
     if body.lstrip().startswith("{"):
         return parse_json(body)
     return _parse_yaml(body)
 
 
-def parse_json(body: str) -> Any:
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
+def parse_json(body: str) -> object:
+    def pairs(items: list[tuple[str, object]]) -> dict[str, object]:
+        out: dict[str, object] = {}
         for key, value in items:
             if key in out:
                 raise ValueError(f"duplicate key {key!r}")
@@ -227,7 +227,7 @@ def parse_json(body: str) -> Any:
         return _ParseFailure(f"not valid JSON ({type(exc).__name__})")
 
 
-def _parse_yaml(body: str) -> Any:
+def _parse_yaml(body: str) -> object:
     from ..ledgers.yamlsafe import YAMLInputError, load
 
     try:
@@ -239,16 +239,16 @@ def _parse_yaml(body: str) -> Any:
 # Validating its shape.
 
 
-def safe_id(value: Any) -> str | None:
+def safe_id(value: object) -> str | None:
     """``value`` if it may be echoed (looks like an ID), else None."""
     return value if isinstance(value, str) and _SAFE_ID.match(value) else None
 
 
-def _is_text(value: Any) -> bool:
+def _is_text(value: object) -> bool:
     return isinstance(value, str) and "\n" not in value and "\r" not in value
 
 
-def _check_text(name: str, value: Any, nullable: bool) -> list[Reason]:
+def _check_text(name: str, value: object, nullable: bool) -> list[Reason]:
     if value is None:
         return [] if nullable else [Reason("field_empty", field=name)]
     if not isinstance(value, str):
@@ -258,7 +258,7 @@ def _check_text(name: str, value: Any, nullable: bool) -> list[Reason]:
     return []
 
 
-def _check_id(name: str, value: Any) -> list[Reason]:
+def _check_id(name: str, value: object) -> list[Reason]:
     if value is None or (isinstance(value, str) and not value.strip()):
         return [Reason("field_empty", field=name)]
     if not _is_text(value):
@@ -266,7 +266,7 @@ def _check_id(name: str, value: Any) -> list[Reason]:
     return []
 
 
-def _check_ids(name: str, value: Any) -> list[Reason]:
+def _check_ids(name: str, value: object) -> list[Reason]:
     if not isinstance(value, list):
         return [Reason("field_type", field=name)]
     out: list[Reason] = []
@@ -281,8 +281,8 @@ def _check_ids(name: str, value: Any) -> list[Reason]:
     return out
 
 
-def _check_items(name: str, key: str, allowed: Sequence[str]) -> Callable[[Any], list[Reason]]:
-    def check(value: Any) -> list[Reason]:
+def _check_items(name: str, key: str, allowed: Sequence[str]) -> Callable[[object], list[Reason]]:
+    def check(value: object) -> list[Reason]:
         if not isinstance(value, list):
             return [Reason("field_type", field=name)]
         out: list[Reason] = []
@@ -308,7 +308,7 @@ def _check_items(name: str, key: str, allowed: Sequence[str]) -> Callable[[Any],
     return check
 
 
-def check_pins(value: Any) -> list[Reason]:
+def check_pins(value: object) -> list[Reason]:
     if not isinstance(value, dict) or set(value) != {"commit", "ledgers"}:
         return [Reason("field_type", field="pins")]
     out: list[Reason] = []
@@ -330,17 +330,18 @@ def check_pins(value: Any) -> list[Reason]:
     return out
 
 
-def _check_checksum(value: Any) -> list[Reason]:
+def _check_checksum(value: object) -> list[Reason]:
     problems = _check_text("checksum", value, False)
     if problems:
         return problems
-    if not re.fullmatch(re.escape(CHECKSUM_PREFIX) + "[0-9a-f]{64}", value):
+    pattern = re.escape(CHECKSUM_PREFIX) + "[0-9a-f]{64}"
+    if not isinstance(value, str) or not re.fullmatch(pattern, value):
         return [Reason("field_invalid", field="checksum")]
     return []
 
 
 # field -> validator; every field is required (a nullable one must still be present).
-FIELDS: Mapping[str, Callable[[Any], list[Reason]]] = {
+FIELDS: Mapping[str, Callable[[object], list[Reason]]] = {
     "task": lambda v: _check_text("task", v, True),
     "objective": lambda v: _check_text("objective", v, True),
     "next_action": lambda v: _check_text("next_action", v, True),
@@ -357,7 +358,7 @@ FIELDS: Mapping[str, Callable[[Any], list[Reason]]] = {
 }
 
 
-def validate_manifest(data: Any) -> list[Reason]:
+def validate_manifest(data: object) -> list[Reason]:
     """Fail-closed shape check: the schema first, then every field present and well typed."""
     if not isinstance(data, dict):
         return [Reason("manifest_invalid", field="resume-manifest")]

@@ -137,7 +137,8 @@ def verify_text(
     problems = validate_manifest(found.data)
     if problems:
         return _verdict(problems, False)
-    manifest = found.data
+    assert isinstance(found.data, dict)  # validate_manifest checked every field's type
+    manifest: dict[str, Any] = found.data  # validated JSON: the fields' types are known
     claimed: Mapping[str, str] = manifest["pins"]["ledgers"]
     current = {p.path: p.blob for p in state.pins.values()}
     reasons: list[Reason] = []
