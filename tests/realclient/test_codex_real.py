@@ -137,11 +137,16 @@ def test_repeat_of_a_failed_attempt_is_denied(codex: Path, project: Path, api: A
 
 
 def test_an_allowed_command_runs(codex: Path, project: Path, api: Any) -> None:
-    fake = api([shell("touch marker && echo ran; go test -tags=netgo ./... || true")], [text("ok")])
+    allowed = "touch marker && echo ran; go test -tags=netgo ./... || true"
+    fake = api([shell(allowed)], [shell(f"touch m9; {REPEAT}")], [text("ok")])
     session = run_codex(codex, project, fake)
     assert session.returncode == 0, session.stderr
     assert (project / "marker").exists()
-    assert not any("F-RC7" in o for o in fake.turn_requests()[1].tool_outputs())
+    turns = fake.turn_requests()
+    assert not any("F-RC7" in o for o in turns[1].tool_outputs())
+    # the hook was live for this session's shell calls: the next one, a repeat, is denied
+    assert not (project / "m9").exists()
+    assert any("F-RC7" in o for o in turns[2].tool_outputs())
 
 
 def test_newline_separated_repeat_is_denied(codex: Path, project: Path, api: Any) -> None:

@@ -83,10 +83,18 @@ def test_repeat_of_a_failed_attempt_is_denied(gemini: Path, project: Path, api: 
 
 
 def test_an_allowed_command_runs(gemini: Path, project: Path, api: Any) -> None:
-    fake = api([shell("touch marker && go test -tags=netgo ./... || true")], [text("ok")])
+    fake = api(
+        [shell("touch marker && go test -tags=netgo ./... || true")],
+        [shell(f"touch m9; {REPEAT}")],
+        [text("ok")],
+    )
     run_gemini(gemini, project, fake)
     assert (project / "marker").exists()
-    assert "F-RC7" not in responses(fake.turn_requests()[1])
+    turns = fake.turn_requests()
+    assert "F-RC7" not in responses(turns[1])
+    # the hook was live for this session's shell calls: the next one, a repeat, is denied
+    assert not (project / "m9").exists()
+    assert "F-RC7" in responses(turns[2])
 
 
 def test_newline_separated_repeat_is_denied(gemini: Path, project: Path, api: Any) -> None:

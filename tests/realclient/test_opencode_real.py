@@ -75,10 +75,18 @@ def test_repeat_of_a_failed_attempt_is_denied(opencode: Path, project: Path, api
 
 
 def test_an_allowed_command_runs(opencode: Path, project: Path, api: Any) -> None:
-    fake = api([bash("touch marker && go test -tags=netgo ./... || true")], [text("ok")])
+    fake = api(
+        [bash("touch marker && go test -tags=netgo ./... || true")],
+        [bash(f"touch m9; {REPEAT}")],
+        [text("ok")],
+    )
     run_opencode(opencode, project, fake)
     assert (project / "marker").exists()
-    assert "F-RC7" not in fake.turn_requests()[1].tool_results()
+    turns = fake.turn_requests()
+    assert "F-RC7" not in turns[1].tool_results()
+    # the hook was live for this session's shell calls: the next one, a repeat, is denied
+    assert not (project / "m9").exists()
+    assert "F-RC7" in turns[2].tool_results()
 
 
 def test_newline_separated_repeat_is_denied(opencode: Path, project: Path, api: Any) -> None:
