@@ -20,7 +20,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from pydantic import Field, StrictBool, StrictInt, StrictStr
 
-from .. import __version__, git
+from .. import git
 from ..config import Config
 from ..errors import RehydrateError
 from ..writers import verbs
@@ -77,10 +77,19 @@ def _answer(call: Callable[[], str]) -> str:
             ) from None
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("rehydrate")
+    except PackageNotFoundError:  # run from a source tree
+        return "0"
+
+
 def build(root: Path) -> MCPServer:
     """The server for the repository at ``root``: every tool, both resources, the prompt."""
     server: MCPServer = MCPServer(
-        NAME, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
+        NAME, instructions=INSTRUCTIONS, version=_version(), log_level="WARNING"
     )
 
     def write(
