@@ -75,3 +75,16 @@ def test_the_server_does_import_it(ledger_repo: Path) -> None:
     modules, code = imported(ledger_repo, ["-c", "import rehydrate.mcp_server.server"])
     assert code == 0
     assert {"mcp", "pydantic", "anyio", "rehydrate.mcp_server.server"} <= modules
+
+
+def test_the_sdk_has_one_door() -> None:
+    """Only ``mcp_server/server.py`` imports the SDK or what it brings (STYLE: one door)."""
+    import re
+
+    src = Path(__file__).resolve().parents[1] / "src" / "rehydrate"
+    importers = sorted(
+        str(p.relative_to(src))
+        for p in src.rglob("*.py")
+        if re.search(r"^\s*(import|from) (mcp|mcp_types|pydantic|anyio)\b", p.read_text(), re.M)
+    )
+    assert importers == ["mcp_server/server.py"]

@@ -293,6 +293,25 @@ def test_commit_true_commits_just_that_ledger_through_the_hooks(served: Path) ->
     assert "A  unrelated.txt" in git(served, "status", "--porcelain").stdout
 
 
+def test_a_hook_can_neither_read_nor_write_the_protocol_stream(served: Path) -> None:
+    """``commit: true`` runs git's hooks; one that drains stdin and prints to stdout
+    must not eat the client's requests nor corrupt the server's answers."""
+    hook = served / ".git/hooks/post-commit"
+    hook.write_text('#!/bin/sh\ncat > /dev/null\necho \'{"jsonrpc": "2.0", "id": 1}\'\n')
+    hook.chmod(0o755)
+
+    async def body(client: ClientSession) -> list[dict[str, Any]]:
+        args = {"tried": "`make hooks`", "failure": "f", "workaround": "w", "commit": True}
+        first = await call(client, "fail_add", args)
+        second = await call(client, "fail_add", {**args, "tried": "`make hooks 2`"})
+        return [first, second, await call(client, "status", {})]
+
+    first, second, status = drive(served, body)
+    assert (first["id"], second["id"]) == ("F-002", "F-003")
+    assert first["commit"] and second["commit"]
+    assert status["schema"] == "rehydrate/status-v1"
+
+
 def _cli_line(result: Any) -> str:
     return result.err.strip().splitlines()[0]
 
