@@ -52,10 +52,13 @@ def api(tmp_path: Path) -> Iterator[Any]:
 
 
 def tool_results(request: Logged) -> list[dict[str, Any]]:
-    content = request.messages()[-1].get("content")
-    if not isinstance(content, list):
-        return []
-    return [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+    return [
+        b
+        for message in request.tail()
+        if isinstance(message.get("content"), list)
+        for b in message["content"]
+        if isinstance(b, dict) and b.get("type") == "tool_result"
+    ]
 
 
 def test_init_registers_a_portable_server(project: Path) -> None:
