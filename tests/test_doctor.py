@@ -81,6 +81,7 @@ def test_clean_wiring_has_no_findings(wired: Path) -> None:
         "copilot": "absent",
         "gemini": "absent",
         "opencode": "absent",
+        "mcp": "ok",  # init --claude registered rehydrate mcp in .mcp.json
     }
     result = run(wired, "doctor")
     assert result.code == 0 and result.out == ""
@@ -186,7 +187,8 @@ def test_a_bare_command_depends_on_path(wired: Path) -> None:
     text = path.read_text().replace(f"{sys.executable} -m rehydrate", "rehydrate")
     path.write_text(text)
     report = check(wired, WITHOUT)
-    assert codes(report) == ["claude_hook_bare"]
+    # without rehydrate on PATH, the .mcp.json server cannot start either
+    assert codes(report) == ["claude_hook_bare", "mcp_server_unrunnable"]
     assert "not on this PATH" in report.findings[0].message
     assert "exits 127" in report.findings[0].message
 

@@ -24,6 +24,7 @@ LAYERS = (
     ("state", "diff"),
     ("guard", "merge", "continuity", "prompt", "writers", "views", "agents"),
     ("run",),  # the ephemeral-worker loop: prompt, guard, continuity and agents together
+    ("mcp_server",),  # `rehydrate mcp`: the writers, prompt and views behind the MCP SDK
     ("doctor",),  # checks the wiring every capability installed
     ("cli", "__main__"),
 )

@@ -79,6 +79,14 @@ class Logged:
         body = self.body if isinstance(self.body, dict) else {}
         return list(body.get("messages") or [])
 
+    def tail(self) -> list[dict[str, Any]]:
+        """The messages after the model's last turn: what the client added since (a
+        tool result, a hook's feedback, and the system message with which Claude Code
+        announces an MCP server's deferred tools wherever that lands)."""
+        messages = self.messages()
+        last = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
+        return messages[last + 1 :]
+
 
 @dataclass
 class FakeAnthropic:
@@ -192,9 +200,12 @@ def _offers_bash(body: Any) -> bool:
 
 def _asks_for_summary(body: Any) -> bool:
     messages = body.get("messages") if isinstance(body, dict) else None
-    if not messages or not isinstance(messages[-1], dict):
+    # the last user message: Claude Code may append a system message after it (the list
+    # of deferred MCP tools, once an MCP server such as `rehydrate mcp` has connected)
+    users = [m for m in messages or [] if isinstance(m, dict) and m.get("role") != "system"]
+    if not users:
         return False
-    last = messages[-1]
+    last = users[-1]
     said = json.dumps(last.get("content"), ensure_ascii=False)
     return last.get("role") == "user" and all(marker in said for marker in COMPACT_MARKERS)
 

@@ -62,14 +62,14 @@ def api(tmp_path: Path) -> Iterator[Any]:
 
 
 def tool_results(request: Logged) -> list[dict[str, Any]]:
-    """The tool_result blocks of a request's last user message."""
-    last = request.messages()[-1]
-    content = last.get("content")
-    return (
-        [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
-        if isinstance(content, list)
-        else []
-    )
+    """The tool_result blocks the client sent since the model's last turn."""
+    return [
+        b
+        for message in request.tail()
+        if isinstance(message.get("content"), list)
+        for b in message["content"]
+        if isinstance(b, dict) and b.get("type") == "tool_result"
+    ]
 
 
 def test_claude_code_is_the_pinned_version(claude: Path) -> None:
@@ -227,7 +227,7 @@ def test_manual_compact_reinjects_the_ledger_core(claude: Path, project: Path, a
     # The default summary names no constraint: the verdict reaches the model in PostCompact's
     # output (a manual /compact), and once more through the held Stop.
     assert "UNFAITHFUL: constraint_dropped C-RC1" in said
-    assert len(after) == 2 and "Stop hook" in json.dumps(after[1].messages()[-1])
+    assert len(after) == 2 and "Stop hook" in json.dumps(after[1].tail())
 
 
 def test_faithful_compaction_summary_is_not_flagged(claude: Path, project: Path, api: Any) -> None:
@@ -360,7 +360,7 @@ def test_precompact_shapes_the_summary_request(claude: Path, project: Path, api:
     session = run_claude(claude, project, fake, "hello", "/compact", "what next?")
     assert session.returncode == 0, session.stderr
     (request,) = [r for r in fake.requests if r.kind == "compact"]
-    instructions = json.dumps(request.messages()[-1]["content"], ensure_ascii=False)
+    instructions = json.dumps(request.tail(), ensure_ascii=False)
     for item in ("C-RC1", "C-RC2", "D-RC1", NEXT_ACTION, "resume-manifest"):
         assert item in instructions, item
 

@@ -40,6 +40,7 @@ COMMANDS: dict[str, str] = {
     "run": "run:command",
     "demo": "demo:command",
     "doctor": "doctor:command",
+    "mcp": "mcp:command",
 }
 
 # command name -> its one line in `rehydrate --help` (the command's own --help says more)
@@ -68,6 +69,7 @@ SUMMARIES: dict[str, str] = {
     "demo": "Build and show a worked example repository.",
     "doctor": "Check that every integration is still wired.",
     "run": "Fresh agent sessions from the ledgers until done.",
+    "mcp": "Serve the ledgers and writers over MCP (stdio).",
 }
 
 

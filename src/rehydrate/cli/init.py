@@ -93,9 +93,11 @@ def _install_agent(name: str, root: Path) -> None:
     import os
     import sys
 
+    from ..agents.mcp_config import register
     from ..agents.runtimes import installer
 
-    for item in installer(name)(root, os.path.abspath(sys.executable)):
+    items = installer(name)(root, os.path.abspath(sys.executable))
+    for item in [*items, *filter(None, [register(root, name)])]:  # docs/mcp.md
         note(action_line(item.what, item.path))
         if item.note:
             note(f"{'':<9} {RUNTIMES[name].title}: {item.note}")

@@ -23,6 +23,7 @@ from . import (
     git_hooks,
     kiro,
     ledgers,
+    mcp,
     merge_driver,
     opencode,
 )
@@ -72,6 +73,7 @@ CHECKS = (
         opencode.check,
         "no .opencode/plugins/rehydrate.js (rehydrate init --agent opencode)",
     ),
+    Check(mcp.NAME, mcp.check, "no MCP server registered (rehydrate init --agent NAME)"),
 )
 
 __all__ = ["CHECKS", "SCHEMA", "Check", "Context", "Finding", "Integration", "Report", "run"]

@@ -4,6 +4,7 @@ expectations) built from validated cell values. Pure: ``writers.ledger.write`` r
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -15,6 +16,8 @@ from ..ledgers import (
     Ledger,
     check_text,
     normalize,
+    render_row,
+    split_row,
     visible,
 )
 from ..ledgers.model import (
@@ -38,10 +41,29 @@ class Operation:
     edit: Callable[[bytes, Ledger, Context], Change]
 
 
+# The most one value a writer puts in a ledger may hold (docs/mcp.md, "Limits"): a cell
+# is a line of a table a person reads, never a document; every writer (CLI and MCP) is held
+# to it here.
+MAX_CELL_BYTES = 4096
+# Every character some reader ends a line at (str.splitlines is the widest: \v, \f, the
+# file separators, NEL, U+2028/9): a value any reader sees as two lines could start a row.
+_LINE_END = re.compile("[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+
+
 def cell(option: str, value: str | None, *, required: bool = True) -> str:
-    """Validate one cell's input: one line, no invisible characters, non-empty if required."""
+    """Validate one cell's input: at most ``MAX_CELL_BYTES``, one line, no invisible
+    characters, reading back as exactly one cell, non-empty if required."""
     value = value or ""
-    if "\n" in value or "\r" in value:
+    size = len(value) if len(value) > MAX_CELL_BYTES else len(value.encode("utf-8", "replace"))
+    if size > MAX_CELL_BYTES:
+        raise RehydrateError(
+            f"{option} is {size:,} bytes or more; a ledger cell holds at most "
+            f"{MAX_CELL_BYTES} bytes",
+            code="value_too_long",
+            fix=f"shorten it to {MAX_CELL_BYTES} bytes or less: put the long text in a file "
+            "and name that file in the cell",
+        )
+    if _LINE_END.search(value):
         raise RehydrateError(
             f"{option} contains a line break; a table cell holds one line",
             code="bad_value",
@@ -52,6 +74,7 @@ def cell(option: str, value: str | None, *, required: bool = True) -> str:
     except LedgerParseError as exc:
         raise RehydrateError(f"{option}: {exc.message}", code="bad_value", fix=exc.fix) from None
     value = normalize(value)
+    _one_cell(option, value)
     if required and not visible(value):
         raise RehydrateError(
             f"{option} is empty" + (" (nothing in it renders)" if value else ""),
@@ -59,6 +82,34 @@ def cell(option: str, value: str | None, *, required: bool = True) -> str:
             fix=f"give {option} a visible value",
         )
     return value
+
+
+def _one_cell(option: str, value: str) -> None:
+    """Refuse a value that, written as a cell, would not read back as that one cell.
+
+    The writer escapes ``|`` as ``\\|``. A value already holding ``\\|`` would be written
+    ``\\\\|``, which the strict reader takes as a literal pipe but a GFM renderer (mistune)
+    as an escaped backslash and a cell boundary: the row people see would have a cell the
+    ledger does not.
+    """
+    if "\\|" in value:
+        raise RehydrateError(
+            f"{option} holds a backslash directly before '|', which Markdown renderers read "
+            "as the end of the cell",
+            code="bad_value",
+            fix="write it another way (grep -E 'a|b' for grep 'a\\|b'); a plain '|' is "
+            "fine, the writer escapes it",
+        )
+    try:
+        back = split_row(render_row([value]), option, 0)
+    except LedgerParseError:
+        back = ()
+    if back != (value,):
+        raise RehydrateError(
+            f"{option} would not read back as one table cell (it reads as {len(back)})",
+            code="bad_value",
+            fix="write it as plain text on one line",
+        )
 
 
 def check_id(value: str, option: str = "ID") -> str:
