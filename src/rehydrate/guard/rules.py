@@ -124,6 +124,10 @@ FIXES: Mapping[str, str] = {
     f"kept ID: {RESOLVE}",
     "merge_question_missing": "add the open question that names the conflicting ID and the "
     f"copy's: {RESOLVE}",
+    "old_tip_missing": "fetch the old tip before the check (`git fetch origin <old tip>`; with "
+    "actions/checkout, `fetch-depth: 0` and the reusable action, which fetches it). If the "
+    "host no longer serves it and the rewrite is intended, push the new tip with a "
+    "'Rehydrate-Waiver: <reason>' trailer in its commit message",
     "history_missing": "fetch the full history (`git fetch --unshallow`, or `fetch-depth: 0` "
     "in actions/checkout) and run the check again",
 }
