@@ -135,17 +135,49 @@ def test_a_merge_heads_rows_are_not_amendable(base: Path, tmp_path: Path) -> Non
     assert proc.returncode != 0 and "immutable_cell_changed" in proc.stderr, proc.stderr
 
 
-def test_a_new_commit_editing_heads_row_is_caught_by_the_range(base: Path, tmp_path: Path) -> None:
-    """git tells the hook nothing about --amend: a plain commit on top that edits the row
-    passes locally, and the range check (CI, the server) refuses it, commit by commit."""
+def test_a_plain_commit_editing_heads_row_stays_refused(base: Path, tmp_path: Path) -> None:
+    """Only an amend rewrites HEAD: a new commit on top that edits HEAD's row is an edit
+    of a committed row, refused by the hook as by the range check."""
     repo = clone(base, tmp_path / "repo")
     start = rev(repo)
     write_bytes(repo, FAIL, _failures(TYPO))
     assert commit_all(repo, "record F-004", verify=True).returncode == 0
     write_bytes(repo, FAIL, _failures(FIXED))
-    assert commit_all(repo, "edit F-004", verify=True).returncode == 0
+    proc = commit_all(repo, "edit F-004", verify=True)
+    assert proc.returncode != 0 and "F-004" in proc.stderr, proc.stderr
+    assert commit_all(repo, "edit F-004").returncode == 0  # --no-verify
     result = run(repo, "guard", "--range", f"{start}..HEAD")
     assert result.code == 1 and "F-004" in result.err, result.err
-    git(repo, "reset", "-q", "--soft", start)  # squashed, as an amend makes it: passes
+
+
+def test_the_hook_run_by_hand_is_not_an_amend(base: Path, tmp_path: Path) -> None:
+    repo = clone(base, tmp_path / "repo")
+    write_bytes(repo, FAIL, _failures(TYPO))
     assert commit_all(repo, "record F-004", verify=True).returncode == 0
-    assert run(repo, "guard", "--range", f"{start}..HEAD").code == 0
+    write_bytes(repo, FAIL, _failures(FIXED))
+    git(repo, "add", "-A")
+    assert run(repo, "guard", "--staged").code == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "amends"),
+    [
+        (["git", "commit", "--amend", "--no-edit"], True),
+        (["/usr/bin/git", "-c", "core.editor=true", "commit", "-q", "--amend"], True),
+        (["git", "-C", "repo", "commit", "--amen"], True),
+        (["git", "commit", "--am"], True),
+        (["git", "commit", "-m", "--amend"], False),
+        (["git", "commit", "--message", "--amend"], False),
+        (["git", "commit", "-F", "--amend"], False),
+        (["git", "commit", "--", "--amend"], False),
+        (["git", "commit", "-am", "msg"], False),
+        (["git", "-c", "commit", "status", "--amend"], None),
+        (["git", "rebase", "--continue"], None),
+        (["sh", "-c", "git commit --amend"], None),
+        (["gitx", "commit", "--amend"], None),
+    ],
+)
+def test_what_counts_as_an_amend(argv: list[str], amends: bool | None) -> None:
+    from rehydrate.guard.amend import commit_amends
+
+    assert commit_amends(argv) is amends
