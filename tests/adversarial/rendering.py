@@ -87,6 +87,13 @@ SHOWN = [
     _prose('    <span title="x">indented code</span>', "html-in-an-indented-block"),
     _prose("- notes\n\n      [x]: https://example.com", "definition-as-code-in-a-list-item"),
     _next("write the failing test for `<span title=x>`", "next-action-with-code"),
+    _prose(
+        "".join(
+            f"- [design note {i}](https://example.com/notes/{i}) <b>read</b>\n" for i in range(400)
+        ),
+        "a-long-list-of-links-and-tags",
+    ),
+    _rule("use the [style guide][guide] as written", "reference-link-without-definition"),
 ]
 
 # A second action chained onto the first, in the words as they render.

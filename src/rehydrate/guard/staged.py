@@ -92,6 +92,10 @@ def _amend(
 
     if not found or not old_ok or change.old_blob in _ZERO or not _regular(change.old_mode):
         return found
+    if change.new_blob in _ZERO or not _regular(change.new_mode) or change.status == "U":
+        return found
+    if change.old_blob not in data or change.new_blob not in data:
+        return found
     old, new = change.old_blob, change.new_blob
     return amended(
         repo, kind, change.path, found, ((old, data[old]), (new, data[new])), parse, state

@@ -18,6 +18,9 @@ from ._table import Table, parse_table
 _FENCE_OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _CONFLICT = re.compile(r"^(?:<{7}|>{7}|\|{7})(?: |$)|^={7}$")
 _DELIMITER_CELL = re.compile(r":?-+:?")
+# A line at column 0 that starts a block of its own (a list item, a heading, a quote):
+# nothing of the lines before continues into it, so the prose check can cut there.
+_NEW_BLOCK = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|#|>")
 _AMBIGUOUS = re.compile(r"^(?: {0,3}<|[ \t]+#|\t| {0,3}(?:=+|-+)[ \t]*$)")
 
 
@@ -103,9 +106,9 @@ def _refuse_hidden_prose(
 
 
 def _blocks(lines: list[str], keep: list[bool]) -> list[tuple[int, int]]:
-    """[start, end) runs of prose lines, split where a blank line (or a table or code)
-    is followed by a line at column 0: what follows an indented line may continue a
-    list item or a quote, so it stays in its block."""
+    """[start, end) runs of prose lines, split before a line at column 0 that follows a
+    blank line (or a table or code) or starts a list item, heading or quote: an
+    indented line may continue a list item or a quote, so it stays in its block."""
     out: list[tuple[int, int]] = []
     start: int | None = None
     gap = False
@@ -116,7 +119,7 @@ def _blocks(lines: list[str], keep: list[bool]) -> list[tuple[int, int]]:
             continue
         if start is None:
             start = index
-        elif gap and text[:1] not in (" ", "\t"):
+        elif text[:1] not in (" ", "\t") and (gap or _NEW_BLOCK.match(text)):
             out.append((start, index))
             start = index
         gap = False

@@ -76,7 +76,7 @@ def visible(cell: str) -> bool:
             return True
         if "`" not in cell:
             return False
-    if "<" in cell or "[" in cell or "`" in cell:
+    if "<" in cell or "](" in cell or "`" in cell:
         from ._visible import CODE, render_inline
 
         return any(
@@ -102,6 +102,12 @@ def hidden_markup(text: str) -> str | None:
     return found[0] if found else None
 
 
+def _inline_may_hide(text: str) -> bool:
+    """Whether inline text (a cell) can hide anything: raw HTML needs '<', a title or an
+    image's alt text needs '](' (a reference link's definition is a line of its own)."""
+    return "<" in text or "](" in text
+
+
 def hidden_constructs(text: str) -> tuple[str, ...]:
     """Every construct a renderer hides in one line (see ``hidden_markup``)."""
     from ._visible import needs_ast, render, render_inline
@@ -117,7 +123,9 @@ def hidden_constructs(text: str) -> tuple[str, ...]:
             cells = split_row(body, "", 0)
         except LedgerParseError:
             return render(text).hidden
-        return tuple(h for cell in cells if needs_ast(cell) for h in render_inline(cell).hidden)
+        return tuple(
+            h for cell in cells if _inline_may_hide(cell) for h in render_inline(cell).hidden
+        )
     return render(text).hidden
 
 
