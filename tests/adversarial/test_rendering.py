@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from adversarial.content import Attack
 from adversarial.helpers import (
@@ -71,3 +73,61 @@ def test_the_prompt_carries_the_twin(base_repo: Path) -> None:
 
 def run_git_checkout(repo: Path) -> None:
     git(repo, "checkout", "-q", "--", ".")
+
+
+_FRAGMENTS = [
+    "<b>",
+    "</b>",
+    "<br>",
+    "<kbd>",
+    "</kbd>",
+    "<p>",
+    "<span title=x>",
+    "<x-y>",
+    "<details>",
+    "<!--",
+    "<",
+    ">",
+    "[",
+    "]",
+    "(",
+    ")",
+    "](",
+    "![",
+    "!",
+    " ",
+    '"t"',
+    "'t'",
+    "a",
+    "then",
+    "http://e/x",
+    "<http://e>",
+    "&amp;",
+    "&nbsp;",
+    "&lt;",
+    "*",
+    "_",
+    "`",
+    "\\",
+    ";",
+    "|",
+]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from(_FRAGMENTS), max_size=14).map("".join))
+def test_the_plain_fast_path_agrees_with_the_tree(text: str) -> None:
+    """Whenever ``render_inline`` answers without mistune, the tree says the same: nothing
+    hidden, the same line breaks, the same visible characters."""
+    from rehydrate.ledgers._render import _has_visible
+    from rehydrate.ledgers._visible import BREAK, _plain_inline, _render_inline
+
+    fast = _plain_inline(text)
+    if fast is None:
+        return
+    tree = _render_inline(text)
+    assert tree.hidden == (), (text, tree.hidden)
+    assert (BREAK in {k for k, _ in fast.pieces}) == (BREAK in {k for k, _ in tree.pieces}), text
+    shown = "".join(t for k, t in fast.pieces if k != BREAK)
+    want = "".join(t for k, t in tree.pieces if k != BREAK)
+    assert _has_visible(shown) == _has_visible(want), (text, shown, want)

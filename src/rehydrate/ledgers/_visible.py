@@ -99,6 +99,9 @@ LINE_TAGS = frozenset(
 )
 # A bare tag: '<name>', '</name>', '<name/>', nothing else between the angle brackets.
 _BARE_TAG = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)[ \t\n]*/?>")
+# A link '[text](destination)': no image ('!['), no title, nothing the tree could read
+# as a nested bracket, code, escape or angle-bracket destination.
+_PLAIN_LINK = re.compile(r"(?<![!\\])\[([^\[\]<>`\\!]*)\]\(([^\s()<>\"'`\\]*)\)")
 CODE = "code"
 TEXT = "text"
 MAX_RENDER_CHARS = 16_384  # per table cell, Next action or prose block
@@ -152,10 +155,47 @@ def _too_long(text: str) -> Rendered | None:
 
 def render_inline(text: str) -> Rendered:
     """As ``render``, for inline content: a table cell, the Next action (GFM parses a
-    cell's text as inline, so a ``<br>`` there is a tag, not an HTML block)."""
+    cell's text as inline, so a ``<br>`` there is a tag, not an HTML block).
+
+    Text whose only markup is bare shown tags and title-less links is answered without
+    the tree (``_plain_inline``: what the tree says of them is known, and importing
+    mistune would cost the hook more than the rest of its run); a property test holds
+    that answer to the tree's."""
     if not needs_ast(text) and "`" not in text and "\\" not in text and "*" not in text:
         return Rendered(((TEXT, html.unescape(text) if "&" in text else text),), ())
-    return _too_long(text) or _render_inline(text)
+    return _plain_inline(text) or _too_long(text) or _render_inline(text)
+
+
+def _plain_inline(text: str) -> Rendered | None:
+    """Inline text whose every '<' opens a bare shown tag and every '](' closes the text of
+    a link with a plain destination and no title (no image, code, escape or comment):
+    its visible pieces, nothing hidden. None for anything else (the tree decides)."""
+    if "`" in text or "\\" in text or "<!" in text or "<?" in text or "*" in text:
+        return None
+    unknown = False
+
+    def tag(match: re.Match[str]) -> str:
+        nonlocal unknown
+        name = match.group(1).lower()
+        if name not in SHOWN_TAGS:
+            unknown = True
+        return "\0" if name in LINE_TAGS else ""
+
+    if "<" in text:
+        text = _BARE_TAG.sub(tag, text)
+        if unknown or "<" in text:
+            return None
+    if "](" in text:
+        text = _PLAIN_LINK.sub(r"\1", text)
+        if "](" in text:
+            return None
+    pieces: list[tuple[str, str]] = []
+    for index, part in enumerate(text.split("\0")):
+        if index:
+            pieces.append((BREAK, "\n"))
+        if part:
+            pieces.append((TEXT, html.unescape(part) if "&" in part else part))
+    return Rendered(tuple(pieces), ())
 
 
 @lru_cache(maxsize=4096)
@@ -188,12 +228,6 @@ def _render(markdown: str) -> Rendered:
 
 
 def _finish(pieces: list[tuple[str, str]], hidden: list[str]) -> Rendered:
-    """The result; an unterminated '<!--', '<!' or '<?' left as text counts as hidden too:
-    CommonMark shows it, but a renderer that passes HTML through (and a model reading
-    the source) takes it for the start of a comment that hides the rest."""
-    shown = "".join(text for kind, text in pieces if kind == TEXT)
-    if "<!" in shown or "<?" in shown:
-        hidden.append("an unterminated HTML comment, declaration or instruction ('<!', '<?')")
     return Rendered(tuple(pieces), tuple(hidden))
 
 
@@ -226,6 +260,11 @@ def _leaf(
     """Record a token that has no children to walk; False for a container."""
     raw = token.get("raw", "")
     if kind == "text":
+        if "<!" in raw or "<?" in raw:
+            # an unterminated '<!--', '<!' or '<?' written as such (not escaped, not an
+            # entity): CommonMark shows it, but a renderer that passes HTML through (and a
+            # model reading the source) takes it for a comment that hides the rest
+            hidden.append("an unterminated HTML comment, declaration or instruction ('<!', '<?')")
         pieces.append((TEXT, html.unescape(raw) if "&" in raw else raw))
     elif kind in ("codespan", "block_code"):
         pieces.append((CODE, raw))
