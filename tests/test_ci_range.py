@@ -141,16 +141,42 @@ def test_github_events(tmp_path: Path, event: Callable, good: bool) -> None:
         assert "row_deleted" in err or "make lint" in err  # the forced push: F-005's row
 
 
-def test_a_forced_push_whose_old_tip_is_absent_judges_the_new_commits(tmp_path: Path) -> None:
-    """The host would not serve the old tip: the rebased branch still passes, and the note
-    says the old tip's rows were not compared."""
+def test_a_forced_push_whose_old_tip_is_absent_is_never_a_pass(tmp_path: Path) -> None:
+    """The host would not serve the old tip: nothing was compared, so exit 2 with the fix
+    (fetch it, or a waiver trailer), even for a rebase that kept every row."""
     world = World(tmp_path)
     old, new = _rebase(world, keep=True)
     clone = world.clone(new)
     assert git(clone, "cat-file", "-e", old, check=False).returncode != 0
     payload = {"ref": "refs/heads/feature", "before": old, "after": new, "forced": True}
     code, err = world.github(clone, "push", payload)
-    assert code == 0 and "NOT compared" in err and f"git fetch origin {old}" in err, err
+    assert code == 2 and "old_tip_missing" in err and f"git fetch origin {old}" in err, err
+    assert "fetch-depth: 0" in err and "Rehydrate-Waiver" in err, err
+    git(clone, "fetch", "-q", "origin", old)  # the twin: the old tip fetched, compared, passes
+    code, err = world.github(clone, "push", payload)
+    assert code == 0 and "compared" not in err.replace("ledgers against", ""), err
+
+
+def test_a_waived_tip_lets_an_uncomparable_forced_push_be_judged_on_its_commits(
+    tmp_path: Path,
+) -> None:
+    """The new tip's own commit carries a waiver: the new commits are judged (a bad one is
+    still refused) and the note says the old tip's rows were not compared."""
+    world = World(tmp_path)
+    old, _ = _rebase(world, keep=True)
+    git(world.dev, "commit", "-q", "--allow-empty", "-m", "rewrite\n\nRehydrate-Waiver: host GC")
+    git(world.dev, "push", "-q", "-f", "origin", "feature")
+    new = _head(world.dev)
+    payload = {"ref": "refs/heads/feature", "before": old, "after": new, "forced": True}
+    code, err = world.github(world.clone(new), "push", payload)
+    assert code == 0 and "NOT compared" in err and "host GC" in err, err
+    _failures(world.dev, DROPPED, "drop a row")  # a new commit the waiver does not cover
+    git(world.dev, "commit", "-q", "--allow-empty", "-m", "tip\n\nRehydrate-Waiver: host GC")
+    git(world.dev, "push", "-q", "-f", "origin", "feature")
+    bad = _head(world.dev)
+    payload = {"ref": "refs/heads/feature", "before": old, "after": bad, "forced": True}
+    code, err = world.github(world.clone(bad), "push", payload)
+    assert code == 1 and "row_deleted" in err, err
 
 
 def test_a_forced_push_with_a_bad_new_commit_and_no_old_tip_is_refused(tmp_path: Path) -> None:
@@ -162,7 +188,7 @@ def test_a_forced_push_with_a_bad_new_commit_and_no_old_tip_is_refused(tmp_path:
     clone = world.clone(new)
     payload = {"ref": "refs/heads/main", "before": old, "after": new, "forced": True}
     code, err = world.github(clone, "push", payload)
-    assert code == 1 and "row_deleted" in err, err
+    assert code == 2 and "old_tip_missing" in err, err
 
 
 def test_a_deleted_branch_and_other_events(tmp_path: Path) -> None:
@@ -216,7 +242,7 @@ def test_gitlab_forced_push_after_a_rebase(tmp_path: Path) -> None:
     clone = world.clone(new)
     env = {"CI_COMMIT_SHA": new, "CI_COMMIT_BEFORE_SHA": old, "CI_COMMIT_BRANCH": "feature"}
     code, err = _gitlab(clone, **env)
-    assert code == 0 and "NOT compared" in err, err  # the old tip is not in the clone
+    assert code == 2 and "old_tip_missing" in err, err  # the old tip is not in the clone
     git(clone, "fetch", "-q", "origin", old)  # what the template does
     code, err = _gitlab(clone, **env)
     assert code == 1 and "F-005" in err and "compared directly" in err, err

@@ -133,6 +133,56 @@ def test_the_action_fetches_a_forced_pushs_old_tip(tools: ds.Tools, tmp_path: Pa
     assert good or ("row_deleted" in job.err and "compared directly" in job.err)
 
 
+def _force_push(remote: Remote, good: bool, prune: bool) -> tuple[str, str]:
+    """main had F-004 (published); history is rewritten and force-pushed, dropping it (or,
+    ``good``, only adding a row); ``prune``: the host then garbage-collects the old tip."""
+    base = git(remote.dev, "rev-parse", "HEAD").stdout.strip()
+    old = remote.commit("F-004", GOOD)
+    git(remote.dev, "push", "-q", "origin", "main")
+    git(remote.dev, "reset", "-q", "--hard", base)
+    (remote.dev / "notes.txt").write_text("rewritten\n")
+    more = GOOD.replace(F2, F2 + "| F-005 | pip sync | resolver loop | pin |\n")
+    new = remote.commit("rewritten", more if good else None)
+    git(remote.dev, "push", "-q", "-f", "origin", "main")
+    if prune:
+        git(remote.server, "reflog", "expire", "--expire=now", "--all")
+        git(remote.server, "gc", "-q", "--prune=now")
+        assert git(remote.server, "cat-file", "-e", old, check=False).returncode != 0
+    return old, new
+
+
+GITHUB_RECIPES = ["github-action", "github-steps"]
+GITLAB_RECIPES = ["gitlab-job", "gitlab-include"]
+
+
+@pytest.mark.parametrize("name", GITHUB_RECIPES + GITLAB_RECIPES)
+@pytest.mark.parametrize(
+    ("good", "prune", "code"),
+    [(False, True, 2), (True, False, 0), (False, False, 1)],
+    ids=["row-dropped-old-tip-pruned", "rows-added-old-tip-fetchable", "row-dropped-fetchable"],
+)
+def test_a_forced_push_is_never_passed_uncompared(
+    tools: ds.Tools, tmp_path: Path, name: str, good: bool, prune: bool, code: int
+) -> None:
+    """Every CI recipe fetches a forced push's old tip itself; when the host pruned it the
+    job exits 2 with the fix, never 0; the legitimate twin (rows only added) passes."""
+    remote = Remote(tmp_path)
+    old, new = _force_push(remote, good, prune)
+    clone = remote.clone(new, "main")
+    assert git(clone, "cat-file", "-e", old, check=False).returncode != 0
+    if name in GITHUB_RECIPES:
+        payload = {"ref": "refs/heads/main", "before": old, "after": new, "forced": True}
+        job = ds.run_github(ALL[name].text, clone, "push", payload, tools)
+    else:
+        ci = {"CI_COMMIT_SHA": new, "CI_COMMIT_BEFORE_SHA": old, "CI_COMMIT_BRANCH": "main"}
+        job = ds.run_gitlab(ALL[name].text, clone, ci, tools)
+    assert job.code == code, job.err
+    if code == 2:
+        assert "old_tip_missing" in job.err and f"git fetch origin {old}" in job.err, job.err
+    if code == 1:
+        assert "row_deleted" in job.err and "compared directly" in job.err, job.err
+
+
 @pytest.mark.parametrize("good", [True, False], ids=["good", "bad"])
 @pytest.mark.parametrize("name", ["gitlab-job", "gitlab-include"])
 def test_gitlab_snippets(tools: ds.Tools, tmp_path: Path, name: str, good: bool) -> None:

@@ -367,7 +367,7 @@ TASK_HEAD = "---\nrevision: 1\n---\n"
         pytest.param(
             "spec",
             "<div>\n## Constraints\n</div>\n",
-            "ambiguous_structure",
+            "html_comment",  # a raw HTML block: hidden, refused before its structure
             1,
             id="heading-inside-html-block",
         ),

@@ -12,8 +12,10 @@ branch's ``before`` is all zeros. ``plan`` turns an ``Event`` into a ``RangeSpec
   branch cut from main: its own commits; nothing to compare: its whole history);
 * a forced push: the commits on neither the old tip nor another remote-tracking branch,
   and the old tip's ledgers against the new tip's, as the server does. When the old tip
-  is not in the clone (the reusable action fetches it; a host may refuse), the new
-  commits are still judged and a note says that the old tip's rows were not compared.
+  is not in the clone (the recipes fetch it; a host may have pruned it), nothing was
+  compared, so nothing passes: exit 2 with the fix (fetch it, or ``fetch-depth: 0``),
+  unless the new tip's own commit carries a ``Rehydrate-Waiver:`` trailer, which accepts
+  that the old tip's rows go uncompared (the new commits are still judged).
 
 Each plan carries notes for stderr saying what was chosen and why. Pure but for the git
 reads of ``plan``.
@@ -130,6 +132,14 @@ def _need(repo: Repo, sha: str, what: str) -> str:
     return sha
 
 
+def _tip_waiver(repo: Repo, new: str) -> str | None:
+    """The ``Rehydrate-Waiver:`` trailer of the pushed commit itself, if any."""
+    from ..git.changes import log_entries
+
+    entries = log_entries(repo, ["--max-count=1", new])
+    return entries[-1].waiver if entries else None
+
+
 def _other_remote_tips(repo: Repo, branch: str | None) -> list[str]:
     """Remote-tracking refs other than the pushed branch's own (and ``*/HEAD``)."""
     proc = run(repo, "for-each-ref", "--format=%(refname)", "refs/remotes/")
@@ -169,12 +179,21 @@ def plan(repo: Repo, event: Event) -> Plan:
             (f"{label}: a new branch: its commits on no {what}",),
         )
     if not _exists(repo, old):
+        waiver = _tip_waiver(repo, new)
+        if waiver is None:
+            raise GitError(
+                f"the old tip {old[:12]} of this forced push is not in this clone, so its "
+                "rows cannot be compared with the new tip's",
+                code="old_tip_missing",
+                fix=FIXES["old_tip_missing"].replace("<old tip>", old),
+            )
         return Plan(
             RangeSpec((new, "--not", *others) if others else (new,)),
             (
                 f"{label}: the old tip {old[:12]} is not in this clone (a forced push): "
                 "judging the commits on no other remote-tracking branch; the old tip's "
-                f"rows were NOT compared with the new tip's (fetch it: git fetch origin {old})",
+                f"rows were NOT compared with the new tip's, waived by {new[:12]}'s "
+                f"Rehydrate-Waiver: {waiver}",
             ),
         )
     if is_ancestor(repo, old, new):

@@ -99,6 +99,9 @@ FIXES: Mapping[str, str] = {
     "id_reused": "IDs are never reused: give the new row the next free ID",
     "revision_not_increased": "raise `revision` in the front matter above the previous value "
     "(writers add 1)",
+    "revision_step_too_large": "raise `revision` by the number of writes since the compared "
+    "version (writers add 1 each), at most MAX_REVISION_STEP; a jump to a huge value would "
+    "leave no room for later writes",
     "next_action_not_single": "write one concrete action on one line; record follow-ups as "
     "phases or obligations",
     "ledger_deleted": "restore the ledger file; ledgers are never deleted (to take items out "
@@ -124,6 +127,10 @@ FIXES: Mapping[str, str] = {
     f"kept ID: {RESOLVE}",
     "merge_question_missing": "add the open question that names the conflicting ID and the "
     f"copy's: {RESOLVE}",
+    "old_tip_missing": "fetch the old tip before the check (`git fetch origin <old tip>`; with "
+    "actions/checkout, `fetch-depth: 0` and the reusable action, which fetches it). If the "
+    "host no longer serves it and the rewrite is intended, push the new tip with a "
+    "'Rehydrate-Waiver: <reason>' trailer in its commit message",
     "history_missing": "fetch the full history (`git fetch --unshallow`, or `fetch-depth: 0` "
     "in actions/checkout) and run the check again",
 }
@@ -379,10 +386,29 @@ def _item_violations(
         )
 
 
+# The most a Task revision may rise between two compared versions (a commit and its
+# parent, a merge and each parent, a rewritten tip and the old one). Writers add 1 per
+# write; no real history writes this often between two commits, and 18 digits then last
+# 10**14 steps, so one accepted commit can never freeze the ledger at the top.
+MAX_REVISION_STEP = 10_000
+
+
 def _task_revision(diff: LedgerDiff, old: Ledger | None, new: Ledger) -> Iterator[Violation]:
+    before = old.revision if old is not None else 0
+    after = new.revision
+    if before is not None and after is not None and after - before > MAX_REVISION_STEP:
+        yield Violation(
+            "revision_step_too_large",
+            new.path,
+            1,
+            None,
+            f"revision jumped from {before} to {after}, more than {MAX_REVISION_STEP} in one "
+            "change" + (" (a new Task.md starts at most there)" if old is None else ""),
+            FIXES["revision_step_too_large"].replace("MAX_REVISION_STEP", str(MAX_REVISION_STEP)),
+        )
+        return
     if old is None:
         return
-    before, after = old.revision, new.revision
     # Any byte but BOM/line endings (items, prose, next action, front matter) changes the
     # digest, so it alone says whether anything but those changed.
     others = old.digest != new.digest

@@ -14,6 +14,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from ..ledgers import Ledger
+from .amend import amended
 from .fastpath import load_trusted, save_trusted, table_edit
 from .report import GuardReport
 from .rules import FIXES, Violation, check_ledger
@@ -70,6 +71,35 @@ class _Unset:
 
 
 UNSET = _Unset()
+
+
+def _amend(
+    repo: Repo,
+    kind: str,
+    change: RawChange,
+    data: Mapping[str, bytes],
+    parser: _Parser,
+    found: list[Violation],
+    old_ok: bool,
+    state: dict[str, tuple[str, str | None] | None],
+) -> list[Violation]:
+    """HEAD's own rows judged as an amend has them (``guard.amend``)."""
+    from ..ledgers import Ledger as _Ledger
+
+    def parse(blob: str, raw: bytes) -> Ledger | None:
+        parsed = parser.parse(kind, change.path, blob, raw)
+        return parsed if isinstance(parsed, _Ledger) else None
+
+    if not found or not old_ok or change.old_blob in _ZERO or not _regular(change.old_mode):
+        return found
+    if change.new_blob in _ZERO or not _regular(change.new_mode) or change.status == "U":
+        return found
+    if change.old_blob not in data or change.new_blob not in data:
+        return found
+    old, new = change.old_blob, change.new_blob
+    return amended(
+        repo, kind, change.path, found, ((old, data[old]), (new, data[new])), parse, state
+    )
 
 
 def _regular(mode: str) -> bool:
@@ -322,6 +352,7 @@ def check_staged(
         else frozenset()
     )
     good: set[str] = set()
+    amend_state: dict[str, tuple[str, str | None] | None] = {}
     out: list[Violation] = list(extra)
     checked: set[str] = set()
     merge = None
@@ -360,6 +391,8 @@ def check_staged(
             )
             if merge is not None:
                 found = merge.excuse(kind, change.path, index, found)
+            else:
+                found = _amend(repo, kind, change, data, parser, found, old_ok, amend_state)
             if kind == "failures":
                 if old is not None and old_ok:
                     good.add(change.old_blob)

@@ -320,7 +320,7 @@ def read(
     lines = decode(data, ctx)
     if not has_forbidden(lines, data):
         ctx = ctx._replace(scan_cells=False)
-    markup = b"<" in data or b"]:" in data  # else no line can hold hidden markup
+    markup = b"<" in data or b"[" in data  # else no line can hold hidden markup
     meta, skip = _frontmatter.split(lines, ctx.path)
     declared = meta.get("ledger")
     if declared is not None and declared != kind:

@@ -18,6 +18,9 @@ from ._table import Table, parse_table
 _FENCE_OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _CONFLICT = re.compile(r"^(?:<{7}|>{7}|\|{7})(?: |$)|^={7}$")
 _DELIMITER_CELL = re.compile(r":?-+:?")
+# A line at column 0 that starts a block of its own (a list item, a heading, a quote):
+# nothing of the lines before continues into it, so the prose check can cut there.
+_NEW_BLOCK = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|#|>")
 _AMBIGUOUS = re.compile(r"^(?: {0,3}<|[ \t]+#|\t| {0,3}(?:=+|-+)[ \t]*$)")
 
 
@@ -62,6 +65,91 @@ def _refuse_hidden(text: str, path: str, no: int) -> None:
         )
 
 
+def _refuse_hidden_prose(
+    lines: list[str],
+    prose: list[tuple[int, str]],
+    piped: list[bool],
+    path: str,
+    first_line: int,
+) -> None:
+    """Judge the prose as one document (a link title or a tag's attributes may continue
+    on the next line), tables and fenced code blanked; name the line a construct starts.
+
+    Only called when a prose line holds '<' or '[', the characters every hiding
+    construct starts with; the document then spans the first to the last such line's
+    blocks, which is all the AST needs to see them in context."""
+    from ._render import hidden_markup
+    from ._visible import render
+
+    keep = _prose_mask(lines, piped)
+    for start, end in _blocks(lines, keep):
+        if not any(start <= o < end for o, _ in prose):
+            continue
+        found = render("\n".join(lines[start:end])).hidden
+        if found:
+            break
+    else:
+        return
+    offset = next((o for o, t in prose if start <= o < end and hidden_markup(t)), None)
+    if offset is None:
+        offset = next(o for o, _ in prose if start <= o < end)
+    line = lines[offset]
+    raise LedgerParseError(
+        f"{hidden_markup(line) or found[0]}: invisible when rendered, still read by the model",
+        file=path,
+        line=first_line + offset,
+        item_id=_row_id(line),
+        code="html_comment",
+        fix="write the note as visible text, e.g. a '> ' quote line (a literal '<' can "
+        "be written '&lt;', a link without a title: [text](url))",
+    )
+
+
+def _blocks(lines: list[str], keep: list[bool]) -> list[tuple[int, int]]:
+    """[start, end) runs of prose lines, split before a line at column 0 that follows a
+    blank line (or a table or code) or starts a list item, heading or quote: an
+    indented line may continue a list item or a quote, so it stays in its block."""
+    out: list[tuple[int, int]] = []
+    start: int | None = None
+    gap = False
+    for index, text in enumerate(lines):
+        blank = not keep[index] or not text.strip()
+        if blank:
+            gap = gap or start is not None
+            continue
+        if start is None:
+            start = index
+        elif text[:1] not in (" ", "\t") and (gap or _NEW_BLOCK.match(text)):
+            out.append((start, index))
+            start = index
+        gap = False
+    if start is not None:
+        out.append((start, len(lines)))
+    return out
+
+
+def _prose_mask(lines: list[str], piped: list[bool]) -> list[bool]:
+    """Which lines are prose: not a table row, not inside or opening a code fence."""
+    keep = [True] * len(lines)
+    fence: tuple[str, int] | None = None
+    for index, text in enumerate(lines):
+        if fence is not None:
+            keep[index] = False
+            stripped = text.lstrip(" ")
+            if len(text) - len(stripped) <= 3 and stripped.startswith(fence[0] * fence[1]):
+                if stripped.rstrip(" \t").strip(fence[0]) == "":
+                    fence = None
+            continue
+        if piped[index] or text.lstrip(" \t").startswith("|"):
+            keep[index] = False
+            continue
+        opened = _FENCE_OPEN.match(text)
+        if opened and not (opened.group(2)[0] == "`" and "`" in opened.group(3)):
+            fence = (opened.group(2)[0], len(opened.group(2)))
+            keep[index] = False
+    return keep
+
+
 def _row_id(text: str) -> str | None:
     """The ID of the table row ``text`` is, when its first cell holds a valid one."""
     from .ids import id_problem
@@ -88,7 +176,7 @@ def split_sections(  # noqa: C901
 ) -> tuple[Section, ...]:
     """Split body lines (already decoded, no line endings) into sections.
 
-    ``markup`` False says no line holds '<' or ']:', so none can hold hidden markup.
+    ``markup`` False says no line holds '<' or '[', so none can hold hidden markup.
     """
     sections: list[Section] = []
     title: str | None = None
@@ -101,6 +189,7 @@ def split_sections(  # noqa: C901
     ambiguous = False
     heading_count = 0
     shadow: list[str] = []  # the document with table lines blanked, for mistune
+    prose: list[tuple[int, str]] = []  # (offset, text) of prose lines holding '<' or '['
 
     def flush_table() -> None:
         if pending:
@@ -134,7 +223,7 @@ def split_sections(  # noqa: C901
                 )
             if markup and (
                 any(map(str.__contains__, run, repeat("<")))
-                or any(map(str.__contains__, run, repeat("]:")))
+                or any(map(str.__contains__, run, repeat("[")))
             ):
                 for index, row in enumerate(run):
                     _refuse_hidden(row, path, no + index)
@@ -174,8 +263,9 @@ def split_sections(  # noqa: C901
             fence_line = no
             body.append((no, text))
             continue
-        if markup:
-            _refuse_hidden(text, path, no)
+        if markup and ("<" in text or "[" in text):
+            _refuse_hidden(text, path, no)  # a construct within the line: named at once
+            prose.append((offset - 1, text))
         if "-" in text and "|" in text and _pipeless_delimiter(text):
             raise LedgerParseError(
                 "a table written without leading pipes",
@@ -204,6 +294,8 @@ def split_sections(  # noqa: C901
             fix="close the fence; everything after it would be hidden from the parser",
         )
     close_section()
+    if prose:
+        _refuse_hidden_prose(lines, prose, piped, path, first_line)
     if ambiguous:
         _cross_check(sections, shadow, heading_count, path)
     return tuple(sections)

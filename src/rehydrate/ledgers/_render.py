@@ -1,9 +1,9 @@
 """What a ledger's Markdown shows: visible cells, hidden markup, the Next action's words.
 
 The guard judges text on what renders, not on code points (docs/ledgers.md,
-"What counts as visible"). Everything here is a single left-to-right pass or a
-regular expression whose every match attempt stops at the next ``<``, ``&``
-or ``]`` (linear time on any input); nothing imports mistune.
+"What counts as visible"). What renders is decided in one place, ``_visible.render``
+(mistune's CommonMark/GFM AST); this module asks it about text that holds markup and
+answers plain text itself (the grammar says such text shows as written).
 """
 
 from __future__ import annotations
@@ -16,84 +16,7 @@ _BLANK_GRAPHICS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u303f")
 # ASCII that is Markdown syntax, never the visible character of a cell by itself.
 _MARKUP = frozenset("*_~`\\")
 _VISIBLE_CATEGORY = frozenset("LNPS")
-# An HTML tag (open, close or self-closing). ``[^<>]*`` stops at the next '<' or '>',
-# so the attempts that start at the '<' of a line never rescan each other's text.
-_TAG = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)(?:[\s/][^<>]*)?>")
-# An inline link or image '[text](target)': only its text shows. Each attempt stops at
-# the next bracket, then at the next parenthesis.
-_INLINE_LINK = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)")
 _TICKS = re.compile(r"`+")
-# Tags whose content a browser does not show, and tags that are only metadata.
-_HIDING_TAGS = frozenset(
-    {
-        "script",
-        "style",
-        "template",
-        "noscript",
-        "head",
-        "title",
-        "meta",
-        "link",
-        "base",
-        "iframe",
-        "frame",
-        "frameset",
-        "object",
-        "embed",
-        "param",
-        "svg",
-        "math",
-        "font",
-        "noembed",
-        "noframes",
-        "xmp",
-        "plaintext",
-        "textarea",
-        "select",
-        "option",
-        "input",
-    }
-)
-_HIDING_ATTRIBUTE = re.compile(r"hidden|style\s*=|opacity|display|visibility", re.IGNORECASE)
-# Tags that end a line when rendered: a Next action holding one spans two lines.
-_LINE_TAGS = frozenset(
-    {
-        "br",
-        "p",
-        "div",
-        "li",
-        "ul",
-        "ol",
-        "hr",
-        "tr",
-        "td",
-        "th",
-        "table",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "pre",
-        "blockquote",
-        "dl",
-        "dt",
-        "dd",
-        "section",
-        "article",
-        "details",
-        "summary",
-        "address",
-        "figure",
-        "figcaption",
-        "header",
-        "footer",
-        "nav",
-        "main",
-        "aside",
-    }
-)
 
 
 def code_spans(text: str) -> list[tuple[int, int, int]]:
@@ -139,35 +62,13 @@ def _has_visible(text: str, markup: frozenset[str] = _MARKUP) -> bool:
     )
 
 
-def _outside_code(text: str) -> str:
-    """``text`` with its code spans blanked (their content shows literally)."""
-    pieces, pos = [], 0
-    for start, end, _ in code_spans(text):
-        pieces.append(text[pos:start])
-        pos = end
-    pieces.append(text[pos:])
-    return " ".join(pieces)
-
-
-def _rendered(text: str) -> str:
-    """``text`` outside code spans with tags, link targets and entities turned into what
-    they show; escapes keep the escaped character."""
-    text = _TAG.sub("", text) if "<" in text else text
-    text = _INLINE_LINK.sub(r"\1", text) if "](" in text else text
-    if "&" in text:
-        import html
-
-        text = html.unescape(text)
-    return text
-
-
 def visible(cell: str) -> bool:
     """Whether a cell shows at least one visible character when rendered.
 
     Visible: a character of general category L, N, P or S (or a mark on one), other than
-    the blank fillers and the Markdown syntax characters ``* _ ~ ` \\``, left after
-    removing HTML tags and link targets and decoding entities; the content of
-    a code span counts as written (entities and tags in it show literally).
+    the blank fillers and the Markdown syntax characters ``* _ ~ ` \\``, in the text
+    ``_visible.render_inline`` says shows (tags, link targets and titles, images never
+    do; entities are decoded); the content of a code span counts as written.
     """
     if cell.isascii() and "<" not in cell and "&" not in cell and "]" not in cell:
         # hot path: no tag, entity or link target, so any other character shows
@@ -175,69 +76,57 @@ def visible(cell: str) -> bool:
             return True
         if "`" not in cell:
             return False
-    if "`" in cell:
-        pieces: list[str] = []
-        pos = 0
-        for start, end, ticks in code_spans(cell):
-            if _has_visible(cell[start + ticks : end - ticks], frozenset()):  # literal text
-                return True
-            pieces.append(cell[pos:start])
-            pos = end
-        pieces.append(cell[pos:])
-        cell = " ".join(pieces)
-    return _has_visible(_rendered(cell))
+    if "<" in cell or "](" in cell or "`" in cell:
+        from ._visible import CODE, render_inline
+
+        return any(
+            _has_visible(text, frozenset() if kind == CODE else _MARKUP)  # code: literal
+            for kind, text in render_inline(cell).pieces
+        )
+    if "&" in cell:
+        import html
+
+        cell = html.unescape(cell)  # entities are all CommonMark resolves here
+    return _has_visible(cell)
 
 
 def hidden_markup(text: str) -> str | None:
-    """What in one line would render as nothing while the model still reads it, or None.
+    """What in one line (a table row or a line of prose) a renderer hides, or None.
 
-    HTML comments (``<!--``, ``<!-->``, unterminated too), declarations and CDATA
-    (``<!``), processing instructions (``<?``), tags that hide their content (``<div
-    hidden>``, ``style=``, ``<script>``, ``<template>`` ...) and link reference
-    definitions (``[//]: # (note)``), which render nothing at all.
+    Decided by the AST (``_visible.render``; a table row cell by cell, each cell as
+    GFM parses it, inline): raw HTML blocks, tags with attributes, comments, processing
+    instructions, declarations, content-hiding elements, link and image titles, images'
+    alt text, link reference and footnote definitions.
     """
-    if "<" in text:
-        if "<!" in text:
-            return "an HTML comment or declaration ('<!')"
-        if "<?" in text:
-            return "an HTML processing instruction ('<?')"
-        for match in _TAG.finditer(_outside_code(text) if "`" in text else text):
-            name = match.group(1).lower()
-            if name in _HIDING_TAGS:
-                return f"a <{name}> tag, whose content does not render"
-            if _HIDING_ATTRIBUTE.search(match.group()):
-                return f"a <{name}> tag with an attribute that can hide it"
-    if "]:" in text and _link_definition(text):
-        return "a link reference definition ('[label]: target'), which renders nothing"
-    return None
+    found = hidden_constructs(text)
+    return found[0] if found else None
 
 
-def _link_definition(text: str) -> bool:
-    """Whether ``text`` starts (inside block quotes and list items) with '[label]:'."""
-    pos, size = 0, len(text)
-    while pos < size:  # container prefixes: '>', list markers, indentation
-        char = text[pos]
-        if char in " \t>":
-            pos += 1
-        elif char in "-*+" and pos + 1 < size and text[pos + 1] in " \t":
-            pos += 2
-        elif char.isdigit():
-            digits = pos
-            while pos < size and text[pos].isdigit():
-                pos += 1
-            if pos < size - 1 and text[pos] in ".)" and text[pos + 1] in " \t":
-                pos += 2
-            else:
-                pos = digits
-                break
-        else:
-            break
-    if not text.startswith("[", pos) or text.startswith("[^", pos):  # footnotes render
-        return False
-    close = text.find("]", pos + 1)
-    while close > 0 and text[close - 1] == "\\":
-        close = text.find("]", close + 1)
-    return close > 0 and text.startswith(":", close + 1)
+def _inline_may_hide(text: str) -> bool:
+    """Whether inline text (a cell) can hide anything: raw HTML needs '<', a title or an
+    image's alt text needs '](' (a reference link's definition is a line of its own)."""
+    return "<" in text or "](" in text
+
+
+def hidden_constructs(text: str) -> tuple[str, ...]:
+    """Every construct a renderer hides in one line (see ``hidden_markup``)."""
+    from ._visible import needs_ast, render, render_inline
+
+    if not needs_ast(text):
+        return ()
+    body = text.strip(" \t")
+    if body.startswith("|"):
+        from ..errors import LedgerParseError
+        from ._table import split_row
+
+        try:
+            cells = split_row(body, "", 0)
+        except LedgerParseError:
+            return render(text).hidden
+        return tuple(
+            h for cell in cells if _inline_may_hide(cell) for h in render_inline(cell).hidden
+        )
+    return render(text).hidden
 
 
 # Look-alikes of the chaining operators that NFKC leaves alone (NFKC already folds
@@ -275,19 +164,33 @@ _MARKERS = {ord(c): None for c in "*_`~"}
 def action_words(text: str) -> str:
     """The Next action as a reader sees its words, for the chaining check.
 
-    Comments, tags (a line-ending tag such as ``<br>`` becomes a line feed), backslash
-    escapes, emphasis and code markers and entities are resolved; then NFKC, look-alike
-    operators folded, and every joiner, variation selector, combining mark and format
-    character removed, so
-    ``th<!-- -->en``, ``t\\hen``, ``&#59;``, ``；`` and ``th\\u200den`` all read plainly.
+    Read from the AST (``_visible.render_inline``): code spans become one placeholder
+    character (quoted code is not a second action), line-ending tags and hard breaks a
+    line feed; then leftover backslashes, emphasis markers and (twice) entities are
+    resolved, NFKC applied, look-alike operators folded, and every joiner, variation
+    selector, combining mark and format character removed, so ``t\\hen``, ``&#59;``,
+    ``；`` and ``th\\u200den`` all read plainly.
     """
+    return _fold(_shown_words(text))
+
+
+def _shown_words(text: str) -> str:
+    """The words outside code, as rendered, before folding (circled numbers intact)."""
+    from ._visible import BREAK, CODE, render_inline
+
+    if "<" in text or "[" in text or "`" in text or "\\" in text or "*" in text or "_" in text:
+        text = "".join(
+            " \ufffc " if kind == CODE else ("\n" if kind == BREAK else part)
+            for kind, part in render_inline(text).pieces
+        )
+    return text
+
+
+def _fold(text: str) -> str:
     import unicodedata
 
-    if "<" in text:
-        text = _strip_comments(text)
-        text = _TAG.sub(lambda m: "\n" if m.group(1).lower() in _LINE_TAGS else "", text)
     text = text.replace("\\", "")
-    # emphasis and code markers render as nothing inside a word: '*th*en' reads 'then'
+    # emphasis markers left unpaired render as themselves, but never split a word
     text = text.translate(_MARKERS)
     if "&" in text:
         import html
@@ -300,17 +203,9 @@ def action_words(text: str) -> str:
     return text
 
 
-def _strip_comments(text: str) -> str:
-    """``text`` with every ``<!-- ... -->`` (or unterminated ``<!--``) removed."""
-    out: list[str] = []
-    pos = 0
-    while True:
-        start = text.find("<!--", pos)
-        if start < 0:
-            out.append(text[pos:])
-            return "".join(out)
-        out.append(text[pos:start])
-        end = text.find("-->", start + 2)  # '<!-->' closes itself, as in HTML
-        if end < 0:
-            return "".join(out)
-        pos = end + 3
+def chaining_problem(text: str) -> str | None:
+    """What in the Next action ``text`` chains a second action, as it reads, or None."""
+    from ._chaining import chained
+
+    shown = _shown_words(text)
+    return chained(_fold(shown), shown)
