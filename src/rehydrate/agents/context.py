@@ -9,12 +9,14 @@ verdict, the failed commands still unrecorded, a compaction not verified yet.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..errors import GitError, RehydrateError
 from .compaction import verdict_text
-from .core import INJECT, Outcome, Project, Runtime, commit_hint, open_project
-from .store import HOLD, PROMPT, VERDICT, WARNING, now, peek, remove, store
+from .core import INJECT, Outcome, Project, Runtime, commit_hint, open_project, settings_hint
+from .judging import NotOptedIn
+from .store import HOLD, PROMPT, VERDICT, WARNING, hold_of, now, peek, remove, store
 
 SESSION_SOURCES = ("startup", "resume", "clear", "compact")
 HEADROOM = 100  # units kept free below the runtime's cap
@@ -28,36 +30,64 @@ SUBAGENT_PREFACE = (
 
 def session_context(where: str, runtime: Runtime, source: str, session: str | None) -> Outcome:
     """The context for a session that starts, resumes, is cleared, or was compacted."""
-    note = None if source in SESSION_SOURCES else f"rehydrate: unknown source {source!r}"
+    notes = [] if source in SESSION_SOURCES else [f"rehydrate: unknown source {source!r}"]
     try:
         project = open_project(where)
+    except NotOptedIn:
+        return Outcome()  # nothing guarded here: a user-scope hook stays out of the way
     except RehydrateError as exc:
-        return Outcome(INJECT, f"rehydrate could not open the repository: {exc}", note)
-    headline, notices = _compaction_notices(project, runtime, source, session)
+        return Outcome(INJECT, f"rehydrate could not open the repository: {exc}", _one(notes))
+    unsaved: list[str] = []  # secondary failures: the core is still given, with a note
+    headline, notices = _compaction_notices(project, runtime, source, session, unsaved)
     headline_f, notices_f = _pending_failures(project)
     notices.extend(notices_f)
     headline.extend(headline_f)
+    settings = settings_hint(project)
+    if settings:
+        notices.append(settings)
     notices.append(
         f"Session source: {source}. rehydrate read the ledgers from the work tree, "
         "so what was recorded but not yet committed counts too."
     )
-    text = _with_core(project, runtime, headline, notices)
+    text = _with_core(project, runtime, headline, notices, unsaved)
     for shown in (WARNING, VERDICT):  # delivered (or stale): consume them only now
-        remove(project.repo.root, runtime.file(shown))
-    return Outcome(INJECT, text, note)
+        _kept(unsaved, remove, project.repo.root, runtime.file(shown))
+    return Outcome(INJECT, text, _one([*notes, *unsaved]))
 
 
 def subagent_context(where: str, runtime: Runtime) -> Outcome:
     """The core for a subagent: constraints, failures and the next action."""
     try:
         project = open_project(where)
+    except NotOptedIn:
+        return Outcome()
     except RehydrateError as exc:
         return Outcome(INJECT, f"rehydrate could not open the repository: {exc}")
-    return Outcome(INJECT, _with_core(project, runtime, [], [SUBAGENT_PREFACE]))
+    unsaved: list[str] = []
+    text = _with_core(project, runtime, [], [SUBAGENT_PREFACE], unsaved)
+    return Outcome(INJECT, text, _one(unsaved))
+
+
+def _one(notes: list[str]) -> str | None:
+    return "; ".join(notes) if notes else None
+
+
+def _kept(unsaved: list[str], write: Callable[..., object], *args: Any) -> bool:
+    """Run one write of a note under ``.rehydrate/``; a failure (a read-only or full disk,
+    a state folder that is not a folder) is said in ``unsaved``, never raised: the
+    context needs no write."""
+    root, relpath = args[0], args[1]
+    try:
+        write(root, relpath, *args[2:])
+    except (OSError, RehydrateError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        unsaved.append(f"rehydrate: could not write {relpath} ({reason}); the context is complete")
+        return False
+    return True
 
 
 def _compaction_notices(
-    project: Project, runtime: Runtime, source: str, session: str | None
+    project: Project, runtime: Runtime, source: str, session: str | None, unsaved: list[str]
 ) -> tuple[list[str], list[str]]:
     """What a compaction left to say. Its warning is shown only by the ``compact`` start
     that proves the compaction ran (a compaction can fail after PreCompact); a verdict
@@ -75,14 +105,17 @@ def _compaction_notices(
             headline.append("the compaction summary is UNFAITHFUL to the ledgers")
         notices.append(verdict_text(verdict, runtime.file(PROMPT)))
     elif source == "compact":
-        store(root, runtime.file(HOLD), {"session_id": session, "time": now()})
+        hold = {"session_id": session, "time": now()}
+        _kept(unsaved, store, root, runtime.file(hold_of(session)), hold)
         notices.append(
             "The compaction summary has not been verified yet; you will be told if it "
             "dropped anything, before your next tool call runs. Until then trust the "
             "ledgers below, not the summary."
         )
-    elif source != "resume":
-        remove(root, runtime.file(HOLD))  # a new conversation holds no summary
+    elif source != "resume":  # a new conversation holds no summary
+        _kept(unsaved, remove, root, runtime.file(hold_of(session)))
+        if session:
+            _kept(unsaved, remove, root, runtime.file(HOLD))
     return headline, notices
 
 
@@ -122,7 +155,9 @@ def _join(headline: Sequence[str], notices: Sequence[str]) -> str:
     return "\n\n".join(parts)
 
 
-def _with_core(project: Project, runtime: Runtime, headline: list[str], notices: list[str]) -> str:
+def _with_core(
+    project: Project, runtime: Runtime, headline: list[str], notices: list[str], unsaved: list[str]
+) -> str:
     """The headline and notices, then the prompt's core in what is left of the cap."""
     from ..errors import LedgerParseError
     from ..prompt.build import PromptOptions, build_prompt, gather, read_protocol
@@ -158,7 +193,10 @@ def _with_core(project: Project, runtime: Runtime, headline: list[str], notices:
     if prompt.decision.decision == "blocked_on_reconciliation":
         ids = ", ".join(r.id or "?" for r in prompt.decision.reasons)
         headline.insert(0, f"BLOCKED ON RECONCILIATION (external write outcome unknown: {ids})")
-    store(root, prompt_file, prompt.text)
+    if not _kept(unsaved, store, root, prompt_file, prompt.text):
+        prompt_file = "the output of `rehydrate prompt`"  # the full prompt is not on disk
+        cut = f"\n[cut at {runtime.cap.limit} {runtime.cap.unit.name}; read {prompt_file}]"
+        notices.append(unsaved[-1])
     prefix = _join(headline, notices)
     budget = runtime.cap.limit - HEADROOM - runtime.cap.size(prefix) - 2
     core = capped_core(

@@ -68,8 +68,11 @@ def write_core(where: str) -> bool:
     from .core import find_repo
     from .store import now
 
+    outcome = session_context(where, RUNTIME, "startup", None)
+    if outcome.action != INJECT:  # nothing guarded here: nothing written
+        return False
     root = find_repo(where).root
-    core = session_context(where, RUNTIME, "startup", None).text + "\n"
+    core = outcome.text + "\n"
     try:
         current = (root / CORE_FILE).read_text(encoding="utf-8")
     except (OSError, ValueError):

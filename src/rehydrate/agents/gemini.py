@@ -144,6 +144,8 @@ def _core_for(event: Event, root: Path, first: str) -> str:
         from .context import session_context
 
         text = session_context(event.where, RUNTIME, "startup", session).text
+    if not text:  # nothing guarded here (agents/judging.py): nothing kept either
+        return text
     kept = [*((k, v) for k, v in chats.items() if k != anchor), (anchor, text)][-MAX_CHATS:]
     store(root, CONTEXT_FILE, {"session_id": session, "text": started, "chats": dict(kept)})
     return text
@@ -158,7 +160,7 @@ def before_tool(event: Event) -> HookResult:
         return HookResult(message=f"rehydrate: {event.problem}; tool call allowed unchecked")
     shell = event.text("tool_name") in (None, SHELL_TOOL)
     command = command_from_hook(dict(event.data)) if shell else None
-    outcome = check_tool_call(event.where, RUNTIME, command, shell)
+    outcome = check_tool_call(event.where, RUNTIME, command, shell, event.text("session_id"))
     if outcome.action == REFUSE:
         return _deny(outcome.text)
     return HookResult(message=outcome.note)
@@ -204,7 +206,9 @@ def after_agent(event: Event) -> HookResult:
 
     if event.problem:
         return HookResult(message=f"rehydrate: {event.problem}; stop not checked")
-    outcome = check_stop(event.where, RUNTIME, event.data.get("stop_hook_active") is True)
+    outcome = check_stop(
+        event.where, RUNTIME, event.data.get("stop_hook_active") is True, event.text("session_id")
+    )
     if outcome.action == BLOCK:
         return _deny(outcome.text)
     return HookResult(message=outcome.note)

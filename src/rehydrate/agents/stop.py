@@ -10,27 +10,48 @@ from __future__ import annotations
 
 from ..errors import GitError, RehydrateError
 from .compaction import held_text
-from .core import BLOCK, Outcome, Project, Runtime, commit_hint, open_project, uncommitted_ledgers
-from .store import HOLD, PROMPT, claim
+from .core import (
+    BLOCK,
+    Outcome,
+    Project,
+    Runtime,
+    commit_hint,
+    open_project,
+    settings_hint,
+    uncommitted_ledgers,
+)
+from .judging import NotOptedIn
+from .store import PROMPT, claim, holds_of
 
 
-def check_stop(where: str, runtime: Runtime, continuing: bool) -> Outcome:
+def check_stop(
+    where: str, runtime: Runtime, continuing: bool, session: str | None = None
+) -> Outcome:
     """Block the stop once, saying why and how to fix it; otherwise let it through."""
     if continuing:
         return Outcome(note="rehydrate: stop hook already active; not blocking again")
     try:
         project = open_project(where)
+    except NotOptedIn:
+        return Outcome()
     except GitError as exc:
-        return Outcome(note=f"rehydrate: {exc}; stop not checked")
+        return Outcome(
+            BLOCK, f"rehydrate cannot check the ledgers: {exc}. Fix git before stopping."
+        )
     except RehydrateError as exc:
         return Outcome(
             BLOCK, f"rehydrate cannot read its configuration: {exc}. Fix it before stopping."
         )
     reasons = []
-    hold = claim(project.repo.root, runtime.file(HOLD))
-    if hold is not None:
-        reasons.append(held_text(hold, runtime.file(PROMPT)))
+    for name in holds_of(session):
+        hold = claim(project.repo.root, runtime.file(name))
+        if hold is not None:
+            reasons.append(held_text(hold, runtime.file(PROMPT)))
+            break
     reasons.extend(_ledger_reasons(project))
+    settings = settings_hint(project)
+    if settings:
+        reasons.append(settings)
     return Outcome(BLOCK, "\n\n".join(reasons)) if reasons else Outcome()
 
 

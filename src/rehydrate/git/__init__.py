@@ -144,6 +144,15 @@ def find_repo_and_head(cwd: str | Path | None = None) -> tuple[Repo, str | None]
     return Repo(Path(top), git_path, common_path.resolve(), fmt.strip() or "sha1"), head or None
 
 
+def why_not_repo(cwd: str | Path) -> str:
+    """git's own words for why ``cwd`` is not a usable work tree (its last stderr line)."""
+    proc = _git(cwd, "rev-parse", "--show-toplevel", check=False)
+    text = proc.stderr.decode("utf-8", "replace").strip()
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    fatal = [line for line in lines if line.startswith(("fatal:", "error:"))]
+    return (fatal or lines or [f"git rev-parse exited {proc.returncode}"])[0][:300]
+
+
 def find_bare_repo(cwd: str | Path | None = None) -> Repo:
     """A bare repository at ``cwd`` (a server's pre-receive hook); its root is the git dir."""
     proc = _git(
@@ -252,6 +261,30 @@ def read_specs(repo: Repo, specs: Sequence[str]) -> dict[str, bytes | None]:
         size = int(header.split()[2])
         result[spec] = data[end + 1 : end + 1 + size]
         pos = end + 1 + size + 1
+    return result
+
+
+def object_ids(repo: Repo, specs: Sequence[str]) -> dict[str, tuple[str, str] | None]:
+    """(object id, type) of objects named like ``HEAD:path`` or ``:path`` (the index, as
+    staged whatever its flags say: skip-worktree, assume-unchanged); None when absent.
+    One ``git cat-file --batch-check`` process, no object read."""
+    if not specs:
+        return {}
+    out = _git(
+        repo.root, "cat-file", "--batch-check", input="".join(s + "\n" for s in specs).encode()
+    ).stdout
+    lines = out.decode("utf-8", "surrogateescape").split("\n")
+    result: dict[str, tuple[str, str] | None] = {}
+    for spec, line in zip(specs, lines, strict=False):
+        words = line.split()
+        known = len(words) == 3 and words[1] in ("blob", "tree", "commit", "tag")
+        result[spec] = (words[0], words[1]) if known else None
+    if len(result) != len(specs):
+        raise GitError(
+            "git cat-file answered fewer objects than asked",
+            code="git_failed",
+            fix="check the repository (git fsck)",
+        )
     return result
 
 
