@@ -24,7 +24,7 @@ the work tree (docs/agent-hooks.md, "What the agent hooks judge").
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,15 +87,15 @@ class Standing:
             self._read.update(git.cat_blobs(self.repo, [oid]))
         return git.Blob(path, self._read[oid], oid, "100644")
 
-    def versions(self, path: str) -> Iterator[tuple[str, git.Blob]]:
-        """(where, blob) of each present version of ``path``, each content once."""
-        seen: set[str | None] = set()
+    def versions(self, path: str) -> list[tuple[tuple[str, ...], git.Blob]]:
+        """(the places that hold it, blob) of each present content of ``path``."""
+        found: dict[str | None, tuple[list[str], git.Blob]] = {}
         for where in WHERES:
             blob = self.blob(where, path)
-            if (blob.data is None and blob.mode is None) or blob.blob in seen:
+            if blob.data is None and blob.mode is None:
                 continue
-            seen.add(blob.blob)
-            yield where, blob
+            found.setdefault(blob.blob, ([], blob))[0].append(where)
+        return [(tuple(wheres), blob) for wheres, blob in found.values()]
 
     def differing(self) -> list[str]:
         """Ledger paths whose work tree, index and HEAD do not hold the same content."""
@@ -191,7 +191,7 @@ def read_standing(repo: git.Repo, head: str | None) -> Standing:
         repo, head, config, tuple(others), ids, worktree, tuple(dict.fromkeys(changes)), False
     )
     standing.opted_in = has_settings or any(
-        any(True for _ in standing.versions(p)) for k in KINDS for p in standing.paths(k)
+        standing.versions(p) for k in KINDS for p in standing.paths(k)
     )
     return standing
 

@@ -36,19 +36,22 @@ def check_readable(standing: Standing) -> None:
     _present_in_worktree(standing, "failures")
 
 
-def failure_files(standing: Standing) -> tuple[list[tuple[str, FailureFile]], list[str]]:
-    """Each distinct version of the failed-attempts ledger, with where it is (work tree
-    first); and notes on versions left out (an index copy that does not parse)."""
+def failure_files(
+    standing: Standing,
+) -> tuple[list[tuple[tuple[str, ...], FailureFile]], list[str]]:
+    """Each distinct version of the failed-attempts ledger, with the places that hold it
+    (the work tree first); and notes on versions left out (an index copy that does not
+    parse)."""
     _present_in_worktree(standing, "failures")
-    files: list[tuple[str, FailureFile]] = []
+    files: list[tuple[tuple[str, ...], FailureFile]] = []
     notes: list[str] = []
     for path in standing.paths("failures"):
-        for where, blob in standing.versions(path):
+        for wheres, blob in standing.versions(path):
             try:
-                files.append((where, _parsed(standing, blob, where)))
+                files.append((wheres, _parsed(standing, blob, wheres[0])))
             except LedgerParseError as exc:
-                if where != INDEX:
-                    raise _placed(exc, where, standing) from None
+                if wheres != (INDEX,):
+                    raise _placed(exc, wheres[0], standing) from None
                 notes.append(
                     f"the staged copy of {path} cannot be read ({exc}); it is left out of "
                     f"the check until it is staged again (git add {path})"

@@ -15,11 +15,15 @@ and one rename attempt; no git process, no ledger read.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import GitError, RehydrateError
 from .core import ALLOW, REFUSE, Outcome, Project, Runtime, open_project, settings_hint
-from .judging import HEAD, INDEX, WORK_TREE, NotOptedIn, work_tree_root
+from .judging import HEAD, WORK_TREE, NotOptedIn, work_tree_root
 from .store import PROMPT, claim, holds_of
+
+if TYPE_CHECKING:
+    from .failfile import FailureFile
 
 __all__ = ["check_tool_call", "refuse_repeat", "work_tree_root"]
 
@@ -69,12 +73,15 @@ def _held(root: Path, runtime: Runtime, session: str | None) -> Outcome | None:
     return None
 
 
-_FROM = {
-    WORK_TREE: "",
-    INDEX: " (as staged in the index; the work tree no longer holds it)",
-    HEAD: " (as committed in HEAD; the work tree and the index no longer hold it: a "
-    "deletion is not in force until a reviewed commit makes it)",
-}
+def _held_where(wheres: tuple[str, ...]) -> str:
+    """Where a matching row is active, when the work tree's copy does not hold it so."""
+    if WORK_TREE in wheres:
+        return ""
+    places = " and ".join("HEAD (committed)" if w == HEAD else "the index" for w in wheres)
+    return (
+        f" (still active in {places}: the work tree's change that drops it is not in "
+        "force until it is committed, which the guard reviews)"
+    )
 
 
 def refuse_repeat(project: Project, command: str) -> Outcome:
@@ -83,9 +90,10 @@ def refuse_repeat(project: Project, command: str) -> Outcome:
     from .commands import check, load_failures
 
     notes: list[str] = []
+    files: list[tuple[tuple[str, ...], FailureFile]]
     try:  # the full parse that confirms a match on the bytes may fail too: both refuse
         if project.standing is None:
-            files = [(WORK_TREE, load_failures(project.repo, project.config))]
+            files = [((WORK_TREE,), load_failures(project.repo, project.config))]
         else:
             from .readable import check_readable, failure_files
 
@@ -116,7 +124,7 @@ def refuse_repeat(project: Project, command: str) -> Outcome:
     return Outcome(
         REFUSE,
         f"This repeats failed attempt {first.id} ({first.kind} match of `{first.attempt}`) in "
-        f"{first.path}{_FROM[where]}{more_text}. Tried: {first.tried}. Failure: "
+        f"{first.path}{_held_where(where)}{more_text}. Tried: {first.tried}. Failure: "
         f"{first.failure}. Workaround: {first.workaround}. Use the workaround; if the "
         f"situation has really changed, retire the row with a reason (rehydrate fail retire "
         f"{first.id} --reason ...)." + (f" {said}" if said else ""),
