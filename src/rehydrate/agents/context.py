@@ -160,7 +160,7 @@ def _with_core(
 ) -> str:
     """The headline and notices, then the prompt's core in what is left of the cap."""
     from ..errors import LedgerParseError
-    from ..prompt.build import PromptOptions, build_prompt, gather, read_protocol
+    from ..prompt.build import PromptOptions, build_prompt, gather
     from ..prompt.capped import capped_core
     from ..state import Source
     from .units import fit
@@ -170,9 +170,7 @@ def _with_core(
     cut = f"\n[cut at {runtime.cap.limit} {runtime.cap.unit.name}; read {prompt_file}]"
     try:
         inputs = gather(project.repo, config, Source("worktree"), config.diff_lines)
-        options = PromptOptions(
-            diff_lines=config.diff_lines, protocol=read_protocol(project.repo, config, None)
-        )
+        options = PromptOptions(diff_lines=config.diff_lines, protocol=_protocol(project, notices))
         prompt = build_prompt(
             inputs.state,
             options,
@@ -208,3 +206,28 @@ def _with_core(
         unit=runtime.cap.unit.name,
     )
     return fit(prefix + "\n\n" + core, runtime.cap, cut)
+
+
+def _protocol(project: Project, notices: list[str]) -> str | None:
+    """The working protocol of the committed ``prompt_template``: a work-tree edit of the
+    template is a change of settings, named and not obeyed until it is committed."""
+    from .. import git
+    from ..prompt.build import read_protocol
+    from ..readlimit import TEMPLATE_LIMIT
+
+    path = project.config.prompt_template
+    standing = project.standing
+    if path is None or standing is None or standing.head is None:
+        return read_protocol(project.repo, project.config, None)
+    found = git.object_ids(project.repo, [f"HEAD:{path}"])[f"HEAD:{path}"]
+    if found is None or found[1] != "blob":  # not committed: the work tree's, as before
+        return read_protocol(project.repo, project.config, None)
+    here = git.read_worktree(project.repo, [path])[path]
+    if here.blob == found[0] and here.data is not None:
+        return read_protocol(project.repo, project.config, None)
+    data = git.cat_blobs(project.repo, [found[0]])[found[0]][:TEMPLATE_LIMIT]
+    notices.append(
+        f"The prompt template {path} differs in the work tree from what is committed; the "
+        "committed template is used until the change is committed."
+    )
+    return data.decode("utf-8", "replace")

@@ -105,6 +105,25 @@ def uncommitted_ledgers(project: Project) -> list[str]:
     return sorted(set(dirty) & set(paths))
 
 
+def flagged_hint(project: Project, paths: list[str]) -> str | None:
+    """The command that clears the index flags hiding ``paths`` from ``git status`` (and
+    from ``git add``: skip-worktree, assume-unchanged), or None when none is set."""
+    if not paths:
+        return None
+    out = git.run(project.repo, "ls-files", "-v", "-z", "--", *paths).stdout
+    flagged = []
+    for record in out.split(b"\0"):
+        tag, _, name = record.partition(b" ")
+        if tag == b"S" or (len(tag) == 1 and tag.islower()):
+            flagged.append(name.decode("utf-8", "surrogateescape"))
+    if not flagged:
+        return None
+    return (
+        f"git update-index --no-skip-worktree --no-assume-unchanged {' '.join(flagged)} "
+        "(an index flag hides the change from git status and git add)"
+    )
+
+
 def settings_hint(project: Project) -> str | None:
     """What a hook says of settings that differ from the committed ones, or None."""
     changes = project.standing.settings_changes if project.standing is not None else ()

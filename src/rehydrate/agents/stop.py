@@ -16,6 +16,7 @@ from .core import (
     Project,
     Runtime,
     commit_hint,
+    flagged_hint,
     open_project,
     settings_hint,
     uncommitted_ledgers,
@@ -72,9 +73,11 @@ def _ledger_reasons(project: Project) -> list[str]:
         )
     dirty = uncommitted_ledgers(project)
     if dirty:
+        flags = flagged_hint(project, dirty)
+        first = f"first {flags}, then " if flags else ""
         reasons.append(
             f"Ledger changes are not committed: {', '.join(dirty)}. Make sure Task's next "
-            f"action and phases are current, then commit them: {commit_hint(dirty)}."
+            f"action and phases are current, then {first}commit them: {commit_hint(dirty)}."
         )
     left = unrecorded(project, failures)
     if left:
