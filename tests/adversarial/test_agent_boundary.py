@@ -330,6 +330,24 @@ ALIASED = excluded_settings(ALIAS, None)
 MOVED, MOVING = committed_settings_moving_the_ledger, uncommitted_settings_moving_the_ledger
 BARE, WORKTREE = git_config("core.bare", "true"), git_config("core.worktree", "/nonexistent")
 HELD = "not in force until it is committed"
+BROKEN_TOML = excluded_settings("[ledgers\nfailures = ", None)
+
+
+def SYMLINKED(repo: Path) -> None:  # noqa: N802 - a table constant
+    write(repo, "stub.md", STUB)
+    (repo / "docs/Failed_Attempts.md").unlink()
+    (repo / "docs/Failed_Attempts.md").symlink_to("../stub.md")
+
+
+def DOCS_AWAY(repo: Path) -> None:  # noqa: N802 - a table constant
+    shutil.move(str(repo / "docs"), str(repo.parent / "elsewhere"))
+    (repo / "docs").symlink_to(repo.parent / "elsewhere")
+
+
+def SPARSE(repo: Path) -> None:  # noqa: N802 - a table constant
+    git(repo, "sparse-checkout", "set", "--no-cone", "/README*")
+
+
 RESTORE = "git checkout HEAD -- docs/Spec.md"
 D, A = "deny", "allow"
 
@@ -376,6 +394,11 @@ CASES = [
     Case("linked-worktree", linked_worktree, REPEAT, D, "F-001", "wt"),
     Case("subdirectory", untouched, REPEAT, D, "F-001", "docs"),
     Case("untouched-legit", untouched, OTHER, A),
+    Case("excluded-toml-broken", BROKEN_TOML, REPEAT, D, "F-001"),
+    Case("excluded-toml-broken-other-legit", BROKEN_TOML, OTHER, A),
+    Case("failures-symlinked-to-a-stub", SYMLINKED, "ls", D, "symlink"),
+    Case("docs-folder-symlinked-away", DOCS_AWAY, "ls", D, "docs/"),
+    Case("sparse-checkout-drops-the-ledgers", SPARSE, "ls", D, "HEAD"),
 ]
 # fmt: on
 
@@ -604,6 +627,55 @@ def test_session_start_gives_the_core_when_nothing_can_be_written(
         text = json.loads(result.out)["hookSpecificOutput"]["additionalContext"]
         assert "F-001" in text and "C-001" in text, text
         assert "could not write" in result.err and "internal error" not in text
+
+
+# Every runtime's session start: the context (plain text, or one JSON field) for a
+# session that starts, and the event that asks for it.
+STARTS: dict[str, tuple[str, dict[str, Any], Callable[[Any, str], str]]] = {
+    "claude": (
+        "session-start",
+        {"source": "startup"},
+        lambda out, text: out["hookSpecificOutput"]["additionalContext"],
+    ),
+    "codex": (
+        "session-start",
+        {"source": "startup"},
+        lambda out, text: out["hookSpecificOutput"]["additionalContext"],
+    ),
+    "cursor": ("session-start", {}, lambda out, text: out["additional_context"]),
+    "cline": (
+        "task-start",
+        {"hookName": "TaskStart", "taskId": "t"},
+        lambda out, text: out["contextModification"],
+    ),
+    "kiro": ("agent-spawn", {"hook_event_name": "agentSpawn"}, lambda out, text: text),
+    "opencode": ("system", {"source": "startup"}, lambda out, text: out["system"]),
+}
+
+
+@pytest.mark.parametrize("runtime", list(STARTS))
+def test_every_session_start_gives_the_core_on_an_unwritable_state_folder(
+    opted_in: Path, runtime: str
+) -> None:
+    (opted_in / ".rehydrate").write_text("a file where the folder should be\n")
+    name, event, context_of = STARTS[runtime]
+    raw = json.dumps({"session_id": "s-1", "cwd": str(opted_in), **event})
+    result = run(opted_in, "hook", runtime, name, input=raw)
+    assert result.code == 0 and "Traceback" not in result.err
+    out = json.loads(result.out) if result.out.strip().startswith("{") else None
+    text = context_of(out, result.out)
+    assert "F-001" in text and "internal error" not in text, result
+
+
+def test_gemini_delivers_the_core_on_an_unwritable_state_folder(opted_in: Path) -> None:
+    (opted_in / ".rehydrate").write_text("a file where the folder should be\n")
+    start = json.dumps({"session_id": "g", "cwd": str(opted_in), "source": "startup"})
+    assert run(opted_in, "hook", "gemini", "session-start", input=start).code == 0
+    request = {"messages": [{"role": "user", "content": "hello"}]}
+    raw = json.dumps({"session_id": "g", "cwd": str(opted_in), "llm_request": request})
+    result = run(opted_in, "hook", "gemini", "before-model", input=raw)
+    first = json.loads(result.out)["hookSpecificOutput"]["llm_request"]["messages"][0]
+    assert "F-001" in first["content"] and first["content"].endswith("hello")
 
 
 def test_session_start_says_nothing_where_nothing_is_guarded(tmp_path: Path) -> None:

@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..errors import RehydrateError
 from .core import BLOCK, INJECT, REFUSE, Outcome, Runtime
 from .events import Event, HookResult, internal_error, read_event
 from .units import UTF16, Cap
@@ -86,7 +87,10 @@ def session_start(event: Event) -> HookResult:
     if root is not None and outcome.action == INJECT:
         note: dict[str, Any] = {"session_id": event.text("session_id"), "text": outcome.text}
         note["chats"] = {}
-        store(root, CONTEXT_FILE, note)
+        try:
+            store(root, CONTEXT_FILE, note)
+        except (OSError, RehydrateError) as exc:  # BeforeModel builds the core again
+            return HookResult(message=f"rehydrate: could not write {CONTEXT_FILE} ({exc})")
     return HookResult(message=outcome.note)
 
 
@@ -147,7 +151,10 @@ def _core_for(event: Event, root: Path, first: str) -> str:
     if not text:  # nothing guarded here (agents/judging.py): nothing kept either
         return text
     kept = [*((k, v) for k, v in chats.items() if k != anchor), (anchor, text)][-MAX_CHATS:]
-    store(root, CONTEXT_FILE, {"session_id": session, "text": started, "chats": dict(kept)})
+    try:  # a secondary write: the core is delivered all the same
+        store(root, CONTEXT_FILE, {"session_id": session, "text": started, "chats": dict(kept)})
+    except (OSError, RehydrateError):
+        pass
     return text
 
 
