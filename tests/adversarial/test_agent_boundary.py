@@ -753,3 +753,22 @@ def test_session_start_uses_the_committed_template_until_an_edit_is_committed(
     commit(opted_in, "the twin: the edit, committed (and reviewed)")
     text = context(opted_in)
     assert INJECTED in full.read_text() and "differs in the work tree" not in text
+
+
+@pytest.mark.parametrize("settings", ["", '[ledgers]\nfailures = "notes/failures.md"\n'])
+def test_a_repository_without_commits_is_judged_by_what_it_holds(
+    tmp_path: Path, settings: str
+) -> None:
+    """Nothing is committed yet (`rehydrate init` just ran): the settings and ledgers of
+    the index and the work tree are all there is, and they are in force."""
+    path = tmp_path / "fresh"
+    path.mkdir()
+    git(path, "init", "-q")
+    if settings:
+        write(path, ".rehydrate.toml", settings)
+    scaffold(path)
+    for runtime in RUNTIMES:
+        assert pre_tool(runtime, path, "ls")[0] is None
+        assert pre_tool(runtime, path, REPEAT)[0] is not None
+    reason = stop(path)["reason"]
+    assert "not committed" in reason and "deleted" not in reason

@@ -167,15 +167,17 @@ def read_standing(repo: git.Repo, head: str | None) -> Standing:
     changes: list[str] = []
     has_settings = config.origin is not None
     for where in WHERES:
-        if where == in_force_at:
+        if where == in_force_at or (where == HEAD and head is None):
             continue
         for name in names:
-            if texts[where][name] != texts[in_force_at][name]:
+            if head is not None and texts[where][name] != texts[in_force_at][name]:
                 changes.append(_change(name, where, texts[where][name], texts[in_force_at][name]))
         try:
             other = config_from_files(texts[where])
         except ConfigError as exc:
-            changes.append(f"{exc.file or 'settings'} in the {where} cannot be read ({exc})")
+            changes.append(
+                f"{exc.file or 'settings'} in the {where} cannot be read ({exc.message})"
+            )
             has_settings = True
             continue
         has_settings = has_settings or other.origin is not None
@@ -295,7 +297,7 @@ def _git_dir(top: Path) -> Path | None:
 
 def broken_git(top: Path, exc: GitError) -> GitError:
     """The error that refuses to judge: what git said in ``top``, and how to fix it."""
-    said = git.why_not_repo(top) if exc.code == "not_a_repo" else str(exc)
+    said = git.why_not_repo(top) if exc.code == "not_a_repo" else exc.message
     return GitError(
         f"git fails in {top}, so rehydrate cannot judge this repository: {said}",
         code="git_failed",
