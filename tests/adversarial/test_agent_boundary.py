@@ -772,3 +772,24 @@ def test_a_repository_without_commits_is_judged_by_what_it_holds(
         assert pre_tool(runtime, path, REPEAT)[0] is not None
     reason = stop(path)["reason"]
     assert "not committed" in reason and "deleted" not in reason
+
+
+def test_a_broken_committed_copy_does_not_lock_the_agent_out_of_committing_the_fix(
+    opted_in: Path,
+) -> None:
+    """HEAD's failed-attempts ledger broken (a `--no-verify` commit, a parser upgrade),
+    the work tree mended: the agent can still run `git commit`, and the mended rows are
+    checked."""
+    good = (opted_in / "docs/Failed_Attempts.md").read_text()
+    write(opted_in, "docs/Failed_Attempts.md", "---\nledger: failures\n| broken")
+    commit(opted_in, "broken", "--no-verify")
+    assert pre_tool("claude", opted_in, "ls")[0] is not None  # the work tree: broken
+    write(opted_in, "docs/Failed_Attempts.md", good)
+    reason, _, err = pre_tool("claude", opted_in, "git commit -am 'mend the ledger'")
+    assert reason is None and "cannot be read" in err
+    assert "F-001" in (pre_tool("claude", opted_in, REPEAT)[0] or "")
+    staged = opted_in / "docs/Failed_Attempts.md"
+    staged.write_text("| broken\n")
+    git(opted_in, "add", "docs/Failed_Attempts.md")
+    staged.write_text(good)  # a broken copy staged, the work tree mended again
+    assert pre_tool("claude", opted_in, "git add docs/Failed_Attempts.md")[0] is None

@@ -5,9 +5,11 @@
   in the work tree is missing, even while HEAD still holds it.
 * Every version of the failed-attempts ledger counts for the command check: the work
   tree's, the index's and HEAD's (``failure_files``); a row removed in one place is still
-  in force from another. HEAD's must parse too (it is the record); the index's, when it
-  does not parse, is named and left out (the work tree and HEAD still hold every row that
-  could matter, and refusing every command then would leave the agent no way to restage).
+  in force from another. A copy in the index or HEAD that does not parse (while the work
+  tree's does) is named and left out: refusing every command then would leave the agent
+  no way to stage and commit the repaired file (a parser upgrade can make a committed
+  ledger unreadable), and a commit that broke the ledger could as well have dropped the
+  row outright; the pre-commit guard and CI judge such commits.
 
 A Spec or Task blob that parsed once is remembered (an empty file under
 ``.git/rehydrate/parsed/``, keyed like ``failindex``), so this costs a stat per ledger on
@@ -23,7 +25,7 @@ from ..config import Config
 from ..errors import LedgerParseError
 from . import failindex
 from .failfile import FailureFile, from_blob
-from .judging import HEAD, INDEX, WORK_TREE, Standing
+from .judging import HEAD, WORK_TREE, Standing
 
 PARSED_DIR = "rehydrate/parsed"
 
@@ -50,11 +52,12 @@ def failure_files(
             try:
                 files.append((wheres, _parsed(standing, blob, wheres[0])))
             except LedgerParseError as exc:
-                if wheres != (INDEX,):
-                    raise _placed(exc, wheres[0], standing) from None
+                if WORK_TREE in wheres:
+                    raise
+                places = " and ".join(wheres)
                 notes.append(
-                    f"the staged copy of {path} cannot be read ({exc}); it is left out of "
-                    f"the check until it is staged again (git add {path})"
+                    f"the copy of {path} in {places} cannot be read ({exc.message}); it is "
+                    "left out of the check until the work tree's copy is committed"
                 )
     return files, notes
 
@@ -109,21 +112,7 @@ def _readable_in_worktree(standing: Standing, kind: str) -> None:
             error = None
             break
         if error is not None:
-            raise _placed(error, WORK_TREE, standing)
-
-
-def _placed(exc: LedgerParseError, where: str, standing: Standing) -> LedgerParseError:
-    """``exc`` saying where the unreadable version is, when it is not the work tree's."""
-    if where == WORK_TREE:
-        return exc
-    return LedgerParseError(
-        f"{exc.message} (the version in {where})",
-        file=exc.file,
-        line=exc.line,
-        code=exc.code,
-        item_id=exc.item_id,
-        fix=f"mend it in the work tree and commit the fix ({exc.fix})",
-    )
+            raise error
 
 
 def _marker(standing: Standing, kind: str, blob: git.Blob, config: Config) -> Path:
