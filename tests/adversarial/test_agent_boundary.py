@@ -793,3 +793,24 @@ def test_a_broken_committed_copy_does_not_lock_the_agent_out_of_committing_the_f
     git(opted_in, "add", "docs/Failed_Attempts.md")
     staged.write_text(good)  # a broken copy staged, the work tree mended again
     assert pre_tool("claude", opted_in, "git add docs/Failed_Attempts.md")[0] is None
+
+
+def test_no_hook_runs_a_program_the_repository_config_names(opted_in: Path) -> None:
+    """`core.fsmonitor` makes git run a program whenever it reads the index; the agent
+    can set it. The hooks read the index (to see what git will commit) and must not run
+    it; the twin, the agent's own `git status`, does."""
+    marker = opted_in.parent / "fsmonitor-ran"
+    script = opted_in.parent / "fsmonitor.sh"
+    script.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    script.chmod(0o755)
+    git(opted_in, "config", "core.fsmonitor", str(script))
+    write(opted_in, "docs/Task.md", (opted_in / "docs/Task.md").read_text() + "\n")
+    for runtime in RUNTIMES:
+        pre_tool(runtime, opted_in, REPEAT)
+        pre_tool(runtime, opted_in, "ls")
+    assert stop(opted_in) is not None
+    session_start(opted_in, "startup", "s-1")
+    session_start(opted_in, "compact", "s-1")
+    assert not marker.exists()
+    git(opted_in, "status", "--porcelain")
+    assert marker.exists()

@@ -36,6 +36,10 @@ class Blob(NamedTuple):
     mode: str | None  # "100644", "120000" (symlink), ... ; None when absent
 
 
+# Settings under which merely reading the index runs a program the repository's config
+# names (that config is the agent's to write): overridden on every call's command line.
+NO_REPO_PROGRAMS = ("-c", "core.fsmonitor=false")
+
 # What every git call runs with: no replacement objects (``git replace``) and no graft
 # file, so history and blobs are the ones the commits really hold.
 _NO_SUBSTITUTION = {"GIT_NO_REPLACE_OBJECTS": "1", "GIT_GRAFT_FILE": os.devnull}
@@ -50,7 +54,7 @@ def _git(
 ) -> subprocess.CompletedProcess[bytes]:
     try:
         proc = subprocess.run(
-            ["git", *args],
+            ["git", *NO_REPO_PROGRAMS, *args],
             cwd=cwd,
             input=input,
             capture_output=True,
@@ -76,7 +80,7 @@ def _start(cwd: Path | str, *args: str) -> subprocess.Popen[bytes]:
     caller reads stdout and must turn a non-zero exit into a ``GitError`` (``_failed``)."""
     try:
         return subprocess.Popen(
-            ["git", *args],
+            ["git", *NO_REPO_PROGRAMS, *args],
             cwd=cwd,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
