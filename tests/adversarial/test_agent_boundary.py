@@ -814,3 +814,38 @@ def test_no_hook_runs_a_program_the_repository_config_names(opted_in: Path) -> N
     assert not marker.exists()
     git(opted_in, "status", "--porcelain")
     assert marker.exists()
+
+
+@pytest.fixture(params=["full", "read-only"])
+def unwritable_state(request: pytest.FixtureRequest, opted_in: Path) -> Iterator[Path]:
+    """``.rehydrate/`` on a real full, or read-only, file system (a tiny tmpfs; needs the
+    right to mount, else the case is skipped: the folder-is-a-file cases above remain)."""
+    import subprocess
+
+    state = opted_in / ".rehydrate"
+    state.mkdir()
+    options = "size=16k" if request.param == "full" else "size=16k,ro"
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(state)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode()[:200]}")
+    try:
+        if request.param == "full":
+            with (state / "filler").open("wb", buffering=0) as out, pytest.raises(OSError):
+                while True:
+                    out.write(b"x" * 4096)
+                    out.flush()
+        yield opted_in
+    finally:
+        subprocess.run(["umount", str(state)], check=False)
+
+
+def test_session_start_gives_the_core_on_a_full_or_read_only_disk(unwritable_state: Path) -> None:
+    for source in ("startup", "compact"):
+        result = session_start(unwritable_state, source, "s-1")
+        text = json.loads(result.out)["hookSpecificOutput"]["additionalContext"]
+        assert "F-001" in text and "C-001" in text and "rehydrate prompt" in text, text
+        assert "could not write" in result.err
+    assert pre_tool("claude", unwritable_state, REPEAT)[0] is not None  # still judged
+    assert pre_tool("claude", unwritable_state, OTHER)[0] is None

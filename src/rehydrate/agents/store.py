@@ -96,9 +96,12 @@ def claim(root: Path, relpath: str) -> dict[str, Any] | None:
         os.rename(root / relpath, root / mine)
     except FileNotFoundError:
         return None
-    except OSError:  # e.g. a read-only directory: take it the plain way
-        return take(root, relpath)
-    return take(root, mine)
+    except OSError:  # e.g. a read-only disk: a note that cannot be consumed is not
+        return None  # delivered (it would hold every call after it)
+    try:
+        return take(root, mine)
+    except OSError:
+        return None
 
 
 def now() -> str:
