@@ -421,6 +421,8 @@ def _nested(tmp: Path) -> Path:
 TOML = (".rehydrate.toml", "diff_lines = 10\n")
 TABLE = ("pyproject.toml", "[tool.rehydrate]\ndiff_lines = 10\n")
 MISSING = "ledger_missing"
+BROKEN_DEP = ("pyproject.toml", '[project]\ndependencies = ["rehydrate"\n')
+BROKEN_TABLE = ("pyproject.toml", "[tool.rehydrate]\ndiff_lines = \n")
 
 # Repositories that have not opted in (a user-scope plugin must stay quiet there), and
 # the tricky ones that have.
@@ -432,6 +434,8 @@ OPT_IN = [
     pytest.param(_with(corrupt_index, plain_repo), A, "", id="unrelated-repo-bad-index"),
     pytest.param(_with(dubious, plain_repo), A, "", id="unrelated-repo-dubious-ownership"),
     pytest.param(_nested, A, "", id="nested-in-an-unrelated-repo"),
+    pytest.param(only(BROKEN_DEP), A, "", id="unrelated-broken-pyproject-naming-rehydrate"),
+    pytest.param(only(BROKEN_TABLE), D, "pyproject.toml", id="broken-tool-rehydrate-table"),
     pytest.param(only(TOML), D, MISSING, id="only-rehydrate-toml"),
     pytest.param(only(TOML, committed=False), D, MISSING, id="only-untracked-rehydrate-toml"),
     pytest.param(only(TABLE), D, MISSING, id="only-pyproject-table"),
@@ -849,3 +853,18 @@ def test_session_start_gives_the_core_on_a_full_or_read_only_disk(unwritable_sta
         assert "could not write" in result.err
     assert pre_tool("claude", unwritable_state, REPEAT)[0] is not None  # still judged
     assert pre_tool("claude", unwritable_state, OTHER)[0] is None
+
+
+def test_stop_lets_an_unrelated_pyproject_edit_through(opted_in: Path) -> None:
+    """The twin of naming a settings change: a `pyproject.toml` edit that changes no
+    rehydrate setting (a dependency bumped) is no settings change."""
+    write(
+        opted_in, "pyproject.toml", '[project]\nname = "x"\n\n[tool.rehydrate]\ndiff_lines = 50\n'
+    )
+    commit(opted_in, "settings in pyproject")
+    text = (opted_in / "pyproject.toml").read_text()
+    write(opted_in, "pyproject.toml", text.replace('name = "x"', 'name = "x"\nversion = "2"'))
+    assert stop(opted_in) is None
+    assert pre_tool("claude", opted_in, OTHER)[2] == ""  # no note either
+    write(opted_in, "pyproject.toml", text.replace("diff_lines = 50", "diff_lines = 5"))
+    assert "pyproject.toml differs" in stop(opted_in)["reason"]

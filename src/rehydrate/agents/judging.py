@@ -24,6 +24,7 @@ the work tree (docs/agent-hooks.md, "What the agent hooks judge").
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -162,25 +163,28 @@ def read_standing(repo: git.Repo, head: str | None) -> Standing:
     ids = _ids(repo, head, [*names, *ledger_paths])
     texts = {w: {n: _settings_bytes(repo, w, n, ids, worktree) for n in names} for w in WHERES}
     in_force_at = HEAD if head is not None else (INDEX if _any(texts[INDEX]) else WORK_TREE)
-    config = config_from_files(texts[in_force_at])  # ConfigError: the settings in force
+    config = _settings(texts[in_force_at]) or Config()  # ConfigError: the ones in force
     others: list[Config] = []
     changes: list[str] = []
     has_settings = config.origin is not None
     for where in WHERES:
         if where == in_force_at or (where == HEAD and head is None):
             continue
-        for name in names:
-            if head is not None and texts[where][name] != texts[in_force_at][name]:
-                changes.append(_change(name, where, texts[where][name], texts[in_force_at][name]))
         try:
-            other = config_from_files(texts[where])
+            other = _settings(texts[where])
         except ConfigError as exc:
-            changes.append(
-                f"{exc.file or 'settings'} in the {where} cannot be read ({exc.message})"
-            )
+            changes.append(f"{exc.file} in the {where} cannot be read ({exc.message})")
             has_settings = True
             continue
+        if other is None:
+            continue
         has_settings = has_settings or other.origin is not None
+        if head is not None and other != config:
+            changes.extend(
+                _change(n, where, texts[where][n], texts[in_force_at][n])
+                for n in names
+                if texts[where][n] != texts[in_force_at][n]
+            )
         if other not in (config, *others) and other.origin is not None:
             others.append(other)
     wanted = dict.fromkeys(c.path_of(k) for c in (config, *others) for k in KINDS)
@@ -196,6 +200,27 @@ def read_standing(repo: git.Repo, head: str | None) -> Standing:
         standing.versions(p) for k in KINDS for p in standing.paths(k)
     )
     return standing
+
+
+def _settings(texts: Mapping[str, bytes | None]) -> Config | None:
+    """The settings these files hold; None where a ``pyproject.toml`` that is not valid
+    TOML names rehydrate without a ``[tool.rehydrate]`` table (a dependency: not ours to
+    judge). Raises ``ConfigError`` for settings of ours that cannot be read."""
+    try:
+        return config_from_files(texts)
+    except ConfigError as exc:
+        pyproject = texts.get("pyproject.toml") or b""
+        if exc.file == "pyproject.toml" and not _TABLE.search(pyproject):
+            if texts.get(".rehydrate.toml") is None:
+                return None
+        raise
+
+
+# A [tool.rehydrate] table header, or an inline `rehydrate = {…}` (linear: no run of one
+# class is followed by the same class).
+_TABLE = re.compile(
+    rb"^[ \t]*\[+[ \t]*tool[ \t]*\.[ \t]*rehydrate\b|\brehydrate[ \t]*=[ \t]*\{", re.M
+)
 
 
 def _any(texts: Mapping[str, bytes | None]) -> bool:
