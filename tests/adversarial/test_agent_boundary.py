@@ -868,3 +868,19 @@ def test_stop_lets_an_unrelated_pyproject_edit_through(opted_in: Path) -> None:
     assert pre_tool("claude", opted_in, OTHER)[2] == ""  # no note either
     write(opted_in, "pyproject.toml", text.replace("diff_lines = 50", "diff_lines = 5"))
     assert "pyproject.toml differs" in stop(opted_in)["reason"]
+
+
+@pytest.mark.parametrize(
+    "change", [SKIP, retire_uncommitted, delete_row], ids=["skip-worktree", "retired", "deleted"]
+)
+def test_session_start_says_which_rows_are_dropped_only_in_the_work_tree(
+    opted_in: Path, change: Callable[[Path], None]
+) -> None:
+    change(opted_in)
+    text = context(opted_in)
+    assert "failed attempts F-001 are dropped only in the work tree" in text
+
+
+def test_session_start_says_nothing_of_a_committed_retirement(opted_in: Path) -> None:
+    retire_committed(opted_in)
+    assert "dropped only in the work tree" not in context(opted_in)

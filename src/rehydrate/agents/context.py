@@ -45,6 +45,14 @@ def session_context(where: str, runtime: Runtime, source: str, session: str | No
     settings = settings_hint(project)
     if settings:
         notices.append(settings)
+    dropped = _dropped_failures(project)
+    if dropped:
+        headline.append(f"failed attempts {', '.join(dropped)} are dropped only in the work tree")
+        notices.append(
+            f"Failed attempts {', '.join(dropped)} are active as committed (HEAD) but deleted "
+            "or retired in the work tree. They stay in force until a commit retires them "
+            "(the guard judges that commit): do not repeat them; the shell hook refuses them."
+        )
     notices.append(
         f"Session source: {source}. rehydrate read the ledgers from the work tree, "
         "so what was recorded but not yet committed counts too."
@@ -231,3 +239,26 @@ def _protocol(project: Project, notices: list[str]) -> str | None:
         "committed template is used until the change is committed."
     )
     return data.decode("utf-8", "replace")
+
+
+def _dropped_failures(project: Project) -> list[str]:
+    """IDs of failed attempts active in HEAD's copy but not in the work tree's (the
+    prompt is built from the work tree, the command check from every copy)."""
+    from ..errors import LedgerParseError
+    from ..state import parse_file
+    from .judging import HEAD, WORK_TREE
+
+    standing = project.standing
+    if standing is None or standing.head is None:
+        return []
+    path = project.config.path_of("failures")
+    committed, here = standing.blob(HEAD, path), standing.blob(WORK_TREE, path)
+    if committed.blob is None or committed.blob == here.blob:
+        return []
+    try:
+        old = parse_file("failures", committed, project.config, HEAD)
+        new = parse_file("failures", here, project.config, WORK_TREE)
+    except LedgerParseError:  # said elsewhere: the core names an unreadable ledger
+        return []
+    kept = {r.id for r in new.active("failures")}
+    return [r.id for r in old.active("failures") if r.id and r.id not in kept][:20]
