@@ -3,10 +3,12 @@
 * Any tool: the first call after a compaction is held (refused once) until the verdict
   on the summary has been shown; a Write or Edit must not run on a summary that dropped
   a constraint.
-* A shell command: refused when it repeats an active failed attempt (naming the row and
-  its workaround), and every shell command is refused while the failed-attempts ledger
-  cannot be read (fail closed: no repeat slips through unnoticed). Other tools stay
-  allowed then, so that the agent can mend the ledger.
+* A shell command: refused when it repeats an active failed attempt in any copy of the
+  failed-attempts ledger, the work tree's, the index's or HEAD's (naming the row and its
+  workaround), and every shell command is refused while a ledger is missing or cannot be
+  read, or git fails (fail closed: no repeat slips through unnoticed). Other tools stay
+  allowed then, so that the agent can mend the ledger. What is judged, and where nothing
+  is (a repository that has not opted in), is ``judging``'s.
 
 This runs on every tool call: a call that is not a shell command costs a few stat calls
 and one rename attempt; no git process, no ledger read.
@@ -100,6 +102,12 @@ def refuse_repeat(project: Project, command: str) -> Outcome:
             check_readable(project.standing)
             files, notes = failure_files(project.standing)
         found = [(where, check(command, failures)) for where, failures in files]
+    except GitError as exc:
+        return Outcome(
+            REFUSE,
+            f"rehydrate cannot check this command: {exc}. Commands stay blocked until git "
+            "works here again, so that no failed attempt is repeated unchecked.",
+        )
     except RehydrateError as exc:
         failures = project.standing.paths("failures") if project.standing else []
         failures.append(project.config.path_of("failures"))
