@@ -333,6 +333,15 @@ HELD = "not in force until it is committed"
 BROKEN_TOML = excluded_settings("[ledgers\nfailures = ", None)
 
 
+def replaced(repo: Path) -> None:
+    """`git replace` makes HEAD's blob read as a stub without the row (for git itself);
+    the work tree and the index then drop the row too."""
+    blob = git(repo, "rev-parse", "HEAD:docs/Failed_Attempts.md").stdout.strip()
+    stub = git(repo, "hash-object", "-w", "--stdin", input=STUB).stdout.strip()
+    git(repo, "replace", "-f", blob, stub)
+    staged_deletion(repo)
+
+
 def SYMLINKED(repo: Path) -> None:  # noqa: N802 - a table constant
     write(repo, "stub.md", STUB)
     (repo / "docs/Failed_Attempts.md").unlink()
@@ -394,6 +403,7 @@ CASES = [
     Case("linked-worktree", linked_worktree, REPEAT, D, "F-001", "wt"),
     Case("subdirectory", untouched, REPEAT, D, "F-001", "docs"),
     Case("untouched-legit", untouched, OTHER, A),
+    Case("replace-ref-swaps-the-committed-blob", replaced, REPEAT, D, "F-001"),
     Case("excluded-toml-broken", BROKEN_TOML, REPEAT, D, "F-001"),
     Case("excluded-toml-broken-other-legit", BROKEN_TOML, OTHER, A),
     Case("failures-symlinked-to-a-stub", SYMLINKED, "ls", D, "symlink"),
