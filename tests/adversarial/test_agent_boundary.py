@@ -894,3 +894,12 @@ def test_session_start_says_which_rows_are_dropped_only_in_the_work_tree(
 def test_session_start_says_nothing_of_a_committed_retirement(opted_in: Path) -> None:
     retire_committed(opted_in)
     assert "dropped only in the work tree" not in context(opted_in)
+
+
+def test_a_manual_compaction_is_refused_while_git_fails(opted_in: Path) -> None:
+    BARE(opted_in)
+    raw = json.dumps({"session_id": "s", "cwd": str(opted_in), "trigger": "manual"})
+    result = run(opted_in, "hook", "claude", "pre-compact", input=raw)
+    assert result.code == 2 and "core.bare false" in result.err
+    auto = json.dumps({"session_id": "s", "cwd": str(opted_in), "trigger": "auto"})
+    assert run(opted_in, "hook", "claude", "pre-compact", input=auto).code == 0  # twin

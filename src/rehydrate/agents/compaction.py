@@ -69,7 +69,9 @@ def before_compaction(where: str, runtime: Runtime, trigger: str, session: str |
         project = open_project(where)
     except NotOptedIn:
         return Outcome()
-    except GitError as exc:
+    except GitError as exc:  # cannot tell whether the ledgers are committed
+        if trigger == "manual":
+            return Outcome(REFUSE, f"rehydrate: compaction refused: {exc}; fix git first.")
         return Outcome(note=f"rehydrate: {exc}; compaction not checked")
     except RehydrateError as exc:
         return _problem(None, runtime, trigger, session, f"configuration unreadable: {exc}", [])
