@@ -33,7 +33,9 @@ from .. import git
 from ..config import CONFIG_FILES, DEFAULT_PATHS, Config, config_from_files
 from ..errors import ConfigError, GitError, LedgerParseError
 
-WORK_TREE, INDEX, HEAD = "work tree", "index", "HEAD"
+WORK_TREE = "work tree"
+INDEX = "index"
+HEAD = "HEAD"
 WHERES = (WORK_TREE, INDEX, HEAD)  # the order versions are read and named in
 _SPEC = {INDEX: ":", HEAD: "HEAD:"}
 _EMPTY_BLOB = {  # what an intent-to-add entry (git add -N) stages: no content yet
