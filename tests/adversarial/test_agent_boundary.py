@@ -692,11 +692,25 @@ def test_gemini_delivers_the_core_on_an_unwritable_state_folder(opted_in: Path) 
     assert "F-001" in first["content"] and first["content"].endswith("hello")
 
 
+QUIET_STARTS = [
+    *((r, name, event) for r, (name, event, _) in STARTS.items()),
+    ("copilot", "session-start", {}),
+    ("gemini", "session-start", {"source": "startup"}),
+    ("gemini", "before-model", {"llm_request": {"messages": [{"role": "user", "content": "hi"}]}}),
+]
+
+
 def test_session_start_says_nothing_where_nothing_is_guarded(tmp_path: Path) -> None:
     for where in (plain_repo(tmp_path), outside(tmp_path)):
         result = session_start(where, "startup", "s-1")
         assert result.out == "" and result.err == ""
+        for runtime, name, event in QUIET_STARTS:
+            raw = json.dumps({"session_id": "s-1", "cwd": str(where), **event})
+            done = run(where, "hook", runtime, name, input=raw)
+            assert done.code == 0 and done.err == "", (runtime, done)
+            assert done.out.strip() in ("", "{}", '{"cancel": false}'), (runtime, done)
         assert not (where / ".rehydrate").exists()
+        assert not (where / ".github").exists()
 
 
 def test_stop_and_capture_say_nothing_where_nothing_is_guarded(tmp_path: Path) -> None:

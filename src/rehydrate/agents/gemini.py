@@ -104,8 +104,8 @@ def before_model(event: Event) -> HookResult:
     if not isinstance(first, dict) or not isinstance(content, str):
         return HookResult(message="rehydrate: the model request has no text message")
     root = _root(event.where)
-    if root is None:
-        return HookResult(message="rehydrate: not in a git work tree; no context added")
+    if root is None:  # outside any git repository: nothing is guarded here
+        return HookResult()
     text = _core_for(event, root, content)
     if content.startswith(text):
         return HookResult()
