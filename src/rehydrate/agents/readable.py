@@ -42,8 +42,8 @@ def failure_files(
     standing: Standing,
 ) -> tuple[list[tuple[tuple[str, ...], FailureFile]], list[str]]:
     """Each distinct version of the failed-attempts ledger, with the places that hold it
-    (the work tree first); and notes on versions left out (an index copy that does not
-    parse)."""
+    (the work tree first); and notes on the copies left out (one in the index or HEAD
+    that does not parse; the work tree's must)."""
     _present_in_worktree(standing, "failures")
     files: list[tuple[tuple[str, ...], FailureFile]] = []
     notes: list[str] = []
