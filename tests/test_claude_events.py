@@ -15,7 +15,7 @@ import pytest
 
 from conftest import commit, run, run_subprocess, write
 from rehydrate.agents.captured import PENDING_FILE, WORKAROUND
-from rehydrate.agents.claude import CONTEXT_LIMIT, HOLD_FILE, WARNING_FILE
+from rehydrate.agents.claude import CONTEXT_LIMIT, WARNING_FILE, hold_file
 from rehydrate.agents.claude_install import hook_command
 
 NEXT = "Example: write the failing test for the bug described in the objective"
@@ -257,7 +257,7 @@ def test_an_unfaithful_verdict_holds_the_first_tool_call_of_any_kind(ledger_repo
 def test_a_faithful_verdict_holds_nothing(ledger_repo: Path) -> None:
     shown = _compaction(ledger_repo, f"<summary>{FAITHFUL}</summary>")
     assert "faithful" in shown and "UNFAITHFUL" not in shown
-    assert not (ledger_repo / HOLD_FILE).exists()
+    assert not (ledger_repo / hold_file("s-1")).exists()
     assert tool_call(ledger_repo, "Edit", file_path="x", old_string="a", new_string="b") is None
     assert stop(ledger_repo) is None
 

@@ -12,10 +12,10 @@ import pytest
 from conftest import commit, git, run, run_subprocess, write
 from rehydrate.agents.claude import (
     CONTEXT_LIMIT,
-    HOLD_FILE,
     PROMPT_FILE,
     VERDICT_FILE,
     WARNING_FILE,
+    hold_file,
 )
 from rehydrate.agents.claude_install import hook_command, merge_settings
 
@@ -262,13 +262,16 @@ def test_session_start_before_post_compact_delivers_the_verdict_once(ledger_repo
         ledger_repo, "session-start", {"hook_event_name": "SessionStart", "source": "compact"}
     )
     assert "not been verified yet" in context_of(out)
-    assert (ledger_repo / HOLD_FILE).exists()
+    assert (ledger_repo / hold_file("abc123")).exists()
     hook(
         ledger_repo,
         "post-compact",
         {"hook_event_name": "PostCompact", "trigger": "auto", "compact_summary": "nothing useful"},
     )
-    assert json.loads((ledger_repo / HOLD_FILE).read_text())["verdict"]["summary"] == "unfaithful"
+    assert (
+        json.loads((ledger_repo / hold_file("abc123")).read_text())["verdict"]["summary"]
+        == "unfaithful"
+    )
     bash = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}}
     code, out, _ = hook(ledger_repo, "pre-tool-use", bash)
     assert code == 0 and "UNFAITHFUL" in deny_reason(out) and "C-001" in deny_reason(out)
@@ -287,7 +290,7 @@ def test_session_start_before_faithful_post_compact_stays_quiet(ledger_repo: Pat
         },
     )
     assert not (ledger_repo / VERDICT_FILE).exists()
-    assert not (ledger_repo / HOLD_FILE).exists()
+    assert not (ledger_repo / hold_file("abc123")).exists()
     bash = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}}
     assert hook(ledger_repo, "pre-tool-use", bash) == (0, None, "")
 

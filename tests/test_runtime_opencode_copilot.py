@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from conftest import commit, git, run, write
+from conftest import commit, git, run, scaffold, write
 from rehydrate.agents import copilot, opencode
 from rehydrate.agents.copilot_install import BEGIN, END, INSTRUCTIONS_FILE
 from rehydrate.agents.copilot_install import install_agent as install_copilot
@@ -188,6 +188,7 @@ def test_copilot_agent_stop_blocks_once(ledger_repo: Path) -> None:
 
 
 def test_copilot_install_merges_hooks_and_one_instructions_section(repo: Path) -> None:
+    scaffold(repo)  # opted in: the core file is written only where rehydrate is in use
     write(
         repo,
         copilot.HOOKS_FILE,

@@ -113,6 +113,25 @@ def test_repeat_of_a_failed_attempt_is_denied(claude: Path, project: Path, api: 
     assert "F-RC7" in reason and "use default build tags" in reason
 
 
+def test_a_row_hidden_by_skip_worktree_still_refuses(claude: Path, project: Path, api: Any) -> None:
+    """Issue 24 class 2: the row deleted in the work tree under ``skip-worktree`` (``git
+    status`` is clean): the command is still refused, and the stop names the change."""
+    ledger = project / "docs/Failed_Attempts.md"
+    git(project, "update-index", "--skip-worktree", "docs/Failed_Attempts.md")
+    kept = [line for line in ledger.read_text().splitlines(True) if "F-RC7" not in line]
+    ledger.write_text("".join(kept))
+    assert git(project, "status", "--porcelain").stdout == ""
+    fake = api([bash("touch marker && go test -tags=musl ./...")], [text("understood")])
+    session = run_claude(claude, project, fake, "run the tests")
+    assert session.returncode == 0, session.stderr
+    assert not (project / "marker").exists()
+    turns = fake.turn_requests()
+    (result,) = tool_results(turns[1])
+    assert result["is_error"] is True and "F-RC7" in json.dumps(result["content"])
+    assert len(turns) >= 3  # the stop was blocked once: the model was told
+    assert "docs/Failed_Attempts.md" in turns[2].text()
+
+
 def test_an_allowed_command_runs(claude: Path, project: Path, api: Any) -> None:
     fake = api([bash("touch marker && echo ran; go test -tags=netgo ./... || true")], [text("ok")])
     session = run_claude(claude, project, fake, "run it")
@@ -539,6 +558,30 @@ def test_the_plugin_gives_the_hooks_without_init(
     assert not (plain_project / "marker").exists()
     (result,) = tool_results(fake.turn_requests()[1])
     assert result["is_error"] is True and "F-RC7" in json.dumps(result["content"])
+
+
+def test_the_user_scope_plugin_stays_out_of_an_unrelated_repository(
+    claude: Path, tmp_path: Path, api: Any
+) -> None:
+    """Issue 26 item 1: the plugin installed at user scope (the default), a repository
+    with no ledgers and no rehydrate settings: the command runs, the model is told
+    nothing, and nothing is written there."""
+    other = tmp_path / "unrelated"
+    other.mkdir()
+    git(other, "init", "-q")
+    (other / "README.md").write_text("an unrelated project\n")
+    git(other, "add", "README.md")
+    git(other, "commit", "-q", "-m", "init")
+    fake = api([bash("touch marker && ls")], [text("ok")])
+    install_plugin(claude, other, fake)
+    session = run_claude(claude, other, fake, "list the files")
+    assert session.returncode == 0, session.stderr
+    assert (other / "marker").exists()
+    assert ADDED_CONTEXT not in fake.turn_requests()[0].text()
+    (result,) = tool_results(fake.turn_requests()[1])
+    assert result.get("is_error") is not True, result
+    assert not (other / ".rehydrate").exists()
+    assert git(other, "status", "--porcelain").stdout == "?? marker\n"
 
 
 def test_the_plugin_fails_closed_when_rehydrate_is_missing(

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..errors import GitError, RehydrateError
 from ..redact import redact
 from .core import INJECT, STATE_DIR, Outcome, Project, open_project
+from .judging import NotOptedIn
 from .store import now, peek, store
 
 if TYPE_CHECKING:  # types only: matching is imported where it runs
@@ -107,6 +108,8 @@ def capture_failed_command(where: str, command: str, error: str) -> Outcome:
     """Capture one failed shell command; tell the agent (once per command) how to record it."""
     try:
         project = open_project(where)
+    except NotOptedIn:
+        return Outcome()  # nothing guarded here
     except GitError as exc:
         return Outcome(note=f"rehydrate: {exc}; failed command not captured")
     item = capture(project, command, error)

@@ -32,7 +32,7 @@ from ..errors import RehydrateError
 from .contextuse import LIMIT_ENV
 from .core import BLOCK, INJECT, INSTRUCT, REFUSE, SHOW, Outcome, Runtime
 from .events import Event, HookResult, read_event
-from .store import ENVELOPE, HOLD, PROMPT, VERDICT, WARNING
+from .store import ENVELOPE, HOLD, PROMPT, VERDICT, WARNING, hold_of
 from .units import UTF16, Cap
 
 CONTEXT_LIMIT = 10000  # Claude Code's cap on additionalContext, in UTF-16 code units
@@ -41,7 +41,7 @@ PROJECT_VARS = ("CLAUDE_PROJECT_DIR",)  # where Claude Code names the project
 PROMPT_FILE = RUNTIME.file(PROMPT)
 WARNING_FILE = RUNTIME.file(WARNING)
 VERDICT_FILE = RUNTIME.file(VERDICT)
-HOLD_FILE = RUNTIME.file(HOLD)
+HOLD_FILE = RUNTIME.file(HOLD)  # a session not named; a named one's: hold_file(session)
 ENVELOPE_FILE = RUNTIME.file(ENVELOPE)
 SHELL_TOOL = "Bash"
 # The hooks rehydrate wires, for .claude/settings.json (init --claude) and the plugin's
@@ -56,6 +56,11 @@ SETTINGS_HOOKS: Mapping[str, tuple[str | None, str]] = {
     "Stop": (None, "stop"),
 }
 EVENTS = tuple(name for _, name in SETTINGS_HOOKS.values())
+
+
+def hold_file(session: str | None) -> str:
+    """The hold of one session after its compaction (other sessions are not held)."""
+    return RUNTIME.file(hold_of(session))
 
 
 def _context(event_name: str, outcome: Outcome) -> HookResult:
@@ -151,7 +156,7 @@ def pre_tool_use(event: Event) -> HookResult:
     tool = event.text("tool_name")
     shell = tool is None or tool == SHELL_TOOL
     command = command_from_hook(dict(event.data)) if shell else None
-    outcome = check_tool_call(event.where, RUNTIME, command, shell)
+    outcome = check_tool_call(event.where, RUNTIME, command, shell, event.text("session_id"))
     if outcome.action == REFUSE:
         return _deny(outcome.text)
     return HookResult(message=outcome.note)
@@ -218,7 +223,9 @@ def stop(event: Event) -> HookResult:
 
     if event.problem:
         return HookResult(message=f"rehydrate: {event.problem}; stop not checked")
-    outcome = check_stop(event.where, RUNTIME, event.data.get("stop_hook_active") is True)
+    outcome = check_stop(
+        event.where, RUNTIME, event.data.get("stop_hook_active") is True, event.text("session_id")
+    )
     if outcome.action == BLOCK:
         return _block(outcome.text)
     return HookResult(message=outcome.note)

@@ -77,7 +77,9 @@ def pre_tool_use(event: Event) -> HookResult:
     if event.problem:
         return HookResult(output=ALLOW, message=f"rehydrate: {event.problem}; allowed unchecked")
     shell = event.nested("preToolUse", "toolName") == SHELL_TOOL
-    outcome = check_tool_call(_where(event), RUNTIME, _command(event, "preToolUse"), shell)
+    outcome = check_tool_call(
+        _where(event), RUNTIME, _command(event, "preToolUse"), shell, event.text("taskId")
+    )
     if outcome.action == REFUSE:
         return _cancel(outcome.text)
     return HookResult(output=ALLOW, message=outcome.note)

@@ -154,7 +154,7 @@ def pre_tool_use(event: Event) -> HookResult:
     tool = event.text("tool_name")
     shell = tool is None or tool == SHELL_TOOL
     command = command_from_hook(dict(event.data)) if shell else None
-    outcome = check_tool_call(_where(event), RUNTIME, command, shell)
+    outcome = check_tool_call(_where(event), RUNTIME, command, shell, event.text("session_id"))
     if outcome.action == REFUSE:
         return _deny(outcome.text)
     return HookResult(message=outcome.note)
@@ -214,7 +214,9 @@ def stop(event: Event) -> HookResult:
 
     if event.problem:
         return HookResult(message=f"rehydrate: {event.problem}; stop not checked")
-    outcome = check_stop(_where(event), RUNTIME, event.data.get("stop_hook_active") is True)
+    outcome = check_stop(
+        _where(event), RUNTIME, event.data.get("stop_hook_active") is True, event.text("session_id")
+    )
     if outcome.action == BLOCK:
         return _block(outcome.text)
     return HookResult(message=outcome.note)

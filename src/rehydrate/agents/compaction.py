@@ -11,13 +11,14 @@ After it (``after_compaction``) the summary *as the model receives it* (the adap
 applies its runtime's own rewriting first) is verified against the ledgers, and the
 verdict is shown. Claude Code runs PreCompact, the summary request, SessionStart
 (``compact``), then PostCompact: the verdict comes after the new context, so the session
-start holds the first tool call (``HOLD``) until the verdict has been shown. Notes
+start holds the session's first tool call (``hold_of``) until the verdict has been shown. Notes
 (``.rehydrate/<runtime>-…``):
 
 * ``precompact.json``: an automatic compaction began over uncommitted (or unreadable)
   ledgers; shown by the ``compact`` session start that proves it ran, dropped by any other;
 * ``postcompact.json``: a verdict that came before the session start that shows it;
-* ``hold.json``: the next tool call (or stop) is held until the verdict is shown.
+* ``hold-<session digest>.json``: that session's next tool call (or stop) is held until
+  the verdict is shown (other sessions in the repository are not held).
 """
 
 from __future__ import annotations
@@ -38,7 +39,19 @@ from .core import (
     open_project,
     uncommitted_ledgers,
 )
-from .store import ENVELOPE, HOLD, PROMPT, VERDICT, WARNING, now, peek, remove, state_dir, store
+from .judging import NotOptedIn
+from .store import (
+    ENVELOPE,
+    PROMPT,
+    VERDICT,
+    WARNING,
+    hold_of,
+    now,
+    peek,
+    remove,
+    state_dir,
+    store,
+)
 
 VERDICT_SCHEMA = "rehydrate/{runtime}-compact-verdict-v1"
 
@@ -54,7 +67,11 @@ def before_compaction(where: str, runtime: Runtime, trigger: str, session: str |
 
     try:
         project = open_project(where)
-    except GitError as exc:
+    except NotOptedIn:
+        return Outcome()
+    except GitError as exc:  # cannot tell whether the ledgers are committed
+        if trigger == "manual":
+            return Outcome(REFUSE, f"rehydrate: compaction refused: {exc}; fix git first.")
         return Outcome(note=f"rehydrate: {exc}; compaction not checked")
     except RehydrateError as exc:
         return _problem(None, runtime, trigger, session, f"configuration unreadable: {exc}", [])
@@ -209,6 +226,8 @@ def after_compaction(
 
     try:
         project = open_project(where)
+    except NotOptedIn:
+        return Outcome()
     except GitError as exc:
         return Outcome(note=f"rehydrate: {exc}; summary not verified")
     try:
@@ -225,13 +244,18 @@ def after_compaction(
     verdict = {"schema": VERDICT_SCHEMA.format(runtime=runtime.name), **verdict}
     verdict.update({"session_id": session, "trigger": trigger, "time": now()})
     root = project.repo.root
-    if peek(root, runtime.file(HOLD)) is not None:  # the session start came first
-        if verdict["summary"] == "faithful":
-            remove(root, runtime.file(HOLD))
+    hold = runtime.file(hold_of(session))
+    try:
+        if peek(root, hold) is not None:  # the session start came first
+            if verdict["summary"] == "faithful":
+                remove(root, hold)
+            else:
+                store(root, hold, {"verdict": verdict, "session_id": session, "time": now()})
         else:
-            store(root, runtime.file(HOLD), {"verdict": verdict, "time": now()})
-    else:
-        store(root, runtime.file(VERDICT), verdict)
+            store(root, runtime.file(VERDICT), verdict)
+    except (OSError, RehydrateError) as exc:  # the verdict is still shown below
+        kept = f"rehydrate: the verdict could not be kept for the next tool call ({exc})"
+        return Outcome(SHOW, "rehydrate: " + verdict_text(verdict, runtime.file(PROMPT)), kept)
     shown = "rehydrate: " + verdict_text(verdict, runtime.file(PROMPT))
     return Outcome(
         SHOW,

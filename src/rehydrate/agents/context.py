@@ -9,12 +9,14 @@ verdict, the failed commands still unrecorded, a compaction not verified yet.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..errors import GitError, RehydrateError
 from .compaction import verdict_text
-from .core import INJECT, Outcome, Project, Runtime, commit_hint, open_project
-from .store import HOLD, PROMPT, VERDICT, WARNING, now, peek, remove, store
+from .core import INJECT, Outcome, Project, Runtime, commit_hint, open_project, settings_hint
+from .judging import NotOptedIn
+from .store import HOLD, PROMPT, VERDICT, WARNING, hold_of, now, peek, remove, store
 
 SESSION_SOURCES = ("startup", "resume", "clear", "compact")
 HEADROOM = 100  # units kept free below the runtime's cap
@@ -28,36 +30,72 @@ SUBAGENT_PREFACE = (
 
 def session_context(where: str, runtime: Runtime, source: str, session: str | None) -> Outcome:
     """The context for a session that starts, resumes, is cleared, or was compacted."""
-    note = None if source in SESSION_SOURCES else f"rehydrate: unknown source {source!r}"
+    notes = [] if source in SESSION_SOURCES else [f"rehydrate: unknown source {source!r}"]
     try:
         project = open_project(where)
+    except NotOptedIn:
+        return Outcome()  # nothing guarded here: a user-scope hook stays out of the way
     except RehydrateError as exc:
-        return Outcome(INJECT, f"rehydrate could not open the repository: {exc}", note)
-    headline, notices = _compaction_notices(project, runtime, source, session)
+        return Outcome(INJECT, f"rehydrate could not open the repository: {exc}", _one(notes))
+    unsaved: list[str] = []  # secondary failures: the core is still given, with a note
+    headline, notices = _compaction_notices(project, runtime, source, session, unsaved)
     headline_f, notices_f = _pending_failures(project)
     notices.extend(notices_f)
     headline.extend(headline_f)
+    settings = settings_hint(project)
+    if settings:
+        notices.append(settings)
+    dropped = _dropped_failures(project)
+    if dropped:
+        headline.append(f"failed attempts {', '.join(dropped)} are dropped only in the work tree")
+        notices.append(
+            f"Failed attempts {', '.join(dropped)} are active as committed (HEAD) but deleted "
+            "or retired in the work tree. They stay in force until a commit retires them "
+            "(the guard judges that commit): do not repeat them; the shell hook refuses them."
+        )
     notices.append(
         f"Session source: {source}. rehydrate read the ledgers from the work tree, "
         "so what was recorded but not yet committed counts too."
     )
-    text = _with_core(project, runtime, headline, notices)
+    text = _with_core(project, runtime, headline, notices, unsaved)
     for shown in (WARNING, VERDICT):  # delivered (or stale): consume them only now
-        remove(project.repo.root, runtime.file(shown))
-    return Outcome(INJECT, text, note)
+        _kept(unsaved, remove, project.repo.root, runtime.file(shown))
+    return Outcome(INJECT, text, _one([*notes, *unsaved]))
 
 
 def subagent_context(where: str, runtime: Runtime) -> Outcome:
     """The core for a subagent: constraints, failures and the next action."""
     try:
         project = open_project(where)
+    except NotOptedIn:
+        return Outcome()
     except RehydrateError as exc:
         return Outcome(INJECT, f"rehydrate could not open the repository: {exc}")
-    return Outcome(INJECT, _with_core(project, runtime, [], [SUBAGENT_PREFACE]))
+    unsaved: list[str] = []
+    text = _with_core(project, runtime, [], [SUBAGENT_PREFACE], unsaved)
+    return Outcome(INJECT, text, _one(unsaved))
+
+
+def _one(notes: list[str]) -> str | None:
+    return "; ".join(notes) if notes else None
+
+
+def _kept(unsaved: list[str], write: Callable[..., object], *args: Any) -> bool:
+    """Run one write of a note under ``.rehydrate/``; a failure (a read-only or full disk,
+    a state folder that is not a folder) is said in ``unsaved``, never raised: the
+    context needs no write."""
+    root, relpath = args[0], args[1]
+    try:
+        write(root, relpath, *args[2:])
+    except (OSError, RehydrateError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        unsaved.append(f"rehydrate: could not write {relpath} ({reason}); the context is complete")
+        return False
+    return True
 
 
 def _compaction_notices(
-    project: Project, runtime: Runtime, source: str, session: str | None
+    project: Project, runtime: Runtime, source: str, session: str | None, unsaved: list[str]
 ) -> tuple[list[str], list[str]]:
     """What a compaction left to say. Its warning is shown only by the ``compact`` start
     that proves the compaction ran (a compaction can fail after PreCompact); a verdict
@@ -75,14 +113,17 @@ def _compaction_notices(
             headline.append("the compaction summary is UNFAITHFUL to the ledgers")
         notices.append(verdict_text(verdict, runtime.file(PROMPT)))
     elif source == "compact":
-        store(root, runtime.file(HOLD), {"session_id": session, "time": now()})
+        hold = {"session_id": session, "time": now()}
+        _kept(unsaved, store, root, runtime.file(hold_of(session)), hold)
         notices.append(
             "The compaction summary has not been verified yet; you will be told if it "
             "dropped anything, before your next tool call runs. Until then trust the "
             "ledgers below, not the summary."
         )
-    elif source != "resume":
-        remove(root, runtime.file(HOLD))  # a new conversation holds no summary
+    elif source != "resume":  # a new conversation holds no summary
+        _kept(unsaved, remove, root, runtime.file(hold_of(session)))
+        if session:
+            _kept(unsaved, remove, root, runtime.file(HOLD))
     return headline, notices
 
 
@@ -122,10 +163,12 @@ def _join(headline: Sequence[str], notices: Sequence[str]) -> str:
     return "\n\n".join(parts)
 
 
-def _with_core(project: Project, runtime: Runtime, headline: list[str], notices: list[str]) -> str:
+def _with_core(
+    project: Project, runtime: Runtime, headline: list[str], notices: list[str], unsaved: list[str]
+) -> str:
     """The headline and notices, then the prompt's core in what is left of the cap."""
     from ..errors import LedgerParseError
-    from ..prompt.build import PromptOptions, build_prompt, gather, read_protocol
+    from ..prompt.build import PromptOptions, build_prompt, gather
     from ..prompt.capped import capped_core
     from ..state import Source
     from .units import fit
@@ -135,9 +178,7 @@ def _with_core(project: Project, runtime: Runtime, headline: list[str], notices:
     cut = f"\n[cut at {runtime.cap.limit} {runtime.cap.unit.name}; read {prompt_file}]"
     try:
         inputs = gather(project.repo, config, Source("worktree"), config.diff_lines)
-        options = PromptOptions(
-            diff_lines=config.diff_lines, protocol=read_protocol(project.repo, config, None)
-        )
+        options = PromptOptions(diff_lines=config.diff_lines, protocol=_protocol(project, notices))
         prompt = build_prompt(
             inputs.state,
             options,
@@ -158,7 +199,10 @@ def _with_core(project: Project, runtime: Runtime, headline: list[str], notices:
     if prompt.decision.decision == "blocked_on_reconciliation":
         ids = ", ".join(r.id or "?" for r in prompt.decision.reasons)
         headline.insert(0, f"BLOCKED ON RECONCILIATION (external write outcome unknown: {ids})")
-    store(root, prompt_file, prompt.text)
+    if not _kept(unsaved, store, root, prompt_file, prompt.text):
+        prompt_file = "the output of `rehydrate prompt`"  # the full prompt is not on disk
+        cut = f"\n[cut at {runtime.cap.limit} {runtime.cap.unit.name}; read {prompt_file}]"
+        notices.append(unsaved[-1])
     prefix = _join(headline, notices)
     budget = runtime.cap.limit - HEADROOM - runtime.cap.size(prefix) - 2
     core = capped_core(
@@ -170,3 +214,51 @@ def _with_core(project: Project, runtime: Runtime, headline: list[str], notices:
         unit=runtime.cap.unit.name,
     )
     return fit(prefix + "\n\n" + core, runtime.cap, cut)
+
+
+def _protocol(project: Project, notices: list[str]) -> str | None:
+    """The working protocol of the committed ``prompt_template``: a work-tree edit of the
+    template is a change of settings, named and not obeyed until it is committed."""
+    from .. import git
+    from ..prompt.build import read_protocol
+    from ..readlimit import TEMPLATE_LIMIT
+
+    path = project.config.prompt_template
+    standing = project.standing
+    if path is None or standing is None or standing.head is None:
+        return read_protocol(project.repo, project.config, None)
+    found = git.object_ids(project.repo, [f"HEAD:{path}"])[f"HEAD:{path}"]
+    if found is None or found[1] != "blob":  # not committed: the work tree's, as before
+        return read_protocol(project.repo, project.config, None)
+    here = git.read_worktree(project.repo, [path])[path]
+    if here.blob == found[0] and here.data is not None:
+        return read_protocol(project.repo, project.config, None)
+    data = git.cat_blobs(project.repo, [found[0]])[found[0]][:TEMPLATE_LIMIT]
+    notices.append(
+        f"The prompt template {path} differs in the work tree from what is committed; the "
+        "committed template is used until the change is committed."
+    )
+    return data.decode("utf-8", "replace")
+
+
+def _dropped_failures(project: Project) -> list[str]:
+    """IDs of failed attempts active in HEAD's copy but not in the work tree's (the
+    prompt is built from the work tree, the command check from every copy)."""
+    from ..errors import LedgerParseError
+    from ..state import parse_file
+    from .judging import HEAD, WORK_TREE
+
+    standing = project.standing
+    if standing is None or standing.head is None:
+        return []
+    path = project.config.path_of("failures")
+    committed, here = standing.blob(HEAD, path), standing.blob(WORK_TREE, path)
+    if committed.blob is None or committed.blob == here.blob:
+        return []
+    try:
+        old = parse_file("failures", committed, project.config, HEAD)
+        new = parse_file("failures", here, project.config, WORK_TREE)
+    except LedgerParseError:  # said elsewhere: the core names an unreadable ledger
+        return []
+    kept = {r.id for r in new.active("failures")}
+    return [r.id for r in old.active("failures") if r.id and r.id not in kept][:20]

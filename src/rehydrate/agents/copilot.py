@@ -60,16 +60,19 @@ def _deny(reason: str) -> HookResult:
     return HookResult(output={"permissionDecision": "deny", "permissionDecisionReason": reason})
 
 
-def write_core(where: str) -> bool:
+def write_core(where: str) -> bool | None:
     """Rebuild the core file the next session reads; False when its core was current
-    (then it is left as it is, time included)."""
+    (then it is left as it is, time included); None where nothing is guarded."""
     from ..ledgers.atomicfile import write_in_repo
     from .context import session_context
     from .core import find_repo
     from .store import now
 
+    outcome = session_context(where, RUNTIME, "startup", None)
+    if outcome.action != INJECT:  # nothing guarded here: nothing written
+        return None
     root = find_repo(where).root
-    core = session_context(where, RUNTIME, "startup", None).text + "\n"
+    core = outcome.text + "\n"
     try:
         current = (root / CORE_FILE).read_text(encoding="utf-8")
     except (OSError, ValueError):
@@ -86,8 +89,10 @@ def session_edge(event: Event) -> HookResult:
     processes no output of either)."""
     if event.problem:
         return HookResult(message=f"rehydrate: {event.problem}; core not refreshed")
-    done = "refreshed" if write_core(event.where) else "current"
-    return HookResult(message=f"rehydrate: {CORE_FILE} {done}")
+    written = write_core(event.where)
+    if written is None:
+        return HookResult()
+    return HookResult(message=f"rehydrate: {CORE_FILE} {'refreshed' if written else 'current'}")
 
 
 def pre_tool_use(event: Event) -> HookResult:

@@ -100,7 +100,7 @@ def install_agent(root: Path, python: str) -> list[Installed]:
         done.append(Installed(what, INSTRUCTIONS_FILE, TRUST_NOTE))
     excluded = exclude_core(root)
     existed = (root / CORE_FILE).exists()
-    changed = write_core(str(root))  # and by every session's start and end
+    changed = bool(write_core(str(root)))  # and by every session's start and end
     what = "unchanged" if not changed else "updated" if existed else "created"
     note = "kept out of git by .git/info/exclude" if excluded else ""
     done.append(Installed(what, CORE_FILE, note))

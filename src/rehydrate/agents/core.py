@@ -28,6 +28,7 @@ from typing import NamedTuple
 from .. import git
 from ..config import Config
 from ..errors import GitError
+from .judging import Standing, judge
 from .units import Cap
 
 # What an outcome asks the adapter to do.
@@ -65,7 +66,8 @@ STATE_DIR = ".rehydrate"
 
 class Project(NamedTuple):
     repo: git.Repo
-    config: Config
+    config: Config  # the settings in force: as committed (agents/judging.py)
+    standing: Standing | None = None  # the ledgers in HEAD, the index and the work tree
 
 
 def find_repo(where: str) -> git.Repo:
@@ -80,24 +82,58 @@ def find_repo(where: str) -> git.Repo:
 
 
 def open_project(where: str) -> Project:
-    """The repository around ``where`` and its configuration."""
-    from ..config import load_config
-
-    repo = find_repo(where)
-    return Project(repo, load_config(repo.root))
+    """The repository around ``where``, judged (``agents/judging.py``): raises
+    ``NotOptedIn`` where there is nothing to judge, ``GitError`` where git fails in a
+    guarded repository, ``ConfigError`` where the committed settings cannot be read."""
+    standing = judge(where)
+    return Project(standing.repo, standing.config, standing)
 
 
 def uncommitted_ledgers(project: Project) -> list[str]:
-    """Ledger paths whose work tree or index differs from HEAD (untracked included): a
-    change staged and then undone in the work tree still counts as uncommitted."""
+    """Ledger paths whose work tree or index differs from HEAD (untracked included), by
+    content: a change staged and then undone in the work tree still counts, and so does
+    one that an index flag (skip-worktree, assume-unchanged) hides from ``git status``."""
     from ..ledgers import KINDS
 
+    if project.standing is not None:
+        return project.standing.differing()
     paths = [project.config.path_of(k) for k in KINDS]
     out = git.run(
         project.repo, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *paths
     ).stdout
     dirty = [r[3:].decode("utf-8", "surrogateescape") for r in out.split(b"\0") if len(r) > 3]
     return sorted(set(dirty) & set(paths))
+
+
+def flagged_hint(project: Project, paths: list[str]) -> str | None:
+    """The command that clears the index flags hiding ``paths`` from ``git status`` (and
+    from ``git add``: skip-worktree, assume-unchanged), or None when none is set."""
+    if not paths:
+        return None
+    out = git.run(project.repo, "ls-files", "-v", "-z", "--", *paths).stdout
+    flagged = []
+    for record in out.split(b"\0"):
+        tag, _, name = record.partition(b" ")
+        if tag == b"S" or (len(tag) == 1 and tag.islower()):
+            flagged.append(name.decode("utf-8", "surrogateescape"))
+    if not flagged:
+        return None
+    return (
+        f"git update-index --no-skip-worktree --no-assume-unchanged {' '.join(flagged)} "
+        "(an index flag hides the change from git status and git add)"
+    )
+
+
+def settings_hint(project: Project) -> str | None:
+    """What a hook says of settings that differ from the committed ones, or None."""
+    changes = project.standing.settings_changes if project.standing is not None else ()
+    if not changes:
+        return None
+    return (
+        f"Settings changed but not committed: {'; '.join(changes)}. The hooks follow the "
+        "committed settings (and check the ledgers the change names as well) until the "
+        "change is committed: commit it, or undo it."
+    )
 
 
 def commit_hint(paths: list[str]) -> str:

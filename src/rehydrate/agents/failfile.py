@@ -81,7 +81,11 @@ def load(repo: Any, config: Any) -> FailureFile:
     """The work-tree failure ledger; parsed in full unless its blob parsed before (raises
     the parser's error when it does not parse)."""
     path = config.path_of("failures")
-    blob = git.read_worktree(repo, [path])[path]
+    return from_blob(repo, config, git.read_worktree(repo, [path])[path])
+
+
+def from_blob(repo: Any, config: Any, blob: git.Blob, where: str = "work tree") -> FailureFile:
+    """``load`` for a failure ledger found elsewhere (``where``: the index, HEAD)."""
     if (
         blob.blob is not None
         and blob.data is not None
@@ -90,13 +94,13 @@ def load(repo: Any, config: Any) -> FailureFile:
         and failindex.parsed_before(repo, config, blob.blob)
     ):
         return FailureFile(repo, config, blob, None)
-    return FailureFile(repo, config, blob, _parse(repo, config, blob))
+    return FailureFile(repo, config, blob, _parse(repo, config, blob, where))
 
 
-def _parse(repo: Any, config: Any, blob: git.Blob) -> Any:
+def _parse(repo: Any, config: Any, blob: git.Blob, where: str = "work tree") -> Any:
     from ..state import parse_file
 
-    ledger = parse_file("failures", blob, config, "work tree")
+    ledger = parse_file("failures", blob, config, where)
     if blob.blob is not None and blob.data is not None:
         failindex.write(repo, config, blob.blob, blob.data, ledger)
     return ledger

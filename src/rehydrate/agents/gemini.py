@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..errors import RehydrateError
 from .core import BLOCK, INJECT, REFUSE, Outcome, Runtime
 from .events import Event, HookResult, internal_error, read_event
 from .units import UTF16, Cap
@@ -86,7 +87,10 @@ def session_start(event: Event) -> HookResult:
     if root is not None and outcome.action == INJECT:
         note: dict[str, Any] = {"session_id": event.text("session_id"), "text": outcome.text}
         note["chats"] = {}
-        store(root, CONTEXT_FILE, note)
+        try:
+            store(root, CONTEXT_FILE, note)
+        except (OSError, RehydrateError) as exc:  # BeforeModel builds the core again
+            return HookResult(message=f"rehydrate: could not write {CONTEXT_FILE} ({exc})")
     return HookResult(message=outcome.note)
 
 
@@ -100,8 +104,8 @@ def before_model(event: Event) -> HookResult:
     if not isinstance(first, dict) or not isinstance(content, str):
         return HookResult(message="rehydrate: the model request has no text message")
     root = _root(event.where)
-    if root is None:
-        return HookResult(message="rehydrate: not in a git work tree; no context added")
+    if root is None:  # outside any git repository: nothing is guarded here
+        return HookResult()
     text = _core_for(event, root, content)
     if content.startswith(text):
         return HookResult()
@@ -144,8 +148,13 @@ def _core_for(event: Event, root: Path, first: str) -> str:
         from .context import session_context
 
         text = session_context(event.where, RUNTIME, "startup", session).text
+    if not text:  # nothing guarded here (agents/judging.py): nothing kept either
+        return text
     kept = [*((k, v) for k, v in chats.items() if k != anchor), (anchor, text)][-MAX_CHATS:]
-    store(root, CONTEXT_FILE, {"session_id": session, "text": started, "chats": dict(kept)})
+    try:  # a secondary write: the core is delivered all the same
+        store(root, CONTEXT_FILE, {"session_id": session, "text": started, "chats": dict(kept)})
+    except (OSError, RehydrateError):
+        pass
     return text
 
 
@@ -158,7 +167,7 @@ def before_tool(event: Event) -> HookResult:
         return HookResult(message=f"rehydrate: {event.problem}; tool call allowed unchecked")
     shell = event.text("tool_name") in (None, SHELL_TOOL)
     command = command_from_hook(dict(event.data)) if shell else None
-    outcome = check_tool_call(event.where, RUNTIME, command, shell)
+    outcome = check_tool_call(event.where, RUNTIME, command, shell, event.text("session_id"))
     if outcome.action == REFUSE:
         return _deny(outcome.text)
     return HookResult(message=outcome.note)
@@ -204,7 +213,9 @@ def after_agent(event: Event) -> HookResult:
 
     if event.problem:
         return HookResult(message=f"rehydrate: {event.problem}; stop not checked")
-    outcome = check_stop(event.where, RUNTIME, event.data.get("stop_hook_active") is True)
+    outcome = check_stop(
+        event.where, RUNTIME, event.data.get("stop_hook_active") is True, event.text("session_id")
+    )
     if outcome.action == BLOCK:
         return _deny(outcome.text)
     return HookResult(message=outcome.note)

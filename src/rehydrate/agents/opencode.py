@@ -86,7 +86,7 @@ def tool_before(event: Event) -> HookResult:
         return _answer(f"rehydrate: {event.problem}; tool call allowed unchecked")
     shell = event.text("tool") == SHELL_TOOL
     command = event.text("command") if shell else None
-    outcome = check_tool_call(event.where, RUNTIME, command, shell)
+    outcome = check_tool_call(event.where, RUNTIME, command, shell, event.text("session_id"))
     if outcome.action == REFUSE:
         return _answer(None, deny=outcome.text)
     return _answer(outcome.note)
@@ -115,7 +115,9 @@ def idle(event: Event) -> HookResult:
 
     if event.problem:
         return _answer(f"rehydrate: {event.problem}; stop not checked")
-    outcome = check_stop(event.where, RUNTIME, event.data.get("stop_hook_active") is True)
+    outcome = check_stop(
+        event.where, RUNTIME, event.data.get("stop_hook_active") is True, event.text("session_id")
+    )
     if outcome.action == BLOCK:
         return _answer(outcome.note, prompt=outcome.text)
     return _answer(outcome.note)

@@ -10,27 +10,49 @@ from __future__ import annotations
 
 from ..errors import GitError, RehydrateError
 from .compaction import held_text
-from .core import BLOCK, Outcome, Project, Runtime, commit_hint, open_project, uncommitted_ledgers
-from .store import HOLD, PROMPT, claim
+from .core import (
+    BLOCK,
+    Outcome,
+    Project,
+    Runtime,
+    commit_hint,
+    flagged_hint,
+    open_project,
+    settings_hint,
+    uncommitted_ledgers,
+)
+from .judging import NotOptedIn
+from .store import PROMPT, claim, holds_of
 
 
-def check_stop(where: str, runtime: Runtime, continuing: bool) -> Outcome:
+def check_stop(
+    where: str, runtime: Runtime, continuing: bool, session: str | None = None
+) -> Outcome:
     """Block the stop once, saying why and how to fix it; otherwise let it through."""
     if continuing:
         return Outcome(note="rehydrate: stop hook already active; not blocking again")
     try:
         project = open_project(where)
+    except NotOptedIn:
+        return Outcome()
     except GitError as exc:
-        return Outcome(note=f"rehydrate: {exc}; stop not checked")
+        return Outcome(
+            BLOCK, f"rehydrate cannot check the ledgers: {exc}. Fix git before stopping."
+        )
     except RehydrateError as exc:
         return Outcome(
             BLOCK, f"rehydrate cannot read its configuration: {exc}. Fix it before stopping."
         )
     reasons = []
-    hold = claim(project.repo.root, runtime.file(HOLD))
-    if hold is not None:
-        reasons.append(held_text(hold, runtime.file(PROMPT)))
+    for name in holds_of(session):
+        hold = claim(project.repo.root, runtime.file(name))
+        if hold is not None:
+            reasons.append(held_text(hold, runtime.file(PROMPT)))
+            break
     reasons.extend(_ledger_reasons(project))
+    settings = settings_hint(project)
+    if settings:
+        reasons.append(settings)
     return Outcome(BLOCK, "\n\n".join(reasons)) if reasons else Outcome()
 
 
@@ -51,9 +73,11 @@ def _ledger_reasons(project: Project) -> list[str]:
         )
     dirty = uncommitted_ledgers(project)
     if dirty:
+        flags = flagged_hint(project, dirty)
+        first = f"first {flags}, then " if flags else ""
         reasons.append(
             f"Ledger changes are not committed: {', '.join(dirty)}. Make sure Task's next "
-            f"action and phases are current, then commit them: {commit_hint(dirty)}."
+            f"action and phases are current, then {first}commit them: {commit_hint(dirty)}."
         )
     left = unrecorded(project, failures)
     if left:

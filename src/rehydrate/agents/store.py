@@ -19,8 +19,26 @@ from .core import STATE_DIR
 PROMPT = "session-prompt.md"  # the full rehydration prompt the capped context names
 WARNING = "precompact.json"  # an automatic compaction began over uncommitted ledgers
 VERDICT = "postcompact.json"  # a verdict that came before the session start showing it
-HOLD = "hold.json"  # the next tool call (or stop) waits for the verdict
+HOLD = "hold.json"  # the next tool call (or stop) waits for the verdict: see ``hold_of``
 ENVELOPE = "compaction-envelope.json"  # the continuity envelope PreCompact records
+
+
+def hold_of(session: str | None) -> str:
+    """The hold note of one session (``hold-<digest>.json``): a compaction holds the next
+    tool call of the session it compacted, never another session's in the same repository
+    (a subagent, a second terminal). A runtime that names no session uses ``HOLD``."""
+    if not session:
+        return HOLD
+    import hashlib
+
+    digest = hashlib.sha256(session.encode("utf-8", "surrogateescape")).hexdigest()
+    return f"hold-{digest[:16]}.json"
+
+
+def holds_of(session: str | None) -> tuple[str, ...]:
+    """The holds a session's next tool call or stop claims: its own, then one written
+    where the session was not named."""
+    return tuple(dict.fromkeys((hold_of(session), HOLD)))
 
 
 def state_dir(root: Path) -> Path:
@@ -78,9 +96,12 @@ def claim(root: Path, relpath: str) -> dict[str, Any] | None:
         os.rename(root / relpath, root / mine)
     except FileNotFoundError:
         return None
-    except OSError:  # e.g. a read-only directory: take it the plain way
-        return take(root, relpath)
-    return take(root, mine)
+    except OSError:  # e.g. a read-only disk: a note that cannot be consumed is not
+        return None  # delivered (it would hold every call after it)
+    try:
+        return take(root, mine)
+    except OSError:
+        return None
 
 
 def now() -> str:

@@ -3,10 +3,12 @@
 * Any tool: the first call after a compaction is held (refused once) until the verdict
   on the summary has been shown; a Write or Edit must not run on a summary that dropped
   a constraint.
-* A shell command: refused when it repeats an active failed attempt (naming the row and
-  its workaround), and every shell command is refused while the failed-attempts ledger
-  cannot be read (fail closed: no repeat slips through unnoticed). Other tools stay
-  allowed then, so that the agent can mend the ledger.
+* A shell command: refused when it repeats an active failed attempt in any copy of the
+  failed-attempts ledger, the work tree's, the index's or HEAD's (naming the row and its
+  workaround), and every shell command is refused while a ledger is missing or cannot be
+  read, or git fails (fail closed: no repeat slips through unnoticed). Other tools stay
+  allowed then, so that the agent can mend the ledger. What is judged, and where nothing
+  is (a repository that has not opted in), is ``judging``'s.
 
 This runs on every tool call: a call that is not a shell command costs a few stat calls
 and one rename attempt; no git process, no ledger read.
@@ -14,89 +16,124 @@ and one rename attempt; no git process, no ledger read.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import GitError, RehydrateError
-from .core import ALLOW, REFUSE, Outcome, Project, Runtime, find_repo, open_project
-from .store import HOLD, PROMPT, claim
+from .core import ALLOW, REFUSE, Outcome, Project, Runtime, open_project, settings_hint
+from .judging import HEAD, WORK_TREE, NotOptedIn, work_tree_root
+from .store import PROMPT, claim, holds_of
+
+if TYPE_CHECKING:
+    from .failfile import FailureFile
+
+__all__ = ["check_tool_call", "refuse_repeat", "work_tree_root"]
 
 
-def check_tool_call(where: str, runtime: Runtime, command: str | None, shell: bool) -> Outcome:
-    """Refuse or allow one tool call; ``command``: the shell command line, when ``shell``."""
+def check_tool_call(
+    where: str, runtime: Runtime, command: str | None, shell: bool, session: str | None = None
+) -> Outcome:
+    """Refuse or allow one tool call; ``command``: the shell command line, when ``shell``;
+    ``session``: the runtime's session id (a compaction holds only its own session)."""
     if not shell or command is None:
         unchecked = "rehydrate: no command in the shell tool call; allowed unchecked"
         note = unchecked if shell else None
         root = work_tree_root(where)
         if root is None:
-            try:
-                root = find_repo(where).root
-            except GitError:
-                return Outcome(note=note)
-        return _held(root, runtime) or Outcome(note=note)
+            return Outcome()  # outside any git repository: nothing is guarded here
+        return _held(root, runtime, session) or Outcome(note=note)
     try:
         project = open_project(where)
+    except NotOptedIn:
+        return Outcome()  # a repository that has not opted in: stay out of the way
     except GitError as exc:
-        return Outcome(note=f"rehydrate: {exc}; command allowed unchecked")
+        return Outcome(
+            REFUSE,
+            f"rehydrate cannot check this command: {exc}. Commands stay blocked until git "
+            "works here again, so that no failed attempt is repeated unchecked.",
+        )
     except RehydrateError as exc:
         return Outcome(
             REFUSE,
             f"rehydrate cannot read its configuration ({exc}); fix it before running "
             "commands, so that failed attempts are checked.",
         )
-    held = _held(project.repo.root, runtime)
+    held = _held(project.repo.root, runtime, session)
     if held is not None:
         return held
     return refuse_repeat(project, command)
 
 
-def work_tree_root(where: str) -> Path | None:
-    """The nearest folder at or above ``where`` holding a ``.git`` (a directory, or the
-    file of a linked work tree or submodule): what ``git rev-parse --show-toplevel``
-    answers, found with a few stat calls instead of a git process, since this runs
-    before every tool call. None when there is none (then git is asked)."""
-    if "\x00" in where:
-        return None
-    start = Path(where)
-    for folder in (start, *start.parents):
-        if os.path.lexists(folder / ".git"):
-            return folder
+def _held(root: Path, runtime: Runtime, session: str | None) -> Outcome | None:
+    for name in holds_of(session):
+        hold = claim(root, runtime.file(name))
+        if hold is not None:
+            from .compaction import held_text
+
+            text = held_text(hold, runtime.file(PROMPT)) + " Then make the call again."
+            return Outcome(REFUSE, text)
     return None
 
 
-def _held(root: Path, runtime: Runtime) -> Outcome | None:
-    hold = claim(root, runtime.file(HOLD))
-    if hold is None:
-        return None
-    from .compaction import held_text
-
-    return Outcome(REFUSE, held_text(hold, runtime.file(PROMPT)) + " Then make the call again.")
+def _held_where(wheres: tuple[str, ...]) -> str:
+    """Where a matching row is active, when the work tree's copy does not hold it so."""
+    if WORK_TREE in wheres:
+        return ""
+    places = " and ".join("HEAD (committed)" if w == HEAD else "the index" for w in wheres)
+    return (
+        f" (still active in {places}: the work tree's change that drops it is not in "
+        "force until it is committed, which the guard reviews)"
+    )
 
 
 def refuse_repeat(project: Project, command: str) -> Outcome:
-    """Refuse ``command`` when it repeats an active failed attempt, or when the
-    failed-attempts ledger cannot be read."""
+    """Refuse ``command`` when it repeats an active failed attempt in any version of the
+    failed-attempts ledger (work tree, index, HEAD), or when a ledger cannot be read."""
     from .commands import check, load_failures
 
+    notes: list[str] = []
+    files: list[tuple[tuple[str, ...], FailureFile]]
     try:  # the full parse that confirms a match on the bytes may fail too: both refuse
-        checked = check(command, load_failures(project.repo, project.config))
-    except RehydrateError as exc:
+        if project.standing is None:
+            files = [((WORK_TREE,), load_failures(project.repo, project.config))]
+        else:
+            from .readable import check_readable, failure_files
+
+            check_readable(project.standing)
+            files, notes = failure_files(project.standing)
+        found = [(where, check(command, failures)) for where, failures in files]
+    except GitError as exc:
         return Outcome(
             REFUSE,
-            f"rehydrate cannot read the failed-attempts ledger {exc.file}: {exc}. "
-            "Commands stay blocked until it parses (`rehydrate state` shows the "
-            "problem), so that no failed attempt is repeated unnoticed.",
+            f"rehydrate cannot check this command: {exc}. Commands stay blocked until git "
+            "works here again, so that no failed attempt is repeated unchecked.",
         )
-    hits = checked.hits
+    except RehydrateError as exc:
+        failures = project.standing.paths("failures") if project.standing else []
+        failures.append(project.config.path_of("failures"))
+        what = "failed-attempts ledger" if exc.file in failures else "ledger"
+        return Outcome(
+            REFUSE,
+            f"rehydrate cannot read the {what} {exc.file}: {exc}. Commands stay blocked "
+            "until it parses (`rehydrate state` shows the problem), so that no failed "
+            "attempt is repeated unnoticed.",
+        )
+    settings = settings_hint(project)
+    if settings:
+        notes.append(settings)
+    said = found[0][1].note if found else ""
+    hits = [(where, hit) for where, checked in found for hit in checked.hits]
     if not hits:  # what could not be parsed as shell is said, also when allowed
-        return Outcome(ALLOW, note=f"rehydrate: {checked.note}" if checked.note else None)
-    first = hits[0]
-    more = f" ({len(hits) - 1} more matching rows)" if len(hits) > 1 else ""
+        notes = [said, *notes] if said else notes
+        return Outcome(ALLOW, note="rehydrate: " + " ".join(notes) if notes else None)
+    where, first = hits[0]
+    more = len({(h.id, h.attempt) for _, h in hits}) - 1
+    more_text = f" ({more} more matching rows)" if more > 0 else ""
     return Outcome(
         REFUSE,
         f"This repeats failed attempt {first.id} ({first.kind} match of `{first.attempt}`) in "
-        f"{first.path}{more}. Tried: {first.tried}. Failure: {first.failure}. Workaround: "
-        f"{first.workaround}. Use the workaround; if the situation has really changed, retire "
-        f"the row with a reason (rehydrate fail retire {first.id} --reason ...)."
-        + (f" {checked.note}" if checked.note else ""),
+        f"{first.path}{_held_where(where)}{more_text}. Tried: {first.tried}. Failure: "
+        f"{first.failure}. Workaround: {first.workaround}. Use the workaround; if the "
+        f"situation has really changed, retire the row with a reason (rehydrate fail retire "
+        f"{first.id} --reason ...)." + (f" {said}" if said else ""),
     )

@@ -36,6 +36,10 @@ class Blob(NamedTuple):
     mode: str | None  # "100644", "120000" (symlink), ... ; None when absent
 
 
+# Settings under which merely reading the index runs a program the repository's config
+# names (that config is the agent's to write): overridden on every call's command line.
+NO_REPO_PROGRAMS = ("-c", "core.fsmonitor=false")
+
 # What every git call runs with: no replacement objects (``git replace``) and no graft
 # file, so history and blobs are the ones the commits really hold.
 _NO_SUBSTITUTION = {"GIT_NO_REPLACE_OBJECTS": "1", "GIT_GRAFT_FILE": os.devnull}
@@ -50,7 +54,7 @@ def _git(
 ) -> subprocess.CompletedProcess[bytes]:
     try:
         proc = subprocess.run(
-            ["git", *args],
+            ["git", *NO_REPO_PROGRAMS, *args],
             cwd=cwd,
             input=input,
             capture_output=True,
@@ -76,7 +80,7 @@ def _start(cwd: Path | str, *args: str) -> subprocess.Popen[bytes]:
     caller reads stdout and must turn a non-zero exit into a ``GitError`` (``_failed``)."""
     try:
         return subprocess.Popen(
-            ["git", *args],
+            ["git", *NO_REPO_PROGRAMS, *args],
             cwd=cwd,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -142,6 +146,15 @@ def find_repo_and_head(cwd: str | Path | None = None) -> tuple[Repo, str | None]
     common_path = Path(common) if os.path.isabs(common) else (Path(cwd or os.getcwd()) / common)
     head = lines[4].strip() if proc.returncode == 0 and len(lines) > 4 else None
     return Repo(Path(top), git_path, common_path.resolve(), fmt.strip() or "sha1"), head or None
+
+
+def why_not_repo(cwd: str | Path) -> str:
+    """git's own words for why ``cwd`` is not a usable work tree (its last stderr line)."""
+    proc = _git(cwd, "rev-parse", "--show-toplevel", check=False)
+    text = proc.stderr.decode("utf-8", "replace").strip()
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    fatal = [line for line in lines if line.startswith(("fatal:", "error:"))]
+    return (fatal or lines or [f"git rev-parse exited {proc.returncode}"])[0][:300]
 
 
 def find_bare_repo(cwd: str | Path | None = None) -> Repo:
@@ -252,6 +265,30 @@ def read_specs(repo: Repo, specs: Sequence[str]) -> dict[str, bytes | None]:
         size = int(header.split()[2])
         result[spec] = data[end + 1 : end + 1 + size]
         pos = end + 1 + size + 1
+    return result
+
+
+def object_ids(repo: Repo, specs: Sequence[str]) -> dict[str, tuple[str, str] | None]:
+    """(object id, type) of objects named like ``HEAD:path`` or ``:path`` (the index, as
+    staged whatever its flags say: skip-worktree, assume-unchanged); None when absent.
+    One ``git cat-file --batch-check`` process, no object read."""
+    if not specs:
+        return {}
+    out = _git(
+        repo.root, "cat-file", "--batch-check", input="".join(s + "\n" for s in specs).encode()
+    ).stdout
+    lines = out.decode("utf-8", "surrogateescape").split("\n")
+    result: dict[str, tuple[str, str] | None] = {}
+    for spec, line in zip(specs, lines, strict=False):
+        words = line.split()
+        known = len(words) == 3 and words[1] in ("blob", "tree", "commit", "tag")
+        result[spec] = (words[0], words[1]) if known else None
+    if len(result) != len(specs):
+        raise GitError(
+            "git cat-file answered fewer objects than asked",
+            code="git_failed",
+            fix="check the repository (git fsck)",
+        )
     return result
 
 

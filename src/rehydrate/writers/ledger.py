@@ -14,10 +14,11 @@ import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 from .. import git
 from ..config import Config
-from ..errors import CASConflict, LedgerParseError, Refused, RehydrateError
+from ..errors import CASConflict, GitError, LedgerParseError, Refused, RehydrateError
 from ..git import changes as git_changes
 from ..ledgers import (
     KINDS,
@@ -170,15 +171,20 @@ def write(
         if refusal is not None:
             raise refusal
         assert dir_fd is not None  # a missing directory means a missing ledger: refused above
-        write_at(dir_fd, name, data)
+        if data != before.data:  # unchanged: the row was there already (a retry)
+            write_at(dir_fd, name, data)
         after = git.hash_blob(data, repo.object_format)
+        head = git.head(repo)
+        committed = git.tree_entries(repo, head, [path]).get(path, ("", ""))[1] if head else ""
         made = None
-        if commit:
+        if commit and committed != after:
             named = f" {change.item_id}" if split_id(change.item_id) else ""
             message = f"rehydrate: {op.action}{named}"
-            made = git_changes.commit_paths(repo, [path], message)
-    head = git.head(repo)
-    committed = git.tree_entries(repo, head, [path]).get(path, ("", ""))[1] if head else ""
+            try:
+                made = git_changes.commit_paths(repo, [path], message)
+            except GitError as exc:  # the write stands: say so, and what to do next
+                raise not_committed(repo, path, change.item_id, message, exc) from None
+            committed = after
     return WriteResult(
         op.kind,
         op.action,
@@ -189,6 +195,33 @@ def write(
         revision,
         made,
         committed != after,
+    )
+
+
+def not_committed(repo: git.Repo, path: str, item: str, message: str, exc: GitError) -> GitError:
+    """A commit after a write failed: the row is in the work tree, the commit is not made,
+    and the next step commits it (running the writer again adds nothing: it finds it)."""
+    import shlex
+
+    index = os.environ.get("GIT_INDEX_FILE")
+    lock = Path(index + ".lock") if index else repo.git_dir / "index.lock"
+    commit = f"git add -- {shlex.quote(path)} && git commit -m {shlex.quote(message)}"
+    said = exc.message.removeprefix("the ledger was written but the commit failed: ")
+    if os.path.lexists(lock):
+        said = f"git's index is locked: {lock} exists"
+        fix = (
+            f"git's index is locked by {lock}: if no other git command is running, remove "
+            f"it (rm {shlex.quote(str(lock))}), then commit: {commit} (or run the same "
+            "rehydrate command again: it finds the row and only commits)"
+        )
+    else:
+        fix = f"fix what git says, then commit: {commit} (the row is not added twice)"
+    return GitError(
+        f"written to the work tree, but NOT committed ({said})",
+        file=path,
+        item_id=item or None,
+        code="commit_failed",
+        fix=fix,
     )
 
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from .. import git
 from ..config import Config
 from ..errors import Refused, RehydrateError
-from ..ledgers import Context, Ledger
+from ..ledgers import Context, Ledger, normalize
 from .edits import set_prose
 from .frontmatter import set_meta
 from .operations import (
@@ -63,7 +63,16 @@ def fail_add(tried: str, failure: str, workaround: str) -> Operation:
         "failure": cell("--failure", failure),
         "workaround": cell("--workaround", workaround),
     }
-    return add_row("failures", "fail add", "failures", values)
+    op = add_row("failures", "fail add", "failures", values)
+
+    def edit(data: bytes, ledger: Ledger, ctx: Context) -> Change:
+        for row in ledger.active("failures"):  # recorded already (a retry): added once
+            cells = row.cells()
+            if all(normalize(cells.get(c, "")) == v for c, v in values.items()) and row.id:
+                return Change(data, row.id)
+        return op.edit(data, ledger, ctx)
+
+    return Operation(op.kind, op.action, edit)
 
 
 def constraint_add(level_: str, rule: str, source: str | None) -> Operation:
