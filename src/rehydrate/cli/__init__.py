@@ -39,6 +39,10 @@ COMMANDS: dict[str, str] = {
     "run": "run:command",
     "demo": "demo:command",
     "doctor": "doctor:command",
+    "claim": "claim:claim_command",
+    "release": "claim:release_command",
+    "claims": "claim:claims_command",
+    "sync": "sync:command",
 }
 
 # command name -> its one line in `rehydrate --help` (the command's own --help says more)
@@ -66,6 +70,10 @@ SUMMARIES: dict[str, str] = {
     "demo": "Build and show a worked example repository.",
     "doctor": "Check that every integration is still wired.",
     "run": "Fresh agent sessions from the ledgers until done.",
+    "claim": "Claim a Task item with a lease on the git remote.",
+    "release": "Release your own claim on a Task item.",
+    "claims": "List the claims on Task items and their leases.",
+    "sync": "Fetch, merge the ledgers, guard and push, retrying.",
 }
 
 
