@@ -71,11 +71,12 @@ def clone(url: str, path: Path, name: str) -> Path:
     return path
 
 
-def start(repo: Path, *args: str) -> subprocess.Popen[str]:
+def start(repo: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     """``python -m rehydrate ARGS`` in ``repo``, started now (a racer)."""
     return subprocess.Popen(
         [sys.executable, "-m", "rehydrate", *args],
         cwd=repo,
+        env={**os.environ, **(env or {})},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -87,7 +87,14 @@ def claim_command(
       1  held by another, unexpired (stderr names the holder and the expiry)
       2  bad input: unknown ID, item not open, bad duration, unreachable remote
     """
-    from ..coord.claims import check_id, claim, default_identity, default_place, read_task
+    from ..coord.claims import (
+        check_id,
+        claim,
+        clock_from_env,
+        default_identity,
+        default_place,
+        read_task,
+    )
     from ..coord.items import claimable, has_item
     from ..coord.lease import parse_ttl
 
@@ -102,7 +109,10 @@ def claim_command(
         claimable(task, item_id, path=config.path_of("task"))
     place = default_place(repo, remote)
     me = default_identity(repo, holder, None)
-    result = claim(repo, item_id, place, me, seconds, renew=renew)
+    import os
+
+    clock = clock_from_env(os.environ)
+    result = claim(repo, item_id, place, me, seconds, renew=renew, clock=clock)
     done = {"claimed": "claimed", "renewed": "renewed", "taken_over": "taken over"}
     if result.outcome == "taken_over" and result.previous is not None:
         note(
@@ -126,11 +136,14 @@ def release_command(item_id: str, remote: str | None, holder: str | None, as_jso
       1  another holds it (expired or not: `rehydrate claim ID` takes an expired one over)
       2  bad input or an unreachable remote
     """
-    from ..coord.claims import default_identity, default_place, release
+    import os
+
+    from ..coord.claims import clock_from_env, default_identity, default_place, release
 
     repo, _ = open_repo()
     place = default_place(repo, remote)
-    result = release(repo, item_id, place, default_identity(repo, holder, None))
+    me = default_identity(repo, holder, None)
+    result = release(repo, item_id, place, me, clock=clock_from_env(os.environ))
     if result.outcome == "free":
         note(f"rehydrate: {item_id}: not claimed on the {place.label}; nothing to release")
         return verdict(EXIT_OK)
@@ -142,12 +155,14 @@ def release_command(item_id: str, remote: str | None, holder: str | None, as_jso
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def claims_command(remote: str | None, as_json: bool) -> int:
     """List the claims: ID, holder, expiry, and whether it has expired."""
-    from ..coord.claims import default_place, list_claims, utc_now
+    import os
+
+    from ..coord.claims import clock_from_env, default_place, list_claims
 
     repo, _ = open_repo()
     place = default_place(repo, remote)
     listed = list_claims(repo, place)
-    now = utc_now()
+    now = clock_from_env(os.environ)()
     if as_json:
         emit_json(
             {

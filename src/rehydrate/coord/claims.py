@@ -8,7 +8,7 @@ new lease, so of any number of racers exactly one takes a free or expired item.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import NamedTuple
 
@@ -17,7 +17,17 @@ from ..config import Config
 from ..errors import CASConflict, GitError, Refused, RehydrateError
 from ..git import refs as git_refs
 from ..ledgers.model import Ledger
-from .lease import MIRROR, PREFIX, Lease, format_lease, id_problem, judge, new_lease, parse_lease
+from .lease import (
+    MIRROR,
+    PREFIX,
+    Lease,
+    format_lease,
+    id_problem,
+    judge,
+    new_lease,
+    parse_lease,
+    parse_time,
+)
 from .lease import ref_of as ref_of
 
 ATTEMPTS = 8  # reads and writes before giving up on a ref that keeps moving
@@ -26,6 +36,23 @@ Clock = Callable[[], datetime]
 
 def utc_now() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
+
+
+def clock_from_env(environ: Mapping[str, str]) -> Clock:
+    """The clock leases are judged by: UTC now, or a fixed ``REHYDRATE_NOW``
+    (``YYYY-MM-DDTHH:MM:SSZ``) for tests and for replaying what a clone saw."""
+    fixed = environ.get("REHYDRATE_NOW")
+    if not fixed:
+        return utc_now
+    try:
+        moment = parse_time(fixed)
+    except ValueError:
+        raise RehydrateError(
+            f"REHYDRATE_NOW={fixed!r} is not a UTC time",
+            code="bad_clock",
+            fix="unset it, or give YYYY-MM-DDTHH:MM:SSZ",
+        ) from None
+    return lambda: moment
 
 
 class Place(NamedTuple):

@@ -82,9 +82,10 @@ def sync(
         head = git.head(repo)
         assert head is not None
         if tip is not None and not git_refs.is_ancestor(repo, tip, head):
-            head = _merged(repo, branch, remote, ref, tip, local)
-            if isinstance(head, SyncResult):
-                return head._replace(attempts=attempt)
+            merged = _merged(repo, branch, remote, ref, tip, local)
+            if isinstance(merged, SyncResult):
+                return merged._replace(attempts=attempt)
+            head = merged
         if tip == head:
             return SyncResult("up_to_date", remote, ref, head, attempt)
         report = check_range(repo, RangeSpec((head, "--not", tip) if tip else (head,)))

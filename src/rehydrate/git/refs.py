@@ -194,22 +194,21 @@ def push_branch(repo: Repo, remote: str, local: str, ref: str) -> PushOutcome:
     return _push_outcome(remote, proc.returncode, proc.stdout, proc.stderr)
 
 
+# a rejection that is the server's verdict (its hook, its config), never a lost race
+_REFUSED = ("hook declined", "denied", "deny", "shallow update not allowed")
 _LOST = (
     "stale info",
     "fetch first",
     "non-fast-forward",
+    "atomic transaction failed",
     "failed to lock",
-    "cannot lock",
-    "already exists",
     "failed to update ref",
-    "incorrect old value",
+    "already exists",
 )
 
 
 def _push_outcome(remote: str, code: int, out: bytes, err: bytes) -> PushOutcome:
-    lines = [
-        line for line in _text(out).splitlines() if line.startswith(("!", " ", "*", "+", "-", "="))
-    ]
+    lines = [line for line in _text(out).splitlines() if line[:1] in ("!", " ", "*", "+", "-", "=")]
     status = next((line for line in lines if "\t" in line), None)
     if code == 0 and status is not None and not status.startswith("!"):
         return PushOutcome(True, False, "")
@@ -222,12 +221,11 @@ def _push_outcome(remote: str, code: int, out: bytes, err: bytes) -> PushOutcome
         if line.startswith("remote:") and line.removeprefix("remote:").strip()
     ]
     ref = status.split("\t")[1].rpartition(":")[2] if status.count("\t") >= 2 else ""
-    said = " ".join([line for line in told if ref and line.startswith(ref)] or told)
-    if "remote rejected" in reason and any(word in reason for word in _LOST):
-        return PushOutcome(False, True, reason)
-    if "remote rejected" in reason:
-        return PushOutcome(False, False, said or reason)
-    return PushOutcome(False, any(word in reason for word in _LOST) or "rejected" in reason, reason)
+    said = " ".join([line for line in told if ref and line.startswith(ref)] or told) or reason
+    if any(word in reason for word in _REFUSED):
+        return PushOutcome(False, False, said)
+    # the ref moved under the lease (the server's lock, or the advertised value)
+    return PushOutcome(False, any(word in reason for word in _LOST), said)
 
 
 def cas_local(repo: Repo, ref: str, new: str | None, expected: str | None, message: str) -> bool:
