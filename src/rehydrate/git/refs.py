@@ -140,8 +140,11 @@ def commit_message_object(repo: Repo, message: str, date: str) -> str:
 
 
 def read_commit(repo: Repo, oid: str, limit: int = 8192) -> tuple[list[str], str] | None:
-    """(header lines, message) of commit ``oid``; None when it is no commit or larger
-    than ``limit`` bytes (a lease is a few hundred)."""
+    """(header lines, message) of commit ``oid``; None when it is no commit (a tag is
+    not peeled) or larger than ``limit`` bytes (a lease is a few hundred)."""
+    proc = _git(repo.root, "cat-file", "-t", oid, check=False)
+    if proc.returncode != 0 or _text(proc.stdout) != "commit":  # a tag would be peeled
+        return None
     proc = _git(repo.root, "cat-file", "-s", oid, check=False)
     if proc.returncode != 0 or not _text(proc.stdout).isdigit() or int(proc.stdout) > limit:
         return None
