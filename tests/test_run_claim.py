@@ -132,3 +132,10 @@ def test_a_killed_holder_lease_expires_and_another_loop_takes_over(tmp_path: Pat
     assert sorted(str(e["item"]) for e in done) == ["P1", "P2", "P3"]
     assert all(e["loop"] == "loop-b" for e in done)
     assert _phases_on_remote(tmp_path, url).count("| done |") == 3
+
+
+def test_run_claim_without_a_remote_is_bad_input(ledger_repo: Path) -> None:
+    from conftest import run
+
+    result = run(ledger_repo, "run", "--claim", "--", sys.executable, "-c", "pass")
+    assert result.code == 2 and "no_remote" in result.err and "--remote" in result.err

@@ -93,6 +93,13 @@ def run_claimed(
     import secrets
 
     place = coord.default_place(repo, claim.remote)
+    if place.remote is None:  # local refs alone cannot carry one loop's progress to another
+        raise RehydrateError(
+            "run --claim needs a remote: the loops share their progress by `rehydrate sync`",
+            code="no_remote",
+            fix="pass --remote NAME or add origin (a bare repository on this machine will do: "
+            "git init --bare ../shared.git && git remote add origin ../shared.git)",
+        )
     token = secrets.token_hex(3)
     default = coord.default_identity(repo, None, token).holder + f"/run-{token}"
     me = coord.default_identity(repo, claim.holder or default, secrets.token_hex(8))
@@ -206,9 +213,7 @@ def _left(options: RunOptions, started: float) -> float | None:
 
 
 def _sync(repo: git.Repo, place: coord.Place, display: Display) -> None:
-    """Sync with the remote (nothing to do on local refs); a failure stops the run."""
-    if place.remote is None:
-        return
+    """Sync with the remote; a failure stops the run."""
     from ..coord.sync import sync
 
     result = sync(repo, place.remote)
