@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Mapping
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .. import git
 from ..config import Config
@@ -25,6 +25,9 @@ from ..prompt.claims import ClaimRow, ClaimsView
 from .display import Display
 from .loop import Prepare, RunResult, run_loop
 from .options import RunOptions
+
+if TYPE_CHECKING:
+    from ..continuity.sessions import SessionRecord
 
 CLAIMED_ENV = "REHYDRATE_CLAIMED_ITEM"  # the item the session holds, for the agent
 
@@ -81,15 +84,7 @@ def _row(listed: coord.Listed) -> ClaimRow:
     return ClaimRow(lease.id, lease.holder, lease.host, lease.expires, listed.place.label)
 
 
-def run_claimed(
-    repo: git.Repo,
-    config: Config,
-    options: RunOptions,
-    display: Display,
-    environ: Mapping[str, str],
-    claim: ClaimOptions,
-) -> RunResult:
-    """Take turns on the phases with other loops until none is open (see the module)."""
+def _place_and_identity(repo: git.Repo, claim: ClaimOptions) -> tuple[coord.Place, coord.Identity]:
     import secrets
 
     place = coord.default_place(repo, claim.remote)
@@ -102,117 +97,169 @@ def run_claimed(
         )
     token = secrets.token_hex(3)
     default = coord.default_identity(repo, None, token).holder + f"/run-{token}"
-    me = coord.default_identity(repo, claim.holder or default, secrets.token_hex(8))
-    poll = claim.poll_seconds or min(max(claim.ttl / 10, 0.5), 10.0)
-    started = time.monotonic()
-    sessions = 0
-    held: str | None = None
-    waiting = ""
+    return place, coord.default_identity(repo, claim.holder or default, secrets.token_hex(8))
+
+
+class _Turns:
+    """The state of one ``run --claim``: where, who, the claim held, the sessions so far."""
+
+    def __init__(
+        self,
+        repo: git.Repo,
+        config: Config,
+        options: RunOptions,
+        display: Display,
+        claim: ClaimOptions,
+    ) -> None:
+        self.repo, self.config, self.options, self.display = repo, config, options, display
+        self.claim = claim
+        self.place, self.me = _place_and_identity(repo, claim)
+        self.poll = claim.poll_seconds or min(max(claim.ttl / 10, 0.5), 10.0)
+        self.started = time.monotonic()
+        self.sessions: list[SessionRecord] = []
+        self.held: str | None = None
+        self.waiting = ""
+
+    def result(self, code: int, reason: str, message: str) -> RunResult:
+        return RunResult(code, reason, message, tuple(self.sessions))
+
+    def open_ids(self) -> list[str]:
+        return [p.id for p in open_phases(coord.read_task(self.repo, self.config))]
+
+    def release(self, item: str | None) -> None:
+        if item is not None:
+            coord.release(self.repo, item, self.place, self.me)
+        if item == self.held:
+            self.held = None
+
+    def others(self) -> dict[str, coord.Listed]:
+        """The unexpired leases of other holders, by item."""
+        now = coord.utc_now()
+        return {
+            x.lease.id: x
+            for x in coord.list_claims(self.repo, self.place)
+            if x.lease.holder != self.me.holder and not x.lease.expired(now)
+        }
+
+    def out_of_time(self) -> bool:
+        total = self.options.max_total_minutes
+        return total is not None and time.monotonic() - self.started >= total * 60
+
+    def wait(self, others: Mapping[str, coord.Listed]) -> None:
+        said = ", ".join(
+            f"{i} by {x.lease.holder} until {x.lease.expires}" for i, x in sorted(others.items())
+        )
+        if said != self.waiting:
+            self.display.note(f"rehydrate run: every open phase is claimed ({said}); waiting")
+            self.waiting = said
+        time.sleep(self.poll)
+
+    def take(self, target: str) -> coord.ClaimResult | None:
+        """Claim ``target``; None when another loop won it or it is no longer open."""
+        taken = coord.claim(self.repo, target, self.place, self.me, self.claim.ttl)
+        if taken.outcome == "held":
+            return None
+        if self.held not in (None, target):
+            self.release(self.held)
+        self.held = target
+        # what was synced may predate the lease taken: its last holder pushes the phase
+        # done before it releases, so read again now that it is held
+        _sync(self.repo, self.place)
+        return taken if target in self.open_ids() else None
+
+    def session(
+        self,
+        taken: coord.ClaimResult,
+        others: Mapping[str, coord.Listed],
+        environ: Mapping[str, str],
+    ) -> RunResult:
+        assert taken.lease is not None
+        target = taken.lease.id
+        self.display.note(
+            f"rehydrate run: claimed {target} as {self.me.holder} until "
+            f"{taken.lease.expires} ({self.place.label})"
+        )
+        mine = ClaimRow(target, self.me.holder, self.me.host, taken.lease.expires, self.place.label)
+        view = ClaimsView(tuple(_row(x) for x in others.values()) + (mine,), mine)
+        with _Renewer(self.repo, self.place, self.me, target, self.claim.ttl, self.display):
+            result = run_loop(
+                self.repo,
+                self.config,
+                self.options._replace(max_sessions=1),
+                self.display,
+                {**environ, CLAIMED_ENV: target},
+                prepare=_with_claims(view),
+            )
+        self.sessions.extend(result.sessions)
+        _sync(self.repo, self.place)
+        return result
+
+
+def run_claimed(
+    repo: git.Repo,
+    config: Config,
+    options: RunOptions,
+    display: Display,
+    environ: Mapping[str, str],
+    claim: ClaimOptions,
+) -> RunResult:
+    """Take turns on the phases with other loops until none is open (see the module)."""
+    turns = _Turns(repo, config, options, display, claim)
     try:
         while True:
-            _sync(repo, place, display)
-            task = coord.read_task(repo, config)
-            phases = open_phases(task)
-            if held is not None and held not in {p.id for p in phases}:
-                coord.release(repo, held, place, me)  # done (or retired): free it
-                held = None
+            _sync(repo, turns.place)
+            phases = turns.open_ids()
+            if turns.held is not None and turns.held not in phases:
+                turns.release(turns.held)  # done (or retired): free it
             if not phases:
-                return RunResult(EXIT_OK, "done", "done: no open phase is left", ())
-            now = coord.utc_now()
-            listed = coord.list_claims(repo, place)
-            others = {
-                x.lease.id: x
-                for x in listed
-                if x.lease.holder != me.holder and not x.lease.expired(now)
-            }
-            free = [p for p in phases if p.id not in others]
-            if not free:
-                left = _left(options, started)
-                if left is not None and left <= 0:
-                    return RunResult(
-                        EXIT_REFUSED,
-                        "limit",
-                        "limit: --max-total-minutes "
-                        "reached while every open phase was held by another",
-                        (),
-                    )
-                said = ", ".join(
-                    f"{i} by {x.lease.holder} until {x.lease.expires}"
-                    for i, x in sorted(others.items())
-                )
-                if said != waiting:
-                    display.note(f"rehydrate run: every open phase is claimed ({said}); waiting")
-                    waiting = said
-                time.sleep(poll)
-                continue
-            waiting = ""
-            target = free[0].id
-            taken = coord.claim(repo, target, place, me, claim.ttl)
-            if taken.outcome == "held":
-                continue  # another loop won it just now: choose again
-            if held is not None and held != target:
-                coord.release(repo, held, place, me)
-            held = target
-            # what we synced may predate the lease we took: its last holder pushes the
-            # phase done before it releases, so read again now that we hold it
-            _sync(repo, place, display)
-            if target not in {p.id for p in open_phases(coord.read_task(repo, config))}:
-                continue
-            assert taken.lease is not None
-            display.note(
-                f"rehydrate run: claimed {target} as {me.holder} until "
-                f"{taken.lease.expires} ({place.label})"
-            )
-            mine = ClaimRow(target, me.holder, me.host, taken.lease.expires, place.label)
-            view = ClaimsView(tuple(_row(x) for x in others.values()) + (mine,), mine)
-            with _Renewer(repo, place, me, target, claim.ttl, display):
-                result = run_loop(
-                    repo,
-                    config,
-                    options._replace(max_sessions=1),
-                    display,
-                    {**environ, CLAIMED_ENV: target},
-                    prepare=_with_claims(view),
-                )
-            sessions += 1
-            _sync(repo, place, display)
-            if result.reason != "limit" or result.code == EXIT_OK:
-                return result
-            if sessions >= options.max_sessions:
-                return RunResult(
+                return turns.result(EXIT_OK, "done", "done: no open phase is left")
+            others = turns.others()
+            free = [p for p in phases if p not in others]
+            if not free and turns.out_of_time():
+                return turns.result(
                     EXIT_REFUSED,
                     "limit",
-                    f"limit: --max-sessions "
-                    f"{options.max_sessions} reached; open phases remain "
-                    "(rerun to continue)",
-                    result.sessions,
+                    "limit: --max-total-minutes reached while every open phase was held",
                 )
-            left = _left(options, started)
-            if left is not None and left <= 0:
-                return RunResult(
-                    EXIT_REFUSED, "limit", "limit: --max-total-minutes reached", result.sessions
+            if not free:
+                turns.wait(others)
+                continue
+            turns.waiting = ""
+            taken = turns.take(free[0])
+            if taken is None:
+                continue  # another loop won it, or it was done meanwhile: choose again
+            result = turns.session(taken, others, environ)
+            if result.reason != "limit" or result.code == EXIT_OK:
+                return turns.result(result.code, result.reason, result.message)
+            if len(turns.sessions) >= options.max_sessions:
+                return turns.result(
+                    EXIT_REFUSED,
+                    "limit",
+                    f"limit: --max-sessions {options.max_sessions} reached; open phases "
+                    "remain (rerun to continue)",
                 )
+            if turns.out_of_time():
+                return turns.result(EXIT_REFUSED, "limit", "limit: --max-total-minutes reached")
     finally:
-        if held is not None:
-            try:
-                coord.release(repo, held, place, me)
-            except RehydrateError as exc:
-                display.note(
-                    f"rehydrate run: could not release {held}: {exc} (its lease expires by itself)"
-                )
+        _release_at_end(turns)
+
+
+def _release_at_end(turns: _Turns) -> None:
+    if turns.held is None:
+        return
+    try:
+        turns.release(turns.held)
+    except RehydrateError as exc:
+        turns.display.note(
+            f"rehydrate run: could not release {turns.held}: {exc} (its lease expires by itself)"
+        )
 
 
 def _with_claims(view: ClaimsView) -> Prepare:
     return lambda options: options._replace(claims=view)
 
 
-def _left(options: RunOptions, started: float) -> float | None:
-    if options.max_total_minutes is None:
-        return None
-    return options.max_total_minutes * 60 - (time.monotonic() - started)
-
-
-def _sync(repo: git.Repo, place: coord.Place, display: Display) -> None:
+def _sync(repo: git.Repo, place: coord.Place) -> None:
     """Sync with the remote; a failure stops the run."""
     from ..coord.sync import sync
 
