@@ -92,6 +92,8 @@ def _round(
     codes = [code for code, _, _ in results]
     winners = [json.loads(out)["holder"] for code, out, _ in results if code == 0]
     held = [err for code, _, err in results if code == 1]
+    odd = [(code, err) for code, _, err in results if code not in (0, 1)]
+    assert not odd, odd
     assert codes.count(0) == 1, [r[2] for r in results]
     assert codes.count(1) == RACERS - 1, [r[2] for r in results]
     assert all(f"held by {winners[0]}" in err for err in held)
@@ -177,3 +179,25 @@ def test_bad_input_exits_2_and_names_the_fix(ledger_repo: Path) -> None:
     done = run(ledger_repo, "claim", "P1")
     assert done.code == 2 and "item_not_open" in done.err and "docs/Task.md" in done.err
     assert run(ledger_repo, "claim", "O-001", "--json").code == 0  # its legitimate twin
+
+
+def test_a_malformed_lease_is_an_error_never_free(ledger_repo: Path) -> None:
+    head = git(ledger_repo, "rev-parse", "HEAD").stdout.strip()
+    git(ledger_repo, "update-ref", "refs/rehydrate/claims/P1", head)  # no lease commit
+    for args in (("claim", "P1"), ("claims",), ("release", "P1")):
+        result = run(ledger_repo, *args)
+        assert result.code == 2 and "bad_lease" in result.err, (args, result.err)
+        assert "git update-ref -d refs/rehydrate/claims/P1" in result.err
+    git(ledger_repo, "update-ref", "-d", "refs/rehydrate/claims/P1")
+    assert run(ledger_repo, "claim", "P1").code == 0  # the twin: freed, then claimed
+
+
+def test_an_item_the_server_lacks_is_refused_until_pushed(tmp_path: Path) -> None:
+    bare = server(tmp_path)
+    (a,) = _world(tmp_path, f"file://{bare}", bare, clones=1)
+    added = run(a, "task", "phase", "add", "--phase", "Ship it", "--commit")
+    assert added.code == 0, added.err
+    refused = run(a, "claim", "P4")
+    assert refused.code == 2 and "claim_refused" in refused.err and "rehydrate sync" in refused.err
+    assert run(a, "sync").code == 0
+    assert run(a, "claim", "P4").code == 0  # the twin: once the server has it

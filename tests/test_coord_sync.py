@@ -79,6 +79,8 @@ def test_sync_is_idempotent_and_fast_forwards(tmp_path: Path) -> None:
     pulled = run(b, "sync")  # nothing of b's own: a fast-forward, nothing pushed
     assert pulled.code == 0, pulled.err
     assert "cmd-1" in (b / FAIL).read_text()
+    tracking = git(b, "rev-parse", "origin/main").stdout.strip()
+    assert tracking == git(b, "rev-parse", "HEAD").stdout.strip()  # git status is true
 
 
 def test_a_real_ledger_conflict_exits_1_naming_merge_resolve(tmp_path: Path) -> None:

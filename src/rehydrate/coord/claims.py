@@ -199,8 +199,9 @@ def _write(repo: git.Repo, place: Place, ref: str, new: str | None, expected: st
     raise RehydrateError(
         f"{place.label} refused the update of {ref}: {outcome.message}",
         code="claim_refused",
-        fix="install the same rehydrate on the server (its pre-receive accepts only "
-        "well-formed leases under refs/rehydrate/claims/)",
+        fix="the server claims only items its default branch has: push the commit that adds "
+        "the item first (`rehydrate sync`); a server running another rehydrate may need "
+        "the same version",
     )
 
 

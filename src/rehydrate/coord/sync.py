@@ -87,6 +87,7 @@ def sync(
                 return merged._replace(attempts=attempt)
             head = merged
         if tip == head:
+            _track(repo, remote, ref, head)
             return SyncResult("up_to_date", remote, ref, head, attempt)
         report = check_range(repo, RangeSpec((head, "--not", tip) if tip else (head,)))
         if not report.ok:
@@ -101,6 +102,7 @@ def sync(
             )
         pushed = git_refs.push_branch(repo, remote, head, ref)
         if pushed.ok:
+            _track(repo, remote, ref, head)
             return SyncResult("pushed", remote, ref, head, attempt)
         if not pushed.lost:
             return SyncResult(
@@ -115,6 +117,13 @@ def sync(
         attempts,
         f"{ref} on {remote} moved before each of {attempts} pushes",
     )
+
+
+def _track(repo: git.Repo, remote: str, ref: str, oid: str) -> None:
+    """Move the remote-tracking branch to what the remote now has (as ``git fetch``
+    would), so ``git status`` tells the truth; only for a configured remote's branch."""
+    if ref.startswith("refs/heads/") and remote in git_refs.remotes(repo):
+        git_refs.set_ref(repo, f"refs/remotes/{remote}/{ref.removeprefix('refs/heads/')}", oid)
 
 
 def _merged(
