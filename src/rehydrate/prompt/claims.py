@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from .fences import fence, pipe_table
+from .fences import fence, inline, pipe_table
 
 
 class ClaimRow(NamedTuple):
@@ -34,9 +34,10 @@ def claims_section(view: ClaimsView | None) -> str:
     parts = ["## Claims — who works on which Task item (leases under refs/rehydrate/claims/)"]
     held = view.holding
     if held is not None:
+        item = inline(held.id)  # an ID has a fixed shape; redacted all the same
         parts.append(
-            f"This session holds the claim on {held.id} (lease until {held.expires}, renewed "
-            f"while it runs). Work on {held.id} only; do not start another phase. Every "
+            f"This session holds the claim on {item} (lease until {inline(held.expires)}, "
+            f"renewed while it runs). Work on {item} only; do not start another phase. Every "
             "other item listed below is held by another agent: leave it alone."
         )
     else:
