@@ -130,3 +130,36 @@ def test_sync_without_a_remote_is_bad_input(tmp_path: Path, ledger_repo: Path) -
     assert result.code == 2 and "no_remote" in result.err and "--remote" in result.err
     result = run(ledger_repo, "sync", "--remote", str(tmp_path / "missing.git"))
     assert result.code == 2 and "remote_unreachable" in result.err
+
+
+def test_sync_over_git_daemon_merges_and_pushes(tmp_path: Path) -> None:
+    from coordkit import daemon
+
+    bare = server(tmp_path)
+    with daemon(tmp_path) as url:
+        seed(tmp_path, bare, url)
+        a = clone(url, tmp_path / "a", "ada")
+        b = clone(url, tmp_path / "b", "bob")
+        for n, repo in enumerate((a, b)):
+            added = run(
+                repo,
+                "fail",
+                "add",
+                "--tried",
+                f"`cmd-{n}`",
+                "--failure",
+                "x",
+                "--workaround",
+                "y",
+                "--commit",
+            )
+            assert added.code == 0, added.err
+        assert run(a, "sync").code == 0
+        merged = run(b, "sync", "--json")
+        assert merged.code == 0, merged.err
+        assert json.loads(merged.out)["outcome"] == "pushed"
+    rows = _rows(git(bare, "show", "main:" + FAIL).stdout)
+    assert sorted(cmd for _, cmd in rows) == ["cmd-0", "cmd-1"]
+    assert len({row_id for row_id, _ in rows}) == 2
+    parents = git(bare, "rev-list", "--parents", "-n", "1", "main").stdout.split()
+    assert parents[1] == git(a, "rev-parse", "HEAD").stdout.strip()  # the remote's tip first

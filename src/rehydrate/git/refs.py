@@ -11,6 +11,7 @@ calls: twenty racers must not each start a ``gc``.
 
 from __future__ import annotations
 
+import os
 from typing import NamedTuple
 
 from ..errors import GitError
@@ -127,8 +128,6 @@ def empty_tree(repo: Repo) -> str:
 def commit_message_object(repo: Repo, message: str, date: str) -> str:
     """A root commit of the empty tree carrying ``message`` (``date``: git's date format)."""
     env = {**LEASE_IDENT, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
-    import os
-
     proc = _git(
         repo.root,
         "commit-tree",
