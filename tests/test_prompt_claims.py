@@ -63,3 +63,17 @@ def test_the_session_is_told_what_it_holds() -> None:
     assert "This session holds the claim on P2" in text and "loop-b" in text
     assert claims_section(ClaimsView((mine, other), mine)) == text  # order of input: none
     assert claims_section(ClaimsView()) == "" and claims_section(None) == ""
+
+
+def test_packed_claim_refs_are_found(ledger_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lease whose ref git packed (`git pack-refs`) still shows: the cheap check that
+    spares a process when no claim can exist also reads packed-refs."""
+    from conftest import git
+
+    monkeypatch.setenv("REHYDRATE_NOW", "2026-12-01T12:00:00Z")
+    assert run(ledger_repo, "claim", "P1", "--as", "ada").code == 0
+    git(ledger_repo, "pack-refs", "--all")
+    for folder in sorted((ledger_repo / ".git" / "refs" / "rehydrate").rglob("*"), reverse=True):
+        folder.rmdir()  # pack-refs leaves the emptied folders; a fresh clone has none
+    (ledger_repo / ".git" / "refs" / "rehydrate").rmdir()
+    assert "## Claims" in _prompt(ledger_repo)

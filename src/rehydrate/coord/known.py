@@ -10,6 +10,8 @@ from datetime import datetime
 from .. import git
 from ..prompt.claims import ClaimRow, ClaimsView
 
+_SCAN = 1 << 20  # bytes of packed-refs scanned; past that, one for-each-ref is cheaper
+
 
 def may_have_claims(repo: git.Repo) -> bool:
     """False only when no ref under refs/rehydrate/ can exist (no process started: the
@@ -19,9 +21,10 @@ def may_have_claims(repo: git.Repo) -> bool:
         return True
     try:
         with open(common / "packed-refs", "rb") as packed:
-            return any(b" refs/rehydrate/" in line for line in packed)
+            head = packed.read(_SCAN + 1)
     except OSError:
         return False
+    return len(head) > _SCAN or b" refs/rehydrate/" in head  # a huge file: ask git
 
 
 def known_rows(repo: git.Repo, now: datetime | None = None) -> tuple[ClaimRow, ...]:
