@@ -41,6 +41,10 @@ COMMANDS: dict[str, str] = {
     "demo": "demo:command",
     "doctor": "doctor:command",
     "mcp": "mcp:command",
+    "claim": "claim:claim_command",
+    "release": "claim:release_command",
+    "claims": "claim:claims_command",
+    "sync": "sync:command",
 }
 
 # command name -> its one line in `rehydrate --help` (the command's own --help says more)
@@ -70,6 +74,10 @@ SUMMARIES: dict[str, str] = {
     "doctor": "Check that every integration is still wired.",
     "run": "Fresh agent sessions from the ledgers until done.",
     "mcp": "Serve the ledgers and writers over MCP (stdio).",
+    "claim": "Claim a Task item with a lease on the git remote.",
+    "release": "Release your own claim on a Task item.",
+    "claims": "List the claims on Task items and their leases.",
+    "sync": "Fetch, merge the ledgers, guard and push, retrying.",
 }
 
 

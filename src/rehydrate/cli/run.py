@@ -143,6 +143,15 @@ exactly the command line you wrote (docs/run.md).
     help="Show the last sessions from .rehydrate/sessions/index.jsonl and exit.",
 )
 @click.option("--json", "as_json", is_flag=True, help="With --status: one JSON object.")
+@click.option(
+    "--claim",
+    is_flag=True,
+    help="Take turns with loops on other clones: each session claims the next open, "
+    "unclaimed phase (docs/parallel-agents.md).",
+)
+@click.option("--remote", metavar="NAME", default=None, help="With --claim: where the claims live.")
+@click.option("--ttl", metavar="DURATION", default="30m", help="With --claim: the lease's TTL.")
+@click.option("--as", "holder", metavar="NAME", default=None, help="With --claim: who holds it.")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def command(show_status: bool, as_json: bool, command: tuple[str, ...], **limits: Any) -> int:
     from ..run.options import check_command
@@ -161,8 +170,18 @@ def command(show_status: bool, as_json: bool, command: tuple[str, ...], **limits
     from ._common import open_repo
 
     repo, config = open_repo()
+    claim = _claim_options(limits)
     options = _options(command, limits)
-    return _run(repo, config, options)
+    return _run(repo, config, options, claim)
+
+
+def _claim_options(limits: dict[str, Any]) -> Any:
+    """--claim and its options (taken out of ``limits``), or None without --claim."""
+    from ..coord.lease import parse_ttl
+    from ..run.claimed import ClaimOptions
+
+    claim, remote, ttl, holder = (limits.pop(k) for k in ("claim", "remote", "ttl", "holder"))
+    return ClaimOptions(remote, parse_ttl(ttl), holder) if claim else None
 
 
 def _options(command: tuple[str, ...], limits: dict[str, Any]) -> RunOptions:
@@ -177,7 +196,8 @@ def _options(command: tuple[str, ...], limits: dict[str, Any]) -> RunOptions:
     )
 
 
-def _run(repo: Any, config: Any, options: RunOptions) -> int:
+def _run(repo: Any, config: Any, options: RunOptions, claim: Any = None) -> int:
+    from ..run.claimed import run_claimed
     from ..run.loop import run_loop
     from . import verdict
 
@@ -187,7 +207,10 @@ def _run(repo: Any, config: Any, options: RunOptions) -> int:
     previous = signal.signal(signal.SIGTERM, interrupted)
     display = LiveDisplay(sys.stderr.isatty())
     try:
-        result = run_loop(repo, config, options, display, os.environ)
+        if claim is not None:
+            result = run_claimed(repo, config, options, display, os.environ, claim)
+        else:
+            result = run_loop(repo, config, options, display, os.environ)
     finally:
         signal.signal(signal.SIGTERM, previous)
         display.clear()

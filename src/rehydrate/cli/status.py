@@ -78,14 +78,30 @@ def command(rev: str | None, staged: bool, worktree: bool, as_json: bool) -> int
 
     repo, config = open_repo()
     source = pick_source(rev, worktree, staged, default="worktree")
+    from ..coord.known import known_rows
+
     view = gather(repo, config, source, today_from_env(os.environ))
+    claims = known_rows(repo)
     if as_json:
-        emit_json(view.to_json())
+        out = view.to_json()
+        if claims:  # only when some lease is in force: the object is unchanged otherwise
+            out["claims"] = [row._asdict() for row in claims]
+        emit_json(out)
         return EXIT_OK
     isatty = sys.stdout.isatty()
     style: Style = click.style if use_color(isatty, os.environ) else plain
-    click.echo(fit(render(view, style), screen_width(isatty)))
+    click.echo(fit(render(view, style) + _claims(claims), screen_width(isatty)))
     return EXIT_OK
+
+
+def _claims(rows: tuple[Any, ...]) -> str:
+    """Who holds which item until when (the leases this clone knows; `rehydrate claims`
+    asks the remote)."""
+    if not rows:
+        return ""
+    lines = ["", "", "Claims (rehydrate claims asks the remote)"]
+    lines += [f"  {r.id}  {r.holder}  until {r.expires}  ({r.where})" for r in rows]
+    return "\n".join(lines)
 
 
 def _more(shown: int, total: int, what: str) -> list[str]:

@@ -8,7 +8,8 @@ refused (it substitutes objects for every reader that honours it).
 Any other deleted branch leaves its tip under ``refs/rehydrate/deleted/`` in the bare
 repository (written once the push is accepted): a branch created again at that name is
 judged against that tip as a forced update would be, so deleting a branch and pushing it
-back at an old commit loses nothing silently. Clients cannot push ``refs/rehydrate/*``.
+back at an old commit loses nothing silently. Clients cannot push ``refs/rehydrate/*``
+but well-formed leases under ``refs/rehydrate/claims/`` (``guard.claims``).
 A ref whose new tip holds no ledger at the paths in force is reported on stderr
 (``notes``): a server whose ledgers live elsewhere would otherwise judge nothing.
 """
@@ -96,7 +97,7 @@ def _record_deleted(repo: Repo, deleted: Sequence[Update]) -> None:
         run(repo, "update-ref", DELETED + update.ref[5:], update.old, env=env)
 
 
-def _reserved(update: Update) -> Violation | None:
+def _reserved(repo: Repo, update: Update) -> Violation | None:
     if update.ref.startswith("refs/replace/") and update.new not in ZERO:
         return Violation(
             "replace_ref_refused",
@@ -106,6 +107,10 @@ def _reserved(update: Update) -> Violation | None:
             "a replace ref substitutes one object for another behind every reader's back",
             FIXES["replace_ref_refused"],
         )
+    if update.ref.startswith("refs/rehydrate/claims/"):
+        from .claims import check_claim_update
+
+        return check_claim_update(repo, update.old, update.new, update.ref)
     if update.ref.startswith("refs/rehydrate/"):
         return Violation(
             "reserved_ref_refused",
@@ -121,7 +126,7 @@ def _reserved(update: Update) -> Violation | None:
 def check_pre_receive(repo: Repo, lines: Sequence[str]) -> GuardReport:
     """``<old> <new> <ref>`` lines: every new commit of each ref, a forced update's old tip
     against its new tip (a re-created branch's: its recorded deleted tip), no deletion
-    of a protected branch, no ``refs/replace/*`` or ``refs/rehydrate/*``."""
+    of a protected branch, no ``refs/replace/*`` or ``refs/rehydrate/*`` but leases."""
     updates = parse_updates(lines)
     protected = protected_refs(repo) if any(u.new in ZERO for u in updates) else frozenset()
     violations: list[Violation] = []
@@ -131,10 +136,12 @@ def check_pre_receive(repo: Repo, lines: Sequence[str]) -> GuardReport:
     commits = 0
     ledgers: set[str] = set()
     for update in updates:
-        reserved = _reserved(update)
+        reserved = _reserved(repo, update)
         if reserved is not None:
             violations.append(reserved)
             continue
+        if update.ref.startswith("refs/rehydrate/claims/"):
+            continue  # a lease, judged whole by _reserved: no ledger history to walk
         if update.new in ZERO:
             if update.ref in protected:
                 violations.append(_protected(update))

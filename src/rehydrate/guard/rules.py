@@ -116,7 +116,9 @@ FIXES: Mapping[str, str] = {
     "replace_ref_refused": "push commits, not replacements: delete the replace ref locally "
     "(git replace -d) and push without it",
     "reserved_ref_refused": "push branches and tags only: refs/rehydrate/* is written by the "
-    "server's guard",
+    "server's guard (claims go under refs/rehydrate/claims/, by `rehydrate claim`)",
+    "claim_ref_refused": "take claims with `rehydrate claim ID` (a lease commit for an open "
+    "phase or obligation the default branch's Task ledger has)",
     "protected_branch_deleted": "keep the branch; to retire it, ask the repository's "
     "administrator (the protected branches are the default "
     "branch and git config rehydrate.protectedBranch)",

@@ -185,6 +185,7 @@ def build_prompt(
         PromptSection("task.prose", prose(state, "task", skip=("rollback", "next action")), False),
         PromptSection("failures", failures_listing(state).render(), True),
         PromptSection("failures.prose", prose(state, "failures"), False),
+        *_claims(options),
         PromptSection("retired", retired_items(state) if options.show_retired else "", False),
         *commit_parts(commit_info, options),
         PromptSection("protocol", _protocol(options, state), False),
@@ -220,6 +221,15 @@ def build_prompt(
         estimated_tokens=tokens,
         tokenizer=tokenizer,
     )
+
+
+def _claims(options: PromptOptions) -> list[PromptSection]:
+    """The claims part, only when a lease is in force (so a prompt without claims is the
+    same bytes as before there were claims)."""
+    from .claims import claims_section
+
+    text = claims_section(options.claims)
+    return [PromptSection("claims", text, True)] if text else []
 
 
 def _join(sections: Sequence[PromptSection]) -> str:
@@ -347,6 +357,10 @@ def load_prompt(
 ) -> Prompt:
     """gather + build_prompt: the prompt for ``source`` with ``options``."""
     inputs = gather(repo, config, source, options.diff_lines, head, head_known)
+    if options.claims is None:
+        from ..coord.known import known_view
+
+        options = options._replace(claims=known_view(repo))
     return build_prompt(
         inputs.state,
         options,

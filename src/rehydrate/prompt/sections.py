@@ -18,6 +18,7 @@ from .fences import GIT_LABEL, Listing, fence, inline, listing, pipe_table
 
 if TYPE_CHECKING:
     from ..ledgers.model import Constraint, Verification
+    from .claims import ClaimsView
 
 _KIND_TITLES: Mapping[str, str] = {"spec": "Spec", "task": "Task", "failures": "Failed attempts"}
 
@@ -43,6 +44,7 @@ class PromptOptions(NamedTuple):
     diff_lines: int = 200
     protocol: str | None = None
     show_retired: bool = True
+    claims: ClaimsView | None = None  # None: the leases this clone knows (load_prompt)
 
 
 def _id_text(item_id: str) -> str:

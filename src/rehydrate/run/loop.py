@@ -13,10 +13,10 @@ resumed by running it again. Core code: it reports to a ``Display``, never print
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .. import git
 from ..config import Config
@@ -39,6 +39,13 @@ class RunResult(NamedTuple):
     sessions: tuple[record.SessionRecord, ...]
 
 
+if TYPE_CHECKING:
+    from ..prompt.sections import PromptOptions
+
+# what ``run --claim`` (run/claimed.py) adds to each session's prompt options
+Prepare = Callable[["PromptOptions"], "PromptOptions"]
+
+
 class _Run:
     """The state of one ``rehydrate run``: options, totals, the sessions so far."""
 
@@ -49,9 +56,11 @@ class _Run:
         options: RunOptions,
         display: Display,
         environ: Mapping[str, str],
+        prepare: Prepare | None = None,
     ) -> None:
         self.repo, self.config, self.options, self.display = repo, config, options, display
         self.environ = environ
+        self.prepare = prepare
         self.started = time.monotonic()
         self.cost = 0.0
         self.stalled = 0
@@ -73,9 +82,10 @@ def run_loop(
     options: RunOptions,
     display: Display,
     environ: Mapping[str, str],
+    prepare: Prepare | None = None,
 ) -> RunResult:
     """Run sessions until done, blocked, a violation, a stall, a limit or Ctrl-C."""
-    run = _Run(repo, config, options, display, environ)
+    run = _Run(repo, config, options, display, environ, prepare)
     from ..state import uncommitted_ledgers
 
     dirty = uncommitted_ledgers(repo, config)
@@ -147,6 +157,8 @@ def _prompt(run: _Run) -> str:
         diff_lines=run.config.diff_lines,
         protocol=read_protocol(run.repo, run.config, None),
     )
+    if run.prepare is not None:
+        options = run.prepare(options)
     return load_prompt(run.repo, run.config, Source("worktree"), options).text
 
 
