@@ -4,7 +4,9 @@ the terminal and the log, the process group ended on a limit or Ctrl-C.
 The agent runs in a session (and process group) of its own (``start_new_session``), so
 a Ctrl-C at the terminal reaches ``rehydrate run`` only; the run then ends the group:
 SIGTERM, and SIGKILL after the grace period. Processes the agent left behind in its
-group are ended the same way when it exits. Never ``shell=True``.
+group are ended the same way when it exits, and so is every other process descended from
+it (the loop is their subreaper, ``reaper``), so nothing the session started outlives
+it. The agent itself dies with the loop (``PR_SET_PDEATHSIG``). Never ``shell=True``.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import IO, Any, NamedTuple
 
 from ..continuity.sessions import EXITED, INTERRUPTED
 from ..errors import RehydrateError
+from .reaper import end_descendants
 from .usage import Usage
 
 POLL = 0.1  # seconds between looks at the session
@@ -113,8 +116,10 @@ def _feed(stdin: IO[bytes], data: bytes) -> None:
 
 
 def start(argv: Sequence[str], cwd: Path, env: Mapping[str, str], piped: bool) -> Any:
+    from .reaper import die_with_parent
+
     try:
-        return subprocess.Popen(
+        return subprocess.Popen(  # noqa: PLW1509 (preexec_fn: prctl only, looked up before)
             list(argv),
             cwd=cwd,
             env=dict(env),
@@ -122,6 +127,7 @@ def start(argv: Sequence[str], cwd: Path, env: Mapping[str, str], piped: bool) -
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=die_with_parent(),
         )
     except FileNotFoundError:
         raise RehydrateError(
@@ -173,8 +179,10 @@ def run_session(launch: Launch, usage: Usage) -> Ending:
         try:
             with launch.quiesce():  # no ledger write is cut in half
                 stop_group(proc, launch.grace, launch.interrupts)
+                end_descendants(launch.grace)  # setsid() or double-forked: ours still
         except KeyboardInterrupt:
             stop_group(proc, 0)
+            end_descendants(0)
             ended_by = INTERRUPTED
         pump.join(timeout=5)  # a process that left the group may hold the pipe
         return Ending(proc.returncode, ended_by)
