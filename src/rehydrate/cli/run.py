@@ -143,8 +143,16 @@ exactly the command line you wrote (docs/run.md).
     help="Show the last sessions from .rehydrate/sessions/index.jsonl and exit.",
 )
 @click.option("--json", "as_json", is_flag=True, help="With --status: one JSON object.")
+@click.option(
+    "--raw",
+    is_flag=True,
+    help="Show the agent's output as it wrote it (default: Claude Code, Codex and "
+    "Gemini JSON streams rendered as readable lines).",
+)
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
-def command(show_status: bool, as_json: bool, command: tuple[str, ...], **limits: Any) -> int:
+def command(
+    show_status: bool, as_json: bool, raw: bool, command: tuple[str, ...], **limits: Any
+) -> int:
     from ..run.options import check_command
 
     if show_status:
@@ -162,7 +170,7 @@ def command(show_status: bool, as_json: bool, command: tuple[str, ...], **limits
 
     repo, config = open_repo()
     options = _options(command, limits)
-    return _run(repo, config, options)
+    return _run(repo, config, options, raw)
 
 
 def _options(command: tuple[str, ...], limits: dict[str, Any]) -> RunOptions:
@@ -177,7 +185,7 @@ def _options(command: tuple[str, ...], limits: dict[str, Any]) -> RunOptions:
     )
 
 
-def _run(repo: Any, config: Any, options: RunOptions) -> int:
+def _run(repo: Any, config: Any, options: RunOptions, raw: bool = False) -> int:
     from ..run.loop import run_loop
     from . import verdict
 
@@ -185,13 +193,15 @@ def _run(repo: Any, config: Any, options: RunOptions) -> int:
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, interrupted)
-    display = LiveDisplay(sys.stderr.isatty())
+    display = LiveDisplay(sys.stderr.isatty(), raw)
     try:
         result = run_loop(repo, config, options, display, os.environ)
     finally:
         signal.signal(signal.SIGTERM, previous)
         display.clear()
-    click.echo(f"rehydrate run: {result.message}", err=True)
+    from ..terminal import printable
+
+    click.echo(printable(f"rehydrate run: {result.message}"), err=True)
     return verdict(result.code)
 
 
@@ -221,36 +231,61 @@ def _status(as_json: bool) -> int:
 
 
 class LiveDisplay:
-    """The agent's output on stdout; one live status line on stderr (redrawn with ``\\r``
-    on a terminal, a plain line per change elsewhere)."""
+    """The agent's output on stdout (the known JSON streams rendered as readable lines,
+    run/stream.py, unless ``raw``); one live status line on stderr, fitted to the
+    terminal's width and redrawn with ``\\r`` on a terminal, a plain line per change
+    elsewhere."""
 
-    def __init__(self, tty: bool) -> None:
+    def __init__(self, tty: bool, raw: bool = False) -> None:
+        from ..run.stream import Render
+
         self.tty = tty
+        self.raw = raw
+        self.render = Render()
         self.line = ""
         self.shown = ""
         self.header = ""
+        self.next_action = ""
+        self.last_line = ""  # the status line last drawn, drawn again below new output
         self.last_plain = 0.0
 
     def started(self, number: int, nth: int, options: RunOptions, next_action: str) -> None:
+        from ..run.stream import Render
+
         self.header = f"session {nth}/{options.max_sessions} (#{number})"
         self.next_action = next_action
+        self.render = Render()
         self._note(f"rehydrate run: {self.header} started; next: {next_action or '(none)'}")
 
     def output(self, chunk: bytes) -> None:
+        if self.raw:
+            self._wipe()
+            out = sys.stdout.buffer
+            out.write(chunk)
+            out.flush()
+            return
+        self._lines(self.render.feed(chunk))
+
+    def _lines(self, lines: list[str]) -> None:
+        if not lines:
+            return
         self._wipe()
-        out = sys.stdout.buffer
-        out.write(chunk)
-        out.flush()
+        sys.stdout.write("".join(f"{line}\n" for line in lines))
+        sys.stdout.flush()
+        if self.tty and self.last_line:
+            self._draw(self.last_line)
 
     def tick(self, elapsed: float, changed: tuple[str, ...]) -> None:
+        from ..terminal import fit_width, one_line
+
         minutes, seconds = divmod(int(elapsed), 60)
         moved = ", ".join(changed) if changed else "none yet"
         clock = f"{minutes:02d}:{seconds:02d}"
-        line = f"[{self.header} {clock}] next: {self.next_action[:60]} | changed: {moved}"
+        line = one_line(f"[{self.header} {clock}] next: {self.next_action} | changed: {moved}")
         if self.tty:
-            if line[:200] != self.line:
-                self.line = line[:200]
-                self._draw()
+            fitted = fit_width(line, _columns())
+            if fitted != self.line:
+                self._draw(fitted)
         elif changed and moved != self.shown:
             self.shown = moved
             click.echo(line, err=True)
@@ -258,6 +293,9 @@ class LiveDisplay:
     def ended(self, entry: SessionRecord) -> None:
         from ..continuity.sessions import summary_line
 
+        if not self.raw:
+            self._lines(self.render.close())
+        self.last_line = ""
         self._note(f"rehydrate run: {summary_line(entry)}")
         for violation in entry.violations:
             self._note(f"  refused: {violation}")
@@ -266,11 +304,16 @@ class LiveDisplay:
         self._note(text)
 
     def clear(self) -> None:
+        self.last_line = ""
         self._wipe()
 
     def _note(self, text: str) -> None:
+        from ..terminal import printable
+
         self._wipe()
-        click.echo(text, err=True)
+        click.echo(printable(text), err=True)
+        if self.tty and self.last_line:
+            self._draw(self.last_line)
 
     def _wipe(self) -> None:
         if self.tty and self.line:
@@ -278,6 +321,17 @@ class LiveDisplay:
             sys.stderr.flush()
             self.line = ""
 
-    def _draw(self) -> None:
-        sys.stderr.write("\r\x1b[K" + self.line)
+    def _draw(self, line: str) -> None:
+        self.line = self.last_line = line
+        sys.stderr.write("\r\x1b[K" + line)
         sys.stderr.flush()
+
+
+def _columns() -> int:
+    """The terminal's width (stderr's, else COLUMNS, else 80)."""
+    try:
+        return os.get_terminal_size(sys.stderr.fileno()).columns or 80
+    except (OSError, ValueError):
+        import shutil
+
+        return shutil.get_terminal_size((80, 24)).columns
