@@ -12,7 +12,7 @@ from ..errors import RehydrateError
 from ..redact import redact
 
 TAIL_LINES = 3  # lines of each session's output shown
-TAIL_BYTES = 8192
+TAIL_BYTES = 1 << 18  # a runtime event can be long (a hook response: tens of KiB)
 LINE_CHARS = 200
 
 

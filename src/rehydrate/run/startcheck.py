@@ -8,7 +8,9 @@
    named, and judged by the guard as the CI would judge it (``Rehydrate-Waiver:``
    trailers count here: they are how a person accepts a refused change). A refusal
    means the run would start on top of a refused state: it does not start (exit 1), and
-   the message names each violation and the repair (reset, or a waiver trailer).
+   the message names each violation and the repair (reset, or a waiver trailer). A
+   rewind (HEAD moved back to an ancestor of that state, as ``git reset`` does) is named
+   and accepted: it writes nothing new, and it is how a person undoes a session.
 
 So a write that reaches the ledgers after its session was judged (by a process that
 escaped the loop, or late) is never taken as the next session's starting point unseen:
@@ -107,7 +109,7 @@ def settle_orphans(repo: git.Repo, config: Config, now: str) -> list[str]:
 def check_start(repo: git.Repo, config: Config) -> StartCheck:
     """Compare the repository with the last judged state and judge what changed."""
     from ..git.sessions import count_between, worktree_index
-    from ..guard.range import check_range, resolve_range
+    from ..guard.range import check_range, is_ancestor, resolve_range
     from ..guard.staged import check_staged
     from ..state import uncommitted_ledgers
 
@@ -136,6 +138,13 @@ def check_start(repo: git.Repo, config: Config) -> StartCheck:
                 f"rehydrate run: since session #{judged.number} was judged, "
                 f"{' and '.join(what)}; judged now by the guard (waiver trailers count)"
             )
+        if base is not None and base != head and is_ancestor(repo, head, base):
+            notes.append(
+                f"rehydrate run: HEAD was rewound from {base[:12]} to {head[:12]}, an "
+                "earlier state; what was recorded after it is not in the ledgers now "
+                f"(git reset --keep {base[:12]} brings it back)"
+            )
+            base = head
         if base is not None and base != head:
             try:
                 report = check_range(repo, resolve_range(repo, f"{base}..{head}"), fallback=config)

@@ -195,6 +195,9 @@ class Render:
         return [f"gemini: {_first_line(text)}"] if text.strip() else []
 
     def _line(self, raw: bytes) -> list[str]:
+        return [ln if len(ln) <= LINE else ln[: LINE - 1] + "\u2026" for ln in self._event(raw)]
+
+    def _event(self, raw: bytes) -> list[str]:
         text = raw.decode("utf-8", "replace").rstrip("\r")
         stripped = text.strip()
         obj: Any = None
