@@ -289,3 +289,26 @@ def test_concurrent_claims_never_share_a_number(tmp_path: Path) -> None:
     ]
     numbers = sorted(int(p.communicate()[0]) for p in procs)
     assert numbers == [1, 2, 3, 4, 5, 6]
+
+
+def test_the_ledgers_reach_claude_once_inside_run(loop: Loop) -> None:
+    result = loop.script([["session_start", "startup"], ["session_start", "compact"],
+                          *PASS_CHECK]).run()  # fmt: skip
+    assert result.code == 0, result.err
+    assert "F-001" in loop.prompt(1)  # the prompt on stdin carries the ledgers
+    startup = (loop.state / "context-startup.md").read_text()
+    assert "F-001" not in startup and "as your first message" in startup
+    assert ".rehydrate/sessions/1.prompt.md" in startup
+    assert len(startup) < 2000
+    # after a compaction the first message may be gone: the core comes back
+    assert "F-001" in (loop.state / "context-compact.md").read_text()
+
+
+def test_outside_run_session_start_still_carries_the_core(loop: Loop) -> None:
+    event = {"hook_event_name": "SessionStart", "source": "startup", "cwd": str(loop.repo)}
+    env = {**os.environ, "REHYDRATE_RUN_PROMPT": ".rehydrate/sessions/9.prompt.md"}  # no file
+    done = subprocess.run(
+        [sys.executable, "-m", "rehydrate", "hook", "claude", "session-start"],
+        input=json.dumps(event), text=True, capture_output=True, cwd=loop.repo, env=env,
+    )  # fmt: skip
+    assert "F-001" in json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]

@@ -209,10 +209,14 @@ def _prompt(run: _Run) -> str:
 
 
 def _session_env(run: _Run, number: int) -> dict[str, str]:
-    from ..agents.contextuse import LIMIT_ENV, SESSION_ENV
+    """The agent's environment: the run's, with the session's number and the prompt it
+    was given (the SessionStart hook then points at it instead of repeating the ledgers)."""
+    from ..agents.contextuse import LIMIT_ENV, PROMPT_ENV, SESSION_ENV
 
-    env = {k: v for k, v in run.environ.items() if k not in (LIMIT_ENV, SESSION_ENV)}
+    ours = (LIMIT_ENV, SESSION_ENV, PROMPT_ENV)
+    env = {k: v for k, v in run.environ.items() if k not in ours}
     env[SESSION_ENV] = str(number)
+    env[PROMPT_ENV] = f"{record.SESSIONS_DIR}/{number}.prompt.md"
     if run.options.context_limit is not None:
         env[LIMIT_ENV] = str(run.options.context_limit)
     return env
