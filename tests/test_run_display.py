@@ -260,3 +260,64 @@ def test_the_live_line_fits_an_80_column_pty(loop: Loop) -> None:
         assert sum(cells(c) for c in line) <= 79, line
         assert draw == line or draw[len(line)] == "\r", repr(draw)  # never a newline after it
     assert "still working" in text
+
+
+def test_render_and_printable_hold_on_any_input() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    events = st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=40),
+        lambda inner: (
+            st.lists(inner, max_size=4)
+            | st.dictionaries(
+                st.sampled_from(
+                    [
+                        "type",
+                        "subtype",
+                        "message",
+                        "content",
+                        "item",
+                        "text",
+                        "name",
+                        "input",
+                        "is_error",
+                        "role",
+                        "delta",
+                        "tool_name",
+                        "status",
+                    ]
+                ),
+                inner,
+                max_size=5,
+            )
+        ),  # fmt: skip
+        max_leaves=20,
+    )
+    kinds = st.sampled_from(
+        ["assistant", "user", "system", "result", "item.completed", "item.started", "message"]
+        + ["tool_use", "tool_result", "init"]
+    )
+    line = st.one_of(
+        st.binary(max_size=200),
+        st.builds(
+            lambda k, e: json.dumps({"type": k, "message": e, "item": e, "content": e}).encode(),
+            kinds,
+            events,
+        ),  # noqa: E501
+    )
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(line, max_size=8), st.integers(min_value=1, max_value=50))
+    def check(lines: list[bytes], size: int) -> None:
+        data = b"\n".join(lines)
+        view = Render()
+        out: list[str] = []
+        for start in range(0, len(data), size):
+            out += view.feed(data[start : start + size])
+        out += view.close()
+        for shown in out:
+            assert len(shown) <= 240
+            assert printable(shown) == shown and "\n" not in shown
+
+    check()

@@ -312,3 +312,15 @@ def test_outside_run_session_start_still_carries_the_core(loop: Loop) -> None:
         input=json.dumps(event), text=True, capture_output=True, cwd=loop.repo, env=env,
     )  # fmt: skip
     assert "F-001" in json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_two_runs_started_together_one_runs_one_exits_2(loop: Loop) -> None:
+    loop.script([["sleep", 1], *PASS_CHECK])
+    procs = [loop.start() for _ in range(2)]
+    results = [(p.wait(timeout=120), p.communicate()[1]) for p in procs]
+    codes = sorted(code for code, _ in results)
+    assert codes == [0, 2], results
+    busy = next(err for code, err in results if code == 2)
+    assert "run_busy" in busy
+    assert [e["number"] for e in loop.index()] == [1]
+    assert loop.sessions_run() == 1
