@@ -324,3 +324,70 @@ def test_two_runs_started_together_one_runs_one_exits_2(loop: Loop) -> None:
     assert "run_busy" in busy
     assert [e["number"] for e in loop.index()] == [1]
     assert loop.sessions_run() == 1
+
+
+class _Quiet:
+    """A Display that keeps what it was told (the loop run in-process)."""
+
+    def __init__(self) -> None:
+        self.notes: list[str] = []
+
+    def started(self, number: int, nth: int, options: object, next_action: str) -> None: ...
+    def output(self, chunk: bytes) -> None: ...
+    def tick(self, elapsed: float, changed: tuple[str, ...]) -> None: ...
+    def ended(self, entry: object) -> None: ...
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+
+
+class _LateWriter:
+    """The seam's after_session: a process outside the loop's tree writing after the
+    judgement of session 1 (legit: records a failure through the writer; else: drops one)."""
+
+    def __init__(self, repo: Path, legit: bool) -> None:
+        self.repo, self.legit = repo, legit
+
+    def before_session(self, repo: object, number: int) -> str | None:
+        return None
+
+    def after_session(self, repo: object, entry: object) -> None:
+        if getattr(entry, "number", 0) != 1:
+            return
+        if self.legit:
+            _person_records(self.repo)
+            return
+        path = self.repo / "docs/Failed_Attempts.md"
+        path.write_text(
+            "".join(ln for ln in path.read_text().splitlines(True) if "F-001" not in ln)
+        )
+
+
+def _person_records(repo: Path) -> None:
+    done = run_subprocess(repo, "fail", "add", "--tried", "`make w`", "--failure", "w broke",
+                          "--workaround", "use make y")  # fmt: skip
+    assert done.code == 0, done.err
+
+
+@pytest.mark.parametrize("legit", [False, True], ids=["drops-a-row", "legit-records-a-row"])
+def test_a_write_between_two_sessions_of_one_run_is_judged(loop: Loop, legit: bool) -> None:
+    from rehydrate.config import load_config
+    from rehydrate.git import find_repo
+    from rehydrate.run.loop import run_loop
+    from rehydrate.run.options import RunOptions
+
+    loop.script(NEXT, PASS_CHECK)
+    repo = find_repo(loop.repo)
+    display = _Quiet()
+    options = RunOptions(command=tuple(loop.command()))
+    result = run_loop(
+        repo, load_config(repo.root), options, display, dict(os.environ),
+        _LateWriter(loop.repo, legit),
+    )  # fmt: skip
+    said = "\n".join(display.notes)
+    assert "since session #1 was judged" in said
+    if legit:
+        assert result.code == 0, result.message
+        assert loop.sessions_run() == 2
+    else:
+        assert result.code == 1 and "F-001" in result.message, result.message
+        assert loop.sessions_run() == 1

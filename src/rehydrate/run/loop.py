@@ -112,25 +112,15 @@ def _loop(
     hooks: SessionHooks,
 ) -> RunResult:
     from ..state import uncommitted_ledgers
-    from .startcheck import check_start, settle_orphans
+    from .startcheck import settle_orphans
 
     for text in settle_orphans(repo, config, now()):
         display.note(text)
     run = _Run(repo, config, options, display, environ)
     run.hooks = hooks
-    start = check_start(repo, run.settings()[0])
-    for text in start.notes:
-        display.note(text)
-    if start.violations:
-        return run.result(
-            EXIT_REFUSED,
-            "violation",
-            "violation: the run would start on top of refused ledger changes "
-            f"({len(start.violations)}); no session was started:\n"
-            + "\n".join(f"  {v}" for v in start.violations)
-            + "\n"
-            + start.repair,
-        )
+    refused = _check_since_judged(run)
+    if refused is not None:
+        return refused
     dirty = uncommitted_ledgers(repo, run.settings()[0])
     if dirty:
         display.note(
@@ -139,6 +129,10 @@ def _loop(
             "first one (commit them first to keep them apart)"
         )
     for nth in range(1, options.max_sessions + 1):
+        if nth > 1:  # a write after the last judgement, by a process outside the loop's tree
+            refused = _check_since_judged(run)
+            if refused is not None:
+                return refused
         run.config, run.protocol = run.settings()
         before = snapshot(repo, run.config)
         stop = _before_session(run, before)
@@ -161,6 +155,27 @@ def _loop(
         f"limit: --max-sessions {options.max_sessions} reached after session "
         f"#{run.sessions[-1].number if run.sessions else '-'}; the task is not done "
         "(rerun to continue)",
+    )
+
+
+def _check_since_judged(run: _Run) -> RunResult | None:
+    """Name what changed since the last session was judged; refuse to go on top of a
+    refused state (``startcheck``)."""
+    from .startcheck import check_start
+
+    start = check_start(run.repo, run.settings()[0])
+    for text in start.notes:
+        run.display.note(text)
+    if not start.violations:
+        return None
+    return run.result(
+        EXIT_REFUSED,
+        "violation",
+        "violation: the run would start on top of refused ledger changes "
+        f"({len(start.violations)}); no session was started:\n"
+        + "\n".join(f"  {v}" for v in start.violations)
+        + "\n"
+        + start.repair,
     )
 
 
