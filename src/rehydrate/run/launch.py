@@ -25,10 +25,11 @@ from typing import IO, Any, NamedTuple
 
 from ..continuity.sessions import EXITED, INTERRUPTED
 from ..errors import RehydrateError
-from .reaper import end_descendants
+from .reaper import end_descendants, reap_orphans
 from .usage import Usage
 
 POLL = 0.1  # seconds between looks at the session
+REAP_EVERY = 5.0  # seconds between collections of exited orphans
 CHUNK = 1 << 16
 _PLACEHOLDER = re.compile(r"\{prompt(_file)?\}")
 
@@ -167,12 +168,16 @@ def run_session(launch: Launch, usage: Usage) -> Ending:
         if launch.stdin is not None:
             threading.Thread(target=_feed, args=(proc.stdin, launch.stdin), daemon=True).start()
         ended_by = EXITED
+        reaped = time.monotonic()
         try:
             while proc.poll() is None:
                 reason = launch.watch()
                 if reason is not None:
                     ended_by = reason
                     break
+                if time.monotonic() - reaped >= REAP_EVERY:
+                    reap_orphans(proc.pid)
+                    reaped = time.monotonic()
                 time.sleep(POLL)
         except KeyboardInterrupt:
             ended_by = INTERRUPTED

@@ -125,6 +125,16 @@ def reap() -> None:
             return
 
 
+def reap_orphans(keep: int) -> None:
+    """While a session runs: collect the exited orphans re-parented to the loop (zombies
+    otherwise, until the session ends), never ``keep`` (the agent: its Popen waits for it)."""
+    me = os.getpid()
+    for pid, ppid in _parents().items():
+        if ppid == me and pid != keep and _zombie(pid):
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+
+
 def end_descendants(grace: float, keep: Callable[[int], bool] = lambda pid: False) -> int:
     """SIGTERM to every descendant, SIGKILL after ``grace`` to those left; repeated until
     none is left (a process forking meanwhile is caught by the next pass). Returns how
