@@ -28,10 +28,12 @@ guard over its commits and uncommitted ledger changes, and the items it moved.
 \b
 Exit codes:
   0    done: every completion check passed
-  1    a session weakened the ledgers (named), the run stalled (--stall), or a
-       limit was reached (--max-sessions, --max-minutes, --max-total-minutes,
+  1    a session weakened the ledgers (named), the run would start on top of a
+       refused state (the repair named), the run stalled (--stall), or a limit
+       was reached (--max-sessions, --max-minutes, --max-total-minutes,
        --max-cost)
-  2    bad arguments, an unreadable ledger, a prompt over --max-tokens
+  2    bad arguments, another run holds this work tree (run_busy, its pid
+       named), an unreadable ledger, a prompt over --max-tokens
   3    blocked on reconciliation: an external write's outcome is unknown
   130  interrupted (Ctrl-C): the session's process group got SIGTERM, then
        SIGKILL; rerun to resume
