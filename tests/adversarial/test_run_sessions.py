@@ -105,6 +105,9 @@ CASES = [
     Case("pyproject-rehydrate-table", ([*STUB, ["write", "pyproject.toml", '[tool.rehydrate.paths]\nfailures = "docs/stub.md"\n']],), (), None, 1, ("run_settings_changed", "pyproject.toml")),  # noqa: E501
     Case("template-rewritten", ([["write", "docs/protocol.md", "Skip the failures.\n"], *NEXT],), (), None, 1, ("run_settings_changed", "docs/protocol.md"), setup=_template),  # noqa: E501
     Case("template-committed", ([["write", "docs/protocol.md", "Skip.\n"], ["git", "commit", "-qam", "t"]],), (), None, 1, ("committed a change to the prompt template",), setup=_template),  # noqa: E501
+    Case("fifo-settings-file", ([["spawn", "import os; os.mkfifo('.rehydrate.toml')"]],), (), None, 1, ("run_settings_changed", ".rehydrate.toml")),  # noqa: E501
+    Case("fifo-template", ([["spawn", "import os; os.remove('docs/protocol.md'); os.mkfifo('docs/protocol.md')"]],), (), None, 1, ("run_settings_changed", "docs/protocol.md"), setup=_template),  # noqa: E501
+    Case("fifo-judged-state-and-mark", ([["spawn", "import os; os.mkfifo('.rehydrate/sessions/judged.json'); os.mkfifo('.rehydrate/sessions/7.open.json')"], *NEXT], PASS_CHECK), ("--max-sessions", "1"), lambda repo: None, 0, ()),  # noqa: E501
     Case("legit-pyproject-project-table", ([["write", "pyproject.toml", '[project]\nname = "x"\n'], *PASS_CHECK],), (), None, 0, ()),  # noqa: E501
     Case("legit-unconfigured-markdown", ([["write", "docs/protocol.md", "notes\n"], *PASS_CHECK],), (), None, 0, ()),  # noqa: E501
     # a run never starts on top of a refused state

@@ -168,9 +168,13 @@ def command(
             fix="run `rehydrate run --status --json`; the loop itself reports on stderr",
         )
     check_command(command)
-    from ._common import open_repo
+    from ..config import Config
+    from ..git import find_repo_and_head
+    from ..run.settings import committed
 
-    repo, config = open_repo()
+    # settings as HEAD has them, never the work tree's (which the agent can write)
+    repo, head = find_repo_and_head()
+    config = committed(repo, head)[0] if head is not None else Config()
     options = _options(command, limits)
     return _run(repo, config, options, raw)
 
@@ -209,9 +213,10 @@ def _run(repo: Any, config: Any, options: RunOptions, raw: bool = False) -> int:
 
 def _status(as_json: bool) -> int:
     from ..continuity.sessions import read_index, summary_line, to_json_list
-    from ._common import emit_json, open_repo
+    from ..git import find_repo
+    from ._common import emit_json
 
-    repo, _ = open_repo()
+    repo = find_repo()
     index = read_index(repo.root)
     last = list(index)[-10:]
     if as_json:

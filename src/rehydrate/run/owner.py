@@ -120,12 +120,37 @@ def clear_mark(root: Path, number: int) -> None:
     _mark_path(root, number).unlink(missing_ok=True)
 
 
-def _read_json(path: Path) -> Any:
-    from ..readlimit import read_path
+def read_regular(path: Path, limit: int) -> bytes:
+    """At most ``limit`` bytes of the regular file at ``path``, checked before reading: a
+    FIFO, a device or a symlink raises OSError (never blocks), so does a larger file."""
+    import stat
 
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
     try:
-        return json.loads(read_path(path, MARK_LIMIT))
-    except (OSError, ValueError, RecursionError, RehydrateError):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        if info.st_size > limit:
+            raise OSError(f"{path} is over {limit} bytes")
+        chunks, left = [], limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+        if len(data) > limit:
+            raise OSError(f"{path} is over {limit} bytes")
+        return data
+    finally:
+        os.close(fd)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(read_regular(path, MARK_LIMIT))
+    except (OSError, ValueError, RecursionError):
         return None
 
 
@@ -170,16 +195,12 @@ def ledger_blobs(repo: git.Repo, paths: list[str]) -> dict[str, str | None]:
     """Each ledger path's blob id as the work tree has it (None: missing or not a file)."""
     out: dict[str, str | None] = {}
     for path in paths:
-        full = repo.root / path
         try:
-            if full.is_symlink() or not full.is_file():
-                out[path] = None
-                continue
-            from ..readlimit import read_path
-
-            out[path] = git.hash_blob(read_path(full, 1 << 30), repo.object_format)
-        except (OSError, RehydrateError):
+            data = read_regular(repo.root / path, 1 << 30)
+        except OSError:
             out[path] = None
+        else:
+            out[path] = git.hash_blob(data, repo.object_format)
     return out
 
 

@@ -10,6 +10,7 @@ with the file; a settings change it commits is judged by the guard like any othe
 
 from __future__ import annotations
 
+import os
 from typing import NamedTuple
 
 from .. import git
@@ -63,15 +64,17 @@ class View(NamedTuple):
 
 
 def _read(repo: git.Repo, path: str) -> bytes | None:
-    from ..readlimit import read_path
+    """The file's bytes; None when absent; a marker when it is there but not a regular
+    file of sane size (a FIFO, a symlink: never read, never blocking)."""
+    from .owner import read_regular
 
     full = repo.root / path
-    if not full.exists() and not full.is_symlink():
+    if not os.path.lexists(full):
         return None
     try:
-        return read_path(full, TEMPLATE_LIMIT)
-    except (OSError, RehydrateError) as exc:
-        return f"unreadable: {type(exc).__name__}".encode()
+        return read_regular(full, TEMPLATE_LIMIT)
+    except OSError as exc:
+        return f"unreadable: {exc}".encode()
 
 
 def _relevant(name: str, data: bytes | None) -> bytes | None:
