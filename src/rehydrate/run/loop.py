@@ -258,8 +258,10 @@ def _one_session(run: _Run, before: Snapshot, nth: int, interrupts: list[int]) -
     run.number = number + 1
     start = now()
     write_mark(root, OpenMark(number, os.getpid(), before.head, start, run.options.agent))
+    from ..ledgers.atomicfile import write_in_repo
+
     prompt_file = record.sessions_dir(root) / f"{number}.prompt.md"
-    prompt_file.write_text(text, encoding="utf-8")
+    write_in_repo(root, f"{record.SESSIONS_DIR}/{number}.prompt.md", text.encode("utf-8"))
     (root / NOTE).unlink(missing_ok=True)
     view = settings.view(run.repo, run.config)
     argv, piped = delivery(run.options.command, text, prompt_file)
