@@ -391,3 +391,19 @@ def test_a_write_between_two_sessions_of_one_run_is_judged(loop: Loop, legit: bo
     else:
         assert result.code == 1 and "F-001" in result.message, result.message
         assert loop.sessions_run() == 1
+
+
+def test_another_branch_is_not_compared_with_the_last_judged_state(loop: Loop) -> None:
+    _weaken_and_stop(loop)
+    git(loop.repo, "checkout", "-q", "-b", "fresh", "HEAD~1")
+    result = loop.run()
+    assert result.code == 0, result.err
+    assert "ran on main" in result.err or "ran on master" in result.err
+
+
+def test_a_branch_on_top_of_the_refused_commit_is_no_way_around_it(loop: Loop) -> None:
+    _weaken_and_stop(loop)
+    git(loop.repo, "checkout", "-q", "-b", "escape")
+    result = loop.run()
+    assert result.code == 1, result.err
+    assert "would start on top of refused ledger changes" in result.err

@@ -189,6 +189,7 @@ class Judged(NamedTuple):
     head: str
     ledgers: Mapping[str, str | None]
     verdict: str
+    branch: str | None  # the branch it ran on (None: a detached HEAD)
 
 
 def ledger_blobs(repo: git.Repo, paths: list[str]) -> dict[str, str | None]:
@@ -225,6 +226,7 @@ def read_judged(root: Path) -> Judged | None:
         and all(isinstance(x, str) and sha.fullmatch(x) for x in (judged.base, judged.head))
         and isinstance(judged.ledgers, dict)
         and isinstance(judged.verdict, str)
+        and (judged.branch is None or isinstance(judged.branch, str))
     ):
         return None
     return judged

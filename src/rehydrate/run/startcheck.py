@@ -10,7 +10,10 @@
    means the run would start on top of a refused state: it does not start (exit 1), and
    the message names each violation and the repair (reset, or a waiver trailer). A
    rewind (HEAD moved back to an ancestor of that state, as ``git reset`` does) is named
-   and accepted: it writes nothing new, and it is how a person undoes a session.
+   and accepted: it writes nothing new, and it is how a person undoes a session. The
+   state is per branch: on another branch than the last session's, nothing is compared
+   (that branch's history is the guard's and the CI's to judge), and that is said;
+   unless the last session's refused commits are in that branch's history too.
 
 So a write that reaches the ledgers after its session was judged (by a process that
 escaped the loop, or late) is never taken as the next session's starting point unseen:
@@ -46,7 +49,8 @@ def judged_state(
     refused = entry.guard == "refused" and not reverted
     base = (entry.head_before or head) if refused else head
     paths = [config.path_of(k) for k in KINDS]
-    return Judged(entry.number, base, head, ledger_blobs(repo, paths), entry.verdict)
+    ledgers = ledger_blobs(repo, paths)
+    return Judged(entry.number, base, head, ledgers, entry.verdict, git.branch(repo))
 
 
 def _orphan(repo: git.Repo, config: Config, mark: OpenMark, now: str) -> record.SessionRecord:
@@ -119,6 +123,19 @@ def check_start(repo: git.Repo, config: Config) -> StartCheck:
     notes: list[str] = []
     found: list[Violation] = []
     base = None
+    branch = git.branch(repo)
+    if (
+        judged is not None
+        and head is not None
+        and judged.branch != branch
+        and not _refused_under(repo, judged, head)
+    ):
+        notes.append(
+            f"rehydrate run: the last judged session (#{judged.number}) ran on "
+            f"{judged.branch or 'a detached HEAD'}, this run is on "
+            f"{branch or 'a detached HEAD'}: its state is not compared with this one"
+        )
+        judged = None
     if judged is not None and head is not None:
         base = judged.base
         known = git.run(repo, "cat-file", "-e", f"{base}^{{commit}}", check=False)
@@ -162,6 +179,19 @@ def check_start(repo: git.Repo, config: Config) -> StartCheck:
             found += check_staged(repo, config).violations
     repair = _repair(base, head, uncommitted, judged) if found else ""
     return StartCheck(tuple(notes), tuple(found), repair)
+
+
+def _refused_under(repo: git.Repo, judged: Judged, head: str) -> bool:
+    """Whether the refused commits of the last judged session are in HEAD's history
+    (then another branch is no way around them)."""
+    from ..guard.range import is_ancestor
+
+    if judged.base == judged.head:
+        return False
+    try:
+        return is_ancestor(repo, judged.head, head)
+    except GitError:
+        return True  # cannot tell: compare, fail closed
 
 
 def _repair(
