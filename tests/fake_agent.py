@@ -14,6 +14,8 @@ session does nothing). The session counter lives in ``STATE_DIR/count``. Steps:
 * ``["spawn", CODE]``: run python CODE (which may leave a process behind);
 * ``["ignore_sigterm"]``: from now on SIGTERM does nothing (SIGKILL is needed);
 * ``["cost", USD]``: print a claude-like stream-json result line with total_cost_usd;
+* ``["session_start", SOURCE]``: run the real ``rehydrate hook claude session-start`` as
+  Claude Code would and save the context it added as ``STATE_DIR/context-<SOURCE>.md``;
 * ``["context_hook", TOKENS]``: write a Claude Code-like transcript whose last message
   used TOKENS, and run the real ``rehydrate hook claude pre-tool-use`` on a Bash call
   with it (printing what the hook answered), as Claude Code would.
@@ -66,6 +68,8 @@ def _step(step: list[object]) -> None:
         subprocess.run([sys.executable, "-c", args[0]], check=True)
     elif kind == "context_hook":
         _context_hook(int(args[0]))
+    elif kind == "session_start":  # what Claude Code's SessionStart hook would add
+        _session_start(args[0] if args else "startup")
     else:
         raise SystemExit(f"fake agent: unknown step {kind!r}")
 
@@ -92,8 +96,26 @@ def _context_hook(tokens: int) -> None:
     print(f"hook said: {done.stdout.strip()}", flush=True)
 
 
+def _session_start(source: str) -> None:
+    event = {"hook_event_name": "SessionStart", "source": source, "cwd": str(Path.cwd())}
+    done = subprocess.run(
+        [sys.executable, "-m", "rehydrate", "hook", "claude", "session-start"],
+        input=json.dumps(event),
+        text=True,
+        capture_output=True,
+        check=True,
+    )
+    out = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    (STATE / f"context-{source}.md").write_text(out, encoding="utf-8")
+
+
+STATE = Path(".")
+
+
 def main(argv: list[str]) -> int:
+    global STATE
     state, mode, rest = Path(argv[0]), argv[1], argv[2:]
+    STATE = state
     prompt = _prompt(mode, rest)
     counter = state / "count"
     number = int(counter.read_text()) + 1 if counter.exists() else 1

@@ -4,6 +4,9 @@ table, the verdict order, the transcript tail and the session index format."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -350,3 +353,35 @@ def test_live_line_on_a_terminal_and_plain_lines_elsewhere(
             assert line in err
         else:
             assert err.splitlines()[1:] == [line]  # one plain line per change, no \r
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and prctl")
+def test_end_descendants_reaches_a_setsid_grandchild(tmp_path: Path) -> None:
+    """In a subprocess that made itself a subreaper: a double-forked, setsid() grandchild
+    that ignores SIGTERM is found and ended."""
+    code = f"""
+import os, signal, subprocess, sys, time
+from rehydrate.run.reaper import become_subreaper, descendants, end_descendants
+assert become_subreaper()
+subprocess.run([sys.executable, "-c", '''
+import os, signal, sys, time
+if os.fork(): sys.exit(0)
+os.setsid()
+if os.fork(): os._exit(0)
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+open({str(tmp_path / "pid")!r}, "w").write(str(os.getpid()))
+time.sleep(60)
+'''], check=True)
+while not os.path.exists({str(tmp_path / "pid")!r}):
+    time.sleep(0.01)
+pid = int(open({str(tmp_path / "pid")!r}).read())
+assert pid in descendants(), descendants()
+assert end_descendants(0.2) >= 1
+assert descendants() == []
+print("ok", pid)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    pid = int(done.stdout.split()[1])
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)

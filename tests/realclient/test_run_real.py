@@ -107,6 +107,11 @@ def test_two_claude_sessions_the_second_from_what_the_first_committed(
     assert head == index[0]["head_after"] == index[1]["head_before"]
     assert head[:12] in second
     assert "rehydrate-checksum/v1:sha256:" in second
+    # the ledgers reach the model once: the stdin prompt carries them, the SessionStart
+    # hook (wired by init --claude) only points at the prompt the loop delivered
+    for request in (first, second):
+        assert request.count("never push to the main branch directly") == 1  # C-RC1
+        assert "as your first message" in request
     # no permission flag was added: the command line is the user's
     log = (project / ".rehydrate/sessions/1.log").read_text()
     assert '"type":"result"' in log.replace(" ", "")

@@ -57,7 +57,15 @@ def session_context(where: str, runtime: Runtime, source: str, session: str | No
         f"Session source: {source}. rehydrate read the ledgers from the work tree, "
         "so what was recorded but not yet committed counts too."
     )
-    text = _with_core(project, runtime, headline, notices, unsaved)
+    from .contextuse import delivered_prompt
+
+    pointer = delivered_prompt(project.repo.root, source)
+    if pointer is None:
+        text = _with_core(project, runtime, headline, notices, unsaved)
+    else:  # rehydrate run sent the whole prompt as the first message: once is enough
+        from .units import fit
+
+        text = fit(_join(headline, [*notices, pointer]), runtime.cap, "")
     for shown in (WARNING, VERDICT):  # delivered (or stale): consume them only now
         _kept(unsaved, remove, project.repo.root, runtime.file(shown))
     return Outcome(INJECT, text, _one([*notes, *unsaved]))

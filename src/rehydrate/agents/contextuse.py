@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -113,3 +114,30 @@ def check_context(root: Path, transcript: str | None, environ: Mapping[str, str]
     note = {"session": session, "tokens": tokens, "limit": limit, "head": head, "time": now()}
     store(root, NOTE, note)
     return Outcome(REFUSE, INSTRUCTION.format(tokens=tokens, limit=limit))
+
+
+PROMPT_ENV = (
+    "REHYDRATE_RUN_PROMPT"  # the prompt the loop delivered: .rehydrate/sessions/<n>.prompt.md
+)
+_PROMPT_PATH = re.compile(r"\.rehydrate/sessions/[0-9]{1,9}\.prompt\.md")
+
+
+def delivered_prompt(
+    root: Path, source: str, environ: Mapping[str, str] = os.environ
+) -> str | None:
+    """Inside ``rehydrate run``, at a session's start: the pointer that replaces the core
+    in the SessionStart context, because the loop already delivered the whole prompt as
+    the session's first message (the ledgers reach the agent once). None elsewhere: a
+    compacted, cleared or resumed session, a subagent, or no prompt file the loop wrote."""
+    value = environ.get(PROMPT_ENV, "")
+    if source != "startup" or not _PROMPT_PATH.fullmatch(value):
+        return None
+    path = root / value
+    if path.is_symlink() or not path.is_file():
+        return None
+    return (
+        "rehydrate run delivered this session's rehydration prompt (the ledgers' "
+        "constraints, failed attempts, task state and next action, read from the work tree) "
+        f"as your first message, so it is not repeated here; it is saved at {value}, and "
+        "`rehydrate prompt --worktree` rebuilds it."
+    )

@@ -48,7 +48,9 @@ def command(rev_range: str | None, max_count: int | None, as_json: bool) -> int:
     if as_json:
         emit_json(history_to_json(entries, revs))
     elif entries:
-        click.echo(render(entries))
+        from ..terminal import printable
+
+        click.echo(printable(render(entries)))
     if not entries:
         note("no commit in this range changed the ledgers")
     return EXIT_OK

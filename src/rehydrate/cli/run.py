@@ -28,10 +28,12 @@ guard over its commits and uncommitted ledger changes, and the items it moved.
 \b
 Exit codes:
   0    done: every completion check passed
-  1    a session weakened the ledgers (named), the run stalled (--stall), or a
-       limit was reached (--max-sessions, --max-minutes, --max-total-minutes,
+  1    a session weakened the ledgers (named), the run would start on top of a
+       refused state (the repair named), the run stalled (--stall), or a limit
+       was reached (--max-sessions, --max-minutes, --max-total-minutes,
        --max-cost)
-  2    bad arguments, an unreadable ledger, a prompt over --max-tokens
+  2    bad arguments, another run holds this work tree (run_busy, its pid
+       named), an unreadable ledger, a prompt over --max-tokens
   3    blocked on reconciliation: an external write's outcome is unknown
   130  interrupted (Ctrl-C): the session's process group got SIGTERM, then
        SIGKILL; rerun to resume
@@ -152,8 +154,16 @@ exactly the command line you wrote (docs/run.md).
 @click.option("--remote", metavar="NAME", default=None, help="With --claim: where the claims live.")
 @click.option("--ttl", metavar="DURATION", default="30m", help="With --claim: the lease's TTL.")
 @click.option("--as", "holder", metavar="NAME", default=None, help="With --claim: who holds it.")
+@click.option(
+    "--raw",
+    is_flag=True,
+    help="Show the agent's output as it wrote it (default: Claude Code, Codex and "
+    "Gemini JSON streams rendered as readable lines).",
+)
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
-def command(show_status: bool, as_json: bool, command: tuple[str, ...], **limits: Any) -> int:
+def command(
+    show_status: bool, as_json: bool, raw: bool, command: tuple[str, ...], **limits: Any
+) -> int:
     from ..run.options import check_command
 
     if show_status:
@@ -167,12 +177,16 @@ def command(show_status: bool, as_json: bool, command: tuple[str, ...], **limits
             fix="run `rehydrate run --status --json`; the loop itself reports on stderr",
         )
     check_command(command)
-    from ._common import open_repo
+    from ..config import Config
+    from ..git import find_repo_and_head
+    from ..run.settings import committed
 
-    repo, config = open_repo()
+    # settings as HEAD has them, never the work tree's (which the agent can write)
+    repo, head = find_repo_and_head()
+    config = committed(repo, head)[0] if head is not None else Config()
     claim = _claim_options(limits)
     options = _options(command, limits)
-    return _run(repo, config, options, claim)
+    return _run(repo, config, options, claim, raw)
 
 
 def _claim_options(limits: dict[str, Any]) -> Any:
@@ -196,7 +210,9 @@ def _options(command: tuple[str, ...], limits: dict[str, Any]) -> RunOptions:
     )
 
 
-def _run(repo: Any, config: Any, options: RunOptions, claim: Any = None) -> int:
+def _run(
+    repo: Any, config: Any, options: RunOptions, claim: Any = None, raw: bool = False
+) -> int:
     from ..run.claimed import run_claimed
     from ..run.loop import run_loop
     from . import verdict
@@ -205,7 +221,7 @@ def _run(repo: Any, config: Any, options: RunOptions, claim: Any = None) -> int:
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, interrupted)
-    display = LiveDisplay(sys.stderr.isatty())
+    display = LiveDisplay(sys.stderr.isatty(), raw)
     try:
         if claim is not None:
             result = run_claimed(repo, config, options, display, os.environ, claim)
@@ -214,15 +230,18 @@ def _run(repo: Any, config: Any, options: RunOptions, claim: Any = None) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
         display.clear()
-    click.echo(f"rehydrate run: {result.message}", err=True)
+    from ..terminal import printable
+
+    click.echo(printable(f"rehydrate run: {result.message}"), err=True)
     return verdict(result.code)
 
 
 def _status(as_json: bool) -> int:
     from ..continuity.sessions import read_index, summary_line, to_json_list
-    from ._common import emit_json, open_repo
+    from ..git import find_repo
+    from ._common import emit_json
 
-    repo, _ = open_repo()
+    repo = find_repo()
     index = read_index(repo.root)
     last = list(index)[-10:]
     if as_json:
@@ -244,36 +263,61 @@ def _status(as_json: bool) -> int:
 
 
 class LiveDisplay:
-    """The agent's output on stdout; one live status line on stderr (redrawn with ``\\r``
-    on a terminal, a plain line per change elsewhere)."""
+    """The agent's output on stdout (the known JSON streams rendered as readable lines,
+    run/stream.py, unless ``raw``); one live status line on stderr, fitted to the
+    terminal's width and redrawn with ``\\r`` on a terminal, a plain line per change
+    elsewhere."""
 
-    def __init__(self, tty: bool) -> None:
+    def __init__(self, tty: bool, raw: bool = False) -> None:
+        from ..run.stream import Render
+
         self.tty = tty
+        self.raw = raw
+        self.render = Render()
         self.line = ""
         self.shown = ""
         self.header = ""
+        self.next_action = ""
+        self.last_line = ""  # the status line last drawn, drawn again below new output
         self.last_plain = 0.0
 
     def started(self, number: int, nth: int, options: RunOptions, next_action: str) -> None:
+        from ..run.stream import Render
+
         self.header = f"session {nth}/{options.max_sessions} (#{number})"
         self.next_action = next_action
+        self.render = Render()
         self._note(f"rehydrate run: {self.header} started; next: {next_action or '(none)'}")
 
     def output(self, chunk: bytes) -> None:
+        if self.raw:
+            self._wipe()
+            out = sys.stdout.buffer
+            out.write(chunk)
+            out.flush()
+            return
+        self._lines(self.render.feed(chunk))
+
+    def _lines(self, lines: list[str]) -> None:
+        if not lines:
+            return
         self._wipe()
-        out = sys.stdout.buffer
-        out.write(chunk)
-        out.flush()
+        sys.stdout.write("".join(f"{line}\n" for line in lines))
+        sys.stdout.flush()
+        if self.tty and self.last_line:
+            self._draw(self.last_line)
 
     def tick(self, elapsed: float, changed: tuple[str, ...]) -> None:
+        from ..terminal import fit_width, one_line
+
         minutes, seconds = divmod(int(elapsed), 60)
         moved = ", ".join(changed) if changed else "none yet"
         clock = f"{minutes:02d}:{seconds:02d}"
-        line = f"[{self.header} {clock}] next: {self.next_action[:60]} | changed: {moved}"
+        line = one_line(f"[{self.header} {clock}] next: {self.next_action} | changed: {moved}")
         if self.tty:
-            if line[:200] != self.line:
-                self.line = line[:200]
-                self._draw()
+            fitted = fit_width(line, _columns())
+            if fitted != self.line:
+                self._draw(fitted)
         elif changed and moved != self.shown:
             self.shown = moved
             click.echo(line, err=True)
@@ -281,6 +325,9 @@ class LiveDisplay:
     def ended(self, entry: SessionRecord) -> None:
         from ..continuity.sessions import summary_line
 
+        if not self.raw:
+            self._lines(self.render.close())
+        self.last_line = ""
         self._note(f"rehydrate run: {summary_line(entry)}")
         for violation in entry.violations:
             self._note(f"  refused: {violation}")
@@ -289,11 +336,16 @@ class LiveDisplay:
         self._note(text)
 
     def clear(self) -> None:
+        self.last_line = ""
         self._wipe()
 
     def _note(self, text: str) -> None:
+        from ..terminal import printable
+
         self._wipe()
-        click.echo(text, err=True)
+        click.echo(printable(text), err=True)
+        if self.tty and self.last_line:
+            self._draw(self.last_line)
 
     def _wipe(self) -> None:
         if self.tty and self.line:
@@ -301,6 +353,17 @@ class LiveDisplay:
             sys.stderr.flush()
             self.line = ""
 
-    def _draw(self) -> None:
-        sys.stderr.write("\r\x1b[K" + self.line)
+    def _draw(self, line: str) -> None:
+        self.line = self.last_line = line
+        sys.stderr.write("\r\x1b[K" + line)
         sys.stderr.flush()
+
+
+def _columns() -> int:
+    """The terminal's width (stderr's, else COLUMNS, else 80)."""
+    try:
+        return os.get_terminal_size(sys.stderr.fileno()).columns or 80
+    except (OSError, ValueError):
+        import shutil
+
+        return shutil.get_terminal_size((80, 24)).columns

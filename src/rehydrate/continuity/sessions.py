@@ -88,7 +88,31 @@ def _record(raw: Any) -> SessionRecord | None:
     number = values["number"]
     if not isinstance(number, int) or isinstance(number, bool) or number < 1:
         return None
+    for key, kinds in _TYPES.items():
+        value = values[key]
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            return None
     return SessionRecord(**values)
+
+
+_NONE = type(None)
+# Every other field's type: a line with a wrong one is skipped like an unreadable line.
+_TYPES: Mapping[str, tuple[type, ...]] = {
+    "start": (str,),
+    "end": (str,),
+    "agent": (str,),
+    "exit": (int, _NONE),
+    "ended_by": (str,),
+    "head_before": (str, _NONE),
+    "head_after": (str, _NONE),
+    "commits": (int,),
+    "guard": (str,),
+    "committed_ledgers": (str, _NONE),
+    "cost_usd": (int, float, _NONE),
+    "context_peak": (int, _NONE),
+    "verdict": (str,),
+    "log": (str,),
+}
 
 
 def index_path(root: Path) -> Path:
@@ -160,7 +184,7 @@ def read_index(root: Path) -> Index:
             continue
         try:
             record = _record(json.loads(line))
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, RecursionError):
             record = None
         if record is None:
             skipped += 1
@@ -177,7 +201,9 @@ def summary_line(record: SessionRecord) -> str:
     cost = f" ${record.cost_usd:.2f}" if record.cost_usd is not None else ""
     context = f" ctx {record.context_peak}" if record.context_peak is not None else ""
     exit_ = "-" if record.exit is None else str(record.exit)
-    return (
+    from ..terminal import one_line
+
+    return one_line(
         f"#{record.number} {record.start} {record.verdict} ({record.ended_by}, exit {exit_}, "
         f"{record.commits} commit{'s' * (record.commits != 1)}, guard {record.guard}{cost}"
         f"{context}): {moved or 'no ledger progress'}"

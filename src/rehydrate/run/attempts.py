@@ -12,12 +12,13 @@ from ..errors import RehydrateError
 from ..redact import redact
 
 TAIL_LINES = 3  # lines of each session's output shown
-TAIL_BYTES = 8192
+TAIL_BYTES = 1 << 18  # a runtime event can be long (a hook response: tens of KiB)
 LINE_CHARS = 200
 
 
 def log_tail(repo: git.Repo, log: str) -> list[str]:
-    """The last non-empty lines of a session's log, redacted and cut to size."""
+    """The last non-empty lines of a session's log, as people read it (the runtimes' JSON
+    events rendered, ``stream``), redacted and cut to size."""
     try:
         with (repo.root / log).open("rb") as handle:
             handle.seek(0, 2)
@@ -26,7 +27,11 @@ def log_tail(repo: git.Repo, log: str) -> list[str]:
             data = handle.read()
     except OSError:
         return []
-    lines = [ln.strip() for ln in data.decode("utf-8", "replace").splitlines() if ln.strip()]
+    from .stream import render_all
+
+    if size > TAIL_BYTES:  # the first line is cut: not a whole line, nor a whole event
+        data = data[data.find(b"\n") + 1 :] if b"\n" in data else b""
+    lines = [ln.strip() for ln in render_all(data) if ln.strip()]
     return [redact(ln)[:LINE_CHARS] for ln in lines[-TAIL_LINES:]]
 
 

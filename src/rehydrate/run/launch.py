@@ -4,7 +4,9 @@ the terminal and the log, the process group ended on a limit or Ctrl-C.
 The agent runs in a session (and process group) of its own (``start_new_session``), so
 a Ctrl-C at the terminal reaches ``rehydrate run`` only; the run then ends the group:
 SIGTERM, and SIGKILL after the grace period. Processes the agent left behind in its
-group are ended the same way when it exits. Never ``shell=True``.
+group are ended the same way when it exits, and so is every other process descended from
+it (the loop is their subreaper, ``reaper``), so nothing the session started outlives
+it. The agent itself dies with the loop (``PR_SET_PDEATHSIG``). Never ``shell=True``.
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ from typing import IO, Any, NamedTuple
 
 from ..continuity.sessions import EXITED, INTERRUPTED
 from ..errors import RehydrateError
+from .reaper import end_descendants, reap_orphans
 from .usage import Usage
 
 POLL = 0.1  # seconds between looks at the session
+REAP_EVERY = 5.0  # seconds between collections of exited orphans
 CHUNK = 1 << 16
 _PLACEHOLDER = re.compile(r"\{prompt(_file)?\}")
 
@@ -113,8 +117,10 @@ def _feed(stdin: IO[bytes], data: bytes) -> None:
 
 
 def start(argv: Sequence[str], cwd: Path, env: Mapping[str, str], piped: bool) -> Any:
+    from .reaper import die_with_parent
+
     try:
-        return subprocess.Popen(
+        return subprocess.Popen(  # noqa: PLW1509 (preexec_fn: prctl only, looked up before)
             list(argv),
             cwd=cwd,
             env=dict(env),
@@ -122,6 +128,7 @@ def start(argv: Sequence[str], cwd: Path, env: Mapping[str, str], piped: bool) -
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=die_with_parent(),
         )
     except FileNotFoundError:
         raise RehydrateError(
@@ -161,20 +168,26 @@ def run_session(launch: Launch, usage: Usage) -> Ending:
         if launch.stdin is not None:
             threading.Thread(target=_feed, args=(proc.stdin, launch.stdin), daemon=True).start()
         ended_by = EXITED
+        reaped = time.monotonic()
         try:
             while proc.poll() is None:
                 reason = launch.watch()
                 if reason is not None:
                     ended_by = reason
                     break
+                if time.monotonic() - reaped >= REAP_EVERY:
+                    reap_orphans(proc.pid)
+                    reaped = time.monotonic()
                 time.sleep(POLL)
         except KeyboardInterrupt:
             ended_by = INTERRUPTED
         try:
             with launch.quiesce():  # no ledger write is cut in half
                 stop_group(proc, launch.grace, launch.interrupts)
+                end_descendants(launch.grace)  # setsid() or double-forked: ours still
         except KeyboardInterrupt:
             stop_group(proc, 0)
+            end_descendants(0)
             ended_by = INTERRUPTED
         pump.join(timeout=5)  # a process that left the group may hold the pipe
         return Ending(proc.returncode, ended_by)

@@ -12,6 +12,7 @@ resumed by running it again. Core code: it reports to a ``Display``, never print
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -22,8 +23,8 @@ from .. import git
 from ..config import Config
 from ..continuity import sessions as record
 from ..errors import EXIT_BLOCKED, EXIT_OK, EXIT_REFUSED
-from ..ledgers import KINDS
-from .display import Display
+from ..ledgers import KINDS, Ledger
+from .display import NO_HOOKS, Display, SessionHooks
 from .judge import Judgement, Snapshot, blocked_writes, is_done, judge, snapshot
 from .launch import Ending, Launch, delivery, run_session
 from .options import REVERT, RunOptions
@@ -66,6 +67,19 @@ class _Run:
         self.stalled = 0
         self.sessions: list[record.SessionRecord] = []
         self.number = record.read_index(repo.root).next_number
+        self.protocol: str | None = None
+        self.hooks: SessionHooks = NO_HOOKS
+        self.revert_problem: str | None = None  # a revert that could not keep every row
+
+    def settings(self) -> tuple[Config, str | None]:
+        """HEAD's settings and prompt template (``run.settings``); before the first
+        commit, what the CLI read."""
+        from .settings import committed
+
+        head = git.head(self.repo)
+        if head is None:
+            return self.config, None
+        return committed(self.repo, head)
 
     def result(self, code: int, reason: str, message: str) -> RunResult:
         return RunResult(code, reason, message, tuple(self.sessions))
@@ -83,12 +97,42 @@ def run_loop(
     display: Display,
     environ: Mapping[str, str],
     prepare: Prepare | None = None,
+    hooks: SessionHooks | None = None,
 ) -> RunResult:
-    """Run sessions until done, blocked, a violation, a stall, a limit or Ctrl-C."""
-    run = _Run(repo, config, options, display, environ, prepare)
-    from ..state import uncommitted_ledgers
+    """Run sessions until done, blocked, a violation, a stall, a limit or Ctrl-C.
 
-    dirty = uncommitted_ledgers(repo, config)
+    One run per work tree (``owner.run_lock``; a second one exits 2 naming the holder).
+    ``config`` is what the CLI read; every session reads its settings and prompt
+    template from HEAD (``run.settings``). ``hooks``: the seam for what runs before and
+    after each session (none by default)."""
+    from .owner import run_lock
+    from .reaper import become_subreaper
+
+    with run_lock(repo):
+        become_subreaper()
+        return _loop(repo, config, options, display, environ, hooks or NO_HOOKS, prepare)
+
+
+def _loop(
+    repo: git.Repo,
+    config: Config,
+    options: RunOptions,
+    display: Display,
+    environ: Mapping[str, str],
+    hooks: SessionHooks,
+    prepare: Prepare | None = None,
+) -> RunResult:
+    from ..state import uncommitted_ledgers
+    from .startcheck import settle_orphans
+
+    for text in settle_orphans(repo, config, now()):
+        display.note(text)
+    run = _Run(repo, config, options, display, environ, prepare)
+    run.hooks = hooks
+    refused = _check_since_judged(run)
+    if refused is not None:
+        return refused
+    dirty = uncommitted_ledgers(repo, run.settings()[0])
     if dirty:
         display.note(
             f"rehydrate run: {', '.join(dirty)} differ from HEAD before the first session; "
@@ -96,15 +140,24 @@ def run_loop(
             "first one (commit them first to keep them apart)"
         )
     for nth in range(1, options.max_sessions + 1):
-        before = snapshot(repo, config)
+        if nth > 1:  # a write after the last judgement, by a process outside the loop's tree
+            refused = _check_since_judged(run)
+            if refused is not None:
+                return refused
+        run.config, run.protocol = run.settings()
+        before = snapshot(repo, run.config)
         stop = _before_session(run, before)
         if stop is not None:
             return stop
+        refusal = hooks.before_session(repo, run.number)
+        if refusal is not None:
+            return run.result(EXIT_REFUSED, "refused", refusal)
         with deferred_interrupts() as interrupts:  # a session and its record: never half
             session = _one_session(run, before, nth, interrupts)
             if session.ending.ended_by == record.INTERRUPTED:
                 interrupts.clear()  # handled: the verdict is 130
             stop = _after_session(run, session)
+        hooks.after_session(repo, run.sessions[-1])
         if stop is not None:
             return stop
     return run.result(
@@ -113,6 +166,27 @@ def run_loop(
         f"limit: --max-sessions {options.max_sessions} reached after session "
         f"#{run.sessions[-1].number if run.sessions else '-'}; the task is not done "
         "(rerun to continue)",
+    )
+
+
+def _check_since_judged(run: _Run) -> RunResult | None:
+    """Name what changed since the last session was judged; refuse to go on top of a
+    refused state (``startcheck``)."""
+    from .startcheck import check_start
+
+    start = check_start(run.repo, run.settings()[0])
+    for text in start.notes:
+        run.display.note(text)
+    if not start.violations:
+        return None
+    return run.result(
+        EXIT_REFUSED,
+        "violation",
+        "violation: the run would start on top of refused ledger changes "
+        f"({len(start.violations)}); no session was started:\n"
+        + "\n".join(f"  {v}" for v in start.violations)
+        + "\n"
+        + start.repair,
     )
 
 
@@ -148,14 +222,14 @@ def _before_session(run: _Run, before: Snapshot) -> RunResult | None:
 
 
 def _prompt(run: _Run) -> str:
-    from ..prompt.build import load_prompt, read_protocol
+    from ..prompt.build import load_prompt
     from ..prompt.sections import PromptOptions
     from ..state import Source
 
     options = PromptOptions(
         max_tokens=run.options.max_tokens or run.config.max_tokens,
         diff_lines=run.config.diff_lines,
-        protocol=read_protocol(run.repo, run.config, None),
+        protocol=run.protocol,
     )
     if run.prepare is not None:
         options = run.prepare(options)
@@ -163,10 +237,14 @@ def _prompt(run: _Run) -> str:
 
 
 def _session_env(run: _Run, number: int) -> dict[str, str]:
-    from ..agents.contextuse import LIMIT_ENV, SESSION_ENV
+    """The agent's environment: the run's, with the session's number and the prompt it
+    was given (the SessionStart hook then points at it instead of repeating the ledgers)."""
+    from ..agents.contextuse import LIMIT_ENV, PROMPT_ENV, SESSION_ENV
 
-    env = {k: v for k, v in run.environ.items() if k not in (LIMIT_ENV, SESSION_ENV)}
+    ours = (LIMIT_ENV, SESSION_ENV, PROMPT_ENV)
+    env = {k: v for k, v in run.environ.items() if k not in ours}
     env[SESSION_ENV] = str(number)
+    env[PROMPT_ENV] = f"{record.SESSIONS_DIR}/{number}.prompt.md"
     if run.options.context_limit is not None:
         env[LIMIT_ENV] = str(run.options.context_limit)
     return env
@@ -179,27 +257,31 @@ class Session(NamedTuple):
     judgement: Judgement
     ending: Ending
     cost: float | None
+    before: Snapshot
 
 
 def _one_session(run: _Run, before: Snapshot, nth: int, interrupts: list[int]) -> Session:
     from ..agents.contextuse import NOTE
+    from . import settings
+    from .owner import OpenMark, claim_number, write_mark
 
-    number = run.number
-    run.number += 1
     root = run.repo.root
-    folder = record.sessions_dir(root)
     text = _prompt(run)
-    prompt_file = folder / f"{number}.prompt.md"
-    prompt_file.write_text(text, encoding="utf-8")
-    log = folder / f"{number}.log"
-    log.write_bytes(b"")
+    number, log = claim_number(root, run.number)  # exclusive: never two #n, no log cut
+    run.number = number + 1
+    start = now()
+    write_mark(root, OpenMark(number, os.getpid(), before.head, start, run.options.agent))
+    from ..ledgers.atomicfile import write_in_repo
+
+    prompt_file = record.sessions_dir(root) / f"{number}.prompt.md"
+    write_in_repo(root, f"{record.SESSIONS_DIR}/{number}.prompt.md", text.encode("utf-8"))
     (root / NOTE).unlink(missing_ok=True)
+    view = settings.view(run.repo, run.config)
     argv, piped = delivery(run.options.command, text, prompt_file)
     task = before.ledgers["task"]
     run.display.started(number, nth, run.options, task.next_action.text if task.next_action else "")
     watch = Watch(run.repo, run.config, run.options, before, run.display, run.total_left(), number)
     usage = Usage()
-    start = now()
     ending = run_session(
         Launch(
             argv,
@@ -216,8 +298,12 @@ def _one_session(run: _Run, before: Snapshot, nth: int, interrupts: list[int]) -
         usage,
     )
     judgement = judge(run.repo, run.config, before)
+    if before.head is not None and judgement.head_after is not None:
+        extra = settings.changed(run.repo, run.config, view, before.head, judgement.head_after)
+        if extra:
+            judgement = judgement._replace(violations=judgement.violations + extra)
     entry = _entry(run, before, number, start, ending, judgement, usage)
-    return Session(entry, judgement, ending, usage.cost_usd)
+    return Session(entry, judgement, ending, usage.cost_usd, before)
 
 
 def now() -> str:
@@ -289,7 +375,7 @@ def _after_session(run: _Run, session: Session) -> RunResult | None:
     entry, judgement = session.entry, session.judgement
     reverted = None
     if judgement.violations and run.options.on_violation == REVERT:
-        reverted = _revert(run, entry, judgement)
+        reverted = _revert(run, entry, judgement, session.before)
     elif judgement.uncommitted and run.options.commit_ledgers and not judgement.violations:
         committed = _commit_ledgers(run, judgement, entry.number)
         if committed is not None:
@@ -307,6 +393,7 @@ def _after_session(run: _Run, session: Session) -> RunResult | None:
     run.stalled, run.cost = verdict.stalled, verdict.cost
     final = replace(entry, verdict=verdict.verdict)
     record.append(run.repo.root, final)
+    _judged(run, final, reverted is not None)
     run.sessions.append(final)
     run.display.ended(final)
     if final.uncommitted and verdict.code is None:
@@ -317,6 +404,8 @@ def _after_session(run: _Run, session: Session) -> RunResult | None:
     if verdict.code is None:
         return None
     message = verdict.message
+    if run.revert_problem is not None and verdict.reason == "violation":
+        message, run.revert_problem = f"violation: {run.revert_problem}", None
     if verdict.reason == "stalled":
         from .attempts import stall_report
 
@@ -324,11 +413,41 @@ def _after_session(run: _Run, session: Session) -> RunResult | None:
     return run.result(verdict.code, verdict.reason, message)
 
 
-def _revert(run: _Run, entry: record.SessionRecord, judgement: Judgement) -> str | None:
-    """Revert the session (--on-violation revert); its HEAD_before, or None if git refused."""
+def _judged(run: _Run, entry: record.SessionRecord, reverted: bool) -> None:
+    """The session is in the index: leave the state it was judged at, drop its mark."""
+    from .owner import clear_mark, write_judged
+    from .startcheck import judged_state
+
+    write_judged(run.repo.root, judged_state(run.repo, run.config, entry, reverted))
+    clear_mark(run.repo.root, entry.number)
+
+
+def _session_ledgers(run: _Run, head_after: str) -> Mapping[str, Ledger] | None:
+    """The session's last ledgers: the work tree's, else its last commit's, else None."""
+    from ..errors import RehydrateError
+    from ..state import Source, load_state
+
+    try:
+        return snapshot(run.repo, run.config).ledgers
+    except RehydrateError:
+        pass
+    try:
+        return load_state(run.repo, run.config, Source("rev", head_after)).ledgers
+    except RehydrateError:
+        return None
+
+
+def _revert(
+    run: _Run, entry: record.SessionRecord, judgement: Judgement, before: Snapshot
+) -> str | None:
+    """Revert the session (--on-violation revert), then write again the rows it recorded
+    (``keep``); its HEAD_before, or None if git refused or a row could not be kept."""
+    from .keep import reapply, recorded
     from .revert import revert_session
 
     assert entry.head_before is not None and judgement.head_after is not None
+    after = _session_ledgers(run, judgement.head_after)
+    rows = recorded(before.ledgers, after) if after is not None else []
     done = revert_session(
         run.repo, entry.number, entry.head_before, judgement.head_after, judgement.uncommitted
     )
@@ -347,5 +466,24 @@ def _revert(run: _Run, entry: record.SessionRecord, judgement: Judgement) -> str
         run.display.note("\n".join(lines))
         return None
     lines.append(f"  reverted to {entry.head_before[:12]} (git reset --keep)")
+    if after is None:
+        lines.append(
+            "  its ledgers could not be read, so no row it recorded was re-applied; they "
+            "stay in its ref and saved files"
+        )
+    kept = reapply(run.repo, run.config, rows, entry.number) if rows else None
+    if kept is not None and kept.done:
+        where = f" and committed ({kept.commit[:12]})" if kept.commit else ""
+        lines.append(
+            f"  the rows it recorded were written again{where}: {', '.join(kept.done)} "
+            "(a revert never removes a recorded failure, external write or verification)"
+        )
     run.display.note("\n".join(lines))
+    if kept is not None and kept.refused:
+        run.revert_problem = (
+            f"session #{entry.number} was reverted, but rows it recorded could not be "
+            "written again (they stay in its ref and saved files; record them by hand):\n"
+            + "\n".join(f"  {r}" for r in kept.refused)
+        )
+        return None
     return entry.head_before
