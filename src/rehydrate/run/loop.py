@@ -96,8 +96,8 @@ def run_loop(
     options: RunOptions,
     display: Display,
     environ: Mapping[str, str],
-    prepare: Prepare | None = None,
     hooks: SessionHooks | None = None,
+    prepare: Prepare | None = None,
 ) -> RunResult:
     """Run sessions until done, blocked, a violation, a stall, a limit or Ctrl-C.
 
