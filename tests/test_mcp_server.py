@@ -537,3 +537,39 @@ def test_outside_a_repository_it_exits_2(tmp_path: Path) -> None:
     result = run_subprocess(tmp_path, "mcp", "--repo", str(tmp_path))
     assert result.code == 2
     assert "rehydrate:" in result.err
+
+
+def test_an_unreadable_ledger_is_an_error_never_empty(served: Path) -> None:
+    from mcp.shared.exceptions import MCPError
+
+    task = served / "docs/Task.md"
+    task.write_text(task.read_text().replace("| P1 |", "| P1 | extra |", 1))
+    broken = task.read_bytes()
+    cli = run(served, "state")
+    assert cli.code == 2
+
+    async def body(client: ClientSession) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for uri in ("rehydrate://prompt", "rehydrate://state"):
+            try:
+                await client.read_resource(uri)
+                out[uri] = "read"
+            except MCPError as exc:
+                out[uri] = str(exc)
+        out["worktree"] = await refused(client, "prompt", {"worktree": True})
+        out["status"] = await refused(client, "status", {})
+        out["next"] = await refused(client, "task_next", {"action": "go on"})
+        out["fail"] = await call(
+            client, "fail_add", {"tried": "t", "failure": "f", "workaround": "w"}
+        )  # noqa: E501
+        return out
+
+    got = drive(served, body)
+    assert (
+        "docs/Task.md" in got["rehydrate://state"] and "table_malformed" in got["rehydrate://state"]
+    )
+    assert got["rehydrate://prompt"] == "read"  # the prompt resource reads HEAD, still sound
+    for key in ("worktree", "status", "next"):
+        assert "docs/Task.md" in got[key] and "table_malformed" in got[key], (key, got[key])
+    assert task.read_bytes() == broken
+    assert got["fail"]["id"] == "F-002"  # another ledger's writer is not held up
