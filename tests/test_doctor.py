@@ -359,7 +359,7 @@ def test_every_finding_code_is_documented() -> None:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 if re.fullmatch(
-                    r"(hook|chained|merge|claude|ledger|config|codex|cursor|cline|kiro|aider|gemini|opencode|copilot)_[a-z_]+",
+                    r"(hook|chained|merge|claude|ledger|config|codex|cursor|cline|kiro|aider|gemini|opencode|copilot|mcp)_[a-z_]+",
                     node.value,
                 ):
                     source.add(node.value)

@@ -244,6 +244,8 @@ WRITES: list[tuple[str, dict[str, Any], str, str]] = [
         "E-002",
     ),  # noqa: E501
     ("task_approval_consume", {"id": "A-001"}, "task", "A-001"),
+    ("task_approval_expire", {"id": "A-002"}, "task", "A-002"),
+    ("task_approval_revoke", {"id": "A-003"}, "task", "A-003"),
     ("task_verified_add", {"check": "it renders", "artifact": "README.md"}, "task", "V-001"),
     ("task_check_add", {"text": "docs updated"}, "task", "X-002"),
     ("task_check_pass", {"id": "X-002"}, "task", "X-002"),
@@ -251,6 +253,16 @@ WRITES: list[tuple[str, dict[str, Any], str, str]] = [
 
 
 def test_every_writer_tool_writes_what_its_cli_verb_writes(served: Path) -> None:
+    assert {tool for tool, *_ in WRITES} | {"prompt", "status", "check_command"} == TOOLS
+    # two more granted approvals, recorded by a person (no tool adds one)
+    task_md = (served / "docs/Task.md").read_text()
+    granted = "| A-001 | Example: one deploy to staging | granted |\n"
+    more = granted + "| A-002 | one more deploy | granted |\n| A-003 | a third | granted |\n"
+    write(
+        served, "docs/Task.md", task_md.replace(granted, more).replace("revision: 1", "revision: 2")
+    )
+    commit(served, "approvals")
+
     async def body(client: ClientSession) -> list[dict[str, Any]]:
         return [await call(client, tool, args) for tool, args, _, _ in WRITES]
 
@@ -260,7 +272,9 @@ def test_every_writer_tool_writes_what_its_cli_verb_writes(served: Path) -> None
         assert (answer["ledger"], answer["id"]) == (kind, item_id), tool
     state = json.loads(run(served, "state", "--json").out)
     task = parse_ledger("task", "docs/Task.md", (served / "docs/Task.md").read_bytes())
-    assert task.revision == 1 + sum(1 for _, _, kind, _ in WRITES if kind == "task")
+    assert task.revision == 2 + sum(1 for _, _, kind, _ in WRITES if kind == "task")
+    approvals = {r.id: r.status for r in task.section("approvals")}
+    assert approvals == {"A-001": "consumed", "A-002": "expired", "A-003": "revoked"}
     assert task.objective == "ship the MCP server"
     assert task.next_action is not None and task.next_action.text == "write the failing test"
     spec = parse_ledger("spec", "docs/Spec.md", (served / "docs/Spec.md").read_bytes())
@@ -537,3 +551,39 @@ def test_outside_a_repository_it_exits_2(tmp_path: Path) -> None:
     result = run_subprocess(tmp_path, "mcp", "--repo", str(tmp_path))
     assert result.code == 2
     assert "rehydrate:" in result.err
+
+
+def test_an_unreadable_ledger_is_an_error_never_empty(served: Path) -> None:
+    from mcp.shared.exceptions import MCPError
+
+    task = served / "docs/Task.md"
+    task.write_text(task.read_text().replace("| P1 |", "| P1 | extra |", 1))
+    broken = task.read_bytes()
+    cli = run(served, "state")
+    assert cli.code == 2
+
+    async def body(client: ClientSession) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for uri in ("rehydrate://prompt", "rehydrate://state"):
+            try:
+                await client.read_resource(uri)
+                out[uri] = "read"
+            except MCPError as exc:
+                out[uri] = str(exc)
+        out["worktree"] = await refused(client, "prompt", {"worktree": True})
+        out["status"] = await refused(client, "status", {})
+        out["next"] = await refused(client, "task_next", {"action": "go on"})
+        out["fail"] = await call(
+            client, "fail_add", {"tried": "t", "failure": "f", "workaround": "w"}
+        )  # noqa: E501
+        return out
+
+    got = drive(served, body)
+    assert (
+        "docs/Task.md" in got["rehydrate://state"] and "table_malformed" in got["rehydrate://state"]
+    )
+    assert got["rehydrate://prompt"] == "read"  # the prompt resource reads HEAD, still sound
+    for key in ("worktree", "status", "next"):
+        assert "docs/Task.md" in got[key] and "table_malformed" in got[key], (key, got[key])
+    assert task.read_bytes() == broken
+    assert got["fail"]["id"] == "F-002"  # another ledger's writer is not held up

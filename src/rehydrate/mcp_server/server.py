@@ -360,10 +360,8 @@ def _task(server: MCPServer, write: Write) -> None:
     ) -> str:
         """Record a pending external write before performing it (as `rehydrate task write
         add`)."""
-        return write(
-            lambda: verbs.write_add(operation, idempotency_key), commit, expect_blob,
-            expect_revision,
-        )  # fmt: skip
+        make = lambda: verbs.write_add(operation, idempotency_key)  # noqa: E731
+        return write(make, commit, expect_blob, expect_revision)
 
     @server.tool(name="task_write_settle", structured_output=False)
     def task_write_settle(
@@ -377,10 +375,8 @@ def _task(server: MCPServer, write: Write) -> None:
         expect_blob: ExpectBlob = None,
     ) -> str:
         """Record the outcome of external write ID (as `rehydrate task write settle`)."""
-        return write(
-            lambda: verbs.write_settle(id, status, evidence), commit, expect_blob,
-            expect_revision,
-        )  # fmt: skip
+        make = lambda: verbs.write_settle(id, status, evidence)  # noqa: E731
+        return write(make, commit, expect_blob, expect_revision)
 
     @server.tool(name="task_verified_add", structured_output=False)
     def task_verified_add(
