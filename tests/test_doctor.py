@@ -119,11 +119,9 @@ def test_a_deleted_virtualenv_breaks_the_git_hooks(repo: Path, tmp_path: Path) -
     ]
     hook = report.findings[0]
     assert hook.file == ".git/hooks/pre-commit" and "does not exist" in hook.message
-    assert f"fall back to {VENV_BIN / 'rehydrate'} on PATH" in hook.message
+    assert "every commit is refused" in hook.message  # no PATH fallback (launchline.py)
     assert hook.fix.startswith("rehydrate hook install")
-    # Where PATH has no rehydrate either, doctor says what git will do, and git does it.
-    bare = check(repo, WITHOUT).findings[0]
-    assert "every commit is refused" in bare.message
+    # Doctor says what git will do, and git does it (a rehydrate on PATH changes nothing).
     write(repo, "notes.txt", "x\n")
     git(repo, "add", "notes.txt")
     done = subprocess.run(
@@ -151,20 +149,21 @@ def test_a_moved_virtualenv_is_found_and_init_rewires_it(repo: Path, tmp_path: P
         "hook_interpreter_broken",
         "hook_interpreter_broken",
         "merge_driver_broken",
-        "claude_hook_interpreter_broken",
+        "launch_python_broken",
     ]
-    claude = finding(report, "claude_hook_interpreter_broken")
+    claude = finding(report, "launch_python_broken")
     assert claude.file == ".claude/settings.json" and claude.fix == "rehydrate init --claude"
-    assert (
-        str(old) in claude.message and "SessionStart, SubagentStart, PreToolUse" in claude.message
-    )
+    assert str(old) in claude.message and "git config rehydrate.python" in claude.message
+    assert "SessionStart, SubagentStart, PreToolUse" in claude.message
+    before = (repo / ".claude/settings.json").read_bytes()
     _python_init(new, repo, "--claude")  # the fix, from the moved virtualenv
     after = check(repo)
     assert after.ok, after.findings
-    settings = json.loads((repo / ".claude/settings.json").read_text())
+    assert (repo / ".claude/settings.json").read_bytes() == before  # only git config moved
+    settings = json.loads(before)
     commands = [h["command"] for g in settings["hooks"].values() for x in g for h in x["hooks"]]
     assert len(commands) == len(SETTINGS_HOOKS)
-    assert all(c.startswith(f"{new} -m rehydrate") for c in commands)
+    assert all(c.startswith("sh -c ") and str(new) not in c for c in commands)
 
 
 def test_a_missing_event_is_named_with_its_fix(wired: Path) -> None:
@@ -183,8 +182,11 @@ def test_a_missing_event_is_named_with_its_fix(wired: Path) -> None:
 
 def test_a_bare_command_depends_on_path(wired: Path) -> None:
     path = wired / ".claude/settings.json"
-    text = path.read_text().replace(f"{sys.executable} -m rehydrate", "rehydrate")
-    path.write_text(text)
+    settings = json.loads(path.read_text())
+    for groups in settings["hooks"].values():
+        for entry in (h for g in groups for h in g["hooks"]):
+            entry["command"] = "rehydrate " + " ".join(entry["command"].split()[-3:])
+    path.write_text(json.dumps(settings))
     report = check(wired, WITHOUT)
     assert codes(report) == ["claude_hook_bare"]
     assert "not on this PATH" in report.findings[0].message
@@ -357,7 +359,7 @@ def test_every_finding_code_is_documented() -> None:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 if re.fullmatch(
-                    r"(hook|chained|merge|claude|ledger|config|codex|cursor|cline|kiro|aider|gemini|opencode|copilot)_[a-z_]+",
+                    r"(hook|launch|chained|merge|claude|ledger|config|codex|cursor|cline|kiro|aider|gemini|opencode|copilot)_[a-z_]+",
                     node.value,
                 ):
                     source.add(node.value)

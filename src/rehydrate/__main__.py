@@ -5,6 +5,24 @@ from __future__ import annotations
 import os
 import sys
 
+# What `python -I` ignores that changes what gets imported or run (docs/integrations/
+# native-hook.md): with one of them set, a console-script run starts again isolated.
+_IMPORT_VARIABLES = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONUSERBASE")
+
+
+def _isolate() -> None:
+    """Run again as ``python -I -m rehydrate`` when this process would import from the
+    current directory or from PYTHON* variables (a ``rehydrate`` console script, or
+    ``python -m`` without ``-I``): an untracked ``click.py`` or ``yaml.py`` in the
+    repository is then never imported. A launch line of ours is isolated already."""
+    if sys.flags.isolated:
+        return
+    here = os.getcwd()
+    reached = any(p in ("", ".", here) for p in sys.path)
+    if reached or any(os.environ.get(name) for name in _IMPORT_VARIABLES):
+        python = os.path.abspath(sys.executable)
+        os.execv(python, [python, "-I", "-m", "rehydrate", *sys.argv[1:]])
+
 
 def entry() -> None:
     """One short-lived process: tune the garbage collector, then run the CLI.
@@ -14,6 +32,7 @@ def entry() -> None:
     re-scans import-time objects: parsing a 10,000-row ledger gets ~20% faster and
     start-up ~10%. Not done in ``rehydrate.cli.main``: tests call that in-process.
     """
+    _isolate()
     import gc
 
     gc.set_threshold(50_000, 20, 100)
