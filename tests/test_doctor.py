@@ -83,8 +83,8 @@ def test_clean_wiring_has_no_findings(wired: Path) -> None:
         "opencode": "absent",
     }
     result = run(wired, "doctor")
-    assert result.code == 0 and result.out == ""
-    assert "every installed integration is wired" in result.err
+    assert result.code == 0 and result.err == ""  # the report is the output (issue 26)
+    assert "every installed integration is wired" in result.out
 
 
 def test_json_report_and_exit_code(wired: Path) -> None:
@@ -97,8 +97,8 @@ def test_json_report_and_exit_code(wired: Path) -> None:
     assert data["findings"][0]["file"] == "docs/Task.md"
     assert data["findings"][0]["fix"].startswith("run `rehydrate init`")
     human = run(wired, "doctor")
-    assert human.code == 1 and human.out == ""
-    assert "ledgers: docs/Task.md: ledger_missing" in human.err and "fix: run" in human.err
+    assert human.code == 1 and human.err == ""
+    assert "ledgers: docs/Task.md: ledger_missing" in human.out and "fix: run" in human.out
 
 
 def test_doctor_outside_a_repository_is_a_usage_error(tmp_path: Path) -> None:

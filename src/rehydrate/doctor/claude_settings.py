@@ -53,7 +53,8 @@ def check(ctx: Context) -> Outcome:
         return Outcome(None)
     findings.extend(_events(wired))
     findings.extend(_programs(ctx, wired))
-    programs = sorted({w.hook.program for w in wired})
+    recorded = f"git config rehydrate.python ({ctx.recorded_python() or 'unset'})"
+    programs = sorted({w.hook.program or recorded for w in wired})
     files = sorted({w.file for w in wired}) or [SETTINGS_FILE]
     return Outcome(f"{len(wired)} hooks in {', '.join(files)} run {', '.join(programs)}", findings)
 
