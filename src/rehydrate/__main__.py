@@ -5,23 +5,23 @@ from __future__ import annotations
 import os
 import sys
 
-# What `python -I` ignores that changes what gets imported or run (docs/integrations/
-# native-hook.md): with one of them set, a console-script run starts again isolated.
-_IMPORT_VARIABLES = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONUSERBASE")
 
+def _confine() -> None:
+    """Take the current directory off ``sys.path`` before anything else is imported.
 
-def _isolate() -> None:
-    """Run again as ``python -I -m rehydrate`` when this process would import from the
-    current directory or from PYTHON* variables (a ``rehydrate`` console script, or
-    ``python -m`` without ``-I``): an untracked ``click.py`` or ``yaml.py`` in the
-    repository is then never imported. A launch line of ours is isolated already."""
-    if sys.flags.isolated:
+    ``python -m rehydrate`` (without ``-I``) and ``PYTHONPATH=.`` put it there, so an
+    untracked ``click.py`` or ``yaml.py`` in the repository would be imported in place of
+    the real one; every launch line of ours says ``-I`` (launchline.py), this covers
+    rehydrate started by hand. The folder rehydrate itself came from stays (a source
+    checkout run from its ``src``). In place, not by starting again with ``-I``: that
+    would cost a second start-up and drop a ``PYTHONPATH`` the user chose.
+    """
+    try:
+        here = os.path.realpath(os.getcwd())
+    except OSError:  # the current directory was removed: nothing there to import
         return
-    here = os.getcwd()
-    reached = any(p in ("", ".", here) for p in sys.path)
-    if reached or any(os.environ.get(name) for name in _IMPORT_VARIABLES):
-        python = os.path.abspath(sys.executable)
-        os.execv(python, [python, "-I", "-m", "rehydrate", *sys.argv[1:]])
+    own = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != here or here == own]
 
 
 def entry() -> None:
@@ -32,7 +32,7 @@ def entry() -> None:
     re-scans import-time objects: parsing a 10,000-row ledger gets ~20% faster and
     start-up ~10%. Not done in ``rehydrate.cli.main``: tests call that in-process.
     """
-    _isolate()
+    _confine()
     import gc
 
     gc.set_threshold(50_000, 20, 100)

@@ -438,7 +438,7 @@ def test_opencode_plugin_runs_rehydrate_isolated(planted: Planted, tmp_path: Pat
 
 def test_the_console_script_never_imports_from_the_current_directory(planted: Planted) -> None:
     """Run from the repository root with a clean environment: sys.path[0] is the script's
-    folder, and rehydrate starts again isolated if the current directory is reachable."""
+    folder, never the current directory."""
     repo = planted.repo
     env = {**os.environ, **GIT_ENV}
     for name in ("PYTHONPATH", "PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONUSERBASE"):
@@ -456,22 +456,38 @@ def test_the_console_script_never_imports_from_the_current_directory(planted: Pl
     assert planted.seen() == []
 
 
-def test_python_m_without_isolation_starts_again_isolated(planted: Planted) -> None:
-    """``python -m rehydrate`` from the root puts it first on sys.path; rehydrate then
-    re-runs itself with -I before importing click, mistune or yaml. (A ``rehydrate.py``
-    there, or a sitecustomize.py PYTHONPATH reaches, runs before any of our code: that is
-    why every launch line of ours says -I.)"""
+@pytest.mark.parametrize(
+    ("argv", "pythonpath"),
+    [
+        pytest.param([sys.executable, "-m", "rehydrate"], None, id="python-m"),
+        pytest.param([str(VENV_BIN / "rehydrate")], ".", id="console-script-PYTHONPATH-dot"),
+        pytest.param(
+            [str(VENV_BIN / "rehydrate")], "/nowhere:", id="console-script-PYTHONPATH-empty-entry"
+        ),
+    ],
+)
+def test_rehydrate_started_by_hand_drops_the_current_directory(
+    planted: Planted, argv: list[str], pythonpath: str | None
+) -> None:
+    """The current directory on sys.path (``python -m`` without ``-I``, ``PYTHONPATH=.``):
+    rehydrate takes it off before importing click, mistune or yaml. A ``rehydrate.py``
+    or a ``sitecustomize.py`` there runs before any of our code: that is why every launch
+    line of ours says -I."""
     repo = planted.repo
     for shadow in ("rehydrate.py", "rehydrate", "sitecustomize.py", "usercustomize.py"):
         path = repo / shadow
         shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
+    env = {**os.environ, **GIT_ENV}
+    env.pop("PYTHONPATH", None)
+    if pythonpath is not None:
+        env["PYTHONPATH"] = pythonpath
     done = subprocess.run(
-        [sys.executable, "-m", "rehydrate", "hook", "claude", "pre-tool-use"],
+        [*argv, "hook", "claude", "pre-tool-use"],
         cwd=repo,
         input=_claude_event(repo, REPEAT),
         capture_output=True,
         text=True,
-        env={**os.environ, **GIT_ENV, "PYTHONPATH": "."},
+        env=env,
         check=False,
     )
     assert "F-001" in done.stdout, done.stderr
