@@ -431,6 +431,17 @@ def test_opencode_plugin_runs_rehydrate_isolated(planted: Planted, tmp_path: Pat
     said = json.loads(done.stdout)
     assert "F-001" in said[REPEAT] and said[OTHER] == "allowed", said
     assert planted.seen() == []
+    git(repo, "config", "--unset", "rehydrate.python")  # without an interpreter: refused
+    done = subprocess.run(
+        [node, str(driver), str(repo), OTHER],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env={**hostile_env(repo), "PWD": str(repo)},
+        check=False,
+    )
+    said = json.loads(done.stdout)
+    assert "rehydrate cannot run" in said[OTHER] and "rehydrate init" in said[OTHER], said
 
 
 # rehydrate itself, started by hand: the console script, and python -m without -I.
