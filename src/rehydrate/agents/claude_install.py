@@ -15,8 +15,9 @@ running ``init --claude`` again rewrites it in place and never adds a second one
 
 The plugin cannot know the user's interpreter. Its hooks run the launcher
 ``hooks/rehydrate-hook`` shipped in the plugin, which finds rehydrate (``$REHYDRATE_PYTHON``,
-``rehydrate`` on PATH, ``python3 -m rehydrate``). When none is there it answers the way
-each event fails closed, never with 127.
+git config ``rehydrate.python``, the interpreter of ``rehydrate`` on PATH, ``python3``) and
+runs it isolated (``-I``). When none is there it answers the way each event fails closed,
+never with 127, except in a project that has not opted in, where it does nothing.
 """
 
 from __future__ import annotations
