@@ -328,6 +328,11 @@ def test_an_installed_plugin_is_checked(plain: Path) -> None:
     outdated = check(plain)
     assert codes(outdated) == ["claude_plugin_outdated"]
     assert "PreCompact" in outdated.findings[0].message
+    launcher = cache / "hooks" / "rehydrate-hook"  # an older plugin's launcher: no -I
+    launcher.write_text(launcher.read_text().replace(" -I -m rehydrate", " -m rehydrate"))
+    unsafe = check(plain)
+    assert codes(unsafe) == ["launch_unsafe", "claude_plugin_outdated"]
+    assert unsafe.findings[0].fix.startswith("claude plugin update rehydrate@rehydrate")
 
 
 def test_a_disabled_or_other_projects_plugin_is_no_finding(plain: Path, tmp_path: Path) -> None:
