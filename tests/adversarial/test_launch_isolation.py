@@ -503,3 +503,22 @@ def test_rehydrate_started_by_hand_drops_the_current_directory(
     )
     assert "F-001" in done.stdout, done.stderr
     assert planted.seen() == []
+
+
+def test_doctor_probes_interpreters_isolated(planted: Planted) -> None:
+    """doctor asks each interpreter whether it can import rehydrate; asked with `-c` alone,
+    the repository's rehydrate.py would both run and pass for the real one."""
+    repo = planted.repo
+    env = {**os.environ, **GIT_ENV}
+    env.pop("PYTHONPATH", None)
+    done = subprocess.run(
+        [str(VENV_BIN / "rehydrate"), "doctor", "--json"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    report = json.loads(done.stdout)
+    assert not [f for f in report["findings"] if f["code"].startswith("launch_")], report
+    assert planted.seen() == []
