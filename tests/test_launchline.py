@@ -197,7 +197,7 @@ def test_the_portable_line_without_an_interpreter_fails_the_documented_way(
 ) -> None:
     """docs/integrations/native-hook.md, "When rehydrate is missing": unset, then gone."""
     line = portable("hook", "claude", event)
-    for config in (None, str(repo / "gone" / "python")):
+    for config in (None, str(repo / "gone" / "python"), str(repo)):  # unset, gone, a folder
         if config:
             git(repo, "config", "rehydrate.python", config)
         done = subprocess.run(

@@ -41,7 +41,7 @@ GATES = frozenset({"pre-tool-use", "before-tool", "before-shell-execution"})
 MISSING_GATE = 2  # Claude Code, Codex, Gemini CLI, Cursor, Kiro: exit 2 blocks the tool call
 MISSING_OTHER = 1  # a non-blocking error: shown, never blocks a stop again and again
 DOC = "docs/integrations/native-hook.md"
-_MARK = "rehydrate.python) && [ -x"  # in every portable script, old or new
+_MARK = "--get rehydrate.python) && ["  # in every portable script, old or new
 
 
 def interpreter() -> str:
@@ -66,9 +66,10 @@ def missing_exit(args: Sequence[str]) -> int:
 
 def script(code: int) -> str:
     """The portable line's shell program (``$@``: rehydrate's arguments). No braces (lefthook
-    reads them as templates), no single quotes (it is quoted whole)."""
+    reads them as templates), no single quotes (it is quoted whole). ``-f`` as well as
+    ``-x``: exec of a directory would end the shell with 126, which no runtime blocks on."""
     return (
-        f'p=$(git config --local --get {PYTHON_KEY}) && [ -x "$p" ] && '
+        f'p=$(git config --local --get {PYTHON_KEY}) && [ -f "$p" ] && [ -x "$p" ] && '
         f'exec "$p" {ISOLATED} -m rehydrate "$@"; '
         f'echo "rehydrate cannot run: git config {PYTHON_KEY} is \\"$p\\" (unset, or no '
         f"interpreter there). Fix: run rehydrate init (or rehydrate hook install) in this "
