@@ -188,15 +188,28 @@ def test_doctor_md_says_how_many_claude_hooks_init_wires() -> None:
     assert ", ".join(SETTINGS_HOOKS) in text
 
 
+@pytest.fixture(scope="module")
+def bare_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real Python without rehydrate."""
+    path = tmp_path_factory.mktemp("bare") / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True)
+    return path / "bin" / "python"
+
+
 @pytest.mark.parametrize(
     ("event", "code"),
     [("pre-tool-use", MISSING_GATE), ("before-tool", MISSING_GATE), ("stop", MISSING_OTHER)],
 )
 def test_the_portable_line_without_an_interpreter_fails_the_documented_way(
-    repo: Path, event: str, code: int
+    repo: Path, event: str, code: int, bare_python: Path
 ) -> None:
-    """docs/integrations/native-hook.md, "When rehydrate is missing": unset, then gone."""
+    """docs/integrations/native-hook.md, "When rehydrate is missing": unset, gone, a
+    folder; then a Python that cannot import rehydrate (the package uninstalled)."""
     line = portable("hook", "claude", event)
+    git(repo, "config", "rehydrate.python", str(bare_python))
+    done = subprocess.run(["sh", "-c", line], cwd=repo, capture_output=True, text=True)
+    assert done.returncode == code and "No module named rehydrate" in done.stderr
+    git(repo, "config", "--unset", "rehydrate.python")
     for config in (None, str(repo / "gone" / "python"), str(repo)):  # unset, gone, a folder
         if config:
             git(repo, "config", "rehydrate.python", config)

@@ -168,3 +168,17 @@ def test_the_launcher_finds_the_console_scripts_interpreter(
         PYTHONPATH=".",
     )
     assert "F-001" in done.stdout, done.stderr
+
+
+def test_a_python_without_rehydrate_refuses_a_command_instead_of_exit_1(
+    ledger_repo: Path, tools: Path
+) -> None:
+    """REHYDRATE_PYTHON (or git config's) names a Python whose rehydrate was uninstalled:
+    its exit 1 ("No module named rehydrate") would let the command run; it is refused."""
+    bare = str(tools / "python3")
+    done = launch(
+        ledger_repo, "pre-tool-use", {"tool_name": "Bash"}, str(tools), REHYDRATE_PYTHON=bare
+    )
+    assert done.returncode == 2 and "No module named rehydrate" in done.stderr
+    done = launch(ledger_repo, "stop", {}, str(tools), REHYDRATE_PYTHON=bare)
+    assert done.returncode == 1  # elsewhere: shown, never a stop held again and again

@@ -67,10 +67,17 @@ def missing_exit(args: Sequence[str]) -> int:
 def script(code: int) -> str:
     """The portable line's shell program (``$@``: rehydrate's arguments). No braces (lefthook
     reads them as templates), no single quotes (it is quoted whole). ``-f`` as well as
-    ``-x``: exec of a directory would end the shell with 126, which no runtime blocks on."""
+    ``-x``: exec of a directory would end the shell with 126, which no runtime blocks on.
+    On a gate an exit 1 (an interpreter without rehydrate: "No module named rehydrate")
+    becomes ``code``: no answer of ours there is 1, and 1 would let the tool call run."""
+    run = f'"$p" {ISOLATED} -m rehydrate "$@"'
+    if code == MISSING_GATE:  # 1 is no answer of ours there: Python could not import rehydrate
+        run = f'{run}; c=$?; [ "$c" -eq 1 ] && exit {code}; exit "$c"'
+    else:
+        run = f"exec {run}"
     return (
-        f'p=$(git config --local --get {PYTHON_KEY}) && [ -f "$p" ] && [ -x "$p" ] && '
-        f'exec "$p" {ISOLATED} -m rehydrate "$@"; '
+        f'if p=$(git config --local --get {PYTHON_KEY}) && [ -f "$p" ] && [ -x "$p" ]; '
+        f"then {run}; fi; "
         f'echo "rehydrate cannot run: git config {PYTHON_KEY} is \\"$p\\" (unset, or no '
         f"interpreter there). Fix: run rehydrate init (or rehydrate hook install) in this "
         f'clone, with the rehydrate you use; {DOC}" >&2; exit {code}'
