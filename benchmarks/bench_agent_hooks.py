@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
@@ -91,6 +92,15 @@ def main() -> int:
             commands[f"codex pre-tool-use apply_patch{label}"] = _hook(
                 argv, repo, "pre-tool-use", patch, src, "codex"
             )
+        if not args.against:  # the line .claude/settings.json holds, as Claude Code runs it
+            from rehydrate.launchline import PYTHON_KEY, portable
+
+            subprocess.run(["git", "config", PYTHON_KEY, sys.executable], cwd=repo, check=True)
+            line = ["sh", "-c", portable("hook", "claude", "pre-tool-use")]
+            old = [sys.executable, "-m", "rehydrate", "hook", "claude", "pre-tool-use"]
+            stdin = json.dumps({"session_id": "bench", "cwd": str(repo), **bash}).encode()
+            commands["pre-tool-use Bash [old line: python -m]"] = proc(old, repo, stdin)
+            commands["pre-tool-use Bash [the portable line]"] = proc(line, repo, stdin)
         medians = interleaved(commands, rounds=args.rounds)
         ok = report(
             "Agent hooks on every tool call",

@@ -97,6 +97,11 @@ def main() -> int:
             argv = [*REHYDRATE, "guard", "--staged"]
             subprocess.run(argv, cwd=repo, capture_output=True)  # warm-up (see docstring)
             commands[f"guard: {name}"] = proc(argv, repo, ok=(1,) if refused else (0,))
+            if name == "no ledger staged" or name.startswith("10 rows appended ("):
+                # what the hooks run: the old line (python -m) and the isolated one (-I)
+                for label, flags in ((" [python -m]", []), (" [python -I -m, the hook]", ["-I"])):
+                    line = [sys.executable, *flags, "-m", "rehydrate", "guard", "--staged"]
+                    commands[f"guard: {name}{label}"] = proc(line, repo)
         medians = interleaved(commands, rounds=args.rounds)
         targets = {
             "guard: no ledger staged": 1.5,

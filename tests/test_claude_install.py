@@ -39,12 +39,25 @@ def expected(prefix: list[str] | None = None) -> list[tuple[str, str | None, str
     return [(e, m, hook_command(n, prefix)) for e, (m, n) in SETTINGS_HOOKS.items()]
 
 
-def test_init_claude_writes_the_interpreter_by_absolute_path(repo: Path) -> None:
+def test_init_claude_writes_no_machine_path_and_records_the_interpreter(repo: Path) -> None:
+    """The committed settings hold the portable line; the interpreter is this clone's git
+    config (docs/integrations/claude-code.md)."""
     assert run(repo, "init", "--claude", "--no-hook").code == 0
-    settings = json.loads((repo / ".claude/settings.json").read_text())
+    text = (repo / ".claude/settings.json").read_text()
+    settings = json.loads(text)
     assert ours(settings) == expected()
     command = settings["hooks"]["Stop"][0]["hooks"][0]["command"]
-    assert shlex.split(command) == [PYTHON, "-m", "rehydrate", "hook", "claude", "stop"]
+    assert shlex.split(command)[:2] == ["sh", "-c"]
+    assert shlex.split(command)[-4:] == ["rehydrate", "hook", "claude", "stop"]
+    assert PYTHON not in text
+    config = subprocess.run(
+        ["git", "config", "--local", "--get", "rehydrate.python"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert config.stdout.strip() == PYTHON
 
 
 @pytest.mark.parametrize(
@@ -127,9 +140,9 @@ def test_someone_elses_command_is_not_taken_for_ours() -> None:
 def test_a_path_with_spaces_and_quotes_runs_through_a_shell(tmp_path: Path) -> None:
     """Claude Code runs the command with a shell: the quoted path must survive it."""
     python = make_venv(tmp_path / "my venv's env")
-    command = hook_command("session-start", [str(python), "-m", "rehydrate"])
+    command = hook_command("session-start", [str(python), "-I", "-m", "rehydrate"])
     hook = parse_command(command)
-    assert hook is not None and hook.program == str(python) and hook.kind == "interpreter"
+    assert hook is not None and hook.program == str(python) and hook.kind == "isolated"
     done = subprocess.run(
         ["/bin/sh", "-c", command.replace(" hook claude session-start", " --version")],
         capture_output=True,

@@ -186,9 +186,10 @@ def test_install_merges_keeps_the_users_hooks_and_is_idempotent(repo: Path) -> N
     assert data["hooks"]["Stop"][0]["hooks"] == [mine]
     assert set(data["hooks"]) == set(codex_install.HOOKS)
     assert codex_install.install_agent(repo, PYTHON)[0].what == "unchanged"
-    codex_install.install_agent(repo, "/moved/bin/python")
-    commands = json.dumps(json.loads((repo / HOOKS_FILE).read_text()))
-    assert PYTHON not in commands and commands.count("/moved/bin/python") == 6
+    before = (repo / HOOKS_FILE).read_bytes()
+    codex_install.install_agent(repo, "/moved/bin/python")  # git config only
+    assert (repo / HOOKS_FILE).read_bytes() == before
+    assert PYTHON not in before.decode() and "/moved/bin/python" not in before.decode()
 
 
 def test_install_refuses_a_hooks_file_that_is_not_an_object(repo: Path) -> None:
@@ -231,11 +232,19 @@ def test_trust_writes_the_entries_once_and_keeps_the_rest(
     parsed = tomllib.loads(text)
     assert not untrusted(repo, parsed) and codex_install.project_trusted(parsed, repo)
     assert trust(repo, home) == (False, [])
-    codex_install.install_agent(repo, "/moved/bin/python")  # new commands: new hashes
-    assert len(untrusted(repo, parsed)) == 6
+    codex_install.install_agent(repo, "/moved/bin/python")  # same commands: same hashes
+    assert not untrusted(repo, parsed)
+    data = json.loads((repo / HOOKS_FILE).read_text())
+    stop = data["hooks"]["Stop"][-1]["hooks"][0]
+    stop["command"] = "/old/bin/python -m rehydrate hook codex stop"  # an older line
+    (repo / HOOKS_FILE).write_text(json.dumps(data), encoding="utf-8")
+    codex_install.install_agent(repo, PYTHON)  # rewritten: back to the trusted hash
+    assert not untrusted(repo, parsed)
+    (repo / HOOKS_FILE).write_text(json.dumps(data), encoding="utf-8")
+    assert len(untrusted(repo, parsed)) == 1
     changed, written = trust(repo, home)
     again = (home / "config.toml").read_text()
-    assert changed and len(written) == 6 and again.count("[hooks.state.") == 6
+    assert changed and len(written) == 1 and again.count("[hooks.state.") == 6  # in place
 
 
 def test_trust_without_our_hooks_says_what_to_run(repo: Path, tmp_path: Path) -> None:
@@ -292,7 +301,12 @@ def test_doctor_finds_untrusted_then_trusted_hooks(
     )
     (repo / HOOKS_FILE).write_text(json.dumps(data))
     found = _doctor(repo, home, monkeypatch)
-    assert set(found) == {"codex_hooks_untrusted", "codex_hook_interpreter_broken"}
+    assert set(found) == {
+        "codex_hooks_untrusted",
+        "codex_hook_interpreter_broken",
+        "launch_unsafe",  # an old line: no -I
+        "launch_machine_path",  # and a machine path in a file every clone shares
+    }
 
 
 def test_doctor_finds_a_missing_event(

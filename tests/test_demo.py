@@ -48,7 +48,8 @@ def test_demo_builds_the_example_and_shows_status_and_the_prompt(tmp_path: Path)
         "Start T-7: export invoices to the archive exactly once"
     )
     assert git(target, "status", "--porcelain").stdout == ""
-    assert (target / ".git/hooks/pre-commit").read_text().count("guard --staged") == 2
+    hook = (target / ".git/hooks/pre-commit").read_text()
+    assert hook.count("guard --staged") == 1 and " -I -m rehydrate guard --staged" in hook
     root = git(target, "rev-list", "--max-parents=0", "HEAD").stdout.strip()
     checked = run(target, "guard", "--range", f"{root}..HEAD")
     assert checked.code == 0, checked.out + checked.err

@@ -84,8 +84,8 @@ def test_clean_wiring_has_no_findings(wired: Path) -> None:
         "mcp": "ok",  # init --claude registered rehydrate mcp in .mcp.json
     }
     result = run(wired, "doctor")
-    assert result.code == 0 and result.out == ""
-    assert "every installed integration is wired" in result.err
+    assert result.code == 0 and result.err == ""  # the report is the output (issue 26)
+    assert "every installed integration is wired" in result.out
 
 
 def test_json_report_and_exit_code(wired: Path) -> None:
@@ -98,8 +98,8 @@ def test_json_report_and_exit_code(wired: Path) -> None:
     assert data["findings"][0]["file"] == "docs/Task.md"
     assert data["findings"][0]["fix"].startswith("run `rehydrate init`")
     human = run(wired, "doctor")
-    assert human.code == 1 and human.out == ""
-    assert "ledgers: docs/Task.md: ledger_missing" in human.err and "fix: run" in human.err
+    assert human.code == 1 and human.err == ""
+    assert "ledgers: docs/Task.md: ledger_missing" in human.out and "fix: run" in human.out
 
 
 def test_doctor_outside_a_repository_is_a_usage_error(tmp_path: Path) -> None:
@@ -120,11 +120,9 @@ def test_a_deleted_virtualenv_breaks_the_git_hooks(repo: Path, tmp_path: Path) -
     ]
     hook = report.findings[0]
     assert hook.file == ".git/hooks/pre-commit" and "does not exist" in hook.message
-    assert f"fall back to {VENV_BIN / 'rehydrate'} on PATH" in hook.message
+    assert "every commit is refused" in hook.message  # no PATH fallback (launchline.py)
     assert hook.fix.startswith("rehydrate hook install")
-    # Where PATH has no rehydrate either, doctor says what git will do, and git does it.
-    bare = check(repo, WITHOUT).findings[0]
-    assert "every commit is refused" in bare.message
+    # Doctor says what git will do, and git does it (a rehydrate on PATH changes nothing).
     write(repo, "notes.txt", "x\n")
     git(repo, "add", "notes.txt")
     done = subprocess.run(
@@ -152,20 +150,21 @@ def test_a_moved_virtualenv_is_found_and_init_rewires_it(repo: Path, tmp_path: P
         "hook_interpreter_broken",
         "hook_interpreter_broken",
         "merge_driver_broken",
-        "claude_hook_interpreter_broken",
+        "launch_python_broken",
     ]
-    claude = finding(report, "claude_hook_interpreter_broken")
+    claude = finding(report, "launch_python_broken")
     assert claude.file == ".claude/settings.json" and claude.fix == "rehydrate init --claude"
-    assert (
-        str(old) in claude.message and "SessionStart, SubagentStart, PreToolUse" in claude.message
-    )
+    assert str(old) in claude.message and "git config rehydrate.python" in claude.message
+    assert "SessionStart, SubagentStart, PreToolUse" in claude.message
+    before = (repo / ".claude/settings.json").read_bytes()
     _python_init(new, repo, "--claude")  # the fix, from the moved virtualenv
     after = check(repo)
     assert after.ok, after.findings
-    settings = json.loads((repo / ".claude/settings.json").read_text())
+    assert (repo / ".claude/settings.json").read_bytes() == before  # only git config moved
+    settings = json.loads(before)
     commands = [h["command"] for g in settings["hooks"].values() for x in g for h in x["hooks"]]
     assert len(commands) == len(SETTINGS_HOOKS)
-    assert all(c.startswith(f"{new} -m rehydrate") for c in commands)
+    assert all(c.startswith("sh -c ") and str(new) not in c for c in commands)
 
 
 def test_a_missing_event_is_named_with_its_fix(wired: Path) -> None:
@@ -184,8 +183,11 @@ def test_a_missing_event_is_named_with_its_fix(wired: Path) -> None:
 
 def test_a_bare_command_depends_on_path(wired: Path) -> None:
     path = wired / ".claude/settings.json"
-    text = path.read_text().replace(f"{sys.executable} -m rehydrate", "rehydrate")
-    path.write_text(text)
+    settings = json.loads(path.read_text())
+    for groups in settings["hooks"].values():
+        for entry in (h for g in groups for h in g["hooks"]):
+            entry["command"] = "rehydrate " + " ".join(entry["command"].split()[-3:])
+    path.write_text(json.dumps(settings))
     report = check(wired, WITHOUT)
     # without rehydrate on PATH, the .mcp.json server cannot start either
     assert codes(report) == ["claude_hook_bare", "mcp_server_unrunnable"]
@@ -328,6 +330,11 @@ def test_an_installed_plugin_is_checked(plain: Path) -> None:
     outdated = check(plain)
     assert codes(outdated) == ["claude_plugin_outdated"]
     assert "PreCompact" in outdated.findings[0].message
+    launcher = cache / "hooks" / "rehydrate-hook"  # an older plugin's launcher: no -I
+    launcher.write_text(launcher.read_text().replace(" -I -m rehydrate", " -m rehydrate"))
+    unsafe = check(plain)
+    assert codes(unsafe) == ["launch_unsafe", "claude_plugin_outdated"]
+    assert unsafe.findings[0].fix.startswith("claude plugin update rehydrate@rehydrate")
 
 
 def test_a_disabled_or_other_projects_plugin_is_no_finding(plain: Path, tmp_path: Path) -> None:
@@ -359,7 +366,7 @@ def test_every_finding_code_is_documented() -> None:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 if re.fullmatch(
-                    r"(hook|chained|merge|claude|ledger|config|codex|cursor|cline|kiro|aider|gemini|opencode|copilot|mcp)_[a-z_]+",
+                    r"(hook|launch|chained|merge|claude|ledger|config|codex|cursor|cline|kiro|aider|gemini|opencode|copilot|mcp)_[a-z_]+",
                     node.value,
                 ):
                     source.add(node.value)

@@ -149,9 +149,15 @@ def test_cline_install_writes_executable_scripts_and_keeps_yours(repo: Path) -> 
     assert done[".clinerules/hooks/TaskResume"].note
     assert (repo / ".clinerules/hooks/TaskResume").read_text() == "#!/bin/sh\necho mine\n"
     assert all(i.what == "unchanged" for i in cline.install_agent(repo, PYTHON))
+    before = start.read_bytes()
     moved = {i.path: i.what for i in cline.install_agent(repo, "/moved/python")}
-    assert moved[".clinerules/hooks/TaskStart"] == "updated"
-    assert "/moved/python" in start.read_text()
+    assert moved[".clinerules/hooks/TaskStart"] == "unchanged"  # no machine path in it
+    assert start.read_bytes() == before and "/moved/python" not in start.read_text()
+    start.write_text("#!/bin/sh\n# rehydrate: old\nexec /old/python -m rehydrate hook cline x\n")
+    assert {i.path: i.what for i in cline.install_agent(repo, PYTHON)}[
+        str(start.relative_to(repo))
+    ] == "updated"  # an older file of ours is rewritten
+    assert start.read_bytes() == before
 
 
 # Kiro CLI.
@@ -235,7 +241,11 @@ def test_doctor_sees_each_documented_runtime_break(repo: Path) -> None:
     found = _findings(repo)
     assert found["cursor"] == ["cursor_event_missing"]
     assert found["cline"] == ["cline_hook_not_executable"]
-    assert found["kiro"] == ["kiro_hook_interpreter_broken"]
+    assert found["kiro"] == [
+        "kiro_hook_interpreter_broken",
+        "launch_unsafe",  # no -I
+        "launch_machine_path",  # in a file every clone shares
+    ]
     assert sorted(found["aider"]) == ["aider_commit_verify_off", "aider_ledger_not_read"]
 
 

@@ -20,7 +20,7 @@ PACKAGE = "rehydrate"
 LAYERS = (
     ("errors", "readlimit"),
     ("ledgers", "git"),
-    ("config", "redact", "terminal"),
+    ("config", "redact", "terminal", "launchline"),  # launchline: how every hook starts rehydrate
     ("state", "diff"),
     ("guard", "merge", "continuity", "prompt", "writers", "views", "agents"),
     ("run",),  # the ephemeral-worker loop: prompt, guard, continuity and agents together

@@ -123,3 +123,62 @@ def test_the_launcher_is_executable_in_git() -> None:
         check=True,
     )
     assert done.stdout.startswith("100755 "), done.stdout
+
+
+@pytest.mark.parametrize(
+    "setup",
+    [
+        pytest.param("none", id="no-ledgers-no-config"),
+        pytest.param("outside", id="outside-any-repository"),
+    ],
+)
+def test_without_rehydrate_a_project_that_has_not_opted_in_is_left_alone(
+    tmp_path: Path, tools: Path, setup: str
+) -> None:
+    """Issue 26: a user-scope plugin must not refuse `ls` in an unrelated repository
+    because rehydrate is missing; where the project opted in, it still fails closed."""
+    where = tmp_path / "elsewhere"
+    where.mkdir()
+    if setup == "none":
+        subprocess.run(["git", "init", "-q"], cwd=where, check=True)
+    env = {"REHYDRATE_PYTHON": "/nonexistent/python"}
+    for event, data in (("pre-tool-use", {"tool_name": "Bash"}), ("stop", {})):
+        done = launch(where, event, data, str(tools), **env)
+        assert (done.returncode, done.stdout, done.stderr) == (0, "", ""), event
+    if setup == "none":  # the twin: the same repository, opted in by its configuration
+        (where / "pyproject.toml").write_text('[tool.rehydrate]\nledger_dir = "docs"\n')
+        done = launch(where, "pre-tool-use", {"tool_name": "Bash"}, str(tools), **env)
+        assert done.returncode == 2 and NOT_FOUND in done.stderr
+
+
+def test_the_launcher_finds_the_console_scripts_interpreter(
+    ledger_repo: Path, tools: Path, tmp_path: Path
+) -> None:
+    """pipx / uv tool put only the console script on PATH: the launcher runs the Python of
+    its #! line isolated, never the script itself (it would honour PYTHONPATH)."""
+    folder = tmp_path / "onpath"
+    folder.mkdir()
+    (folder / "rehydrate").symlink_to(VENV_BIN / "rehydrate")
+    (ledger_repo / "click.py").write_text("import os; os._exit(0)\n")
+    done = launch(
+        ledger_repo,
+        "pre-tool-use",
+        {"tool_name": "Bash", "tool_input": {"command": "go test -tags=musl ./..."}},
+        f"{folder}:{tools}",
+        PYTHONPATH=".",
+    )
+    assert "F-001" in done.stdout, done.stderr
+
+
+def test_a_python_without_rehydrate_refuses_a_command_instead_of_exit_1(
+    ledger_repo: Path, tools: Path
+) -> None:
+    """REHYDRATE_PYTHON (or git config's) names a Python whose rehydrate was uninstalled:
+    its exit 1 ("No module named rehydrate") would let the command run; it is refused."""
+    bare = str(tools / "python3")
+    done = launch(
+        ledger_repo, "pre-tool-use", {"tool_name": "Bash"}, str(tools), REHYDRATE_PYTHON=bare
+    )
+    assert done.returncode == 2 and "No module named rehydrate" in done.stderr
+    done = launch(ledger_repo, "stop", {}, str(tools), REHYDRATE_PYTHON=bare)
+    assert done.returncode == 1  # elsewhere: shown, never a stop held again and again

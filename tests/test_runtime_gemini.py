@@ -17,6 +17,7 @@ from rehydrate.agents.gemini import CONTEXT_FILE, EVENTS, SETTINGS_FILE, SETTING
 from rehydrate.agents.gemini_install import install_agent, merge_settings
 from rehydrate.doctor import run as doctor
 from rehydrate.git import find_repo
+from rehydrate.launchline import portable_argv
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "docs" / "integrations" / "samples" / "gemini"
@@ -222,13 +223,13 @@ def test_install_merges_keeps_the_users_keys_and_is_idempotent(repo: Path) -> No
     for event, (matcher, name) in SETTINGS_HOOKS.items():
         (group,) = [g for g in settings["hooks"][event] if g.get("matcher") == matcher]
         (ours,) = group["hooks"]
-        assert shlex.split(ours["command"]) == [python, "-m", "rehydrate", "hook", "gemini", name]
+        assert shlex.split(ours["command"]) == portable_argv("hook", "gemini", name)
     assert [i.what for i in install_agent(repo, python)] == ["unchanged"]
-    install_agent(repo, "/elsewhere/python")  # a moved virtualenv: rewritten in place
-    again = json.loads((repo / SETTINGS_FILE).read_text(encoding="utf-8"))
-    commands = [h["command"] for gs in again["hooks"].values() for g in gs for h in g["hooks"]]
-    assert sum("/elsewhere/python" in c for c in commands) == len(SETTINGS_HOOKS)
-    assert not any(python in c for c in commands)
+    before = (repo / SETTINGS_FILE).read_bytes()
+    install_agent(repo, "/elsewhere/python")  # a moved virtualenv: only git config changes
+    assert (repo / SETTINGS_FILE).read_bytes() == before
+    assert python not in before.decode() and "/elsewhere/python" not in before.decode()
+    assert git(repo, "config", "--get", "rehydrate.python").stdout.strip() == "/elsewhere/python"
 
 
 def test_install_refuses_settings_it_cannot_merge(repo: Path) -> None:
@@ -238,7 +239,7 @@ def test_install_refuses_settings_it_cannot_merge(repo: Path) -> None:
     with pytest.raises(RehydrateError) as caught:
         install_agent(repo, sys.executable)
     assert caught.value.file == SETTINGS_FILE and caught.value.fix
-    assert merge_settings({"hooks": {}}, sys.executable)[1] is True  # the twin merges
+    assert merge_settings({"hooks": {}})[1] is True  # the twin merges
 
 
 def _doctor(repo: Path, **env: str) -> tuple[dict[str, str], list[str]]:
@@ -259,7 +260,7 @@ def test_doctor_sees_gemini_wiring_trust_and_a_stale_interpreter(ledger_repo: Pa
     (home / "trustedFolders.json").write_text(json.dumps(trusted), encoding="utf-8")
     assert _doctor(ledger_repo)[1] == []
     install_agent(ledger_repo, str(ledger_repo / "gone" / "python"))
-    assert _doctor(ledger_repo)[1] == ["gemini_interpreter_broken"]
+    assert _doctor(ledger_repo)[1] == ["launch_python_broken"]  # git config's interpreter
 
 
 def test_doctor_names_a_missing_event_and_postcompact(ledger_repo: Path) -> None:

@@ -21,6 +21,7 @@ from rehydrate.agents.opencode_install import plugin_python, plugin_text
 from rehydrate.doctor import run as doctor
 from rehydrate.errors import RehydrateError
 from rehydrate.git import find_repo
+from rehydrate.launchline import portable_argv
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "docs" / "integrations" / "samples"
@@ -120,8 +121,12 @@ def test_opencode_install_is_idempotent_and_refuses_a_foreign_plugin(repo: Path)
     python = '/opt/my venv/bin/py"thon'
     assert [i.what for i in install_opencode(repo, python)] == ["created"]
     text = (repo / opencode.PLUGIN_FILE).read_text(encoding="utf-8")
-    assert plugin_python(text) == python and text == plugin_text(python)
+    assert plugin_python(text) == "" and text == plugin_text() and python not in text
     assert [i.what for i in install_opencode(repo, python)] == ["unchanged"]
+    # another interpreter changes git config only; an older plugin of ours is rewritten
+    assert [i.what for i in install_opencode(repo, sys.executable)] == ["unchanged"]
+    old = text.replace("const LAUNCH = ", 'const PYTHON = "/old/python"\nconst OLD = ')
+    write(repo, opencode.PLUGIN_FILE, old)
     assert [i.what for i in install_opencode(repo, sys.executable)] == ["updated"]
     write(repo, opencode.PLUGIN_FILE, "export const Mine = async () => ({})\n")
     with pytest.raises(RehydrateError) as caught:
@@ -137,7 +142,7 @@ def test_opencode_plugin_is_valid_javascript(repo: Path, tmp_path: Path) -> None
     if node is None:
         pytest.skip("no node executable")
     path = tmp_path / "rehydrate.mjs"
-    path.write_text(plugin_text(sys.executable), encoding="utf-8")
+    path.write_text(plugin_text(), encoding="utf-8")
     done = subprocess.run([node, "--check", str(path)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
 
@@ -156,7 +161,15 @@ def test_doctor_checks_the_opencode_plugin(ledger_repo: Path) -> None:
     path.write_text(path.read_text(encoding="utf-8") + "// edited\n", encoding="utf-8")
     assert _codes(ledger_repo, "opencode")[1] == ["opencode_plugin_stale"]
     install_opencode(ledger_repo, str(ledger_repo / "gone" / "python"))
-    assert _codes(ledger_repo, "opencode")[1] == ["opencode_interpreter_broken"]
+    assert _codes(ledger_repo, "opencode")[1] == ["launch_python_broken"]  # git config's
+    old = plugin_text().replace("const LAUNCH = ", 'const PYTHON = "/gone/python"\nconst OLD = ')
+    path.write_text(old, encoding="utf-8")  # an older plugin: a machine path, no -I
+    assert _codes(ledger_repo, "opencode")[1] == [
+        "opencode_interpreter_broken",
+        "launch_unsafe",
+        "launch_machine_path",
+        "opencode_plugin_stale",
+    ]
 
 
 # Copilot CLI
@@ -204,7 +217,7 @@ def test_copilot_install_merges_hooks_and_one_instructions_section(repo: Path) -
     assert data["hooks"]["sessionEnd"][0] == {"type": "command", "bash": "mine"}
     for event, name in copilot.SETTINGS_HOOKS.items():
         (entry,) = [e for e in data["hooks"][event] if e["bash"] != "mine"]
-        assert shlex.split(entry["bash"]) == [python, "-m", "rehydrate", "hook", "copilot", name]
+        assert shlex.split(entry["bash"]) == portable_argv("hook", "copilot", name)
     said = (repo / INSTRUCTIONS_FILE).read_text(encoding="utf-8")
     assert said.startswith("# Team rules\n\nUse tabs.\n") and said.count(BEGIN) == 1
     assert [i.what for i in install_copilot(repo, python)] == ["unchanged"] * 3

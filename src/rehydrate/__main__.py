@@ -6,6 +6,24 @@ import os
 import sys
 
 
+def _confine() -> None:
+    """Take the current directory off ``sys.path`` before anything else is imported.
+
+    ``python -m rehydrate`` (without ``-I``) and ``PYTHONPATH=.`` put it there, so an
+    untracked ``click.py`` or ``yaml.py`` in the repository would be imported in place of
+    the real one; every launch line of ours says ``-I`` (launchline.py), this covers
+    rehydrate started by hand. The folder rehydrate itself came from stays (a source
+    checkout run from its ``src``). In place, not by starting again with ``-I``: that
+    would cost a second start-up and drop a ``PYTHONPATH`` the user chose.
+    """
+    try:
+        here = os.path.realpath(os.getcwd())
+    except OSError:  # the current directory was removed: nothing there to import
+        return
+    own = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    sys.path[:] = [p for p in sys.path if os.path.realpath(p or os.curdir) != here or here == own]
+
+
 def entry() -> None:
     """One short-lived process: tune the garbage collector, then run the CLI.
 
@@ -14,6 +32,7 @@ def entry() -> None:
     re-scans import-time objects: parsing a 10,000-row ledger gets ~20% faster and
     start-up ~10%. Not done in ``rehydrate.cli.main``: tests call that in-process.
     """
+    _confine()
     import gc
 
     gc.set_threshold(50_000, 20, 100)

@@ -4,31 +4,32 @@
 The events, matchers and subcommands come from one table, ``claude.SETTINGS_HOOKS``; both
 wirings are built from it, so they cannot drift apart.
 
-A settings hook names this Python by absolute path (``/venv/bin/python -m rehydrate hook
-claude stop``), as the git hooks do: it does not depend on the PATH Claude Code runs hooks
-with. A bare ``rehydrate`` that is not on that PATH exits 127, which Claude Code treats as a
-non-blocking error, so the hook fails open. Claude Code runs a command through a shell, so
-the path is quoted (``shlex``). A hook of ours is recognised by its parsed command, bare
-name or any interpreter: running ``init --claude`` again, say from a moved virtualenv,
-rewrites the command in place and never adds a second one.
+A settings hook is the portable launch line (launchline.py): the same words on every clone,
+no machine path in the committed file; it runs the interpreter this clone's git config
+``rehydrate.python`` records (``init --claude`` records it), isolated (``-I``), and when
+that is unset or gone it says so and exits 2 on PreToolUse (Claude Code blocks the tool
+call) or 1 elsewhere (shown, never a stop held forever). It never depends on the PATH
+Claude Code runs hooks with. A hook of ours is recognised by its parsed command (the
+portable line, an older ``/venv/bin/python -m rehydrate …`` or a bare ``rehydrate …``):
+running ``init --claude`` again rewrites it in place and never adds a second one.
 
 The plugin cannot know the user's interpreter. Its hooks run the launcher
 ``hooks/rehydrate-hook`` shipped in the plugin, which finds rehydrate (``$REHYDRATE_PYTHON``,
-``rehydrate`` on PATH, ``python3 -m rehydrate``). When none is there it answers the way
-each event fails closed, never with 127.
+git config ``rehydrate.python``, the interpreter of ``rehydrate`` on PATH, ``python3``) and
+runs it isolated (``-I``). When none is there it answers the way each event fails closed,
+never with 127, except in a project that has not opted in, where it does nothing.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import RehydrateError
+from ..launchline import Launch, argv, parse, portable
 from .claude import SETTINGS_HOOKS
 
 if TYPE_CHECKING:
@@ -47,9 +48,10 @@ _ALL = (None, "", "*")  # matchers that match everything
 class OurHook(NamedTuple):
     """A hook command of rehydrate's, parsed: how it finds rehydrate, and the subcommand."""
 
-    kind: str  # "interpreter" (python -m rehydrate) | "bare" (rehydrate) | "plugin"
-    program: str  # the interpreter, the rehydrate executable, or the launcher
+    kind: str  # launchline.Launch.kind ("portable", "isolated", ...) or "plugin"
+    program: str  # the interpreter, the rehydrate executable, the launcher, or ""
     name: str  # the `rehydrate hook claude` subcommand: session-start, stop, ...
+    launch: Launch | None = None  # None for the plugin's launcher
 
 
 class WiredHook(NamedTuple):
@@ -63,13 +65,16 @@ class WiredHook(NamedTuple):
 
 
 def interpreter_command() -> list[str]:
-    """This Python's rehydrate, by absolute path (the virtualenv's, not resolved past it)."""
-    return [os.path.abspath(sys.executable), "-m", "rehydrate"]
+    """This Python's rehydrate, by absolute path, isolated (for an untracked place)."""
+    return argv()
 
 
 def hook_command(name: str, prefix: Sequence[str] | None = None) -> str:
-    """The shell command that runs ``rehydrate hook claude NAME`` through ``prefix``."""
-    return shlex.join([*(prefix or interpreter_command()), "hook", "claude", name])
+    """The shell command that runs ``rehydrate hook claude NAME``: the portable launch
+    line, or through ``prefix`` when one is given."""
+    if prefix is None:
+        return portable("hook", "claude", name)
+    return shlex.join([*prefix, "hook", "claude", name])
 
 
 def plugin_command(name: str) -> str:
@@ -81,19 +86,15 @@ def plugin_command(name: str) -> str:
 def parse_command(command: str) -> OurHook | None:
     """The hook of ours ``command`` runs, or None when it is someone else's."""
     try:
-        argv = shlex.split(command)
+        words = shlex.split(command)
     except ValueError:
         return None
-    if len(argv) < 4 or argv[-3:-1] != ["hook", "claude"]:
+    if len(words) == 5 and tuple(words[:2]) == PLUGIN_PREFIX and words[2:4] == ["hook", "claude"]:
+        return OurHook("plugin", words[1], words[4])
+    launch = parse(words)
+    if launch is None or len(launch.args) != 3 or launch.args[:2] != ("hook", "claude"):
         return None
-    head, name = argv[:-3], argv[-1]
-    if len(head) == 1 and os.path.basename(head[0]) == "rehydrate":
-        return OurHook("bare", head[0], name)
-    if len(head) == 3 and head[1:] == ["-m", "rehydrate"]:
-        return OurHook("interpreter", head[0], name)
-    if tuple(head) == PLUGIN_PREFIX:
-        return OurHook("plugin", head[1], name)
-    return None
+    return OurHook(launch.kind, launch.program, launch.args[2], launch)
 
 
 def matches(matcher: Any, wanted: str | None) -> bool:
@@ -215,8 +216,11 @@ def plugin_hooks() -> dict[str, Any]:
 
 
 def install_agent(root: Path, python: str) -> list[Installed]:
-    """``init --agent claude``: the settings hooks, run by ``python``."""
+    """``init --agent claude``: the settings hooks (portable), ``python`` recorded as this
+    clone's interpreter."""
+    from .config_merge import record_python
     from .runtimes import Installed
 
-    what = install_settings(root, [python, "-m", "rehydrate"])
+    record_python(root, python)
+    what = install_settings(root)
     return [Installed("unchanged" if what == "kept" else what, SETTINGS_FILE)]

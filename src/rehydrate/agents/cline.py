@@ -18,7 +18,6 @@ Files under ``.rehydrate/`` start with ``cline-``.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -133,23 +132,27 @@ def run_hook(name: str, raw: str) -> HookResult:
         return HookResult(output=ALLOW, message=text)
 
 
-def script(python: str, name: str) -> str:
-    """The hook file for subcommand ``name``: runs this Python's rehydrate by absolute path."""
-    command = shlex.join([python, "-m", "rehydrate", "hook", "cline", name])
+def script(name: str) -> str:
+    """The hook file for subcommand ``name``: the portable launch line (launchline.py), so
+    the committed file is the same on every clone."""
+    from .config_merge import command_for
+
     return (
-        f"#!/bin/sh\n# rehydrate: the {name} hook (rehydrate init --agent cline)\nexec {command}\n"
+        f"#!/bin/sh\n# rehydrate: the {name} hook (rehydrate init --agent cline)\n"
+        f"exec {command_for('cline', name)}\n"
     )
 
 
 def install_agent(root: Path, python: str) -> list[Installed]:
     """One executable per event in ``.clinerules/hooks/``; a file of the user's is kept."""
     from ..ledgers.atomicfile import read_at, repo_dir, write_in_repo
-    from .config_merge import place_file
+    from .config_merge import place_file, record_python
 
+    record_python(root, python)
     done = []
     for event, name in HOOKS.items():
         relpath = f"{HOOKS_DIR}/{event}"
-        text = script(python, name)
+        text = script(name)
         with repo_dir(root, relpath, create=True) as (fd, base):
             current = read_at(fd, base)
         if (

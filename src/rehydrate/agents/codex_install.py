@@ -1,7 +1,8 @@
 """Wiring rehydrate into Codex CLI: ``.codex/hooks.json``, and the trust Codex needs first.
 
 ``init --agent codex`` merges one hook per event of ``HOOKS`` into ``.codex/hooks.json``
-(Claude Code's shape), each ``<python> -m rehydrate hook codex <event>`` by absolute path.
+(Claude Code's shape), each the portable launch line of ``rehydrate hook codex <event>``
+(launchline.py: the same on every clone, so the trust hashes are too).
 
 Codex (0.171.0) runs project hooks only when both are trusted in the user's
 ``$CODEX_HOME/config.toml`` (default ``~/.codex``); otherwise they silently do not run:

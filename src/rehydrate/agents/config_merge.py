@@ -8,26 +8,28 @@ key and hook of the user's, leaves exactly one command of ours per event (a stal
 rewritten in place, a second one removed) and says whether anything changed, so a
 second run changes nothing.
 
-A command of ours is ``<python> -m rehydrate hook <runtime> <event>`` (or a bare
-``rehydrate hook …``), recognised by its parsed words whatever interpreter it names.
+A command of ours is the portable launch line running ``rehydrate hook <runtime>
+<event>`` (launchline.py: no machine path, isolated); an older ``<python> -m rehydrate
+hook …`` or bare ``rehydrate hook …`` is recognised too (by its parsed words, whatever
+interpreter it names), so installing again rewrites it in place.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..errors import RehydrateError
+from ..launchline import Launch, parse_shell, portable
 
 
 class Ours(NamedTuple):
-    kind: str  # "interpreter" (python -m rehydrate) | "bare" (rehydrate)
-    program: str
+    kind: str  # launchline.Launch.kind: "portable" | "isolated" | "unisolated" | "bare"
+    program: str  # the interpreter or executable it names ("" for the portable line)
     name: str  # the event subcommand
+    launch: Launch
 
 
 class Wired(NamedTuple):
@@ -37,25 +39,18 @@ class Wired(NamedTuple):
     hook: Ours
 
 
-def command_for(python: str, runtime: str, name: str) -> str:
-    """The shell command that runs ``rehydrate hook RUNTIME NAME`` with ``python``."""
-    return shlex.join([python, "-m", "rehydrate", "hook", runtime, name])
+def command_for(runtime: str, name: str) -> str:
+    """The shell command that runs ``rehydrate hook RUNTIME NAME``: the portable launch
+    line (the same on every clone; the interpreter is this clone's git config)."""
+    return portable("hook", runtime, name)
 
 
 def parse_command(command: str, runtime: str) -> Ours | None:
     """The hook of ours ``command`` runs for ``runtime``, or None."""
-    try:
-        argv = shlex.split(command)
-    except ValueError:
+    launch = parse_shell(command)
+    if launch is None or len(launch.args) != 3 or launch.args[:2] != ("hook", runtime):
         return None
-    if len(argv) < 4 or argv[-3:-1] != ["hook", runtime]:
-        return None
-    head, name = argv[:-3], argv[-1]
-    if len(head) == 1 and os.path.basename(head[0]) == "rehydrate":
-        return Ours("bare", head[0], name)
-    if len(head) == 3 and head[1:] == ["-m", "rehydrate"]:
-        return Ours("interpreter", head[0], name)
-    return None
+    return Ours(launch.kind, launch.program, launch.args[2], launch)
 
 
 def _ours(entry: Any, runtime: str, key: str) -> Ours | None:
@@ -139,7 +134,6 @@ def merge_hooks(
     current: Mapping[str, Any] | None,
     layout: Layout,
     table: Mapping[str, tuple[str | None, str, Mapping[str, Any]]],
-    python: str,
     file: str,
 ) -> tuple[dict[str, Any], bool]:
     """``current`` with one hook of ours per ``table`` event (event -> (matcher, name,
@@ -153,7 +147,7 @@ def merge_hooks(
         place = hooks.setdefault(event, [])
         if not isinstance(place, list):
             raise invalid(file, f"hooks.{event} is not a list", f"make hooks.{event} a list")
-        wanted = {**layout.extra, layout.key: command_for(python, layout.runtime, name), **fields}
+        wanted = {**layout.extra, layout.key: command_for(layout.runtime, name), **fields}
         if layout.grouped:
             changed = _place_grouped(layout, place, matcher, name, wanted) or changed
         else:
@@ -178,6 +172,15 @@ def wired(data: Mapping[str, Any], layout: Layout) -> list[Wired]:
                     shown = matcher if isinstance(matcher, str) else None
                     found.append(Wired(event, shown, entry[layout.key], ours))
     return found
+
+
+def record_python(root: Path, python: str) -> None:
+    """Record ``python`` as this clone's interpreter (git config ``rehydrate.python``, which
+    the portable lines read); a clone's own setting, never a tracked file."""
+    from .. import git
+    from ..launchline import record
+
+    record(git.find_repo(root), python)
 
 
 def read_json(root: Path, relpath: str) -> dict[str, Any] | None:
@@ -225,9 +228,8 @@ def install_json(
     """Merge our hooks into ``relpath`` (``base``: the fields a new file starts with);
     'created', 'updated' or 'unchanged'."""
     current = read_json(root, relpath)
-    merged, changed = merge_hooks(
-        current if current is not None else base, layout, table, python, relpath
-    )
+    record_python(root, python)
+    merged, changed = merge_hooks(current if current is not None else base, layout, table, relpath)
     if not changed and current is not None:
         return "unchanged"
     text = json.dumps(merged, ensure_ascii=False, indent=2) + "\n"

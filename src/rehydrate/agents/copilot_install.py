@@ -1,11 +1,12 @@
 """Wiring rehydrate into Copilot CLI: ``.github/hooks/rehydrate.json`` and a section of
 ``.github/copilot-instructions.md``.
 
-The hooks file is rehydrate's own (one command hook per event, ``<python> -m rehydrate
-hook copilot <event>``); other keys of the user's in it are kept. Copilot CLI does not
-process sessionStart's output, so the context goes through the instructions file Copilot
-reads into every session: a section between ``<!-- rehydrate:begin -->`` and ``<!--
-rehydrate:end -->``, replaced in place, the rest of the file untouched.
+The hooks file is rehydrate's own (one command hook per event, the portable launch line
+of ``rehydrate hook copilot <event>``, launchline.py); other keys of the user's in it are
+kept. Copilot CLI does not process sessionStart's output, so the context goes through the
+instructions file Copilot reads into every session: a section between ``<!--
+rehydrate:begin -->`` and ``<!-- rehydrate:end -->``, replaced in place, the rest of the
+file untouched.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .config_merge import command_for, invalid, place, read_json, write_json
+from .config_merge import command_for, invalid, place, read_json, record_python, write_json
 from .copilot import CORE_FILE, HOOKS_FILE, SETTINGS_HOOKS, write_core
 from .runtimes import Installed
 
@@ -38,7 +39,7 @@ SECTION = """\
 """
 
 
-def merge_hooks(current: dict[str, Any] | None, python: str) -> tuple[dict[str, Any], bool]:
+def merge_hooks(current: dict[str, Any] | None) -> tuple[dict[str, Any], bool]:
     import json
 
     data: dict[str, Any] = json.loads(json.dumps(current or {}))
@@ -51,7 +52,7 @@ def merge_hooks(current: dict[str, Any] | None, python: str) -> tuple[dict[str, 
         entries = hooks.setdefault(event, [])
         if not isinstance(entries, list):
             raise invalid(HOOKS_FILE, f"hooks.{event} is not a list", "make it a list")
-        wanted = {"type": "command", "bash": command_for(python, NAME, name), "timeoutSec": 60}
+        wanted = {"type": "command", "bash": command_for(NAME, name), "timeoutSec": 60}
         changed = place(entries, NAME, name, wanted, key="bash") or changed
     return data, changed
 
@@ -81,7 +82,8 @@ def install_agent(root: Path, python: str) -> list[Installed]:
 
     done = []
     current = read_json(root, HOOKS_FILE)
-    data, changed = merge_hooks(current, python)
+    record_python(root, python)
+    data, changed = merge_hooks(current)
     if changed or current is None:
         done.append(Installed(write_json(root, HOOKS_FILE, data, current is not None), HOOKS_FILE))
     else:

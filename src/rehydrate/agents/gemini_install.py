@@ -1,9 +1,10 @@
 """Wiring rehydrate into Gemini CLI: its hooks merged into ``.gemini/settings.json``.
 
 Each event of ``gemini.SETTINGS_HOOKS`` gets one group of ours (under its matcher) that
-runs ``<python> -m rehydrate hook gemini <event>``; the user's other settings, groups and
-hooks stay as they were. Never ``PostCompact``: Gemini CLI rejects the settings file then.
-Gemini CLI runs a project's hooks only in a trusted folder (``docs/integrations/gemini.md``).
+runs ``rehydrate hook gemini <event>`` through the portable launch line (launchline.py);
+the user's other settings, groups and hooks stay as they were. Never ``PostCompact``:
+Gemini CLI rejects the settings file then. Gemini CLI runs a project's hooks only in a
+trusted folder (``docs/integrations/gemini.md``).
 """
 
 from __future__ import annotations
@@ -11,7 +12,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .config_merge import Ours, command_for, invalid, parse_command, place, read_json, write_json
+from .config_merge import (
+    Ours,
+    command_for,
+    invalid,
+    parse_command,
+    place,
+    read_json,
+    record_python,
+    write_json,
+)
 from .gemini import SETTINGS_FILE, SETTINGS_HOOKS
 from .runtimes import Installed
 
@@ -57,7 +67,7 @@ def _ours_for(entry: Any, event: str) -> bool:
     return ours is not None and ours.name == event
 
 
-def merge_settings(current: dict[str, Any] | None, python: str) -> tuple[dict[str, Any], bool]:
+def merge_settings(current: dict[str, Any] | None) -> tuple[dict[str, Any], bool]:
     """``current`` with one hook of ours per event; (settings, changed)."""
     import json
 
@@ -71,7 +81,7 @@ def merge_settings(current: dict[str, Any] | None, python: str) -> tuple[dict[st
         if not isinstance(groups, list):
             raise invalid(SETTINGS_FILE, f"hooks.{event} is not a list", "make it a list")
         group = _group_for(groups, matcher)
-        wanted = {"type": "command", "command": command_for(python, NAME, name)}
+        wanted = {"type": "command", "command": command_for(NAME, name)}
         entry = {**wanted, "name": f"rehydrate-{name}"}
         changed = place(group["hooks"], NAME, name, entry) or changed
         changed = _drop_elsewhere(groups, group, name) or changed
@@ -81,7 +91,8 @@ def merge_settings(current: dict[str, Any] | None, python: str) -> tuple[dict[st
 def install_agent(root: Path, python: str) -> list[Installed]:
     """Merge rehydrate's hooks into ``.gemini/settings.json`` (idempotent)."""
     current = read_json(root, SETTINGS_FILE)
-    settings, changed = merge_settings(current, python)
+    record_python(root, python)
+    settings, changed = merge_settings(current)
     if not changed and current is not None:
         return [Installed("unchanged", SETTINGS_FILE, TRUST_NOTE)]
     what = write_json(root, SETTINGS_FILE, settings, current is not None)

@@ -2,7 +2,7 @@
 
 OpenCode (1.18.33, run for real in ``tests/realclient``) has no command hooks: a plugin
 (``.opencode/plugins/rehydrate.js``, written by ``opencode_install``) runs in OpenCode's
-process and shells out to ``<python> -m rehydrate hook opencode <event>`` with one JSON
+process and shells out to ``<python> -I -m rehydrate hook opencode <event>`` with one JSON
 object on stdin, reading one JSON object back. What the plugin relies on:
 
 * ``experimental.chat.system.transform`` runs before every model call and its

@@ -1,7 +1,10 @@
 """Wiring rehydrate into OpenCode: the plugin ``.opencode/plugins/rehydrate.js``.
 
-The plugin is generated: the absolute path of this Python is written into it, so it runs
-``<python> -m rehydrate hook opencode <event>`` (no shell, no PATH). Installing again
+The plugin is generated and the same on every clone (no machine path in the committed
+file): it reads this clone's interpreter from ``git config --local rehydrate.python``
+(``init`` records it) and runs ``<python> -I -m rehydrate hook opencode <event>``
+(launchline.py: isolated, no shell, no PATH lookup of rehydrate). When that is unset or
+gone, every hook answers ``failed``, so a shell command is refused. Installing again
 rewrites it only when it changed; a file of that name that is not ours is never
 overwritten. OpenCode loads project plugins without a trust step.
 """
@@ -12,6 +15,7 @@ import json
 from pathlib import Path
 
 from ..errors import RehydrateError
+from ..launchline import DOC, ISOLATED, MODULE, PYTHON_KEY
 from .opencode import PLUGIN_FILE
 from .runtimes import Installed
 
@@ -22,10 +26,23 @@ __HEADER__
 // Do not edit: run `rehydrate init --agent opencode` again to regenerate it.
 import { spawnSync } from "node:child_process"
 
-const PYTHON = __PYTHON__
+const LAUNCH = __LAUNCH__
+
+function python(where) {
+  const found = spawnSync("git", ["config", "--local", "--get", LAUNCH.key], {
+    cwd: where,
+    encoding: "utf8",
+    timeout: 10000,
+  })
+  return found.status === 0 ? found.stdout.trim() : ""
+}
 
 function hook(event, payload, where) {
-  const done = spawnSync(PYTHON, ["-m", "rehydrate", "hook", "opencode", event], {
+  const PYTHON = python(where)
+  if (!PYTHON) {
+    return { failed: `rehydrate cannot run: git config ${LAUNCH.key} is unset. ${LAUNCH.fix}` }
+  }
+  const done = spawnSync(PYTHON, [...LAUNCH.argv, "hook", "opencode", event], {
     cwd: where,
     input: JSON.stringify({ ...payload, cwd: where }),
     encoding: "utf8",
@@ -113,16 +130,25 @@ export const Rehydrate = async ({ client, directory }) => {
 """
 
 
-def plugin_text(python: str) -> str:
-    """The plugin, running ``python`` (written as a JSON string: any path is safe)."""
-    return PLUGIN.replace("__HEADER__", HEADER).replace("__PYTHON__", json.dumps(python))
+def plugin_text() -> str:
+    """The plugin (its launch settings written as JSON: any value is safe)."""
+    launch = {
+        "key": PYTHON_KEY,
+        "argv": [ISOLATED, *MODULE],
+        "fix": "Run rehydrate init --agent opencode in this clone, with the rehydrate you "
+        f"use ({DOC}).",
+    }
+    return PLUGIN.replace("__HEADER__", HEADER).replace("__LAUNCH__", json.dumps(launch))
 
 
 def plugin_python(text: str) -> str | None:
-    """The interpreter a plugin of ours runs, or None when the text is not ours."""
+    """How a plugin of ours finds its interpreter (the old ones: the path they name; the
+    current one: "" for git config), or None when the text is not ours."""
     if not text.startswith(HEADER):
         return None
     for line in text.splitlines():
+        if line.startswith("const LAUNCH = "):
+            return ""
         if line.startswith("const PYTHON = "):
             try:
                 value = json.loads(line.removeprefix("const PYTHON = "))
@@ -135,9 +161,11 @@ def plugin_python(text: str) -> str | None:
 def install_agent(root: Path, python: str) -> list[Installed]:
     """Write (or refresh) ``.opencode/plugins/rehydrate.js``; idempotent."""
     from ..ledgers.atomicfile import write_in_repo
+    from .config_merge import record_python
 
+    record_python(root, python)
     path = root / PLUGIN_FILE
-    wanted = plugin_text(python)
+    wanted = plugin_text()
     if path.is_symlink():
         raise RehydrateError(
             f"{PLUGIN_FILE} is a symlink",

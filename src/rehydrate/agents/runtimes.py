@@ -33,6 +33,7 @@ class RuntimeInfo(NamedTuple):
     support: Mapping[
         str, Support
     ]  # keys: the core actions "inject", "refuse", "refuse_unreadable", "capture", "hold_stop", "compaction"  # noqa: E501
+    launch_files: tuple[str, ...] = ()  # files holding its launch lines (hook install refreshes)
 
 
 class Installed(NamedTuple):
@@ -73,6 +74,7 @@ RUNTIMES["claude"] = RuntimeInfo(
     name="claude",
     title="Claude Code",
     installer="claude_install:install_agent",
+    launch_files=(".claude/settings.json",),  # what init writes (a local file is yours)
     doc="docs/integrations/claude-code.md",
     version="2.1.332",
     tested="real client",
@@ -83,6 +85,9 @@ RUNTIMES["cline"] = RuntimeInfo(
     name="cline",
     title="Cline",
     installer="cline:install_agent",
+    launch_files=tuple(
+        f".clinerules/hooks/{e}" for e in ("TaskStart", "TaskResume", "PreToolUse", "PostToolUse")
+    ),
     doc="docs/integrations/cline.md",
     version="3.36",
     tested="documented JSON",
@@ -102,6 +107,7 @@ RUNTIMES["codex"] = RuntimeInfo(
     name="codex",
     title="Codex CLI",
     installer="codex_install:install_agent",
+    launch_files=(".codex/hooks.json",),
     doc="docs/integrations/codex.md",
     version="0.171.0",
     tested="real client",
@@ -123,6 +129,7 @@ RUNTIMES["copilot"] = RuntimeInfo(
     name="copilot",
     title="GitHub Copilot CLI",
     installer="copilot_install:install_agent",
+    launch_files=(".github/hooks/rehydrate.json",),
     doc="docs/integrations/copilot.md",
     version="1.0.102",
     tested="real client",
@@ -146,6 +153,7 @@ RUNTIMES["cursor"] = RuntimeInfo(
     name="cursor",
     title="Cursor",
     installer="cursor:install_agent",
+    launch_files=(".cursor/hooks.json",),
     doc="docs/integrations/cursor.md",
     version="2.0",
     tested="documented JSON",
@@ -167,6 +175,7 @@ RUNTIMES["gemini"] = RuntimeInfo(
     name="gemini",
     title="Gemini CLI",
     installer="gemini_install:install_agent",
+    launch_files=(".gemini/settings.json",),
     doc="docs/integrations/gemini.md",
     version="0.61.0",
     tested="real client",
@@ -188,6 +197,7 @@ RUNTIMES["kiro"] = RuntimeInfo(
     name="kiro",
     title="Kiro CLI",
     installer="kiro:install_agent",
+    launch_files=(".kiro/agents/rehydrate.json",),
     doc="docs/integrations/kiro.md",
     version="2.16",
     tested="documented JSON",
@@ -208,6 +218,7 @@ RUNTIMES["opencode"] = RuntimeInfo(
     name="opencode",
     title="OpenCode",
     installer="opencode_install:install_agent",
+    launch_files=(".opencode/plugins/rehydrate.js",),
     doc="docs/integrations/opencode.md",
     version="1.18.33",
     tested="real client",
@@ -226,6 +237,22 @@ RUNTIMES["opencode"] = RuntimeInfo(
         ),
     },
 )
+
+
+def wired_runtimes(root: Path) -> list[str]:
+    """The runtimes whose launch lines this repository holds (``rehydrate hook <name>`` in
+    one of its ``launch_files``): ``hook install`` rewrites those lines to the current form."""
+    found = []
+    for name, info in RUNTIMES.items():
+        for relpath in info.launch_files:
+            try:
+                text = (root / relpath).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            if f"hook {name} " in text or f'"hook", "{name}"' in text:
+                found.append(name)
+                break
+    return found
 
 
 def installer(name: str) -> Installer:

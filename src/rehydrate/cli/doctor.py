@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from . import verdict
-from ._common import emit_json, note
+from ._common import emit_json
 
 
 @click.command("doctor")
@@ -17,6 +17,7 @@ def command(as_json: bool) -> int:
     can import rehydrate), the merge driver, Claude Code's settings hooks (every event,
     a command that runs without PATH) and rehydrate's Claude Code plugin. Exits 0 when
     all is wired, 1 with findings (each names the file and the command that fixes it).
+    The report is the command's output: on stdout (``rehydrate doctor | head`` works).
     """
     from ..doctor import run
     from ..errors import EXIT_OK, EXIT_REFUSED
@@ -27,6 +28,7 @@ def command(as_json: bool) -> int:
     if as_json:
         emit_json(report.to_json())
         return code
+    note = click.echo  # the report is what this command prints: stdout, as --json
     width = max(len(i.name) for i in report.integrations)
     note(f"rehydrate doctor: {report.root}")
     for status in report.integrations:

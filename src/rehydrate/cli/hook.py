@@ -39,7 +39,11 @@ def group() -> None:
     help="Replace an existing hook instead of chaining it (kept as a backup).",
 )
 def install(force: bool) -> int:
-    """Install the guard hooks (native, or into husky, lefthook or pre-commit's config)."""
+    """Install the guard hooks (native, or into husky, lefthook or pre-commit's config).
+
+    Also rewrites every launch line of an agent runtime already wired here to the current
+    form (isolated, no machine path in a committed file), and records this interpreter.
+    """
     from ..git import find_repo
     from ..guard.managers import install_guard
     from ._common import action_line, note
@@ -52,8 +56,15 @@ def install(force: bool) -> int:
     from ..merge.driver import register_merge_driver
     from ._common import open_repo
 
-    for line in register_merge_driver(*open_repo()):  # the ledger merge driver, docs/merging.md
+    repo, config = open_repo()
+    for line in register_merge_driver(repo, config):  # the ledger merge driver, docs/merging.md
         note(line)
+    from ..agents.runtimes import RUNTIMES, installer, wired_runtimes
+    from ..launchline import interpreter
+
+    for name in wired_runtimes(repo.root):  # their launch lines, rewritten to the current form
+        for item in installer(name)(repo.root, interpreter()):
+            note(action_line(item.what, item.path) + f" ({RUNTIMES[name].title})")
     return EXIT_OK
 
 

@@ -132,14 +132,28 @@ def _check_files(install: Install) -> list[Finding]:
                 file=str(install.path),
             )
         ]
+    found = []
+    launcher = (install.path / PLUGIN_LAUNCHER).read_text(encoding="utf-8", errors="replace")
+    if "-m rehydrate" in launcher and " -I -m rehydrate" not in launcher:
+        found.append(
+            Finding(
+                "launch_unsafe",
+                NAME,
+                f"the installed plugin's {PLUGIN_LAUNCHER} runs `python -m rehydrate` without "
+                "-I: a rehydrate.py or click.py in the project, or PYTHONPATH, would run "
+                "instead of rehydrate",
+                f"{update} (after `claude plugin marketplace update`), then restart Claude Code",
+                file=str(install.path / PLUGIN_LAUNCHER),
+            )
+        )
     data = _json(install.path / PLUGIN_HOOKS_FILE)
     if not isinstance(data, dict):
         data = {}
     present = {(w.event, w.hook.name) for w in wired_hooks(data, PLUGIN_HOOKS_FILE)}
     missing = [e for e, (_, name) in SETTINGS_HOOKS.items() if (e, name) not in present]
     if not missing:
-        return []
-    return [
+        return found
+    return found + [
         Finding(
             "claude_plugin_outdated",
             NAME,
@@ -159,6 +173,9 @@ def _check_launcher(ctx: Context) -> list[Finding]:
         if problem is None:
             return []
         tried.append(f"REHYDRATE_PYTHON: {problem}")
+    recorded = ctx.recorded_python()  # the launcher's second place: this clone's git config
+    if recorded and ctx.python_problem(recorded) is None:
+        return []
     if ctx.which("rehydrate"):
         return []
     for python in ("python3", "python"):

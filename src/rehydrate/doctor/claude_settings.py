@@ -53,7 +53,8 @@ def check(ctx: Context) -> Outcome:
         return Outcome(None)
     findings.extend(_events(wired))
     findings.extend(_programs(ctx, wired))
-    programs = sorted({w.hook.program for w in wired})
+    recorded = f"git config rehydrate.python ({ctx.recorded_python() or 'unset'})"
+    programs = sorted({w.hook.program or recorded for w in wired})
     files = sorted({w.file for w in wired}) or [SETTINGS_FILE]
     return Outcome(f"{len(wired)} hooks in {', '.join(files)} run {', '.join(programs)}", findings)
 
@@ -114,7 +115,12 @@ def _programs(ctx: Context, wired: Sequence[WiredHook]) -> list[Finding]:
     by_program: dict[tuple[str, str, str], list[str]] = {}
     for w in wired:
         by_program.setdefault((w.file, w.hook.kind, w.hook.program), []).append(w.event)
+    from . import launch_lines
+
     findings = []
+    for file in dict.fromkeys(w.file for w in wired):
+        launches = [(w.event, w.hook.launch) for w in wired if w.file == file and w.hook.launch]
+        findings += launch_lines.findings(ctx, NAME, file, launches, FIX)
     for (file, kind, program), events in by_program.items():
         problem = _program_problem(ctx, kind, program)
         if problem is not None:
@@ -140,6 +146,8 @@ def _program_problem(ctx: Context, kind: str, program: str) -> tuple[str, str] |
             "claude_hook_plugin_command",
             "the command uses the plugin's ${CLAUDE_PLUGIN_ROOT}, which only a plugin's hooks get",
         )
+    if kind == "portable":
+        return None  # its interpreter is git config's: launch_lines' check
     problem = ctx.python_problem(program)
     if problem is None:
         return None

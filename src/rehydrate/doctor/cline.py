@@ -56,7 +56,8 @@ def check(ctx: Context) -> Outcome:
                     file=relpath,
                 )
             )
-        problem = ctx.python_problem(ours.program) if ours.kind == "interpreter" else None
+        direct = ours.kind in ("isolated", "unisolated")
+        problem = ctx.python_problem(ours.program) if direct else None
         if problem is not None:
             findings.append(
                 Finding(
@@ -67,4 +68,9 @@ def check(ctx: Context) -> Outcome:
                     file=relpath,
                 )
             )
+    from . import launch_lines
+
+    for event, (_, ours) in found.items():
+        relpath = f"{HOOKS_DIR}/{event}"
+        findings += launch_lines.findings(ctx, NAME, relpath, [(event, ours.launch)], FIX)
     return Outcome(f"{len(found)} hook files in {HOOKS_DIR}", findings)

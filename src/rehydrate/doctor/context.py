@@ -14,7 +14,7 @@ from .. import git
 from ..config import Config
 from ..errors import ConfigError
 
-PYTHON_TIMEOUT = 30.0  # seconds for `python -c "import rehydrate.cli"`
+PYTHON_TIMEOUT = 30.0  # seconds for `python -I -c "import rehydrate.cli"`
 
 
 @dataclass
@@ -26,6 +26,7 @@ class Context:
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     _pythons: dict[str, str | None] = field(default_factory=dict)
     _config: Config | ConfigError | None = None
+    _recorded: list[str | None] = field(default_factory=list)
 
     @property
     def root(self) -> Path:
@@ -61,8 +62,23 @@ class Context:
         except ValueError:
             return str(path)
 
+    def recorded_python(self) -> str | None:
+        """This clone's git config ``rehydrate.python`` (the portable lines run it)."""
+        if not self._recorded:
+            from ..launchline import recorded
+
+            self._recorded.append(recorded(self.repo))
+        return self._recorded[0]
+
+    def shared(self, relpath: str) -> bool:
+        """Whether every clone gets ``relpath``: in the work tree, and not ignored."""
+        if relpath.startswith(".git/") or os.path.isabs(relpath):
+            return False
+        proc = git.run(self.repo, "check-ignore", "-q", "--", relpath, check=False)
+        return proc.returncode != 0
+
     def python_problem(self, python: str) -> str | None:
-        """Why ``python -m rehydrate`` cannot run (None: it can)."""
+        """Why ``python -I -m rehydrate`` cannot run (None: it can)."""
         if python not in self._pythons:
             self._pythons[python] = self._probe(python)
         return self._pythons[python]
@@ -75,7 +91,7 @@ class Context:
             return f"{python} is not an executable file"
         try:
             done = subprocess.run(
-                [found, "-c", "import rehydrate.cli"],
+                [found, "-I", "-c", "import rehydrate.cli"],  # -I: never the repo's rehydrate.py
                 capture_output=True,
                 timeout=PYTHON_TIMEOUT,
                 stdin=subprocess.DEVNULL,

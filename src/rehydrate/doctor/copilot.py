@@ -42,9 +42,7 @@ def check(ctx: Context) -> Outcome:
     expected = list(SETTINGS_HOOKS.values())
     events = [o.name for o in ours]
     findings = event_findings(NAME, CODES, HOOKS_FILE, FIX, expected, events)
-    findings += program_findings(
-        ctx, NAME, "copilot_interpreter_broken", HOOKS_FILE, FIX, [o.program for o in ours]
-    )
+    findings += program_findings(ctx, NAME, "copilot_interpreter_broken", HOOKS_FILE, FIX, ours)
     try:
         said = (ctx.root / INSTRUCTIONS_FILE).read_text(encoding="utf-8")
     except (OSError, ValueError):

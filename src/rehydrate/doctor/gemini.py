@@ -38,10 +38,8 @@ def check(ctx: Context) -> Outcome:
     expected = [name for _, name in SETTINGS_HOOKS.values()]
     events = [ours.name for _, _, _, ours in found]
     findings = event_findings(NAME, CODES, SETTINGS_FILE, FIX, expected, events)
-    programs = [ours.program for _, _, _, ours in found]
-    findings += program_findings(
-        ctx, NAME, "gemini_interpreter_broken", SETTINGS_FILE, FIX, programs
-    )
+    ours = [hook for _, _, _, hook in found]
+    findings += program_findings(ctx, NAME, "gemini_interpreter_broken", SETTINGS_FILE, FIX, ours)
     hooks = (data or {}).get("hooks")
     if isinstance(hooks, dict) and "PostCompact" in hooks:
         message = "hooks.PostCompact is not a Gemini CLI event: it rejects the settings"

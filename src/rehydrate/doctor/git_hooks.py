@@ -15,6 +15,7 @@ import shlex
 from pathlib import Path
 
 from ..guard import managers
+from ..launchline import PYTHON_KEY
 from .context import Context
 from .findings import Finding, Outcome
 
@@ -39,7 +40,7 @@ def _configured(ctx: Context) -> managers.Manager | None:
 
 def hook_python(text: str) -> str | None:
     """The interpreter a hook of ours runs: PYTHON in ``if [ -x PYTHON ]; then`` followed
-    by ``exec PYTHON -m rehydrate guard --staged`` (guard/install.py's script), or None."""
+    by ``exec PYTHON [-I] -m rehydrate guard --staged`` (guard/install.py's script), or None."""
     lines = text.splitlines()
     for line, after in zip(lines, lines[1:], strict=False):
         body = after.strip()
@@ -103,7 +104,24 @@ def _check_hook(
     problem = ctx.python_problem(python) if python else "names no interpreter"
     if problem is not None:
         findings.append(_interpreter_finding(ctx, hook, problem, shown))
+    findings += _launch(ctx, hook, text, shown, python)
     return findings, python
+
+
+def _launch(ctx: Context, hook: str, text: str, shown: str, python: str | None) -> list[Finding]:
+    """The shared launch-line check of the hook's ``exec`` line (launch_lines.py); an old
+    hook of ours that is otherwise current is named as stale."""
+    from ..guard.install import script
+    from ..launchline import argv, parse_shell
+    from . import launch_lines
+
+    execs = [line.strip()[5:] for line in text.splitlines() if line.strip().startswith("exec ")]
+    launches = [(hook, launch) for launch in map(parse_shell, execs) if launch is not None]
+    found = launch_lines.findings(ctx, NAME, shown, launches, INSTALL, shared=False)
+    if not found and python and text != script(hook, argv(python)):
+        message = f"the {hook} hook is not the one this rehydrate writes (older, or edited)"
+        found.append(_finding("hook_stale", message, INSTALL, shown))
+    return found
 
 
 def _foreign(ctx: Context, folder: Path, hook: str, shown: str) -> tuple[list[Finding], str | None]:
@@ -122,8 +140,8 @@ def _foreign(ctx: Context, folder: Path, hook: str, shown: str) -> tuple[list[Fi
         return [_finding("hook_not_ours", message, fix, shown)], None
     where = managers.runs_guard(ctx.repo, owner, hook)
     if where is not None:
-        uses = managers.PYTHON_KEY in (_read(ctx.root / where) or "")  # not the remote hook
-        found = _manager_python(ctx, hook, shown) if uses else []
+        uses = PYTHON_KEY in (_read(ctx.root / where) or "")  # not the remote hook
+        found = _manager_python(ctx, hook, shown, where) if uses else []
         return found, f"{owner.name} ({where})"
     if owner is managers.PRE_COMMIT and aside:
         return [], f"pre-commit ({aside[0]}, migration mode)"  # pre-commit runs .legacy first
@@ -137,14 +155,23 @@ def _foreign(ctx: Context, folder: Path, hook: str, shown: str) -> tuple[list[Fi
     return [_finding("hook_manager_unwired", message, fix, shown)], None
 
 
-def _manager_python(ctx: Context, hook: str, shown: str) -> list[Finding]:
-    """A manager's hook runs ``git config rehydrate.python``, else ``rehydrate`` on PATH."""
-    from .. import git
+def _manager_python(ctx: Context, hook: str, shown: str, where: str) -> list[Finding]:
+    """A manager's hook runs ``git config --local rehydrate.python``, isolated; an older
+    block of ours ran it without ``-I`` (or ``rehydrate`` on PATH): named, with the fix."""
+    from ..guard.managers import guard_lines
+    from ..launchline import ISOLATED
 
-    proc = git.run(ctx.repo, "config", "--get", managers.PYTHON_KEY, check=False)
-    python = proc.stdout.decode("utf-8", "surrogateescape").strip()
-    problem = ctx.python_problem(python) if python else f"git config {managers.PYTHON_KEY} unset"
-    return [] if problem is None else [_interpreter_finding(ctx, hook, problem, shown)]
+    python = ctx.recorded_python()
+    problem = ctx.python_problem(python) if python else f"git config {PYTHON_KEY} unset"
+    found = [] if problem is None else [_interpreter_finding(ctx, hook, problem, shown)]
+    current = guard_lines("")[2].strip()  # the line that runs the guard
+    if current not in (_read(ctx.root / where) or ""):
+        message = (
+            f"{where} runs the guard without {ISOLATED} (an older rehydrate's block): a "
+            "rehydrate.py or click.py in the repository, or PYTHONPATH, would run instead"
+        )
+        found.append(_finding("launch_unsafe", message, f"{INSTALL} (then commit {where})", where))
+    return found
 
 
 def _chmod(shown: str) -> str:
@@ -152,14 +179,9 @@ def _chmod(shown: str) -> str:
 
 
 def _interpreter_finding(ctx: Context, hook: str, problem: str, shown: str) -> Finding:
-    """The hook script falls back to ``rehydrate`` on PATH: say what that gives."""
-    fallback = ctx.which("rehydrate")
-    then = (
-        f"commits fall back to {fallback} on PATH"
-        if fallback
-        else "commits fall back to `rehydrate` on PATH, which is not there: every "
-        "commit is refused (the hook says how to reinstall or unhook)"
-    )
+    """The hook refuses every commit then (no PATH fallback: a console script honours
+    PYTHONPATH), saying how to reinstall or unhook."""
+    then = "every commit is refused (the hook says how to reinstall or unhook)"
     return _finding(
         "hook_interpreter_broken",
         f"the {hook} hook's interpreter: {problem} (a moved or deleted virtualenv?); {then}",

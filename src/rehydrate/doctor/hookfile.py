@@ -59,10 +59,14 @@ def event_findings(
 def program_findings(
     ctx: Context, hooks: Sequence[Wired], name: str, relpath: str, fix: str, codes: Codes
 ) -> list[Finding]:
-    """One finding per program that cannot run rehydrate (a stale or bare path)."""
+    """One finding per program that cannot run rehydrate (a stale or bare path), and the
+    shared launch-line findings (launch_lines.py)."""
+    from . import launch_lines
+
     events: dict[tuple[str, str], list[str]] = {}
     for w in hooks:
-        events.setdefault((w.hook.kind, w.hook.program), []).append(w.event)
+        if w.hook.kind != "portable":  # its interpreter: launch_lines' check
+            events.setdefault((w.hook.kind, w.hook.program), []).append(w.event)
     findings = []
     for (kind, program), names in events.items():
         if kind == "bare":
@@ -78,4 +82,5 @@ def program_findings(
         if problem is not None:
             message = f"{problem} (a moved or deleted virtualenv?); hooks {', '.join(names)}"
             findings.append(Finding(codes.broken, name, message, fix, file=relpath))
-    return findings
+    launches = [(w.event, w.hook.launch) for w in hooks]
+    return findings + launch_lines.findings(ctx, name, relpath, launches, fix)

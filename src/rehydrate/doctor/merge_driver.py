@@ -38,6 +38,15 @@ def check(ctx: Context) -> Outcome:
         problem = _command_problem(ctx, command)
         if problem is not None:
             findings.append(Finding("merge_driver_broken", NAME, f"{key}: {problem}", FIX))
+        from ..launchline import parse_shell
+        from . import launch_lines
+
+        launch = parse_shell(command)
+        if launch is not None and launch.kind != "bare":
+            launch = launch._replace(args=launch.args[:1])  # %O %A %B %P: git's, not ours
+            findings += launch_lines.findings(
+                ctx, NAME, f"git config {key}", [("merge-driver", launch)], FIX, shared=False
+            )
         detail = f"{key} = {command}"
     missing = _unattached(ctx, DRIVER)
     if missing:
@@ -58,8 +67,11 @@ def _command_problem(ctx: Context, command: str) -> str | None:
         argv = shlex.split(command)
     except ValueError:
         return "cannot be parsed as a command"
-    if len(argv) >= 3 and argv[1:3] == ["-m", "rehydrate"]:
-        problem = ctx.python_problem(argv[0])
+    from ..launchline import parse
+
+    launch = parse(argv)
+    if launch is not None and launch.kind in ("isolated", "unisolated"):
+        problem = ctx.python_problem(launch.program)
         return None if problem is None else f"{problem} (a moved or deleted virtualenv?)"
     if argv and os.path.basename(argv[0]) == "rehydrate":
         if ctx.which(argv[0]) is None:

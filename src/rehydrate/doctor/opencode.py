@@ -7,7 +7,6 @@ from __future__ import annotations
 from ..agents.opencode import PLUGIN_FILE
 from .context import Context
 from .findings import Finding, Outcome
-from .runtime_hooks import program_findings
 
 NAME = "opencode"
 FIX = "rehydrate init --agent opencode"
@@ -27,10 +26,21 @@ def check(ctx: Context) -> Outcome:
     if python is None:
         message = f"{PLUGIN_FILE} is not rehydrate's plugin"
         return Outcome("foreign plugin", [Finding("opencode_plugin_foreign", NAME, message, FIX)])
-    findings = program_findings(
-        ctx, NAME, "opencode_interpreter_broken", PLUGIN_FILE, FIX, [python]
-    )
-    if text != plugin_text(python):
+    from ..launchline import Launch
+    from . import launch_lines
+
+    findings = []
+    if python:  # an older plugin, naming its interpreter (and running it without -I)
+        problem = ctx.python_problem(python)
+        if problem is not None:
+            message = f"{problem} (a moved or deleted virtualenv?): the hooks cannot run"
+            findings.append(
+                Finding("opencode_interpreter_broken", NAME, message, FIX, file=PLUGIN_FILE)
+            )
+    launch = Launch("unisolated" if python else "portable", python, ("hook", "opencode"), True)
+    findings += launch_lines.findings(ctx, NAME, PLUGIN_FILE, [("plugin", launch)], FIX)
+    if text != plugin_text():
         message = f"{PLUGIN_FILE} is not the plugin this rehydrate writes (edited or older)"
         findings.append(Finding("opencode_plugin_stale", NAME, message, FIX, file=PLUGIN_FILE))
-    return Outcome(f"{PLUGIN_FILE} runs {python}", findings)
+    runs = python or f"git config rehydrate.python ({ctx.recorded_python() or 'unset'})"
+    return Outcome(f"{PLUGIN_FILE} runs {runs}", findings)

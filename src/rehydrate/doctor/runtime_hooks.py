@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from ..agents.config_merge import Ours
 from .context import Context
 from .findings import Finding
 
@@ -34,13 +35,18 @@ def event_findings(
 
 
 def program_findings(
-    ctx: Context, name: str, code: str, file: str, fix: str, programs: Sequence[str]
+    ctx: Context, name: str, code: str, file: str, fix: str, hooks: Sequence[Ours]
 ) -> list[Finding]:
-    """A finding per interpreter (or bare executable) that cannot run rehydrate."""
+    """A finding per interpreter (or bare executable) that cannot run rehydrate, and the
+    shared launch-line findings (launch_lines.py)."""
+    from . import launch_lines
+
     findings = []
+    programs = [h.program for h in hooks if h.kind != "portable"]
     for program in sorted(set(programs)):
         problem = ctx.python_problem(program)
         if problem is not None:
             message = f"{problem} (a moved or deleted virtualenv?): the hooks cannot run"
             findings.append(Finding(code, name, message, fix, file=file))
-    return findings
+    launches = [(h.name, h.launch) for h in hooks]
+    return findings + launch_lines.findings(ctx, name, file, launches, fix)

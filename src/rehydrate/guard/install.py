@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,8 +42,11 @@ def hooks_dir(repo: git.Repo) -> Path:
 
 
 def guard_command() -> list[str]:
-    """The rehydrate that installs the hook, by absolute path (no PATH lookup at commit time)."""
-    return [os.path.abspath(sys.executable), "-m", "rehydrate"]
+    """The rehydrate that installs the hook, by absolute path and isolated (``-I``: nothing
+    in the repository or in PYTHON* variables is imported; launchline.py)."""
+    from ..launchline import argv
+
+    return argv()
 
 
 def missing_lines(unhook: str) -> list[str]:
@@ -53,7 +55,7 @@ def missing_lines(unhook: str) -> list[str]:
     say = [
         "rehydrate guard: commit refused: rehydrate cannot be run. The interpreter that",
         "  'rehydrate hook install' recorded ($rehydrate_py) is not there (a deleted or moved",
-        "  virtualenv?) and no 'rehydrate' is on PATH.",
+        "  virtualenv?, or not recorded in this clone).",
         "  reinstall it from where it came from (pip install 'rehydrate @ git+https://...@SHA',",
         "  docs/integrations/ci.md), then run: rehydrate hook install",
         f"  unhook: {unhook}; skip it once: git commit --no-verify",
@@ -77,9 +79,6 @@ if [ -x "$here"/{chained} ]; then
 fi
 if [ -x {python} ]; then
     exec {full} guard --staged
-fi
-if command -v rehydrate >/dev/null 2>&1; then
-    exec rehydrate guard --staged
 fi
 rehydrate_py={python}
 {missing}

@@ -9,7 +9,7 @@ so a second install finds them (idempotent) and uninstall removes exactly them.
 
 The committed text is the same on every clone: it runs the interpreter recorded in the
 clone's own git config (``rehydrate.python``, by absolute path, written by ``rehydrate
-hook install``), else ``rehydrate`` on PATH, else refuses the commit saying how to
+hook install``), isolated (``-I``, launchline.py), else refuses the commit saying how to
 reinstall or unhook (``missing_lines``).
 """
 
@@ -23,11 +23,11 @@ from typing import NamedTuple
 
 from .. import git
 from ..errors import RehydrateError
+from ..launchline import ISOLATED, PYTHON_KEY
 from . import manager_yaml
 from .install import HOOKS, MARKER, HookAction, hooks_dir, missing_lines
 
 GUARD_ID = "rehydrate-guard"
-PYTHON_KEY = "rehydrate.python"  # git config: the interpreter the managers' hooks run
 BEGIN = manager_yaml.BEGIN
 END = manager_yaml.END
 LEFTHOOK_CONFIGS = (
@@ -138,13 +138,14 @@ def detect(repo: git.Repo) -> Manager | None:
 
 
 def guard_lines(unhook: str) -> list[str]:
-    """The shell the managers run (no braces: lefthook would read them as its templates)."""
+    """The shell the managers run (no braces: lefthook would read them as its templates).
+    The interpreter is this clone's ``git config --local rehydrate.python`` (``--local``:
+    ``git -c`` cannot point it elsewhere), run isolated (launchline.py); no PATH lookup,
+    since a console script honours PYTHONPATH."""
     return [
-        f"rehydrate_py=$(git config --get {PYTHON_KEY}) || rehydrate_py=",
+        f"rehydrate_py=$(git config --local --get {PYTHON_KEY}) || rehydrate_py=",
         'if [ -n "$rehydrate_py" ] && [ -x "$rehydrate_py" ]; then',
-        '  "$rehydrate_py" -m rehydrate guard --staged || exit $?',
-        "elif command -v rehydrate >/dev/null 2>&1; then",
-        "  rehydrate guard --staged || exit $?",
+        f'  "$rehydrate_py" {ISOLATED} -m rehydrate guard --staged || exit $?',
         "else",
         *("  " + line for line in missing_lines(unhook)),
         "fi",
@@ -174,11 +175,9 @@ def _edit(
 
 def _record_python(repo: git.Repo, command: list[str]) -> str:
     """Record the interpreter in this clone's git config; the note for the user."""
-    proc = git.run(repo, "config", "--local", "--get", PYTHON_KEY, check=False)
-    if proc.stdout.decode("utf-8", "surrogateescape").strip() == command[0]:
-        return f"kept     git config {PYTHON_KEY}"
-    git.run(repo, "config", "--local", PYTHON_KEY, command[0])
-    return f"{'updated' if proc.returncode == 0 else 'set':<9} git config {PYTHON_KEY}"
+    from ..launchline import record
+
+    return record(repo, command[0])
 
 
 def install_guard(repo: git.Repo, *, force: bool = False) -> Wiring:
@@ -295,9 +294,7 @@ def uninstall(repo: git.Repo) -> list[HookAction]:
         else:
             path.unlink()  # only ever held the guard
         actions.append(HookAction(os.path.relpath(path, repo.root), "removed"))
-    if actions:
-        git.run(repo, "config", "--local", "--unset", PYTHON_KEY, check=False)
-    return actions
+    return actions  # git config rehydrate.python stays: the agents' launch lines read it too
 
 
 def runs_guard(repo: git.Repo, manager: Manager, hook: str) -> str | None:

@@ -11,9 +11,6 @@ once). Both steps are idempotent. ``run_driver`` is what
 
 from __future__ import annotations
 
-import os
-import shlex
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,9 +26,11 @@ NOTES_SHOWN = 20  # notes printed one per line; the rest are summarised on one l
 
 
 def driver_command() -> str:
-    """The configured driver: this Python's rehydrate, by absolute path (no PATH lookup)."""
-    python = os.path.abspath(sys.executable)
-    return f"{shlex.quote(python)} -m rehydrate merge-driver %O %A %B %P"
+    """The configured driver: this Python's rehydrate, by absolute path (no PATH lookup),
+    isolated (launchline.py: nothing in the work tree or PYTHON* variables is imported)."""
+    from ..launchline import command
+
+    return command("merge-driver") + " %O %A %B %P"
 
 
 def _pattern(path: str) -> str:
