@@ -210,9 +210,7 @@ def _options(command: tuple[str, ...], limits: dict[str, Any]) -> RunOptions:
     )
 
 
-def _run(
-    repo: Any, config: Any, options: RunOptions, claim: Any = None, raw: bool = False
-) -> int:
+def _run(repo: Any, config: Any, options: RunOptions, claim: Any = None, raw: bool = False) -> int:
     from ..run.claimed import run_claimed
     from ..run.loop import run_loop
     from . import verdict
