@@ -208,7 +208,7 @@ def _render_inline(text: str) -> Rendered:
     pieces: list[tuple[str, str]] = []
     hidden: list[str] = []
     _walk(tokens, pieces, hidden)
-    return _finish(pieces, hidden)
+    return Rendered(tuple(pieces), tuple(hidden))
 
 
 @lru_cache(maxsize=64)
@@ -224,10 +224,6 @@ def _render(markdown: str) -> Rendered:
         )
     for key in env.get("ref_footnotes") or {}:
         hidden.append(f"a footnote definition ('[^{key.lower()}]: ...'), shown away from its text")
-    return _finish(pieces, hidden)
-
-
-def _finish(pieces: list[tuple[str, str]], hidden: list[str]) -> Rendered:
     return Rendered(tuple(pieces), tuple(hidden))
 
 
