@@ -15,6 +15,8 @@ from .failfile import FailureFile
 from .matching import Hit, attempts_in_cell, commands_in, hits_in, match
 
 if TYPE_CHECKING:
+    from ..config import Config
+    from ..git import Repo
     from ..ledgers import Ledger
 
 __all__ = ["Checked", "Hit", "attempts_in_cell", "check", "check_command", "commands_in", "match"]
@@ -49,7 +51,7 @@ def check_command(text: str, failures: Ledger | FailureFile) -> list[Hit]:
     return check(text, failures).hits
 
 
-def load_failures(repo: Any, config: Any) -> FailureFile:
+def load_failures(repo: Repo, config: Config) -> FailureFile:
     """The failed-attempts ledger as it is in the work tree (fails closed when unreadable):
     its bytes, checked for a match without a full parse when they parsed before."""
     from .failfile import load

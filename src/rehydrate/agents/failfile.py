@@ -21,13 +21,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .. import git
+from ..ledgers.failtable import split_cells
 from . import failindex
 from .commandline import Command, Reading
-from .failindex import split_cells
 from .matching import COMMON_FLAGS, Hit, hits_in
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..ledgers.model import Ledger
 
 MAX_SEARCHED = 64  # distinct commands searched for; more: every row is read
 NEEDLES = 8  # terms searched for per command
@@ -46,10 +50,10 @@ class Row(NamedTuple):
 class FailureFile(NamedTuple):
     """The failure ledger's bytes, and its full parse when this call needed one."""
 
-    repo: Any
-    config: Any
+    repo: git.Repo
+    config: Config
     blob: git.Blob
-    ledger: Any  # the parsed Ledger, or None while only the bytes were read
+    ledger: Ledger | None  # the parsed ledger, or None while only the bytes were read
 
     @property
     def path(self) -> str:
@@ -77,7 +81,7 @@ class FailureFile(NamedTuple):
         return hits_in(reading, [r for r in active if lines is None or r.line in lines], self.path)
 
 
-def load(repo: Any, config: Any) -> FailureFile:
+def load(repo: git.Repo, config: Config) -> FailureFile:
     """The work-tree failure ledger; parsed in full unless its blob parsed before (raises
     the parser's error when it does not parse)."""
     path = config.path_of("failures")
@@ -93,7 +97,7 @@ def load(repo: Any, config: Any) -> FailureFile:
     return FailureFile(repo, config, blob, _parse(repo, config, blob))
 
 
-def _parse(repo: Any, config: Any, blob: git.Blob) -> Any:
+def _parse(repo: git.Repo, config: Config, blob: git.Blob) -> Ledger:
     from ..state import parse_file
 
     ledger = parse_file("failures", blob, config, "work tree")
