@@ -142,3 +142,30 @@ def test_the_reader_agrees_with_the_parser(layout: str, newline: str) -> None:
     lines = data.decode().split("\n")
     fast = row(lines[table.first_line - 1], table.header, table.first_line)
     assert fast is not None and fast == parsed[0]
+
+
+# Where the row reaches the model with an allowed call (docs/check-command.md).
+CONTEXT_FIELD = {
+    "claude": ("hookSpecificOutput", "additionalContext"),
+    "codex": ("hookSpecificOutput", "additionalContext"),
+    "cline": ("contextModification",),
+}
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_a_close_command_is_allowed_naming_the_row(repo: Path, runtime: str) -> None:
+    """Same program and subcommand, the failing option left out: every runtime allows it;
+    the runtimes that carry context with an allowed call name the row to the model, the
+    others to the person's log."""
+    scaffold(repo)
+    (repo / "docs" / "Failed_Attempts.md").write_bytes(_ledger("heading-and-prose", "\n").encode())
+    commit(repo, "ledgers")
+    name, event = _events(str(repo), "go test ./...")[runtime]
+    result = _hook(runtime)(name, json.dumps(event))
+    assert not _denied(runtime, result), result
+    assert "close to failed attempt F-001" in (result.message or "")
+    if runtime in CONTEXT_FIELD:
+        value: Any = result.output
+        for key in CONTEXT_FIELD[runtime]:
+            value = value[key]
+        assert "close to failed attempt F-001" in value and "default tags" in value

@@ -2,7 +2,8 @@
 
 Both sides, the command and each recorded attempt, are read by ``commandline.read``
 (every simple command a shell would run, however it is wrapped) and compared by
-``matching.match`` (exact or loose; precision beats recall). ``failfile`` reads the
+``matching.match`` (exact: refused; close: allowed with a note; precision beats
+recall). ``failfile`` reads the
 work-tree ledger for the check without a full parse where it can.
 """
 
@@ -23,8 +24,9 @@ __all__ = ["Checked", "Hit", "attempts_in_cell", "check", "check_command", "comm
 
 
 class Checked(NamedTuple):
-    hits: list[Hit]  # exact matches first, then loose, each in ledger order
+    hits: list[Hit]  # the rows the command repeats exactly (refused), in ledger order
     problems: tuple[str, ...]  # parts of the command read word by word, and why
+    advice: tuple[Hit, ...] = ()  # rows the command comes close to (allowed, with a note)
 
     @property
     def note(self) -> str:
@@ -42,12 +44,16 @@ def check(text: str, failures: Ledger | FailureFile) -> Checked:
     """Active failed attempts that cover ``text``."""
     reading = read(text)
     if isinstance(failures, FailureFile):  # the work-tree file: rows found on its bytes
-        return Checked(failures.scan(reading), reading.problems)
-    return Checked(hits_in(reading, failures.active("failures"), failures.path), reading.problems)
+        found = failures.scan(reading)
+    else:
+        found = hits_in(reading, failures.active("failures"), failures.path)
+    refused = [h for h in found if h.kind == "exact"]
+    close = tuple(h for h in found if h.kind != "exact")
+    return Checked(refused, reading.problems, close)
 
 
 def check_command(text: str, failures: Ledger | FailureFile) -> list[Hit]:
-    """Active failed attempts that cover ``text`` (exact matches first, then loose)."""
+    """Active failed attempts that ``text`` repeats (the refusals)."""
     return check(text, failures).hits
 
 

@@ -70,12 +70,14 @@ class FailureFile(NamedTuple):
         if ledger is None:
             raw = data.split(b"\n")
             index = failindex.read(self.repo, self.config, self.blob.blob or "")
+            placed: list[Hit] = []
             if index is not None and index.width:
                 placed = hits_in(reading, list(_placed_rows(raw, lines, index)), self.path)
-                if placed:
+                if any(h.kind == "exact" for h in placed):
                     return placed  # a refusal: the record may speed one up, never an allow
-            if not hits_in(reading, list(_cells_as_rows(raw, lines, programs)), self.path):
-                return []
+            cells = hits_in(reading, list(_cells_as_rows(raw, lines, programs)), self.path)
+            if not any(h.kind == "exact" for h in cells):
+                return placed  # no refusal; at most advice on rows the record places
             ledger = _parse(self.repo, self.config, self.blob)
         active = ledger.active("failures")
         return hits_in(reading, [r for r in active if lines is None or r.line in lines], self.path)

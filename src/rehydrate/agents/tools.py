@@ -3,10 +3,12 @@
 * Any tool: the first call after a compaction is held (refused once) until the verdict
   on the summary has been shown; a Write or Edit must not run on a summary that dropped
   a constraint.
-* A shell command: refused when it repeats an active failed attempt (naming the row and
-  its workaround), and every shell command is refused while the failed-attempts ledger
-  cannot be read (fail closed: no repeat slips through unnoticed). Other tools stay
-  allowed then, so that the agent can mend the ledger.
+* A shell command: refused when it repeats an active failed attempt (naming the row
+  and its workaround), allowed with a note naming the row when it comes close to one
+  (``ADVISE``: same program and subcommand, other options or arguments), and every
+  shell command is refused while the failed-attempts ledger cannot be read (fail
+  closed: no repeat slips through unnoticed). Other tools stay allowed then, so that
+  the agent can mend the ledger.
 
 This runs on every tool call: a call that is not a shell command costs a few stat calls
 and one rename attempt; no git process, no ledger read.
@@ -20,6 +22,11 @@ from pathlib import Path
 from ..errors import GitError, RehydrateError
 from .core import ALLOW, REFUSE, Outcome, Project, Runtime, find_repo, open_project
 from .store import HOLD, PROMPT, claim
+
+# Allowed, with ``text`` for the model where the runtime carries context with an allowed
+# tool call (Claude Code, Codex, Cline); elsewhere ``note`` goes to the person's log.
+ADVISE = "advise"
+ADVISED = 3  # close rows named in one note
 
 
 def check_tool_call(where: str, runtime: Runtime, command: str | None, shell: bool) -> Outcome:
@@ -88,6 +95,9 @@ def refuse_repeat(project: Project, command: str) -> Outcome:
             "problem), so that no failed attempt is repeated unnoticed.",
         )
     hits = checked.hits
+    if not hits and checked.advice:  # allowed, with the close rows at the moment of action
+        text = "\n".join(h.advice() for h in checked.advice[:ADVISED])
+        return Outcome(ADVISE, text, note=text + (f" {checked.note}" if checked.note else ""))
     if not hits:  # what could not be parsed as shell is said, also when allowed
         return Outcome(ALLOW, note=f"rehydrate: {checked.note}" if checked.note else None)
     first = hits[0]
