@@ -19,12 +19,14 @@ variable more (``CGO_ENABLED=0`` may be the workaround) is a different invocatio
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from .commandline import Command, _is_number
 from .tooltable import COSMETIC_ENV, GENERIC, Tool, tool
 
 Option = tuple[str, str | None]
+_SUBCOMMAND = re.compile(r"^[A-Za-z][A-Za-z0-9_:-]*+$")  # no "/", "." or "="
 
 
 class Model(NamedTuple):
@@ -48,25 +50,16 @@ def model(command: Command, valued: frozenset[str] = frozenset(), greedy: bool =
     if found is not None:
         return found  # type: ignore[no-any-return]
     row = tool(command.program)
-    if row is GENERIC:
-        path, tokens = command.words, command.rest
-    else:
-        path, tokens = (), command.words + command.rest
-    found = command.cache[key] = _read(command, row, path, tokens, valued, greedy)
+    found = command.cache[key] = _read(command, row, command.words + command.rest, valued, greedy)
     return found
 
 
 def _read(
-    command: Command,
-    row: Tool,
-    path: tuple[str, ...],
-    tokens: tuple[str, ...],
-    valued: frozenset[str],
-    greedy: bool,
+    command: Command, row: Tool, tokens: tuple[str, ...], valued: frozenset[str], greedy: bool
 ) -> Model:
     options: list[Option] = []
     positional: list[str] = []
-    words = list(path)
+    words: list[str] = []
     depth = row.depth if row is not GENERIC else 0
     index = 0
     while index < len(tokens):
@@ -76,11 +69,17 @@ def _read(
         if token == "--":
             positional.extend(tokens[index:])
             break
+        if token.startswith("+") and not words and row is not GENERIC:
+            options.append((token, None))  # `cargo +nightly build`: a toolchain
+            continue
         if not _is_option(token):
             if len(words) < depth:
                 words.append(row.subcommands.get(token, token) if not words else token)
                 if len(words) == 1 and words[0] in row.nested:
                     depth += 1
+            elif row.stops and " ".join(words) in row.stops:
+                positional.extend(tokens[index - 1 :])  # `docker run IMAGE ARGS...`
+                break
             else:
                 positional.append(token)
             continue
@@ -88,7 +87,10 @@ def _read(
     cosmetic = row.cosmetic
     kept = frozenset(o for o in options if o[0] not in cosmetic)
     env = frozenset(e for e in command.env if e.partition("=")[0] not in COSMETIC_ENV)
-    return Model(command.program, tuple(words), kept, tuple(positional), env)
+    path = row.paths.get(tuple(words), tuple(words))
+    if row is GENERIC and positional and _SUBCOMMAND.match(positional[0]):
+        path = (positional[0],)  # an unknown tool: its first word stands for its subcommand
+    return Model(command.program, path, kept, tuple(positional), env)
 
 
 def _option(
@@ -104,7 +106,7 @@ def _option(
     """Add the option(s) ``token`` spells to ``out``; the index after its value."""
     spelled, eq, value = token.partition("=")
     single = not token.startswith("--")
-    if row.style == "posix" and single and not eq and len(token) > 2 and token[1:].isalpha():
+    if row.style == "posix" and single and not eq and len(token) > 2 and token[1].isalpha():
         whole = row.name(token, sub)
         if whole == token and not row.takes_value(whole, sub):
             return _cluster(token, tokens, index, row, sub, out)
@@ -126,6 +128,10 @@ def _cluster(
 ) -> int:
     """``-fr`` is ``-f -r``; ``-j4`` is ``-j 4``; ``-am msg`` is ``-a -m msg``."""
     for at in range(1, len(token)):
+        if not token[at].isalpha():  # `-n5`: the rest is the value of the option before
+            previous = out.pop()
+            out.append((previous[0], token[at:]))
+            return index
         name = row.name("-" + token[at], sub)
         if row.takes_value(name, sub):
             attached = token[at + 1 :]
@@ -152,19 +158,14 @@ def compare(candidate: Command, failed: Command) -> str | None:
         return None
     valued = _valued_names(candidate) | _valued_names(failed)
     mine, theirs = model(candidate, valued), model(failed, valued)
+    if mine == theirs:
+        return "exact"
+    if tool(candidate.program) is GENERIC and mine.env == theirs.env:
+        # an unknown tool: each bare flag may take the word after it (`curl -X POST`)
+        if model(candidate, valued, True) == model(failed, valued, True):
+            return "exact"
     if mine.path != theirs.path:
         return None
-    same_env = mine.env == theirs.env
-    if same_env and mine.options == theirs.options and mine.positional == theirs.positional:
-        return "exact"
-    if tool(candidate.program) is GENERIC and same_env:
-        # an unknown tool: each bare flag may take the word after it (`curl -X POST`)
-        greedy_mine, greedy_theirs = model(candidate, valued, True), model(failed, valued, True)
-        if (greedy_mine.options, greedy_mine.positional) == (
-            greedy_theirs.options,
-            greedy_theirs.positional,
-        ):
-            return "exact"
     shared = (mine.options & theirs.options) or (
         mine.positional == theirs.positional and (theirs.options or theirs.positional)
     )

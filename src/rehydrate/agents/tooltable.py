@@ -13,10 +13,19 @@ compare equal and two different invocations do not:
   positional argument; clusters (``-fr``, ``-j4``, ``-Eu root``) are split by it;
 * ``cosmetic``: options that change what is printed or how fast, not what runs;
 * ``style``: ``posix`` (short options cluster) or ``go`` (``-name`` and ``--name`` are
-  one option, never a cluster: Go's flag package, also terraform's).
+  one option, never a cluster: Go's flag package, also terraform's);
+* ``paths``: subcommand paths that run the same (``npm run test`` is ``npm test``);
+* ``checks``: the subcommand paths (for ``make``, the targets) that run the project's
+  tests, so that capture tells a failing check from a failed approach (``""``: the
+  tool itself is a test runner);
+* ``stops``: subcommand paths whose first argument ends the tool's own options: what
+  follows belongs to what it runs (``docker run IMAGE --rm``, ``go run . -v``,
+  ``python script.py -x``), so it is compared in order, as written.
 
 A tool that is not in the table is compared on its words as written (the generic row):
-flags as a set, the generic cosmetic flags dropped, up to two subcommand words.
+flags as a set (one written ``--name=value`` in either command takes a value), the
+generic cosmetic flags dropped, every other word a positional argument in order, the
+first one standing for its subcommand.
 Adding a tool is adding a row.
 """
 
@@ -35,6 +44,9 @@ class Tool(NamedTuple):
     valued: frozenset[str]  # option names (and scoped "sub: name") that take a value
     cosmetic: frozenset[str]  # option names that do not change what runs
     style: str  # "posix" | "go" | "words" (unknown tool: as written)
+    paths: Mapping[tuple[str, ...], tuple[str, ...]] = {}  # ("run", "test") -> ("test",)
+    stops: frozenset[str] = frozenset()  # paths whose first argument ends the options
+    checks: frozenset[str] = frozenset()  # paths (or make targets) that run the tests
 
     def name(self, spelling: str, sub: str = "") -> str:
         """The option's name: its last spelling (``-f`` -> ``--force``)."""
@@ -79,6 +91,9 @@ def _tool(
     valued: str = "",
     cosmetic: str = "",
     style: str = "posix",
+    paths: Mapping[tuple[str, ...], tuple[str, ...]] | None = None,
+    stops: str | None = None,
+    checks: str | None = None,
 ) -> Tool:
     names: dict[str, str] = {}
     for group in options:
@@ -106,10 +121,18 @@ def _tool(
         named(valued),
         named(cosmetic),
         style,
+        paths or {},
+        _paths(stops),
+        _paths(checks),
     )
 
 
-TOOLS: Mapping[str, Tool] = {
+def _paths(text: str | None) -> frozenset[str]:
+    """``"run, exec"`` as a set; ``""`` is the tool itself; None nothing."""
+    return frozenset(p.strip() for p in text.split(",")) if text is not None else frozenset()
+
+
+TOOLS: dict[str, Tool] = {
     "git": _tool(
         nested="remote stash submodule worktree notes bisect lfs sparse-checkout reflog",
         options=[
@@ -137,6 +160,8 @@ TOOLS: Mapping[str, Tool] = {
     ),
     "go": _tool(
         nested="mod work tool env",
+        stops="run",
+        checks="test",
         options=["-C -chdir"],
         valued="tags run skip count timeout o p ldflags gcflags asmflags mod bench benchtime"
         " cpu coverprofile covermode coverpkg exec parallel shuffle toolexec chdir overlay"
@@ -163,7 +188,8 @@ TOOLS: Mapping[str, Tool] = {
         " --no-input --progress-bar --log --no-cache-dir --cache-dir --timeout --retries",
         subcommands={"i": "install"},
     ),
-    "python": _tool(depth=0, valued="-m -c -W -X", cosmetic="-u -B -q"),
+    "python": _tool(depth=0, valued="-m -c -W -X", cosmetic="-u -B -q", stops=""),
+    "node": _tool(depth=0, valued="-r --require -e --eval --import", stops=""),
     "npm": _tool(
         nested="run run-script exec",
         subcommands={
@@ -181,6 +207,8 @@ TOOLS: Mapping[str, Tool] = {
             "x": "exec",
             "ln": "link",
         },
+        paths={("run", name): (name,) for name in ("test", "start", "stop", "restart")},
+        checks="test",
         options=["-D --save-dev", "-g --global", "-f --force", "-w --workspace", "-y --yes"],
         valued="--workspace --prefix --registry --tag --loglevel --cache --userconfig",
         cosmetic="-s --silent -q --quiet -d --loglevel --no-fund --no-audit --progress"
@@ -188,6 +216,7 @@ TOOLS: Mapping[str, Tool] = {
     ),
     "pnpm": _tool(
         nested="run exec",
+        checks="test, run test",
         subcommands={"i": "install", "add": "add", "rm": "remove", "t": "test"},
         options=[
             "-D --save-dev",
@@ -201,13 +230,16 @@ TOOLS: Mapping[str, Tool] = {
     ),
     "yarn": _tool(
         nested="run workspace",
+        stops="run, exec, dlx, node",
+        checks="test, run test",
         options=["-D --dev", "-W --ignore-workspace-root-check"],
         valued="--cwd --registry --network-timeout",
         cosmetic="-s --silent --verbose --no-progress --non-interactive --network-timeout",
     ),
-    "npx": _tool(depth=0, options=["-y --yes", "-p --package"], valued="--package"),
+    "npx": _tool(depth=0, options=["-y --yes", "-p --package"], valued="--package", stops=""),
     "make": _tool(
         depth=0,
+        checks="test, tests, check, unit, unittest, test-unit, integration",
         options=[
             "-C --directory",
             "-f --file --makefile",
@@ -225,6 +257,8 @@ TOOLS: Mapping[str, Tool] = {
         " --print-directory --no-print-directory --debug",
     ),
     "cargo": _tool(
+        nested="nextest",
+        checks="test, nextest run",
         options=[
             "-p --package",
             "-r --release",
@@ -239,7 +273,15 @@ TOOLS: Mapping[str, Tool] = {
     "docker": _tool(
         nested="compose image container volume network buildx system builder context"
         " plugin manifest trust swarm service stack secret config node",
+        stops="run, exec, create, container run, container exec, container create,"
+        " compose run, compose exec",
         subcommands={"builder": "buildx"},
+        paths={
+            **{("container", n): (n,) for n in "run exec create start stop rm logs ps".split()},
+            **{("image", n): (n,) for n in "build pull push rm tag".split()},
+            ("image", "ls"): ("images",),
+            ("container", "ls"): ("ps",),
+        },
         options=[
             "-t --tag",
             "-f --file",
@@ -262,6 +304,7 @@ TOOLS: Mapping[str, Tool] = {
     ),
     "kubectl": _tool(
         nested="rollout config create set auth top certificate cluster-info",
+        stops="exec, run, debug",
         options=[
             "-n --namespace",
             "-f --filename",
@@ -272,14 +315,16 @@ TOOLS: Mapping[str, Tool] = {
             "-k --kustomize",
             "-i --stdin",
             "-t --tty",
+            "-v --v",
         ],
-        valued="--namespace --filename --output --selector --container --context --cluster"
+        valued="--v --namespace --filename --output --selector --container --context --cluster"
         " --kubeconfig --user --kustomize --field-selector --image --replicas --timeout"
         " --server -s --token --as --request-timeout --sort-by",
-        cosmetic="-v --v --output -w --watch --no-headers --show-labels --request-timeout",
+        cosmetic="--v --output -w --watch --no-headers --show-labels --request-timeout",
     ),
     "pytest": _tool(
         depth=0,
+        checks="",
         options=[
             "-x --exitfirst",
             "-k",
@@ -318,6 +363,9 @@ TOOLS: Mapping[str, Tool] = {
         cosmetic="-v --verbose",
     ),
 }
+# Test runners known only as such: what they run is the project's tests.
+for _runner in "jest vitest mocha ava tox nox rspec phpunit ctest bats tap".split():
+    TOOLS[_runner] = _tool(depth=0, checks="", style="words")
 GENERIC = Tool(2, frozenset(), {}, {}, frozenset(), GENERIC_COSMETIC, "words")
 
 
