@@ -16,8 +16,8 @@ import pytest
 from conftest import commit, run, scaffold
 from rehydrate.agents.events import HookResult
 from rehydrate.config import Config
+from rehydrate.failtable import find, row
 from rehydrate.ledgers import parse_ledger
-from rehydrate.ledgers.failtable import find, row
 
 ROW = "| F-001 | `go test -tags=musl ./...` | crashes in the dynamic linker | default tags |"
 LAYOUTS = {

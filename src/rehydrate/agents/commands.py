@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from ..git import Repo
     from ..ledgers import Ledger
 
+ADVISED = 3  # close rows named in one verdict: the first in ledger order
+
 __all__ = ["Checked", "Hit", "attempts_in_cell", "check", "check_command", "commands_in", "match"]
 
 
@@ -48,7 +50,7 @@ def check(text: str, failures: Ledger | FailureFile) -> Checked:
     else:
         found = hits_in(reading, failures.active("failures"), failures.path)
     refused = [h for h in found if h.kind == "exact"]
-    close = tuple(h for h in found if h.kind != "exact")
+    close = tuple(h for h in found if h.kind != "exact")[:ADVISED]
     return Checked(refused, reading.problems, close)
 
 

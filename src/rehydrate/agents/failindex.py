@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..ledgers.failtable import settings_key, split_cells
+from ..failtable import settings_key, split_cells
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -93,8 +93,8 @@ def _agrees(data: bytes, header: Sequence[str], rows: Sequence[Failure]) -> bool
 
 def write(repo: Repo, config: Config, blob: str, data: bytes, ledger: Ledger) -> None:
     """Record a blob that parsed (best effort: a missing record costs a full parse)."""
+    from ..failtable import find
     from ..ledgers.atomicfile import atomic_write
-    from ..ledgers.failtable import find
 
     width, columns = 0, {name: -1 for name in _COLUMNS}
     table = find(data, config.section_aliases, config.column_aliases)

@@ -26,7 +26,6 @@ from .store import HOLD, PROMPT, claim
 # Allowed, with ``text`` for the model where the runtime carries context with an allowed
 # tool call (Claude Code, Codex, Cline); elsewhere ``note`` goes to the person's log.
 ADVISE = "advise"
-ADVISED = 3  # close rows named in one note
 
 
 def check_tool_call(where: str, runtime: Runtime, command: str | None, shell: bool) -> Outcome:
@@ -96,7 +95,7 @@ def refuse_repeat(project: Project, command: str) -> Outcome:
         )
     hits = checked.hits
     if not hits and checked.advice:  # allowed, with the close rows at the moment of action
-        text = "\n".join(h.advice() for h in checked.advice[:ADVISED])
+        text = "\n".join(h.advice() for h in checked.advice)
         return Outcome(ADVISE, text, note=text + (f" {checked.note}" if checked.note else ""))
     if not hits:  # what could not be parsed as shell is said, also when allowed
         return Outcome(ALLOW, note=f"rehydrate: {checked.note}" if checked.note else None)

@@ -10,8 +10,8 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from ..failtable import find, rows, settings_key
 from ..ledgers.appendonly import BOM, common_prefix, common_suffix
-from ..ledgers.failtable import find, rows, settings_key
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..errors import LedgerParseError
+from ..failtable import FailureTable, find, row
 from ..ledgers import MAX_LEDGER_BYTES, Context, parse_ledger
-from ..ledgers.failtable import FailureTable, find, row
 from ..ledgers.rowedit import rewrite_cells
 from .result import Allocator, MergeResult, MergeText
 

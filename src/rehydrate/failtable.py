@@ -1,5 +1,9 @@
 """The one fast reader of the failure table: find it in a ledger's bytes, read its rows.
 
+A module of the ledgers layer outside the ``ledgers`` package, so that the command
+check's hot path (``split_cells``, ``settings_key``) does not load the parser; ``find``
+and ``row`` load what they use of it when called.
+
 The guard's fast path (``guard.fastpath``), the merge driver (``merge.ledger``) and the
 command check (``agents.failfile``, ``agents.failindex``) all read the failure table
 through this module, so they cannot drift apart:
@@ -25,10 +29,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from .appendonly import REQUIRED, failure_header, failure_table
-
 if TYPE_CHECKING:
-    from .model import Failure
+    from .ledgers.model import Failure
+
 
 _SPACES = re.compile(r"[ \t]++")
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
@@ -67,6 +70,8 @@ def find(
     if key in _FOUND:
         found = _FOUND[key]
         return found if isinstance(found, FailureTable) else None
+    from .ledgers.appendonly import failure_header, failure_table
+
     table = failure_table(data, section_aliases)
     header = failure_header(table[0], column_aliases, path) if table is not None else None
     result = None
@@ -83,12 +88,11 @@ def row(line: str, header: Sequence[str], number: int, path: str = "") -> Failur
     the parser might judge otherwise: not a row, a forbidden or hidden character, a cell
     count other than the header's, an ID of the wrong shape, a required cell that shows
     nothing."""
-    from ..errors import LedgerParseError
-    from ._document import entity_forbidden, forbidden
-    from ._render import hidden_markup, visible
-    from ._table import split_row
-    from .ids import valid_id
-    from .model import Failure
+    from .errors import LedgerParseError
+    from .ledgers import entity_forbidden, forbidden, hidden_markup, split_row, visible
+    from .ledgers.appendonly import REQUIRED
+    from .ledgers.ids import valid_id
+    from .ledgers.model import Failure
 
     line = line[:-1] if line.endswith("\r") else line
     if (
@@ -150,7 +154,7 @@ def settings_key(
     """What a record of a parsed ledger holds for: the aliases, the size limit, and the
     size and mtime of the parser's files and of the package's ``__init__`` (which an
     upgrade replaces), so a changed parser or configuration starts afresh."""
-    package = Path(__file__).resolve().parents[1]
+    package = Path(__file__).resolve().parent
     stamps = []
     files = [package / "__init__.py", *(package / "ledgers" / f"{n}.py" for n in _PARSER_FILES)]
     for path in files:
