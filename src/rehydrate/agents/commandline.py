@@ -120,7 +120,8 @@ class Command:
     rest: tuple[str, ...]  # everything after the subcommand words, quoting removed
     text: str  # as written
     inner: tuple[str, ...] = ()  # scripts it hands to a shell (``env -S STRING``)
-    cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+    # readings of this command remembered per key (one candidate meets many attempts)
+    cache: dict[object, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def parse(
         self, valued: frozenset[str], greedy: bool = False
@@ -326,7 +327,15 @@ class _Variables:
 
     def __init__(self) -> None:
         self.values: dict[str, str] = {}
-        self.exported: frozenset[str] = frozenset()
+        self._exported: dict[str, str] = {}  # name -> "name=value"
+        self._frozen: frozenset[str] | None = frozenset()
+
+    @property
+    def exported(self) -> frozenset[str]:
+        """The exported assignments (``NAME=value``), as a command's environment."""
+        if self._frozen is None:
+            self._frozen = frozenset(self._exported.values())
+        return self._frozen
 
     def record(self, words: tuple[str, ...]) -> bool:
         """Take in ``words`` when they only set, export or unset variables."""
@@ -356,11 +365,13 @@ class _Variables:
             return  # not known before it runs
         self.values[name] = value
         if export:
-            self.exported = self.exported | {f"{name}={value}"}
+            self._exported[name] = f"{name}={value}"
+            self._frozen = None
 
     def _drop(self, name: str) -> None:
         self.values.pop(name, None)
-        self.exported = frozenset(e for e in self.exported if e.partition("=")[0] != name)
+        if self._exported.pop(name, None) is not None:
+            self._frozen = None
 
     def expand(self, words: tuple[str, ...]) -> tuple[str, ...]:
         if not self.values:
@@ -384,7 +395,7 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
     budget = (
         budget if budget is not None else shell.Budget(text=max(shell.TEXT_BUDGET, 2 * len(text)))
     )
-    seen: dict[tuple[Any, ...], Command] = {}
+    seen: dict[tuple[object, ...], Command] = {}
     read_words: set[tuple[str, ...]] = set()  # each distinct word list normalised once
     problems: list[str] = []
     pending: list[tuple[str | tuple[str, ...], int]] = [(text, 0)]

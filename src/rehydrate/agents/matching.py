@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol
 
 from .commandline import Command, Reading, read
 from .invocation import compare
@@ -143,7 +143,22 @@ class Hit:
         )
 
 
-def hits_in(reading: Reading, rows: Iterable[Any], path: str) -> list[Hit]:
+class FailureRow(Protocol):
+    """What matching reads of a failure row (a parsed ``Failure`` or a ``failfile.Row``)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def tried(self) -> str: ...
+    @property
+    def failure(self) -> str: ...
+    @property
+    def workaround(self) -> str: ...
+
+
+def hits_in(reading: Reading, rows: Iterable[FailureRow], path: str) -> list[Hit]:
     """The rows among ``rows`` whose attempts ``reading``'s commands repeat."""
     by_program: dict[str, list[Command]] = {}
     for command in reading.commands:

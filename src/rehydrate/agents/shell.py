@@ -350,20 +350,18 @@ def printed(words: tuple[str, ...]) -> tuple[str, ...]:
     word after echo's own options; ``printf '%s\\n' 'a' 'b'`` each argument on a line,
     a format without ``%`` itself)."""
     if words[:1] == ("echo",):
-        rest = list(words[1:])
-        while rest and _ECHO_OPTION.match(rest[0]):
-            rest.pop(0)
-        return (" ".join(rest),)
+        start = 1
+        while start < len(words) and _ECHO_OPTION.match(words[start]):
+            start += 1
+        return (" ".join(words[start:]),)
     if words[:1] == ("printf",):
-        rest = list(words[1:])
-        if rest[:1] == ["--"]:
-            rest.pop(0)
-        if not rest:
+        start = 2 if words[1:2] == ("--",) else 1
+        if start >= len(words):
             return ()
-        form = rest.pop(0)
+        form = words[start]
         if "%" not in form:
             return (form.replace("\\n", "\n"),)
-        return ("\n".join(rest),)
+        return ("\n".join(words[start + 1 :]),)
     return ()
 
 
