@@ -114,7 +114,7 @@ def test_repeat_of_a_failed_attempt_is_denied(claude: Path, project: Path, api: 
 
 
 def test_an_allowed_command_runs(claude: Path, project: Path, api: Any) -> None:
-    fake = api([bash("touch marker && echo ran; go test -tags=netgo ./... || true")], [text("ok")])
+    fake = api([bash("touch marker && echo ran; go vet -tags=netgo ./... || true")], [text("ok")])
     session = run_claude(claude, project, fake, "run it")
     assert session.returncode == 0, session.stderr
     assert (project / "marker").exists()
@@ -125,6 +125,24 @@ def test_an_allowed_command_runs(claude: Path, project: Path, api: Any) -> None:
     # Ledgers committed: Stop lets the session end, no further model request.
     assert len(turns) == 2
     assert session.hook_order() == ["session-start", "pre-tool-use", "stop"]
+
+
+def test_a_close_command_runs_and_the_row_reaches_the_model(
+    claude: Path, project: Path, api: Any
+) -> None:
+    """Same program and subcommand as F-RC7, another tag: allowed (it runs), and the row
+    is named to the model with the call (PreToolUse additionalContext, issue 28)."""
+    fake = api([bash("touch marker && go test -tags=netgo ./... || true")], [text("ok")])
+    session = run_claude(claude, project, fake, "run it")
+    assert session.returncode == 0, session.stderr
+    assert (project / "marker").exists()
+    turns = fake.turn_requests()
+    *_, call, answer, context = turns[1].messages()
+    assert call["role"] == "assistant" and answer["role"] == "user"
+    assert not any(b.get("is_error") for b in answer["content"] if isinstance(b, dict))
+    said = json.dumps(context)  # Claude Code 2.1.332: a system message after the result
+    assert context["role"] == "system" and "PreToolUse:Bash hook additional context" in said
+    assert "close to failed attempt F-RC7" in said and "use default build tags" in said
 
 
 def test_newline_separated_repeat_is_denied(claude: Path, project: Path, api: Any) -> None:
