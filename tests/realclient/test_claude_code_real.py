@@ -415,6 +415,26 @@ def test_a_failed_command_is_captured_before_stop(claude: Path, project: Path, a
     assert "ls /nonexistent-rehydrate-dir" in said and "rehydrate fail add" in said
 
 
+def test_a_red_test_run_is_a_failing_check_and_not_captured(
+    claude: Path, project: Path, api: Any
+) -> None:
+    """Red before green (issue 26 item 3): a test run that reports a failing test is the
+    check doing its job; nothing is captured, Stop lets the session end."""
+    red = (
+        "printf 'def test_red():\\n    assert 1 == 2\\n' > test_red.py && "
+        f"{VENV_BIN / 'python'} -m pytest -q -p no:cacheprovider test_red.py"
+    )
+    fake = api([bash(red)], [text("red, as expected")], [text("ok")])
+    session = run_claude(claude, project, fake, "run the test")
+    assert session.returncode == 0, session.stderr
+    turns = fake.turn_requests()
+    assert "1 failed" in json.dumps(turns[1].messages()[-1])  # the run really failed
+    assert len(turns) == 2, "Stop held the session over a failing check"
+    assert "captured this failed command" not in turns[1].text()
+    pending = project / ".rehydrate" / "pending-failures.json"
+    assert not pending.exists() or json.loads(pending.read_text())["failures"] == []
+
+
 def test_a_recorded_failure_lets_the_stop_through(claude: Path, project: Path, api: Any) -> None:
     record = (
         "rehydrate fail add --tried '`ls /nonexistent-rehydrate-dir`' --failure 'no such "
