@@ -61,7 +61,7 @@ WRAPPERS: dict[str, frozenset[str]] = {
     "taskset": frozenset({"-c", "--cpu-list"}),
     "chrt": frozenset(),
     "systemd-run": frozenset({"-u", "--unit", "-p", "--property", "-E", "--setenv"}),
-    # xargs runs its command with more arguments appended: a loose match still holds
+    # xargs runs its command with more arguments appended: compared as written
     "xargs": frozenset(
         {"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "--max-lines", "-n"}
         | {"--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"}
