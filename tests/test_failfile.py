@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from conftest import commit, run, write
 from rehydrate.agents import failindex
 from rehydrate.agents.commands import check, load_failures
-from rehydrate.failtable import split_cells
 from rehydrate.config import load_config
+from rehydrate.failtable import split_cells
 from rehydrate.git import find_repo, hash_blob
 from rehydrate.ledgers import parse_ledger, split_row
 
