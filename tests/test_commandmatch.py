@@ -79,6 +79,15 @@ PAIRS = [
     ),
     pytest.param("make clean", "make clean", "exact", id="whole-cell-command"),
     pytest.param(
+        "`npm install --legacy-peer-deps`",
+        "npm install --legacy-peer-deps=true",
+        "exact",
+        id="switch-equals-true",
+    ),
+    pytest.param(
+        "`go test -count=1 ./...`", "go test -count=true ./...", "exact", id="cosmetic-any-value"
+    ),
+    pytest.param(
         "`go test -race ./...`", "go test -race -v ./...", "exact", id="bare-flag-then-cosmetic"
     ),
     pytest.param(MUSL, "go test -tags=musl ./... '", "exact", id="unbalanced-quote-still-read"),

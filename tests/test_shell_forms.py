@@ -137,6 +137,11 @@ FORMS = [
         f"python -c \"import subprocess; subprocess.run('{M}', shell=True)\"",
         "python -c 'pass'",
     ),
+    (
+        "python-subprocess-argv",
+        "python3 -c \"import subprocess; subprocess.run(['go','test','-tags=musl','./...'])\"",
+        "python3 -c \"import subprocess; subprocess.run(['go','test','./...'])\"",
+    ),
     ("trap", f"trap '{M}' EXIT", f"trap '{W}' EXIT"),
     ("coproc", f"coproc {M}", f"coproc {W}"),
     ("bash-process-substitution", f"bash <(echo '{M}')", f"cat <(echo '{M}')"),

@@ -40,6 +40,8 @@ CASES: list[tuple[str, Callable[[], object]]] = [
     ("many-unsets", lambda: read("export A=1; " + "unset A; export A=2; " * (N // 40) + "go")),
     ("unknown-variables", lambda: read("echo " + "$" * N)),
     ("python-os-system-openers", lambda: read('python3 -c "' + "os.system(" * (N // 10) + '"')),
+    ("python-argv-openers", lambda: read('python3 -c "' + "subprocess.run([" * (N // 16) + '"')),
+    ("python-argv-strings", lambda: read('python3 -c "subprocess.run([' + "'a'," * (N // 4))),
     ("python-quote-openers", lambda: read("python3 -c \"os.system('" + "x" * N + '"')),
     ("printf-format", lambda: printed(("printf", "%s\\n" * (N // 4), "go test"))),
     ("echo-options", lambda: printed(("echo", *(["-n"] * (N // 3)), "go"))),

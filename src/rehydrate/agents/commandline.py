@@ -321,6 +321,14 @@ _VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*+)\}|([A-Za-z_][A-Za-z0-9
 _DYNAMIC = ("$", "`")
 
 
+# subprocess.*([...]) with string literals only: the argument list it runs.
+_PY_ARGV = re.compile(
+    r"subprocess\.(?:run|call|check_call|check_output|Popen)\(\s*+\["
+    r"((?:\s*+(?:'[^'\\\n]*+'|\"[^\"\\\n]*+\")\s*+,?)++)\s*+\]"
+)
+_PY_STRING = re.compile(r"'([^'\\\n]*+)'|\"([^\"\\\n]*+)\"")
+
+
 class _Variables:
     """The shell variables a command line sets before a command runs, when their values
     are written out (``T=musl; go test -tags=$T``), and those it exports."""
@@ -508,12 +516,17 @@ def _substituted_script(text: str) -> Iterator[str]:
         yield from shell.printed(simple.words)
 
 
-def _python_scripts(args: Sequence[str]) -> Iterator[str]:
-    """The shell command lines of ``python -c CODE`` (``os.system('...')``, ...)."""
+def _python_scripts(args: Sequence[str]) -> Iterator[str | tuple[str, ...]]:
+    """What ``python -c CODE`` runs: the command lines it hands to a shell
+    (``os.system('...')``, ...) and the argument lists it runs
+    (``subprocess.run(['go', 'test'])``)."""
     for index, token in enumerate(args[:-1]):
         if token == "-c" or (token[:1] == "-" and token.endswith("c") and token[1:].isalpha()):
-            for found in _PY_SHELL.finditer(args[index + 1]):
+            code = args[index + 1]
+            for found in _PY_SHELL.finditer(code):
                 yield found[1] if found[1] is not None else found[2]
+            for found in _PY_ARGV.finditer(code):
+                yield tuple(a or b for a, b in _PY_STRING.findall(found[1]))
             return
         if not token.startswith("-"):
             return

@@ -111,8 +111,9 @@ def _option(
         if whole == token and not row.takes_value(whole, sub):
             return _cluster(token, tokens, index, row, sub, out)
     name = row.name(spelled, sub)
-    if eq:
-        out.append((name, value))
+    if eq:  # `--legacy-peer-deps=true` is the switch itself, unless the option takes a value
+        switch = value.lower() == "true" and not row.takes_value(name, sub)
+        out.append((name, None if switch else value))
         return index
     bare = spelled.lstrip("-")
     takes = row.takes_value(name, sub) or bare in valued or (greedy and row is GENERIC)
