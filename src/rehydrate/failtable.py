@@ -10,14 +10,15 @@ through this module, so they cannot drift apart:
 
 * ``find``: the table's header, where its rows start and end, found on bytes when the
   text before it is plain (front matter, headings, prose, CRLF line ends; extra columns
-  are kept by name). Remembered for the last few ledgers by content hash: one cache.
+  are kept by name).
 * ``row``: one table line as a ``Failure`` record, or None where the full parser might
   judge it otherwise; it checks a line with the parser's own cell functions
   (``split_row``, the ID shape, ``visible``, ``hidden_markup``, the forbidden
   characters), so a row it accepts is a row the parser accepts.
 * ``split_cells``: a line's cells, fast, for the command check's candidate lines (which
   are only ever a hint: a refusal is confirmed by ``row`` or the full parse).
-* ``settings_key``: what the readers' records on disk are keyed by.
+* ``settings_key``: the one key of every record of a parsed ledger kept on disk (the
+  guard's ``guard-parsed`` and the command check's ``failures-parsed``).
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
 _SPACES = re.compile(r"[ \t]++")
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 _PARSER_FILES = ("_document", "_markdown", "_table", "_render", "_frontmatter", "failures")
-_KEPT = 8
 
 
 class FailureTable(NamedTuple):
@@ -51,9 +51,6 @@ class FailureTable(NamedTuple):
         return self.header.index(column)
 
 
-_FOUND: dict[tuple[bytes, tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]], object] = {}
-
-
 def find(
     data: bytes,
     section_aliases: Mapping[str, str],
@@ -61,15 +58,7 @@ def find(
     path: str = "",
 ) -> FailureTable | None:
     """The failure table of ``data``, or None when it cannot be found cheaply (then the
-    full parse decides). Remembered by content hash for the last few ledgers."""
-    key = (
-        hashlib.blake2b(data, digest_size=16).digest(),
-        tuple(sorted(section_aliases.items())),
-        tuple(sorted(column_aliases.items())),
-    )
-    if key in _FOUND:
-        found = _FOUND[key]
-        return found if isinstance(found, FailureTable) else None
+    full parse decides)."""
     from .ledgers.appendonly import failure_header, failure_table
 
     table = failure_table(data, section_aliases)
@@ -77,9 +66,6 @@ def find(
     result = None
     if table is not None and header is not None and len(set(header)) == len(header):
         result = FailureTable(tuple(header), table[1], table[2], data.count(b"\n", 0, table[1]) + 1)
-    if len(_FOUND) >= _KEPT:
-        _FOUND.clear()
-    _FOUND[key] = result
     return result
 
 
