@@ -174,7 +174,7 @@ PLACEHOLDERS = [
     "?",
     "-",
     "   ",
-    "N/A",
+    "<fill in>",
 ]
 
 
@@ -205,6 +205,8 @@ def test_fail_add_refuses_a_placeholder_workaround(fail_repo: Path, workaround: 
         "TODO list: run `make gen` first, then build the docs",
         "run it with --no-cache ... then retry",
         "pin left-pad to 1.3",
+        "none",  # says something: there is no workaround
+        "N/A",
     ],
 )
 def test_fail_add_takes_a_real_workaround_that_mentions_the_words(

@@ -57,9 +57,10 @@ def move(action: str, item_id: str) -> Operation:
 
 # A cell that only holds one of these (case, spaces, brackets and punctuation aside) says
 # nothing yet: a row recorded with it would teach the next session nothing.
+# ("none" or "n/a" say something: that there is no workaround; they stay allowed.)
 PLACEHOLDERS = frozenset(
-    {"what to do instead", "todo", "tbd", "tbc", "fixme", "xxx", "placeholder", "n/a", "na"}
-    | {"none", "unknown", "workaround", "fill in", "fill me in", "to do", "?", ""}
+    {"what to do instead", "todo", "tbd", "tbc", "fixme", "xxx", "placeholder"}
+    | {"workaround", "fill in", "fill me in", "to do", "?", ""}
 )
 _MARKS = re.compile(r"^[\s<>\[\](){}*_`'\".:;,!?/\\|#~=+\-…—–]*+$")
 _EDGES = "<>[](){}*_`'\" .:;,!?\t…"
