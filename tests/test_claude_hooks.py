@@ -312,7 +312,7 @@ def test_pre_tool_use_denies_a_failed_attempt(ledger_repo: Path) -> None:
 
 PRE_TOOL_ALLOWED = [
     pytest.param(
-        {"tool_name": "Bash", "tool_input": {"command": "go test ./..."}}, "", id="no-match"
+        {"tool_name": "Bash", "tool_input": {"command": "go vet ./..."}}, "", id="no-match"
     ),
     pytest.param({"tool_name": "Write", "tool_input": {"file_path": "x"}}, "", id="other-tool"),
     pytest.param("{not json", "not JSON", id="malformed-json"),

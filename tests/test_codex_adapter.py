@@ -67,8 +67,17 @@ def test_pre_tool_use_sample_denies_the_multi_line_repeat(project: Path) -> None
 
 
 def test_pre_tool_use_allows_another_command(project: Path) -> None:
-    raw = sample("pre-tool-use", tool_input={"command": "go test ./..."})
+    raw = sample("pre-tool-use", tool_input={"command": "go vet ./..."})
     assert hook(project, "pre-tool-use", raw)[1] is None
+
+
+def test_pre_tool_use_allows_a_close_command_with_the_row_as_context(project: Path) -> None:
+    """Codex carries PreToolUse additionalContext with an allowed call (openai/codex#20692)."""
+    raw = sample("pre-tool-use", tool_input={"command": "go test ./..."})
+    code, out, _ = hook(project, "pre-tool-use", raw)
+    specific = out["hookSpecificOutput"]
+    assert code == 0 and "permissionDecision" not in specific
+    assert "close to failed attempt F-001" in specific["additionalContext"]
 
 
 def test_pre_tool_use_refuses_shell_while_the_failures_ledger_is_broken(project: Path) -> None:

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from conftest import commit, run, write
 from rehydrate.agents import failindex
 from rehydrate.agents.commands import check, load_failures
-from rehydrate.agents.failindex import split_cells
 from rehydrate.config import load_config
+from rehydrate.failtable import split_cells
 from rehydrate.git import find_repo, hash_blob
 from rehydrate.ledgers import parse_ledger, split_row
 
@@ -215,7 +215,7 @@ def test_the_hook_fails_closed_when_the_confirming_parse_fails(ledger: Path) -> 
 
 
 def test_the_hook_says_what_it_could_not_parse(ledger: Path) -> None:
-    event = {"tool_name": "Bash", "tool_input": {"command": "go test ./... (((("}}
+    event = {"tool_name": "Bash", "tool_input": {"command": "go vet ./... (((("}}
     allowed = run(ledger, "hook", "claude", "pre-tool-use", input=json.dumps(event))
     assert (allowed.code, allowed.out) == (0, "")
     assert "could not be parsed as shell (not valid shell at line 1" in allowed.err

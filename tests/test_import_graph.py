@@ -19,7 +19,7 @@ PACKAGE = "rehydrate"
 # itself as long as the graph stays acyclic. The CLI is the top.
 LAYERS = (
     ("errors", "readlimit"),
-    ("ledgers", "git"),
+    ("ledgers", "failtable", "git"),
     ("config", "redact", "terminal", "launchline"),  # launchline: how every hook starts rehydrate
     ("state", "diff"),
     ("guard", "merge", "continuity", "prompt", "writers", "views", "agents"),

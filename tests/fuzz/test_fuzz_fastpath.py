@@ -1,6 +1,7 @@
 """The failure ledger's fast path (``appendonly.table_edit``) against the full parse
 (``parse_ledger`` + ``guard.check_ledger``): whenever the fast path gives a verdict, the
-full path must give the same one (accept or refuse, with the same rule codes)."""
+full path must give the same one (accept or refuse, with the same rule codes). The
+table's layout varies too: headings and prose above it, CRLF, extra columns."""
 
 from __future__ import annotations
 
@@ -17,15 +18,20 @@ from rehydrate.guard.rules import check_ledger
 from rehydrate.ledgers import parse_ledger
 
 PATH = "docs/Failed_Attempts.md"
-HEAD = [
-    "---",
-    "ledger: failures",
-    "---",
-    "# Failed attempts",
-    "",
-    "| ID | Tried | Failure | Workaround |",
-    "|---|---|---|---|",
+FRONT = ["---", "ledger: failures", "---"]
+# what may stand above the table (docs/ledgers.md): headings, prose, quotes, code spans
+ABOVE = [
+    [],
+    ["# Failed attempts", ""],
+    ["# Failed attempts", "", "> Append rows only.", ""],
+    ["## Active", "", "Prose with `code`, a | pipe and F-009 named.", ""],
+    ["# Failed attempts", "", "Intro.", "", "## Failures", "", "More prose.", ""],
 ]
+HEADERS = {
+    0: ["| ID | Tried | Failure | Workaround |", "|---|---|---|---|"],
+    1: ["| ID | Tried | Failure | Workaround | Owner |", "|---|---|---|---|---|"],
+    2: ["| ID | Date | Tried | Failure | Workaround | Note |", "|:--|---|---|---|---|--:|"],
+}
 TAIL = [
     "",
     "## Retired",
@@ -76,26 +82,28 @@ _id = st.one_of(
 )
 
 
-def _row(rid: str, cells: list[str]) -> str:
-    return "| " + " | ".join([rid, *cells]) + " |"
+def _row(rid: str, cells: list[str], extra: int = 0) -> str:
+    return "| " + " | ".join([rid, *cells, *(["x"] * extra)]) + " |"
 
 
 @st.composite
 def _old_new(draw):
-    rows = [_row(f"F-00{i}", ["tried", "failed", "fix"]) for i in (1, 2, 3)]
-    old = HEAD + rows + TAIL
+    extra = draw(st.sampled_from(sorted(HEADERS)))
+    head = FRONT + draw(st.sampled_from(ABOVE)) + HEADERS[extra]
+    rows = [_row(f"F-00{i}", ["tried", "failed", "fix"], extra) for i in (1, 2, 3)]
+    old = head + rows + TAIL
     new_rows = list(rows)
     for _ in range(draw(st.integers(1, 4))):
         op = draw(st.sampled_from(["append", "insert", "edit", "delete", "swap", "raw"]))
         if op in ("append", "insert"):
             at = len(new_rows) if op == "append" else draw(st.integers(0, len(new_rows)))
-            new_rows.insert(at, _row(draw(_id), [draw(_cell) for _ in range(3)]))
+            new_rows.insert(at, _row(draw(_id), [draw(_cell) for _ in range(3)], extra))
         elif op == "edit" and new_rows:
             at = draw(st.integers(0, len(new_rows) - 1))
             cells = new_rows[at].strip("| ").split(" | ")
             k = draw(st.integers(0, len(cells) - 1))
             cells[k] = draw(_cell)
-            new_rows[at] = _row(cells[0], cells[1:])
+            new_rows[at] = _row(cells[0], cells[1:])  # the extra cells kept in cells
         elif op == "delete" and new_rows:
             del new_rows[draw(st.integers(0, len(new_rows) - 1))]
         elif op == "swap" and len(new_rows) > 1:
@@ -121,7 +129,7 @@ def _old_new(draw):
             )
     crlf = draw(st.booleans())
     join = "\r\n" if crlf else "\n"
-    return join.join(old).encode(), join.join(HEAD + new_rows + TAIL).encode()
+    return join.join(old).encode(), join.join(head + new_rows + TAIL).encode()
 
 
 def _full(old_data: bytes, new_data: bytes) -> set[str] | None:

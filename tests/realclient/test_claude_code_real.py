@@ -133,7 +133,7 @@ def test_a_row_hidden_by_skip_worktree_still_refuses(claude: Path, project: Path
 
 
 def test_an_allowed_command_runs(claude: Path, project: Path, api: Any) -> None:
-    fake = api([bash("touch marker && echo ran; go test -tags=netgo ./... || true")], [text("ok")])
+    fake = api([bash("touch marker && echo ran; go vet -tags=netgo ./... || true")], [text("ok")])
     session = run_claude(claude, project, fake, "run it")
     assert session.returncode == 0, session.stderr
     assert (project / "marker").exists()
@@ -144,6 +144,24 @@ def test_an_allowed_command_runs(claude: Path, project: Path, api: Any) -> None:
     # Ledgers committed: Stop lets the session end, no further model request.
     assert len(turns) == 2
     assert session.hook_order() == ["session-start", "pre-tool-use", "stop"]
+
+
+def test_a_close_command_runs_and_the_row_reaches_the_model(
+    claude: Path, project: Path, api: Any
+) -> None:
+    """Same program and subcommand as F-RC7, another tag: allowed (it runs), and the row
+    is named to the model with the call (PreToolUse additionalContext, issue 28)."""
+    fake = api([bash("touch marker && go test -tags=netgo ./... || true")], [text("ok")])
+    session = run_claude(claude, project, fake, "run it")
+    assert session.returncode == 0, session.stderr
+    assert (project / "marker").exists()
+    turns = fake.turn_requests()
+    *_, call, answer, context = turns[1].messages()
+    assert call["role"] == "assistant" and answer["role"] == "user"
+    assert not any(b.get("is_error") for b in answer["content"] if isinstance(b, dict))
+    said = json.dumps(context)  # Claude Code 2.1.332: a system message after the result
+    assert context["role"] == "system" and "PreToolUse:Bash hook additional context" in said
+    assert "close to failed attempt F-RC7" in said and "use default build tags" in said
 
 
 def test_newline_separated_repeat_is_denied(claude: Path, project: Path, api: Any) -> None:
@@ -414,6 +432,26 @@ def test_a_failed_command_is_captured_before_stop(claude: Path, project: Path, a
     assert "captured this failed command as pending failure 1" in turns[1].text()
     said = turns[2].text()
     assert "ls /nonexistent-rehydrate-dir" in said and "rehydrate fail add" in said
+
+
+def test_a_red_test_run_is_a_failing_check_and_not_captured(
+    claude: Path, project: Path, api: Any
+) -> None:
+    """Red before green (issue 26 item 3): a test run that reports a failing test is the
+    check doing its job; nothing is captured, Stop lets the session end."""
+    red = (
+        "printf 'def test_red():\\n    assert 1 == 2\\n' > test_red.py && "
+        f"{VENV_BIN / 'python'} -m pytest -q -p no:cacheprovider test_red.py"
+    )
+    fake = api([bash(red)], [text("red, as expected")], [text("ok")])
+    session = run_claude(claude, project, fake, "run the test")
+    assert session.returncode == 0, session.stderr
+    turns = fake.turn_requests()
+    assert "1 failed" in json.dumps(turns[1].messages()[-1])  # the run really failed
+    assert len(turns) == 2, "Stop held the session over a failing check"
+    assert "captured this failed command" not in turns[1].text()
+    pending = project / ".rehydrate" / "pending-failures.json"
+    assert not pending.exists() or json.loads(pending.read_text())["failures"] == []
 
 
 def test_a_recorded_failure_lets_the_stop_through(claude: Path, project: Path, api: Any) -> None:

@@ -149,6 +149,19 @@ def test_an_allowed_command_runs(codex: Path, project: Path, api: Any) -> None:
     assert any("F-RC7" in o for o in turns[2].tool_outputs())
 
 
+def test_a_close_command_runs_and_the_row_reaches_the_model(
+    codex: Path, project: Path, api: Any
+) -> None:
+    """Another tag than F-RC7's: it runs, and Codex carries the row to the model with the
+    allowed call (PreToolUse additionalContext, openai/codex#20692; issue 28)."""
+    fake = api([shell("touch marker && go test -tags=netgo ./... || true")], [text("ok")])
+    session = run_codex(codex, project, fake)
+    assert session.returncode == 0, session.stderr
+    assert (project / "marker").exists()
+    said = fake.turn_requests()[1].text()
+    assert "close to failed attempt F-RC7" in said and "use default build tags" in said
+
+
 def test_newline_separated_repeat_is_denied(codex: Path, project: Path, api: Any) -> None:
     fake = api([shell(f"touch m2\n{REPEAT}")], [text("ok")])
     run_codex(codex, project, fake)

@@ -6,7 +6,9 @@ ledger lock), numbered once and for good. It stays pending until a failure row f
 command exists in the failed-attempts ledger (decided by the same matching that refuses
 repeats, ``commands.check_command``) or it is dismissed (``rehydrate fail dismiss N``).
 Stop holds the session once while any is pending and the next session start lists them,
-each with the exact command line that records it.
+each with the exact command line that records it. A test run whose output reports
+failing tests is a failing *check*, not a failed approach, and is not captured
+(``outcomes.failing_check``).
 """
 
 from __future__ import annotations
@@ -106,6 +108,13 @@ def capture(project: Project, command: str, error: str) -> Pending:
 
 def capture_failed_command(where: str, command: str, error: str) -> Outcome:
     """Capture one failed shell command; tell the agent (once per command) how to record it."""
+    from .outcomes import failing_check
+
+    if failing_check(command, error):  # red before green: the check did its job
+        return Outcome(
+            note="rehydrate: a test run reported failing tests (a failing check, not a "
+            "failed approach); not captured"
+        )
     try:
         project = open_project(where)
     except NotOptedIn:
@@ -195,10 +204,13 @@ def code_span(text: str) -> str:
 
 
 def failure_line(error: str) -> str:
-    """The error in one line for a Failure cell: the exit status and the first line said."""
+    """The error in one line for a Failure cell: the exit status and the lines that say
+    what failed (``outcomes.salient``: not a progress bar like ``.F [100%]``)."""
+    from .outcomes import salient
+
     lines = [line.strip() for line in error.splitlines() if line.strip()]
-    status = lines.pop(0) if lines and _EXIT_LINE.match(lines[0]) else ""
-    said = lines[0] if lines else ""
+    status = lines[0] if lines and _EXIT_LINE.match(lines[0]) else ""
+    said = "; ".join(salient(error))
     text = ": ".join(part for part in (status, said) if part) or "failed"
     return text if len(text) <= 200 else text[:199] + "…"
 

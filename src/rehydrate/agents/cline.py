@@ -71,7 +71,7 @@ def task_resume(event: Event) -> HookResult:
 
 
 def pre_tool_use(event: Event) -> HookResult:
-    from .tools import check_tool_call
+    from .tools import ADVISE, check_tool_call
 
     if event.problem:
         return HookResult(output=ALLOW, message=f"rehydrate: {event.problem}; allowed unchecked")
@@ -81,6 +81,9 @@ def pre_tool_use(event: Event) -> HookResult:
     )
     if outcome.action == REFUSE:
         return _cancel(outcome.text)
+    if outcome.action == ADVISE:  # allowed, the close failed attempt named to the model
+        advised = {**ALLOW, "contextModification": outcome.text}
+        return HookResult(output=advised, message=outcome.note)
     return HookResult(output=ALLOW, message=outcome.note)
 
 

@@ -147,7 +147,7 @@ def session_start(event: Event) -> HookResult:
 def pre_tool_use(event: Event) -> HookResult:
     """Hold the first tool call after a compaction; deny a repeated failed attempt."""
     from .commands import command_from_hook
-    from .tools import check_tool_call
+    from .tools import ADVISE, check_tool_call
 
     if event.problem:
         return HookResult(message=f"rehydrate: {event.problem}; tool call allowed unchecked")
@@ -157,6 +157,8 @@ def pre_tool_use(event: Event) -> HookResult:
     outcome = check_tool_call(_where(event), RUNTIME, command, shell, event.text("session_id"))
     if outcome.action == REFUSE:
         return _deny(outcome.text)
+    if outcome.action == ADVISE:  # allowed, the close failed attempt named to the model
+        return _context("PreToolUse", Outcome(INJECT, outcome.text, outcome.note))
     return HookResult(message=outcome.note)
 
 

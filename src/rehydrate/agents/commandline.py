@@ -14,10 +14,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from . import shell
+from .tooltable import program_name
 
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*+=")
 _WORD = re.compile(r"^[A-Za-z][A-Za-z0-9_:-]*+$")  # a subcommand word: no '/', '.', '='
@@ -43,14 +44,59 @@ WRAPPERS: dict[str, frozenset[str]] = {
     "builtin": frozenset(),
     "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}),
     "stdbuf": frozenset({"-i", "-o", "-e"}),
-    # xargs runs its command with more arguments appended: a loose match still holds
+    "strace": frozenset(
+        {"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-S", "-X", "-P"}
+        | {"--output", "--trace", "--attach", "--string-limit", "--user", "--env"}
+    ),
+    "ltrace": frozenset({"-o", "-e", "-p", "-s", "-u", "-n", "-l", "-A", "-D", "-E", "-F"}),
+    "flock": frozenset({"-w", "--timeout", "-E", "--conflict-exit-code", "-c", "--command"}),
+    "coproc": frozenset(),
+    "busybox": frozenset(),
+    "npx": frozenset({"-p", "--package", "-c", "--call"}),
+    "bunx": frozenset({"-p", "--package"}),
+    "chronic": frozenset(),
+    "caffeinate": frozenset({"-t", "-w"}),
+    "unbuffer": frozenset(),
+    "faketime": frozenset({"-f"}),
+    "taskset": frozenset({"-c", "--cpu-list"}),
+    "chrt": frozenset(),
+    "systemd-run": frozenset({"-u", "--unit", "-p", "--property", "-E", "--setenv"}),
+    # xargs runs its command with more arguments appended: compared as written
     "xargs": frozenset(
         {"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "--max-lines", "-n"}
         | {"--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"}
     ),
 }
-# Wrappers whose first positional argument is theirs, not the command's.
-_WRAPPER_ARGS = {"timeout": 1}
+# Wrappers whose first positional arguments are theirs, not the command's.
+_WRAPPER_ARGS = {"timeout": 1, "flock": 1, "faketime": 1, "taskset": 1, "chrt": 1}
+# Options whose value is a script the wrapper hands to a shell (``env -S``, ``flock -c``).
+_SCRIPT_VALUES = {
+    "env": frozenset({"-S", "--split-string"}),
+    "flock": frozenset({"-c", "--command"}),
+    "npx": frozenset({"-c", "--call"}),
+}
+# Programs that run their arguments, joined, as one script (``watch -n1 'go test'``);
+# name -> their options that take a value, and the one whose value is the script.
+SCRIPT_RUNNERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "watch": (
+        frozenset({"-n", "--interval", "-q", "--equexit", "-s", "--shotsdir"}),
+        frozenset(),
+    ),
+    "script": (
+        frozenset({"-c", "--command", "-E", "--echo", "-I", "--log-in", "-O", "--log-out"})
+        | frozenset({"-T", "--log-timing", "-m", "--logging-format", "-B", "--log-io"}),
+        frozenset({"-c", "--command"}),
+    ),
+    "trap": (frozenset(), frozenset()),
+}
+_PYTHON = re.compile(r"^python[0-9.]*+$")
+_PYTHON_VALUED = frozenset({"-W", "-X", "-Q"})
+# A shell command line a Python one-liner hands to a shell: os.system('...'),
+# os.popen('...'), subprocess.*('...', shell=True). Linear: no nested quantifiers.
+_PY_SHELL = re.compile(
+    r"""(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput))"""
+    r"""\(\s*+(?:'([^'\\\n]*+)'|"([^"\\\n]*+)")"""
+)
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "su"})
 _SCRIPT_OPTION = re.compile(r"^-[A-Zabd-z]*+c[A-Za-z]*+$")  # -c, -lc, -ec, -xec ...
 _SHELL_VALUED = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
@@ -74,7 +120,8 @@ class Command:
     rest: tuple[str, ...]  # everything after the subcommand words, quoting removed
     text: str  # as written
     inner: tuple[str, ...] = ()  # scripts it hands to a shell (``env -S STRING``)
-    cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+    # readings of this command remembered per key (one candidate meets many attempts)
+    cache: dict[object, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def parse(
         self, valued: frozenset[str], greedy: bool = False
@@ -156,13 +203,34 @@ def _command(
     words: Sequence[str], index: int, env: frozenset[str], inner: tuple[str, ...], text: str
 ) -> Command | None:
     """The command whose program is ``words[index]``."""
-    if not _PROGRAM.match(words[index]) or words[index].startswith("-"):
+    word = words[index]
+    base = word.rpartition("/")[2] if "/" in word else word
+    if not _PROGRAM.match(base) or word.startswith("-"):
         return None
-    program = os.path.basename(words[index]) or words[index]
+    program = program_name(base)
+    if _PYTHON.match(program) or program == "python":
+        module = _python_module(words, index + 1)
+        if module is not None:  # `python -m pip install` is `pip install`
+            name, after = module
+            return _command([*words[:index], name, *words[after:]], index, env, inner, text)
     start = end = index + 1
     while end < len(words) and end - start < MAX_SUBCOMMAND_WORDS and _WORD.match(words[end]):
         end += 1
     return Command(program, env, tuple(words[start:end]), tuple(words[end:]), text, inner)
+
+
+def _python_module(words: Sequence[str], index: int) -> tuple[str, int] | None:
+    """(module, index after it) of ``python [options] -m MODULE``, or None."""
+    while index < len(words) and words[index].startswith("-"):
+        option = words[index]
+        if option == "-m" and index + 1 < len(words):
+            return program_name(words[index + 1].partition(".")[0]), index + 2
+        if option.startswith("-m") and len(option) > 2:
+            return program_name(option[2:].partition(".")[0]), index + 1
+        if option in ("-c", "--"):
+            return None
+        index += 2 if option in _PYTHON_VALUED else 1
+    return None
 
 
 def _prefixes_end(words: Sequence[str], env: set[str], inner: list[str]) -> int | None:
@@ -188,10 +256,16 @@ def _prefixes_end(words: Sequence[str], env: set[str], inner: list[str]) -> int 
 
 
 def _options_end(
-    words: Sequence[str], index: int, wrapper: str, env: set[str], inner: list[str]
+    words: Sequence[str],
+    index: int,
+    wrapper: str,
+    env: set[str],
+    inner: list[str],
+    args: bool = True,
 ) -> int:
     """Where a wrapper's own options (and arguments) end."""
     takes_value, end = WRAPPERS[wrapper], len(words)
+    scripts = _SCRIPT_VALUES.get(wrapper, frozenset())
     while index < end and (
         words[index].startswith("-") or (wrapper == "env" and _ASSIGNMENT.match(words[index]))
     ):
@@ -199,13 +273,124 @@ def _options_end(
         index += 1
         if _ASSIGNMENT.match(option):
             env.add(option)
-        elif option == "--":
+            continue
+        if option == "--":
             break
-        if option in takes_value and index < end:
-            if option in ("-S", "--split-string") and wrapper == "env":
+        name, eq, value = option.partition("=")
+        if eq and name in takes_value:  # `--split-string='go test'`
+            if name in scripts:
+                inner.append(value)
+            continue
+        taken = _valued_letter(option, takes_value)
+        if taken is None:
+            continue
+        letter, attached = taken
+        if attached:  # `-S'go test'`, `-n5`
+            if letter in scripts:
+                inner.append(attached)
+        elif index < end:  # `-u root`, `-Eu root`
+            if letter in scripts:
                 inner.append(words[index])
             index += 1
-    return min(end, index + _WRAPPER_ARGS.get(wrapper, 0))
+    if not args or wrapper not in _WRAPPER_ARGS:
+        return index
+    index = min(end, index + _WRAPPER_ARGS[wrapper])
+    if index < end and words[index].startswith("-"):  # `flock FILE -c '...'`
+        return _options_end(words, index, wrapper, env, inner, args=False)
+    return index
+
+
+def _valued_letter(option: str, takes_value: frozenset[str]) -> tuple[str, str] | None:
+    """(the option that takes a value, the value attached to it) of ``option`` as written
+    (``-u``, ``--user``), in a cluster (``-Eu``: ``-u``, ``""``) or with its value attached
+    (``-Sgo test``: ``-S``, ``go test``); None when it takes none."""
+    if option in takes_value:
+        return option, ""
+    if option.startswith("--") or len(option) < 2:
+        return None
+    for at in range(1, len(option)):
+        letter = "-" + option[at]
+        if letter in takes_value:
+            return letter, option[at + 1 :]
+        if not option[at].isalpha():
+            return None
+    return None
+
+
+_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*+)\}|([A-Za-z_][A-Za-z0-9_]*+))")
+_DYNAMIC = ("$", "`")
+
+
+# subprocess.*([...]) with string literals only: the argument list it runs.
+_PY_ARGV = re.compile(
+    r"subprocess\.(?:run|call|check_call|check_output|Popen)\(\s*+\["
+    r"((?:\s*+(?:'[^'\\\n]*+'|\"[^\"\\\n]*+\")\s*+,?)++)\s*+\]"
+)
+_PY_STRING = re.compile(r"'([^'\\\n]*+)'|\"([^\"\\\n]*+)\"")
+
+
+class _Variables:
+    """The shell variables a command line sets before a command runs, when their values
+    are written out (``T=musl; go test -tags=$T``), and those it exports."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, str] = {}
+        self._exported: dict[str, str] = {}  # name -> "name=value"
+        self._frozen: frozenset[str] | None = frozenset()
+
+    @property
+    def exported(self) -> frozenset[str]:
+        """The exported assignments (``NAME=value``), as a command's environment."""
+        if self._frozen is None:
+            self._frozen = frozenset(self._exported.values())
+        return self._frozen
+
+    def record(self, words: tuple[str, ...]) -> bool:
+        """Take in ``words`` when they only set, export or unset variables."""
+        if not words:
+            return False
+        head = words[0]
+        if head in ("export", "unset", "declare", "typeset", "readonly", "local"):
+            for word in words[1:]:
+                name, eq, value = word.partition("=")
+                if head == "unset":
+                    self._drop(name)
+                elif eq:
+                    self._set(name, self.expand((value,))[0], head == "export")
+                elif head == "export" and name in self.values:
+                    self._set(name, self.values[name], True)
+            return True
+        if all(_ASSIGNMENT.match(w) for w in words):
+            for word in words:
+                name, _, value = word.partition("=")
+                self._set(name, self.expand((value,))[0], False)
+            return True
+        return False
+
+    def _set(self, name: str, value: str, export: bool) -> None:
+        self._drop(name)
+        if any(mark in value for mark in _DYNAMIC):
+            return  # not known before it runs
+        self.values[name] = value
+        if export:
+            self._exported[name] = f"{name}={value}"
+            self._frozen = None
+
+    def _drop(self, name: str) -> None:
+        self.values.pop(name, None)
+        if self._exported.pop(name, None) is not None:
+            self._frozen = None
+
+    def expand(self, words: tuple[str, ...]) -> tuple[str, ...]:
+        if not self.values:
+            return words
+        values = self.values
+
+        def value(found: re.Match[str]) -> str:
+            name = found[1] or found[2]
+            return values.get(name, found[0])
+
+        return tuple(_VARIABLE.sub(value, w) if "$" in w else w for w in words)
 
 
 class Reading(NamedTuple):
@@ -218,7 +403,7 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
     budget = (
         budget if budget is not None else shell.Budget(text=max(shell.TEXT_BUDGET, 2 * len(text)))
     )
-    seen: dict[tuple[Any, ...], Command] = {}
+    seen: dict[tuple[object, ...], Command] = {}
     read_words: set[tuple[str, ...]] = set()  # each distinct word list normalised once
     problems: list[str] = []
     pending: list[tuple[str | tuple[str, ...], int]] = [(text, 0)]
@@ -230,13 +415,19 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
             simples: list[shell.Simple] = list(parsed.commands)
         else:
             simples = [shell.Simple(item)]
+        known = _Variables()  # what earlier commands of this text set, in order
         for simple in simples:
-            if simple.words in read_words and not simple.stdin:
+            if known.record(simple.words):
+                continue
+            simple = simple._replace(words=known.expand(simple.words))
+            if simple.words in read_words and not simple.stdin and not known.exported:
                 continue
             read_words.add(simple.words)
             command = normalize(simple.words)
             if command is None:
                 continue
+            if known.exported:  # `export CGO_ENABLED=0; go build` runs with it set
+                command = replace(command, env=command.env | known.exported)
             key = (command.program, command.env, command.words, command.rest)
             if key in seen:
                 continue
@@ -256,9 +447,12 @@ def _handed_on(command: Command, simple: shell.Simple) -> Iterator[str | tuple[s
     """What ``command`` runs in turn: scripts (strings) and commands (word lists)."""
     yield from command.inner
     args = command.words + command.rest
-    if command.program == "eval":
-        yield " ".join(args)
-    elif command.program in SHELLS:
+    program = command.program
+    if program == "eval":
+        yield " ".join(args[1:] if args[:1] == ("--",) else args)
+    elif program in SCRIPT_RUNNERS:
+        yield from _runner_script(program, args)
+    elif program in SHELLS:
         skip = False
         for index, token in enumerate(args):
             if skip:
@@ -270,12 +464,69 @@ def _handed_on(command: Command, simple: shell.Simple) -> Iterator[str | tuple[s
                 return
             elif token in _SHELL_VALUED:
                 skip = True  # `-o pipefail`
+            elif token.startswith("<(") and token.endswith(")"):
+                yield from _substituted_script(token[2:-1])  # `bash <(echo '...')`
+                return
             elif not token.startswith(("-", "+")):
                 return  # `bash script.sh`: a file we do not read
         yield from simple.stdin  # `bash <<'EOF'`, `sh -s <<<'...'`
-    elif command.program == "find":
+    elif program == "python" or _PYTHON.match(program):
+        yield from _python_scripts(args)
+    elif program == "find":
         for index, token in enumerate(args):
             if token in _EXEC:
                 tail = args[index + 1 :]
                 stop = next((i for i, t in enumerate(tail) if t in (";", "+")), len(tail))
                 yield tuple(tail[:stop])
+
+
+def _runner_script(program: str, args: Sequence[str]) -> Iterator[str]:
+    """The script ``watch``, ``script`` or ``trap`` hands to a shell."""
+    takes_value, scripts = SCRIPT_RUNNERS[program]
+    index = 0
+    while index < len(args) and args[index].startswith("-") and program != "trap":
+        option = args[index]
+        index += 1
+        if option == "--":
+            break
+        name, eq, value = option.partition("=")
+        if eq:
+            if name in scripts:
+                yield value
+            continue
+        taken = _valued_letter(option, takes_value)
+        if taken is None:
+            continue
+        letter, attached = taken
+        value = attached or (args[index] if index < len(args) else "")
+        index += 0 if attached else 1
+        if letter in scripts:
+            yield value  # `script -qc 'go test'`
+    rest = args[index:]
+    if program == "trap":
+        if rest and rest[0] != "-":
+            yield rest[0]  # `trap 'go test' EXIT`
+    elif program == "watch" and rest:
+        yield " ".join(rest)  # watch runs its arguments through `sh -c`
+
+
+def _substituted_script(text: str) -> Iterator[str]:
+    """What ``echo``/``printf`` print inside ``<( )`` (a script a shell then reads)."""
+    for simple in shell.parse(text).commands:
+        yield from shell.printed(simple.words)
+
+
+def _python_scripts(args: Sequence[str]) -> Iterator[str | tuple[str, ...]]:
+    """What ``python -c CODE`` runs: the command lines it hands to a shell
+    (``os.system('...')``, ...) and the argument lists it runs
+    (``subprocess.run(['go', 'test'])``)."""
+    for index, token in enumerate(args[:-1]):
+        if token == "-c" or (token[:1] == "-" and token.endswith("c") and token[1:].isalpha()):
+            code = args[index + 1]
+            for found in _PY_SHELL.finditer(code):
+                yield found[1] if found[1] is not None else found[2]
+            for found in _PY_ARGV.finditer(code):
+                yield tuple(a or b for a, b in _PY_STRING.findall(found[1]))
+            return
+        if not token.startswith("-"):
+            return

@@ -2,7 +2,8 @@
 
 Both sides, the command and each recorded attempt, are read by ``commandline.read``
 (every simple command a shell would run, however it is wrapped) and compared by
-``matching.match`` (exact or loose; precision beats recall). ``failfile`` reads the
+``matching.match`` (exact: refused; close: allowed with a note; precision beats
+recall). ``failfile`` reads the
 work-tree ledger for the check without a full parse where it can.
 """
 
@@ -15,14 +16,19 @@ from .failfile import FailureFile
 from .matching import Hit, attempts_in_cell, commands_in, hits_in, match
 
 if TYPE_CHECKING:
+    from ..config import Config
+    from ..git import Repo
     from ..ledgers import Ledger
+
+ADVISED = 3  # close rows named in one verdict: the first in ledger order
 
 __all__ = ["Checked", "Hit", "attempts_in_cell", "check", "check_command", "commands_in", "match"]
 
 
 class Checked(NamedTuple):
-    hits: list[Hit]  # exact matches first, then loose, each in ledger order
+    hits: list[Hit]  # the rows the command repeats exactly (refused), in ledger order
     problems: tuple[str, ...]  # parts of the command read word by word, and why
+    advice: tuple[Hit, ...] = ()  # rows the command comes close to (allowed, with a note)
 
     @property
     def note(self) -> str:
@@ -40,16 +46,20 @@ def check(text: str, failures: Ledger | FailureFile) -> Checked:
     """Active failed attempts that cover ``text``."""
     reading = read(text)
     if isinstance(failures, FailureFile):  # the work-tree file: rows found on its bytes
-        return Checked(failures.scan(reading), reading.problems)
-    return Checked(hits_in(reading, failures.active("failures"), failures.path), reading.problems)
+        found = failures.scan(reading)
+    else:
+        found = hits_in(reading, failures.active("failures"), failures.path)
+    refused = [h for h in found if h.kind == "exact"]
+    close = tuple(h for h in found if h.kind != "exact")[:ADVISED]
+    return Checked(refused, reading.problems, close)
 
 
 def check_command(text: str, failures: Ledger | FailureFile) -> list[Hit]:
-    """Active failed attempts that cover ``text`` (exact matches first, then loose)."""
+    """Active failed attempts that ``text`` repeats (the refusals)."""
     return check(text, failures).hits
 
 
-def load_failures(repo: Any, config: Any) -> FailureFile:
+def load_failures(repo: Repo, config: Config) -> FailureFile:
     """The failed-attempts ledger as it is in the work tree (fails closed when unreadable):
     its bytes, checked for a match without a full parse when they parsed before."""
     from .failfile import load

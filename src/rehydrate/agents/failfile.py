@@ -21,16 +21,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .. import git
+from ..failtable import split_cells
 from . import failindex
 from .commandline import Command, Reading
-from .failindex import split_cells
+from .invocation import model
 from .matching import COMMON_FLAGS, Hit, hits_in
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..ledgers.model import Ledger
 
 MAX_SEARCHED = 64  # distinct commands searched for; more: every row is read
 NEEDLES = 8  # terms searched for per command
+ADVICE_LINES = 64  # an option name on more lines than this is looked for no further
 _QUOTING = b"'\"\\$"
 _BARE = str.maketrans("", "", "'\"\\$")
 
@@ -46,10 +52,10 @@ class Row(NamedTuple):
 class FailureFile(NamedTuple):
     """The failure ledger's bytes, and its full parse when this call needed one."""
 
-    repo: Any
-    config: Any
+    repo: git.Repo
+    config: Config
     blob: git.Blob
-    ledger: Any  # the parsed Ledger, or None while only the bytes were read
+    ledger: Ledger | None  # the parsed ledger, or None while only the bytes were read
 
     @property
     def path(self) -> str:
@@ -66,25 +72,29 @@ class FailureFile(NamedTuple):
         if ledger is None:
             raw = data.split(b"\n")
             index = failindex.read(self.repo, self.config, self.blob.blob or "")
+            placed: list[Hit] = []
             if index is not None and index.width:
                 placed = hits_in(reading, list(_placed_rows(raw, lines, index)), self.path)
-                if placed:
+                if any(h.kind == "exact" for h in placed):
                     return placed  # a refusal: the record may speed one up, never an allow
-            if not hits_in(reading, list(_cells_as_rows(raw, lines, programs)), self.path):
-                return []
+            cells = hits_in(reading, list(_cells_as_rows(raw, lines, programs)), self.path)
+            if not any(h.kind == "exact" for h in cells):
+                return placed  # no refusal; at most advice on rows the record places
             ledger = _parse(self.repo, self.config, self.blob)
         active = ledger.active("failures")
         return hits_in(reading, [r for r in active if lines is None or r.line in lines], self.path)
 
 
-def load(repo: Any, config: Any) -> FailureFile:
+def load(repo: git.Repo, config: Config) -> FailureFile:
     """The work-tree failure ledger; parsed in full unless its blob parsed before (raises
     the parser's error when it does not parse)."""
     path = config.path_of("failures")
     return from_blob(repo, config, git.read_worktree(repo, [path])[path])
 
 
-def from_blob(repo: Any, config: Any, blob: git.Blob, where: str = "work tree") -> FailureFile:
+def from_blob(
+    repo: git.Repo, config: Config, blob: git.Blob, where: str = "work tree"
+) -> FailureFile:
     """``load`` for a failure ledger found elsewhere (``where``: the index, HEAD)."""
     if (
         blob.blob is not None
@@ -97,7 +107,7 @@ def from_blob(repo: Any, config: Any, blob: git.Blob, where: str = "work tree") 
     return FailureFile(repo, config, blob, _parse(repo, config, blob, where))
 
 
-def _parse(repo: Any, config: Any, blob: git.Blob, where: str = "work tree") -> Any:
+def _parse(repo: git.Repo, config: Config, blob: git.Blob, where: str = "work tree") -> Ledger:
     from ..state import parse_file
 
     ledger = parse_file("failures", blob, config, where)
@@ -125,39 +135,39 @@ def _placed_rows(raw: list[bytes], lines: set[int] | None, index: failindex.Inde
 
 
 def _needles(command: Command) -> tuple[bytes, tuple[bytes, ...], tuple[bytes, ...]]:
-    """What a row's line must hold to record an attempt ``command`` repeats: its program,
-    and either every positional argument (an exact match; read greedily, so that no
-    reading of the flags leaves more) or one of its flag names or assignments (a loose
-    match needs a distinctive flag, or an assignment, that the command carries).
-    Quoting characters removed, each blank-separated piece on its own (cells collapse
-    blanks). At most ``NEEDLES`` of each: fewer terms ask less, never more."""
+    """What a row's line must hold to record an attempt ``command`` repeats or comes
+    close to: its program, and either every word the invocation model compares as
+    written (positional arguments, option values, environment: an exact match needs
+    them all) or one of its option names as written (advice: only the rare ones are
+    looked for, see ``candidate_lines``). Quoting characters removed, each
+    blank-separated piece on its own (cells collapse blanks). At most ``NEEDLES`` exact
+    terms: fewer terms ask less, never more."""
 
     def pieces(text: str) -> list[bytes]:
         return text.encode("utf-8", "surrogateescape").translate(None, _QUOTING).split()
 
-    _, positional, _ = command.parse(frozenset(), greedy=True)
+    found = model(command)
     program = pieces(command.program)[0]
-    exact = tuple(p for word in positional for p in pieces(word))[:NEEDLES]
-    loose = tuple(
-        p
-        for word in [f.dashes + f.name for f in command.parse(frozenset())[2]] + sorted(command.env)
-        if word.lstrip("-") not in COMMON_FLAGS
-        for p in pieces(word)[:1]
+    words = [*found.positional, *sorted(v for _, v in found.options if v), *sorted(found.env)]
+    exact = tuple(p for word in words for p in pieces(word))[:NEEDLES]
+    names = (t.partition("=")[0] for t in command.words + command.rest if t[:1] == "-")
+    advice = tuple(
+        dict.fromkeys(p for n in names if n.lstrip("-") not in COMMON_FLAGS for p in pieces(n)[:1])
     )
-    return program, exact, loose if len(loose) <= NEEDLES else (program,)
+    return program, exact, advice[:NEEDLES]
 
 
 def candidate_lines(data: bytes, commands: Iterable[Command]) -> set[int] | None:
     """Line numbers (1-based) of the lines that hold what ``_needles`` asks of one of
     ``commands``, quoting characters removed; None: too many commands, every line.
 
-    Each command's lines are found from its rarest exact term (one C count per term) and
-    each loose term, then checked whole: a row the ledger holds for the command is never
-    left out, and a megabyte ledger costs a few scans of its bytes."""
+    Each command's lines are found from its rarest exact term (one C count per term)
+    and each of its option names found on at most ``ADVICE_LINES`` lines (a name on
+    more is no sign of a near miss), then checked whole: a row the ledger holds for the
+    command is never left out, and a megabyte ledger costs a few scans of its bytes."""
     commands = list(commands)
     if len(commands) > MAX_SEARCHED:
         return None
-    tests = list(dict.fromkeys(_needles(c) for c in commands))
     bare = data.translate(None, _QUOTING)  # same lines: no line feed is removed
     counts: dict[bytes, int] = {}
 
@@ -166,9 +176,13 @@ def candidate_lines(data: bytes, commands: Iterable[Command]) -> set[int] | None
             counts[term] = bare.count(term)
         return counts[term]
 
+    tests = []
+    for program, exact, advice in dict.fromkeys(_needles(c) for c in commands):
+        rare = tuple(n for n in advice if count(n) <= ADVICE_LINES)
+        tests.append((program, exact, rare))
     starts: set[int] = set()
-    for program, exact, loose in tests:
-        for term in [min([program, *exact], key=count), *loose]:
+    for program, exact, rare in tests:
+        for term in [min([program, *exact], key=count), *rare]:
             if count(term):
                 starts.update(m.start() for m in re.finditer(re.escape(term), bare))
     lines: set[int] = set()
@@ -183,8 +197,8 @@ def candidate_lines(data: bytes, commands: Iterable[Command]) -> set[int] | None
         line_end = len(bare) if line_end < 0 else line_end
         line = bare[line_start:line_end]
         if any(
-            program in line and (all(n in line for n in exact) or any(n in line for n in loose))
-            for program, exact, loose in tests
+            program in line and (all(n in line for n in exact) or any(n in line for n in rare))
+            for program, exact, rare in tests
         ):
             lines.add(number)
     return lines

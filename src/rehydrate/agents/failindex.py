@@ -15,20 +15,22 @@ full parse instead (docs/design.md, "The command check on a big ledger").
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+from ..failtable import settings_key, split_cells
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..git import Repo
+    from ..ledgers.model import Failure, Ledger
 
 INDEX_DIR = "rehydrate/failures-parsed"
 KEEP = 64  # blobs remembered per repository
 MAX_RECORD_BYTES = 8 << 20  # a larger file is no record of ours
-_PARSER_FILES = ("_document", "_markdown", "_table", "_render", "_frontmatter", "failures")
 _COLUMNS = ("id", "tried", "failure", "workaround")
-_SPACES = re.compile(r"[ \t]++")
-_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 
 
 class Index(NamedTuple):
@@ -49,51 +51,19 @@ class Index(NamedTuple):
         return low < len(runs) and runs[low][0] <= line
 
 
-def split_cells(text: str) -> list[str]:
-    """A table line's cells, as ``ledgers.split_row`` gives them for a well-formed row."""
-    body = text.rstrip("\r").strip(" \t")
-    inner = body[1:-1] if len(body) > 1 and body.endswith("|") else body[1:]
-    if "\\" in inner:
-        parts = [p.replace("\\|", "|") for p in _UNESCAPED_PIPE.split(inner)]
-    else:
-        parts = inner.split("|")
-    cells = [p.strip(" \t") for p in parts]
-    return [_SPACES.sub(" ", c) if "  " in c or "\t" in c else c for c in cells]
+def _key(config: Config) -> str:
+    return settings_key(config.column_aliases, config.section_aliases, config.max_ledger_bytes)
 
 
-def settings_key(config: Any) -> str:
-    """The settings and parser a record holds for: aliases, the size limit, and the size
-    and mtime of the parser's files and of the package's ``__init__`` (which an upgrade
-    replaces), so a changed parser starts afresh."""
-    package = Path(__file__).resolve().parents[1]
-    stamps = []
-    files = [package / "__init__.py", *(package / "ledgers" / f"{n}.py" for n in _PARSER_FILES)]
-    for path in files:
-        try:
-            info = os.stat(path)
-            stamps.append((info.st_mtime_ns, info.st_size))
-        except OSError:
-            stamps.append((0, 0))
-    text = repr(
-        (
-            sorted(config.column_aliases.items()),
-            sorted(config.section_aliases.items()),
-            config.max_ledger_bytes,
-            stamps,
-        )
-    )
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+def _path(repo: Repo, blob: str, config: Config) -> Path:
+    return Path(repo.common_dir) / INDEX_DIR / f"{blob}-{_key(config)}.json"
 
 
-def _path(repo: Any, blob: str, config: Any) -> Path:
-    return Path(repo.common_dir) / INDEX_DIR / f"{blob}-{settings_key(config)}.json"
-
-
-def parsed_before(repo: Any, config: Any, blob: str) -> bool:
+def parsed_before(repo: Repo, config: Config, blob: str) -> bool:
     return _path(repo, blob, config).is_file()
 
 
-def read(repo: Any, config: Any, blob: str) -> Index | None:
+def read(repo: Repo, config: Config, blob: str) -> Index | None:
     """The record of ``blob``, or None (absent, unreadable, or not of this shape)."""
     try:
         path = _path(repo, blob, config)
@@ -107,7 +77,7 @@ def read(repo: Any, config: Any, blob: str) -> Index | None:
         return None
 
 
-def _agrees(data: bytes, header: list[str], rows: Any) -> bool:
+def _agrees(data: bytes, header: Sequence[str], rows: Sequence[Failure]) -> bool:
     """The bytes' table has the parse's rows where ``header`` says (first and last row)."""
     text = data.split(b"\n")
     for row in (rows[0], rows[-1]):
@@ -121,14 +91,14 @@ def _agrees(data: bytes, header: list[str], rows: Any) -> bool:
     return True
 
 
-def write(repo: Any, config: Any, blob: str, data: bytes, ledger: Any) -> None:
+def write(repo: Repo, config: Config, blob: str, data: bytes, ledger: Ledger) -> None:
     """Record a blob that parsed (best effort: a missing record costs a full parse)."""
-    from ..ledgers.appendonly import failure_header, failure_table
+    from ..failtable import find
     from ..ledgers.atomicfile import atomic_write
 
     width, columns = 0, {name: -1 for name in _COLUMNS}
-    table = failure_table(data, config)
-    header = failure_header(table[0], config.column_aliases) if table else None
+    table = find(data, config.section_aliases, config.column_aliases)
+    header = table.header if table is not None else None
     rows = ledger.active("failures")
     if header is not None and rows and _agrees(data, header, rows):
         width, columns = len(header), {name: header.index(name) for name in _COLUMNS}

@@ -1,26 +1,23 @@
-"""Matching one command against recorded attempts: exact and loose (docs/check-command.md).
+"""Matching one command against recorded attempts (docs/check-command.md).
 
-Two simple commands match
-
-* **exactly** when program, subcommand words, the *set* of flags with their
-  values and the positional arguments (in order) are equal;
-* **loosely** when program and subcommand words are equal, the failed command
-  has at least one *distinctive* flag, and the candidate carries every one of
-  them with the same value (other flags and positional arguments may differ).
-
-Precision beats recall: a command that merely shares a program with a failed
-one is never refused.
+Both sides are read as models of what they run (``invocation.model``): a row's
+attempt is **exact** for a command that runs the same invocation (refused), **close**
+for one with the same program and subcommand that differs in an option, a positional
+argument or the environment (allowed, with a note naming the row). Precision beats
+recall: a command that merely shares a program with a failed one is never refused.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol
 
-from .commandline import Command, Flag, Reading, read
+from .commandline import Command, Reading, read
+from .invocation import compare
 from .shell import Budget
+from .tooltable import GENERIC_COSMETIC
 
 _BACKTICKS = re.compile(r"`++")
 MAX_SPANS = 256  # inline-code spans read from one Tried cell
@@ -55,47 +52,12 @@ def _code_spans(cell: str) -> list[str]:
     return spans
 
 
-# Flags that only change how much is printed or how fast: never distinctive.
-COMMON_FLAGS = frozenset(
-    {
-        "v",
-        "vv",
-        "vvv",
-        "verbose",
-        "q",
-        "quiet",
-        "s",
-        "silent",
-        "h",
-        "help",
-        "version",
-        "color",
-        "colour",
-        "no-color",
-        "no-colour",
-        "progress",
-        "no-progress",
-        "debug",
-        "count",
-        "j",
-        "jobs",
-        "parallel",
-        "json",
-        "no-pager",
-        "pager",
-    }
-)
+# Flags (without dashes) that only change how much is printed or how fast.
+COMMON_FLAGS = frozenset(f.lstrip("-") for f in GENERIC_COSMETIC)
 # Steps of a failed compound command that are set-up, not the attempt itself.
 _SETUP = frozenset(
     {"cd", "pushd", "popd", "export", "source", ".", "set", "echo", "true", "unset", "printf", ":"}
 )
-
-
-def distinctive(flag: Flag) -> bool:
-    """Carries a value, or is a long boolean flag that is not merely cosmetic."""
-    if flag.name in COMMON_FLAGS:
-        return False
-    return flag.value is not None or len(flag.name) > 1
 
 
 def commands_in(text: str) -> list[Command]:
@@ -132,66 +94,9 @@ def attempts_in_cell(cell: str, budget: Budget | None = None) -> list[Command]:
 
 
 def match(candidate: Command, failed: Command) -> str | None:
-    """'exact', 'loose' or None (see the module docstring)."""
-    if (
-        candidate.program != failed.program
-        or candidate.words != failed.words
-        or not failed.env <= candidate.env
-    ):
-        return None
-    valued = candidate.valued | failed.valued
-    c_flags, c_pos, c_order = candidate.parse(valued)
-    f_flags, f_pos, _ = failed.parse(valued)
-    if c_flags == f_flags and c_pos == f_pos:
-        return "exact"
-    if candidate.parse(valued, greedy=True)[:2] == failed.parse(valued, greedy=True)[:2]:
-        return "exact"  # the same flags each followed by the same word (`-X POST`)
-    required = [f for f in f_flags if distinctive(f)]
-    if not required and not failed.env:
-        return None
-    offered, names, positional = _offered(candidate, valued)
-
-    def carried(flag: Flag) -> bool:
-        if flag.value is not None:
-            return (flag.dashes, flag.name, flag.value) in offered
-        if (flag.dashes, flag.name) not in names:
-            return False
-        # `--target x86_64`: the word after a bare flag may be its value; keep it
-        word = _word_after(failed.rest, flag)
-        return word is None or (flag.dashes, flag.name, word) in offered or word in positional
-
-    return "loose" if all(carried(f) for f in required) else None
-
-
-def _word_after(rest: Sequence[str], flag: Flag) -> str | None:
-    written = flag.dashes + flag.name
-    for index, token in enumerate(rest[:-1]):
-        if token == written and not rest[index + 1].startswith("-"):
-            return rest[index + 1]
-    return None
-
-
-Offered = tuple[set[tuple[str, str, str | None]], set[tuple[str, str]], frozenset[str]]
-
-
-def _offered(candidate: Command, valued: frozenset[str]) -> Offered:
-    """Every (dashes, name, value) the candidate's flags can stand for (a flag written
-    without '=' followed by a word may be boolean or may take that word), its flag
-    names and its positional arguments; in one pass, remembered per ``valued``."""
-    key = ("offered", valued)
-    found = candidate.cache.get(key)
-    if found is not None:
-        return found  # type: ignore[no-any-return]
-    flags, positional, order = candidate.parse(valued)
-    out: set[tuple[str, str, str | None]] = {(f.dashes, f.name, f.value) for f in order}
-    bare = {f.dashes + f.name for f in order if f.value is None}
-    tokens = candidate.rest
-    for index, token in enumerate(tokens[:-1]):
-        if token in bare and not tokens[index + 1].startswith("-"):
-            dashes = "--" if token.startswith("--") else "-"
-            out.add((dashes, token[len(dashes) :], tokens[index + 1]))
-    found = candidate.cache[key] = (out, {(f.dashes, f.name) for f in flags}, frozenset(positional))
-    return found
+    """'exact' (the same invocation: refused), 'close' (same program and subcommand,
+    something else differs: allowed with a note) or None (``invocation.compare``)."""
+    return compare(candidate, failed)
 
 
 @dataclass(frozen=True)
@@ -199,7 +104,7 @@ class Hit:
     """A failed attempt that covers the command."""
 
     id: str
-    kind: str  # "exact" | "loose"
+    kind: str  # "exact" (refused) | "close" (allowed, with a note)
     line: int
     path: str
     tried: str
@@ -221,6 +126,15 @@ class Hit:
             "attempt": self.attempt,
         }
 
+    def advice(self) -> str:
+        """What an allowed command that comes close to this row is told (one paragraph)."""
+        return (
+            f"rehydrate: allowed, but this is close to failed attempt {self.id} in "
+            f"{self.path}:{self.line} (`{self.attempt}`; same program and subcommand, other "
+            f"options, arguments or environment). Failure: {self.failure}. Workaround: "
+            f"{self.workaround}. Make sure this is not the same attempt again."
+        )
+
     def __str__(self) -> str:
         return (
             f"{self.path}:{self.line}: {self.id} ({self.kind} match of `{self.attempt}`)\n"
@@ -229,7 +143,22 @@ class Hit:
         )
 
 
-def hits_in(reading: Reading, rows: Iterable[Any], path: str) -> list[Hit]:
+class FailureRow(Protocol):
+    """What matching reads of a failure row (a parsed ``Failure`` or a ``failfile.Row``)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def tried(self) -> str: ...
+    @property
+    def failure(self) -> str: ...
+    @property
+    def workaround(self) -> str: ...
+
+
+def hits_in(reading: Reading, rows: Iterable[FailureRow], path: str) -> list[Hit]:
     """The rows among ``rows`` whose attempts ``reading``'s commands repeat."""
     by_program: dict[str, list[Command]] = {}
     for command in reading.commands:
@@ -239,35 +168,41 @@ def hits_in(reading: Reading, rows: Iterable[Any], path: str) -> list[Hit]:
     verdicts: dict[int, tuple[Command, tuple[Command, str] | None]] = {}
     hits: list[Hit] = []
     for row in rows:
+        best: tuple[Command, Command, str] | None = None
         for attempt in attempts_in_cell(row.tried, budget):
             key = id(attempt)
             if key not in verdicts:
-                verdicts[key] = (
-                    attempt,
-                    next(
-                        (
-                            (c, kind)
-                            for c in by_program.get(attempt.program, ())
-                            if (kind := match(c, attempt)) is not None
-                        ),
-                        None,
-                    ),
-                )
+                verdicts[key] = (attempt, _best(by_program.get(attempt.program, ()), attempt))
             found = verdicts[key][1]
-            if found is not None:
-                command, kind = found
-                hits.append(
-                    Hit(
-                        row.id,
-                        kind,
-                        row.line,
-                        path,
-                        row.tried,
-                        row.failure,
-                        row.workaround,
-                        command.text,
-                        attempt.text,
-                    )
+            if found is not None and (best is None or found[1] == "exact"):
+                best = (found[0], attempt, found[1])
+                if found[1] == "exact":
+                    break
+        if best is not None:
+            command, attempt, kind = best
+            hits.append(
+                Hit(
+                    row.id,
+                    kind,
+                    row.line,
+                    path,
+                    row.tried,
+                    row.failure,
+                    row.workaround,
+                    command.text,
+                    attempt.text,
                 )
-                break
+            )
     return sorted(hits, key=lambda h: (h.kind != "exact", h.line))
+
+
+def _best(candidates: Iterable[Command], attempt: Command) -> tuple[Command, str] | None:
+    """The candidate that repeats ``attempt`` exactly, else the first close one."""
+    close = None
+    for candidate in candidates:
+        kind = match(candidate, attempt)
+        if kind == "exact":
+            return candidate, kind
+        if kind is not None and close is None:
+            close = (candidate, kind)
+    return close

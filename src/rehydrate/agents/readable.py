@@ -116,7 +116,9 @@ def _readable_in_worktree(standing: Standing, kind: str) -> None:
 
 
 def _marker(standing: Standing, kind: str, blob: git.Blob, config: Config) -> Path:
-    key = failindex.settings_key(config)
+    from ..failtable import settings_key
+
+    key = settings_key(config.column_aliases, config.section_aliases, config.max_ledger_bytes)
     return Path(standing.repo.common_dir) / PARSED_DIR / f"{kind}-{blob.blob}-{key}"
 
 

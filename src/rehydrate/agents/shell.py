@@ -69,6 +69,7 @@ def parse(text: str, budget: Budget | None = None) -> Script:
     """The simple commands of ``text``."""
     budget = budget if budget is not None else Budget()
     budget.text -= len(text)
+    text = join_continuations(text)
     if _PLAIN.fullmatch(text):
         words = tuple(text.split())
         if words[0] not in RESERVED:
@@ -216,6 +217,7 @@ def _unescape(match: re.Match[str]) -> str:
 
 _ESCAPE = re.compile(r"\\(.)", re.S)
 _WORD_NODES = frozenset({"word", "number"})
+_DECLARATIONS = frozenset({"declaration_command", "unset_command", "variable_assignments"})
 
 
 class _Walk:
@@ -288,8 +290,25 @@ class _Walk:
                 continue
             simple = self.command(stage)
             yield simple._replace(stdin=simple.stdin + fed), stage
-            printed = [w for w in simple.words[1:] if not w.startswith("-")]
-            fed = (" ".join(printed),) if simple.words[:1] in (("echo",), ("printf",)) else ()
+            fed = printed(simple.words)
+
+    def declaration(self, node: Any) -> Simple:
+        """``export A=1 B``, ``unset A``, ``A=1 B=2`` as words, for the variables that
+        later commands of the line see (``commandline.read``)."""
+        if node.type == "variable_assignment":
+            node_children = [node]
+            words = []
+        else:
+            node_children = node.named_children
+            words = [self.text(node.children[0])] if node.type != "variable_assignments" else []
+        for child in node_children:
+            if child.type == "variable_assignment":
+                name, _, _ = self.text(child).partition("=")
+                value = child.child_by_field_name("value")
+                words.append(f"{name}={self.word(value) if value is not None else ''}")
+            elif child.type in ("variable_name", "word"):
+                words.append(self.text(child))
+        return Simple(tuple(words))
 
     def run(self, root: Any) -> Iterator[Simple]:
         stack = [root]
@@ -298,6 +317,13 @@ class _Walk:
             kind = node.type
             if kind == "command":
                 yield self.command(node)  # then its words, for the $( ) inside them
+            elif kind in _DECLARATIONS or (
+                kind == "variable_assignment"
+                and node.parent is not None
+                and node.parent.type
+                in ("program", "list", "compound_statement", "subshell", "do_group")
+            ):
+                yield self.declaration(node)  # then its value, for the $( ) inside it
             elif kind == "pipeline":
                 for simple, stage in self.pipeline(node):
                     if simple is not None:
@@ -314,6 +340,55 @@ class _Walk:
                     stack.extend(reversed([c for c in node.children if c != body]))
                     continue
             stack.extend(reversed(node.children))
+
+
+_ECHO_OPTION = re.compile(r"^-[neE]++$")
+
+
+def printed(words: tuple[str, ...]) -> tuple[str, ...]:
+    """What ``echo``/``printf`` print, as script text (``echo go test -v`` prints every
+    word after echo's own options; ``printf '%s\\n' 'a' 'b'`` each argument on a line,
+    a format without ``%`` itself)."""
+    if words[:1] == ("echo",):
+        start = 1
+        while start < len(words) and _ECHO_OPTION.match(words[start]):
+            start += 1
+        return (" ".join(words[start:]),)
+    if words[:1] == ("printf",):
+        start = 2 if words[1:2] == ("--",) else 1
+        if start >= len(words):
+            return ()
+        form = words[start]
+        if "%" not in form:
+            return (form.replace("\\n", "\n"),)
+        return ("\n".join(words[start + 1 :]),)
+    return ()
+
+
+def join_continuations(text: str) -> str:
+    """``text`` with its line continuations (backslash, line feed) removed where the
+    shell removes them (outside single quotes): ``go te\\⏎st`` is ``go test``. Linear."""
+    if "\\\n" not in text:
+        return text
+    out: list[str] = []
+    single = double = False
+    index, end = 0, len(text)
+    while index < end:
+        char = text[index]
+        if char == "\\" and not single:
+            if text.startswith("\n", index + 1):
+                index += 2
+                continue
+            out.append(text[index : index + 2])
+            index += 2
+            continue
+        if char == "'" and not double:
+            single = not single
+        elif char == '"' and not single:
+            double = not double
+        out.append(char)
+        index += 1
+    return "".join(out)
 
 
 # The linear word lexer: a segment is a run of blanks, redirections and words (quoted

@@ -5,10 +5,12 @@
   a constraint.
 * A shell command: refused when it repeats an active failed attempt in any copy of the
   failed-attempts ledger, the work tree's, the index's or HEAD's (naming the row and its
-  workaround), and every shell command is refused while a ledger is missing or cannot be
-  read, or git fails (fail closed: no repeat slips through unnoticed). Other tools stay
-  allowed then, so that the agent can mend the ledger. What is judged, and where nothing
-  is (a repository that has not opted in), is ``judging``'s.
+  workaround), allowed with a note naming the row when it comes close to one
+  (``ADVISE``: same program and subcommand, other options or arguments), and every shell
+  command is refused while a ledger is missing or cannot be read, or git fails (fail
+  closed: no repeat slips through unnoticed). Other tools stay allowed then, so that the
+  agent can mend the ledger. What is judged, and where nothing is (a repository that has
+  not opted in), is ``judging``'s.
 
 This runs on every tool call: a call that is not a shell command costs a few stat calls
 and one rename attempt; no git process, no ledger read.
@@ -28,6 +30,10 @@ if TYPE_CHECKING:
     from .failfile import FailureFile
 
 __all__ = ["check_tool_call", "refuse_repeat", "work_tree_root"]
+
+# Allowed, with ``text`` for the model where the runtime carries context with an allowed
+# tool call (Claude Code, Codex, Cline); elsewhere ``note`` goes to the person's log.
+ADVISE = "advise"
 
 
 def check_tool_call(
@@ -123,6 +129,11 @@ def refuse_repeat(project: Project, command: str) -> Outcome:
         notes.append(settings)
     said = found[0][1].note if found else ""
     hits = [(where, hit) for where, checked in found for hit in checked.hits]
+    if not hits:
+        advice = list({(h.id, h.attempt): h for _, c in found for h in c.advice}.values())
+        if advice:  # allowed, with the close rows at the moment of action
+            text = "\n".join(h.advice() for h in advice)
+            return Outcome(ADVISE, text, note=" ".join([text, *([said] if said else []), *notes]))
     if not hits:  # what could not be parsed as shell is said, also when allowed
         notes = [said, *notes] if said else notes
         return Outcome(ALLOW, note="rehydrate: " + " ".join(notes) if notes else None)

@@ -17,7 +17,7 @@ from ._common import emit_json, note, open_repo
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def command(argv: tuple[str, ...], stdin_json: bool, as_json: bool) -> int:
-    """Exit 1 if CMD repeats an active failed attempt (exact or loose match), else 0."""
+    """Exit 1 if CMD repeats an active failed attempt, else 0 (naming close ones)."""
     import json
     import shlex
     import sys
@@ -61,11 +61,15 @@ def command(argv: tuple[str, ...], stdin_json: bool, as_json: bool) -> int:
                 "command": text,
                 "verdict": "refused" if hits else "allowed",
                 "matches": [h.to_json() for h in hits],
+                "close": [h.to_json() for h in checked.advice],
                 "unparsed": list(checked.problems),
             }
         )
     for hit in hits:
         note(f"refused: this repeats a failed attempt\n{hit}")
+    if not hits:
+        for hit in checked.advice:
+            note(hit.advice())
     if checked.note:
         note(checked.note)
     return code

@@ -23,9 +23,15 @@ def command() -> None:
 @write_options
 def add(tried: str, failure: str, workaround: str, **opts: Any) -> int:
     """Append a failed attempt with the next free ID; print the ID."""
+    from ..agents.outcomes import check_warning
     from ..writers.verbs import fail_add
+    from ._common import note
 
-    return run_write(fail_add(tried, failure, workaround), **opts)
+    operation = fail_add(tried, failure, workaround)
+    warning = check_warning(tried)
+    if warning:
+        note(warning)
+    return run_write(operation, **opts)
 
 
 @command.command("retire")

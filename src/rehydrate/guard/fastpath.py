@@ -10,14 +10,8 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ..ledgers.appendonly import (
-    BOM,
-    REQUIRED,
-    common_prefix,
-    common_suffix,
-    failure_header,
-    failure_table,
-)
+from ..failtable import find, rows, settings_key
+from ..ledgers.appendonly import BOM, common_prefix, common_suffix
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -64,51 +58,6 @@ def _changed_lines(old: bytes, new: bytes) -> tuple[int, int, int] | None:
     return start, old_end, new_end
 
 
-def _rows(lines: list[str], first: int, header: list[str]) -> list[Failure] | None:
-    """Failure records of table lines, or None at the first line the parser might judge
-    otherwise (anything doubtful goes to the full parse, which names the problem)."""
-    from ..errors import LedgerParseError
-    from ..ledgers import entity_forbidden, forbidden, hidden_markup, split_row, visible
-    from ..ledgers.ids import valid_id
-    from ..ledgers.model import Failure
-
-    where = {name: header.index(name) for name in REQUIRED}
-    extra = [(pos, name) for pos, name in enumerate(header) if name not in where]
-    out: list[Failure] = []
-    for offset, raw in enumerate(lines):
-        line = raw[:-1] if raw.endswith("\r") else raw
-        if (
-            not line.lstrip(" \t").startswith("|")
-            or line.startswith("|||||||")
-            or forbidden().search(line)
-            or ("&" in line and entity_forbidden(line))
-        ):
-            return None
-        try:
-            cells = split_row(line, "", 0)
-        except LedgerParseError:
-            return None
-        # the parser's own cell rules: an ID's shape, visible required cells, nothing hidden
-        if (
-            len(cells) != len(header)
-            or not valid_id(cells[where["id"]])
-            or not all(visible(cells[where[name]]) for name in REQUIRED[1:])
-            or hidden_markup(line) is not None
-        ):
-            return None
-        out.append(
-            Failure(
-                cells[where["id"]],
-                first + offset,
-                cells[where["tried"]],
-                cells[where["failure"]],
-                cells[where["workaround"]],
-                extra=tuple((name, cells[pos]) for pos, name in extra),
-            )
-        )
-    return out
-
-
 def table_edit(
     old: bytes,
     new: bytes,
@@ -131,22 +80,19 @@ def table_edit(
     if len(new) > config.max_ledger_bytes or old.startswith(BOM) or new.startswith(BOM):
         return None
     span = _changed_lines(old, new)
-    table = failure_table(old, config.section_aliases)
+    table = find(old, config.section_aliases, config.column_aliases, path)
     if span is None or table is None:
         return None
     start, old_end, new_end = span
-    if not (table[1] <= start and old_end <= table[2]):
-        return None
-    header = failure_header(table[0], config.column_aliases)
-    if header is None:
+    if not (table.start <= start and old_end <= table.end):
         return None
     try:
         old_lines = old[start:old_end].decode("utf-8").split("\n")[:-1]
         new_lines = new[start:new_end].decode("utf-8").split("\n")[:-1]
     except UnicodeDecodeError:
         return None
-    before = _rows(old_lines, old.count(b"\n", 0, start) + 1, header)
-    after = _rows(new_lines, new.count(b"\n", 0, start) + 1, header)
+    before = rows(old_lines, old.count(b"\n", 0, start) + 1, table.header, path)
+    after = rows(new_lines, new.count(b"\n", 0, start) + 1, table.header, path)
     if before is None or after is None:
         return None
     old_ids = {r.id for r in before}
@@ -174,16 +120,7 @@ def _trust_file(repo: Repo) -> Path:
 
 
 def _trust_key(config: Config) -> str:
-    import hashlib
-
-    text = repr(
-        (
-            sorted(config.column_aliases.items()),
-            sorted(config.section_aliases.items()),
-            config.max_ledger_bytes,
-        )
-    )
-    return hashlib.sha1(text.encode()).hexdigest()[:12]
+    return settings_key(config.column_aliases, config.section_aliases, config.max_ledger_bytes)[:12]
 
 
 def load_trusted(repo: Repo, config: Config) -> frozenset[str]:

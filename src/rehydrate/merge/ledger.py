@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..errors import LedgerParseError
+from ..failtable import FailureTable, find, row
 from ..ledgers import MAX_LEDGER_BYTES, Context, parse_ledger
 from ..ledgers.rowedit import rewrite_cells
 from .result import Allocator, MergeResult, MergeText
@@ -119,24 +120,21 @@ def _appends_only(
     move, or change their ID when renumbered; ``excuse_merge``). Anything else
     (retirements, edits, an unusual layout) returns None and the full merge runs.
     """
-    from ..ledgers.appendonly import BOM, failure_header, failure_table
+    from ..ledgers.appendonly import BOM
 
     if base.startswith(BOM) or len(theirs) + len(ours) > ctx.max_bytes:
         return None
-    table = failure_table(base, ctx.section_aliases)
+    table = find(base, ctx.section_aliases, ctx.column_aliases, ctx.path)
     if table is None:
-        return None
-    header = failure_header(table[0], ctx.column_aliases, ctx.path)
-    if header is None:
         return None
     blocks = []
     for side in (ours, theirs):
-        found = _inserted_rows(base, side, table, header, ctx)
+        found = _inserted_rows(base, side, table, ctx)
         if found is None:
             return None
         blocks.append(found)
-    mine = {cells[0]: cells for _, cells in blocks[0]}
-    theirs_ids = [cells[0] for _, cells in blocks[1]]
+    mine = {str(cells[0]): cells for _, cells in blocks[0]}
+    theirs_ids = [str(cells[0]) for _, cells in blocks[1]]
     if ours_known:  # ours parsed at commit time; base is ours without the new rows
         named = _first_cells(base)
         if set(mine) & named:
@@ -160,17 +158,17 @@ def _appends_only(
             return None
     if len(set(theirs_ids)) != len(theirs_ids) or set(theirs_ids) & base_ids:
         return None
-    end = failure_table(ours, ctx.section_aliases)
-    if end is None or not ours[: end[2]].endswith(b"\n"):
+    end = find(ours, ctx.section_aliases, ctx.column_aliases, ctx.path)
+    if end is None or not ours[: end.end].endswith(b"\n"):
         return None
-    newline = "\r\n" if ours[: end[2]].endswith(b"\r\n") else "\n"
-    where = header.index("id")
+    newline = "\r\n" if ours[: end.end].endswith(b"\r\n") else "\n"
+    where = table.position("id")
     fresh = Allocator(everything | set(theirs_ids))
     renamed: dict[str, str] = {}
     notes: list[str] = []
     out: list[str] = []
     for line, cells in blocks[1]:
-        item_id = cells[0]
+        item_id = str(cells[0])
         if item_id in mine:
             if mine[item_id] == cells:
                 continue  # the same new row on both sides: once
@@ -182,40 +180,26 @@ def _appends_only(
             )
             line = rewrite_cells(line, {where: new})
         out.append(line + newline)
-    merged = ours[: end[2]] + "".join(out).encode("utf-8") + ours[end[2] :]
+    merged = ours[: end.end] + "".join(out).encode("utf-8") + ours[end.end :]
     return MergeResult(merged, [], notes, renamed)
 
 
 def _inserted_rows(
-    base: bytes, side: bytes, table: tuple[bytes, int, int], header: list[str], ctx: Context
-) -> list[tuple[str, tuple[str, ...]]] | None:
-    """(line, cells with the ID first and all cells normalised) of the well-formed rows
-    ``side`` inserted at one place inside base's failure table, or None."""
-    from ..ledgers import entity_forbidden, has_forbidden, hidden_markup, split_row, visible
-    from ..ledgers.appendonly import REQUIRED, SIMPLE_ID, inserted_lines
+    base: bytes, side: bytes, table: FailureTable, ctx: Context
+) -> list[tuple[str, tuple[object, ...]]] | None:
+    """(line, its content with the ID first) of the well-formed rows ``side`` inserted at
+    one place inside base's failure table, or None. Each row is read by the one failure
+    table reader (``failtable.row``): anything the parser might judge otherwise is None."""
+    from ..ledgers.appendonly import inserted_lines
 
     lines = inserted_lines(base, side)
-    if lines is None or not table[1] <= lines[0] <= table[2] or has_forbidden(lines[1]):
+    if lines is None or not table.start <= lines[0] <= table.end:
         return None
-    width, where = len(header), header.index("id")
-    required = [header.index(n) for n in REQUIRED]
-    out = []
+    out: list[tuple[str, tuple[object, ...]]] = []
     for line in lines[1]:
-        if not line.startswith("|") or line.startswith("|||||||"):
+        record = row(line, table.header, 0, ctx.path)
+        if record is None or not line.startswith("|"):
             return None
-        try:
-            cells = split_row(line, ctx.path, 0)  # trimmed and normalised
-        except LedgerParseError:
-            return None
-        if len(cells) != width or not all(cells[i] for i in required):
-            return None
-        # the parser's cell rules (shape, visible, nothing hidden): else the full merge
-        if (
-            not SIMPLE_ID.match(cells[where])
-            or not all(visible(cells[i]) for i in required)
-            or hidden_markup(line)
-            or ("&" in line and entity_forbidden(line))
-        ):
-            return None
-        out.append((line, (cells[where], *cells[:where], *cells[where + 1 :])))
+        content = (record.id, record.tried, record.failure, record.workaround, record.extra)
+        out.append((line, content))
     return out

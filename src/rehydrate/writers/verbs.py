@@ -56,12 +56,43 @@ def move(action: str, item_id: str) -> Operation:
     return update_row("task", action, section, cell("ID", item_id), {"status": new})
 
 
+# A cell that only holds one of these (case, spaces, brackets and punctuation aside) says
+# nothing yet: a row recorded with it would teach the next session nothing.
+# ("none" or "n/a" say something: that there is no workaround; they stay allowed.)
+PLACEHOLDERS = frozenset(
+    {"what to do instead", "todo", "tbd", "tbc", "fixme", "xxx", "placeholder"}
+    | {"workaround", "fill in", "fill me in", "to do", "?", ""}
+)
+_MARKS = re.compile(r"^[\s<>\[\](){}*_`'\".:;,!?/\\|#~=+\-…—–]*+$")
+_EDGES = "<>[](){}*_`'\" .:;,!?\t…"
+
+
+def not_placeholder(option: str, value: str) -> str:
+    """``value``, unless it is a placeholder (``WHAT TO DO INSTEAD``, ``TODO``, ``...``,
+    marks only): then a named error (``placeholder_value``)."""
+    bare = value.strip(_EDGES).lower()
+    head = bare.split(":", 1)[0].split(" ", 1)[0] if bare else ""
+    if (
+        bare in PLACEHOLDERS
+        or _MARKS.match(value) is not None
+        or "what to do instead" in bare
+        or (head in ("todo", "tbd", "fixme", "xxx") and len(bare.split()) <= 3)
+    ):
+        raise RehydrateError(
+            f"{option} is a placeholder ({value.strip()[:40]!r}), not what happened",
+            code="placeholder_value",
+            fix=f"write in {option} what the next session should know (for --workaround: "
+            "what to do instead, e.g. the command that worked)",
+        )
+    return value
+
+
 def fail_add(tried: str, failure: str, workaround: str) -> Operation:
     """A new failed attempt (put the command in backticks in ``tried``)."""
     values = {
-        "tried": cell("--tried", tried),
-        "failure": cell("--failure", failure),
-        "workaround": cell("--workaround", workaround),
+        "tried": not_placeholder("--tried", cell("--tried", tried)),
+        "failure": not_placeholder("--failure", cell("--failure", failure)),
+        "workaround": not_placeholder("--workaround", cell("--workaround", workaround)),
     }
     op = add_row("failures", "fail add", "failures", values)
 

@@ -1,0 +1,649 @@
+"""A labelled corpus of (failure row, command) pairs for the command check, and its figures.
+
+Each row of ``CORPUS`` is a recorded attempt (a Tried cell) and the commands an agent
+might run next, each labelled by hand with what it *runs*, not how it is spelled:
+
+* ``R`` (refuse): the same invocation as the attempt (an equivalent spelling, a wrapper,
+  a shell that is handed it, a cosmetic option more): a refusal is right;
+* ``A`` (allow): a different invocation (another positional argument, option, value or
+  environment; the workaround; data that only mentions it): a refusal is wrong.
+
+Kinds: ``match`` (the attempt as written), ``spelling`` (an equivalent form),
+``near`` (a near miss that must be allowed), ``transcript`` (commands as agents write
+them in real sessions: ``cd``, pipes into ``tail``, ``2>&1``, ``&&`` chains).
+
+``python benchmarks/command_corpus.py`` prints precision and recall (the figures
+published in docs/check-command.md); ``tests/test_command_corpus.py`` keeps them:
+precision 1.0, recall at least ``PUBLISHED_RECALL``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+PUBLISHED_RECALL = 0.99  # docs/check-command.md; the regression test keeps at least this
+
+
+class Pair(NamedTuple):
+    tried: str
+    command: str
+    label: str  # "R" | "A"
+    kind: str  # "match" | "spelling" | "near" | "transcript"
+
+
+R, A = "R", "A"
+M, S, N, T = "match", "spelling", "near", "transcript"
+
+CORPUS: list[tuple[str, list[tuple[str, str, str]]]] = [
+    (
+        "`go test -tags=musl ./...`",
+        [
+            ("go test -tags=musl ./...", R, M),
+            ("go test -tags musl ./...", R, S),
+            ("go test --tags=musl ./...", R, S),
+            ("go test --tags musl ./...", R, S),
+            ("go test -v -count=1 -tags=musl ./...", R, S),
+            ("go test ./... -tags=musl", R, S),
+            ("go te\\\nst -tags=musl ./...", R, S),
+            ("echo go test -tags=musl ./... | sh", R, S),
+            ("printf '%s\\n' 'go test -tags=musl ./...' | sh", R, S),
+            ("env -S'go test -tags=musl ./...'", R, S),
+            ("env --split-string='go test -tags=musl ./...'", R, S),
+            ("eval -- 'go test -tags=musl ./...'", R, S),
+            ("sudo -Eu root go test -tags=musl ./...", R, S),
+            ("T=musl; go test -tags=$T ./...", R, S),
+            ("$HOME/sdk/go/bin/go test -tags=musl ./...", R, S),
+            ("/usr/local/go/bin/go test -tags=musl ./...", R, S),
+            ("strace -f go test -tags=musl ./...", R, S),
+            ("flock /tmp/go.lock go test -tags=musl ./...", R, S),
+            ("watch -n1 'go test -tags=musl ./...'", R, S),
+            ("script -qc 'go test -tags=musl ./...' /dev/null", R, S),
+            ("busybox sh -c 'go test -tags=musl ./...'", R, S),
+            ("python3 -c \"import os; os.system('go test -tags=musl ./...')\"", R, S),
+            ("trap 'go test -tags=musl ./...' EXIT", R, S),
+            ("coproc go test -tags=musl ./...", R, S),
+            ("bash <(echo 'go test -tags=musl ./...')", R, S),
+            ("bash -c 'go test -tags=musl ./...'", R, S),
+            ("time go test -tags=musl ./...", R, S),
+            ("nice -n 10 go test -tags=musl ./...", R, S),
+            ("go test -tags=darwin_arm64 ./...", A, N),
+            ("go test ./...", A, N),
+            ("go test -tags=musl ./internal/crypto", A, N),
+            ("go build -tags=musl ./...", A, N),
+            ("go vet -tags=musl ./...", A, N),
+            ("CGO_ENABLED=0 go test -tags=musl ./...", A, N),
+            ("echo 'go test -tags=musl ./...'", A, N),
+            ("T=darwin; go test -tags=$T ./...", A, N),
+            ("cd svc && go test -tags=musl ./... 2>&1 | tail -30", R, T),
+            ("go test -tags=musl ./... 2>&1 | head -100", R, T),
+            ("go test -tags=musl -run TestLinker ./...", A, T),
+            ("go test -race ./... 2>&1 | tail -5", A, T),
+        ],
+    ),
+    (
+        "`git push --force origin main`",
+        [
+            ("git push --force origin main", R, M),
+            ("git push origin main --force", R, S),
+            ("git push -f origin main", R, S),
+            ("git push origin --force main", R, S),
+            ("git push -v --force origin main", R, S),
+            ("git push --force origin my-feature", A, N),
+            ("git push origin main", A, N),
+            ("git push --force-with-lease origin main", A, N),
+            ("git push --force upstream main", A, N),
+            ("git push -u origin main", A, N),
+            ("git pull --force origin main", A, N),
+            ("git status && git push origin main --force", R, T),
+            ("git push --force origin HEAD:refs/heads/fix", A, T),
+            ("git log --oneline -5 && git push origin feature/x", A, T),
+        ],
+    ),
+    (
+        "`pip install -e .`",
+        [
+            ("pip install -e .", R, M),
+            ("pip install -q -e .", R, S),
+            ("pip install --editable .", R, S),
+            ("pip install --editable=.", R, S),
+            ("python -m pip install -e .", R, S),
+            ("python3 -m pip install -e .", R, S),
+            ("pip3 install -e .", R, S),
+            ("pip install -e . --disable-pip-version-check", R, S),
+            ("pip install -e '.[test]'", A, N),
+            ("pip install -e ./other", A, N),
+            ("pip install .", A, N),
+            ("pip install -e . --no-build-isolation", A, N),
+            ("pip uninstall -e .", A, N),
+            ("python -m venv .venv && .venv/bin/pip install -e .", R, T),
+            ("pip install -e . 2>&1 | tail -3", R, T),
+            ("pip install -r requirements.txt", A, T),
+        ],
+    ),
+    (
+        "`make deploy-fast`",
+        [
+            ("make deploy-fast", R, M),
+            ("make -j4 deploy-fast", R, S),
+            ("make -j 4 deploy-fast", R, S),
+            ("make --jobs=8 deploy-fast", R, S),
+            ("make -s deploy-fast", R, S),
+            ("make deploy", A, N),
+            ("make deploy-fast DRY=1", A, N),
+            ("make -n deploy-fast", A, N),
+            ("make -C web deploy-fast", A, N),
+            ("make test", A, N),
+            ("make build && make deploy-fast", R, T),
+            ("make deploy-fast 2>&1 | tee deploy.log", R, T),
+        ],
+    ),
+    (
+        "`rm -rf build`",
+        [
+            ("rm -rf build", R, M),
+            ("rm -fr build", R, S),
+            ("rm -r -f build", R, S),
+            ("rm -Rf build", R, S),
+            ("rm --recursive --force build", R, S),
+            ("rm -rfv build", R, S),
+            ("rm -rf dist", A, N),
+            ("rm -r build", A, N),
+            ("rm -rf build/cache", A, N),
+            ("rm -rf build dist", A, N),
+            ("ls build && rm -rf build", R, T),
+        ],
+    ),
+    (
+        "`CGO_ENABLED=0 go build ./...`",
+        [
+            ("CGO_ENABLED=0 go build ./...", R, M),
+            ("env CGO_ENABLED=0 go build ./...", R, S),
+            ("export CGO_ENABLED=0; go build ./...", R, S),
+            ("export CGO_ENABLED=0 && go build ./...", R, S),
+            ("CGO_ENABLED=0 go build -v ./...", R, S),
+            ("NO_COLOR=1 CGO_ENABLED=0 go build ./...", R, S),
+            ("go build ./...", A, N),
+            ("CGO_ENABLED=1 go build ./...", A, N),
+            ("CGO_ENABLED=0 go build ./cmd/server", A, N),
+            ("CGO_ENABLED=0 GOOS=linux go build ./...", A, N),
+            ("CGO_ENABLED=0 go vet ./...", A, N),
+            ("cd cmd && CGO_ENABLED=0 go build ./... 2>&1 | tail", R, T),
+        ],
+    ),
+    (
+        "`npm install --legacy-peer-deps`",
+        [
+            ("npm install --legacy-peer-deps", R, M),
+            ("npm i --legacy-peer-deps", R, S),
+            ("npm install --legacy-peer-deps --silent", R, S),
+            ("npm install --no-fund --no-audit --legacy-peer-deps", R, S),
+            ("npm install", A, N),
+            ("npm ci --legacy-peer-deps", A, N),
+            ("npm install --force", A, N),
+            ("npm install react --legacy-peer-deps", A, N),
+            ("cd web && npm install --legacy-peer-deps 2>&1 | tail -20", R, T),
+            ("npm install --legacy-peer-deps && npm run build", R, T),
+        ],
+    ),
+    (
+        "`npm run build`",
+        [
+            ("npm run build", R, M),
+            ("npm run-script build", R, S),
+            ("npm run build --silent", R, S),
+            ("npm run build:prod", A, N),
+            ("npm run test", A, N),
+            ("npm run build -- --watch", A, N),
+            ("yarn build", A, N),
+            ("npm run lint && npm run build", R, T),
+            ("npm run build 2>&1 | head -50", R, T),
+        ],
+    ),
+    (
+        "`npm test`",
+        [
+            ("npm test", R, M),
+            ("npm t", R, S),
+            ("npm run test", R, S),
+            ("npm test --silent", R, S),
+            ("npm test -- --watch", A, N),
+            ("npm test -- -t parser", A, N),
+            ("npm run test:unit", A, N),
+        ],
+    ),
+    (
+        "`cargo build --release --target x86_64-unknown-linux-musl`",
+        [
+            ("cargo build --release --target x86_64-unknown-linux-musl", R, M),
+            ("cargo build --target x86_64-unknown-linux-musl --release", R, S),
+            ("cargo build -r --target=x86_64-unknown-linux-musl", R, S),
+            ("cargo build --release --target x86_64-unknown-linux-musl -v", R, S),
+            ("cargo build --release --target x86_64-unknown-linux-musl -j 2", R, S),
+            ("cargo build --release --target aarch64-unknown-linux-musl", A, N),
+            ("cargo build --release", A, N),
+            ("cargo build --target x86_64-unknown-linux-musl", A, N),
+            ("cargo +nightly build --release --target x86_64-unknown-linux-musl", A, N),
+            ("cargo test --release --target x86_64-unknown-linux-musl", A, N),
+            ("cargo build --release --target x86_64-unknown-linux-musl 2>&1 | tail -40", R, T),
+        ],
+    ),
+    (
+        "`docker build -t app:dev .`",
+        [
+            ("docker build -t app:dev .", R, M),
+            ("docker build --tag app:dev .", R, S),
+            ("docker build --tag=app:dev .", R, S),
+            ("docker build . -t app:dev", R, S),
+            ("docker build -q -t app:dev .", R, S),
+            ("sudo docker build -t app:dev .", R, S),
+            ("docker build -t app:dev -f Dockerfile.alpine .", A, N),
+            ("docker build -t app:prod .", A, N),
+            ("docker build --no-cache -t app:dev .", A, N),
+            ("docker build -t app:dev ./svc", A, N),
+            ("docker run -t app:dev .", A, N),
+            ("docker build -t app:dev . 2>&1 | tail -30", R, T),
+        ],
+    ),
+    (
+        "`docker compose up -d db`",
+        [
+            ("docker compose up -d db", R, M),
+            ("docker compose up --detach db", R, S),
+            ("docker compose up db -d", R, S),
+            ("docker compose up -d web", A, N),
+            ("docker compose up db", A, N),
+            ("docker compose down -d db", A, N),
+            ("docker compose up -d --build db", A, N),
+        ],
+    ),
+    (
+        "`kubectl -n prod apply -f k8s/`",
+        [
+            ("kubectl -n prod apply -f k8s/", R, M),
+            ("kubectl apply -n prod -f k8s/", R, S),
+            ("kubectl apply --namespace=prod --filename k8s/", R, S),
+            ("kubectl apply -f k8s/ --namespace prod", R, S),
+            ("kubectl -n staging apply -f k8s/", A, N),
+            ("kubectl -n prod apply -f k8s/base", A, N),
+            ("kubectl -n prod delete -f k8s/", A, N),
+            ("kubectl -n prod apply -f k8s/ --dry-run=client", A, N),
+            ("kubectl -n prod diff -f k8s/", A, N),
+        ],
+    ),
+    (
+        "`kubectl rollout restart deployment/api`",
+        [
+            ("kubectl rollout restart deployment/api", R, M),
+            ("kubectl rollout restart deployment/api -v 5", R, S),
+            ("kubectl rollout status deployment/api", A, N),
+            ("kubectl rollout restart deployment/web", A, N),
+        ],
+    ),
+    (
+        "`pytest -x tests/test_api.py`",
+        [
+            ("pytest -x tests/test_api.py", R, M),
+            ("pytest tests/test_api.py -x", R, S),
+            ("pytest --exitfirst tests/test_api.py", R, S),
+            ("python -m pytest -x tests/test_api.py", R, S),
+            ("python3 -m pytest -x -q tests/test_api.py", R, S),
+            ("pytest -x -vv tests/test_api.py", R, S),
+            ("py.test -x tests/test_api.py", R, S),
+            ("pytest -x tests/test_db.py", A, N),
+            ("pytest tests/test_api.py", A, N),
+            ("pytest -x -k login tests/test_api.py", A, N),
+            ("pytest -x tests/test_api.py::test_login", A, N),
+            ("cd backend && python -m pytest -x tests/test_api.py 2>&1 | tail -20", R, T),
+            ("python -m pytest -q 2>&1 | tail -20", A, T),
+        ],
+    ),
+    (
+        "`terraform apply -auto-approve`",
+        [
+            ("terraform apply -auto-approve", R, M),
+            ("terraform apply --auto-approve", R, S),
+            ("terraform apply -auto-approve -no-color", R, S),
+            ("terraform apply", A, N),
+            ("terraform plan -auto-approve", A, N),
+            ("terraform apply -auto-approve -target=module.db", A, N),
+            ("terraform apply -auto-approve -var env=prod", A, N),
+            ("terraform -chdir=infra apply -auto-approve", A, N),
+            ("terraform init && terraform apply -auto-approve", R, T),
+        ],
+    ),
+    (
+        "`terraform state rm aws_instance.web`",
+        [
+            ("terraform state rm aws_instance.web", R, M),
+            ("terraform state rm aws_instance.db", A, N),
+            ("terraform state list aws_instance.web", A, N),
+        ],
+    ),
+    (
+        "`git reset --hard HEAD~1`",
+        [
+            ("git reset --hard HEAD~1", R, M),
+            ("git reset HEAD~1 --hard", R, S),
+            ("git -c core.pager=cat reset --hard HEAD~1", R, S),
+            ("git reset --soft HEAD~1", A, N),
+            ("git reset --hard HEAD~2", A, N),
+            ("git reset --hard origin/main", A, N),
+            ("git stash && git reset --hard HEAD~1", R, T),
+        ],
+    ),
+    (
+        "`git commit -am 'wip'`",
+        [
+            ("git commit -am 'wip'", R, M),
+            ("git commit -a -m wip", R, S),
+            ("git commit --all --message=wip", R, S),
+            ("git commit -q -am wip", R, S),
+            ("git commit -am 'fix: parser'", A, N),
+            ("git commit -m wip", A, N),
+            ("git commit -am wip --no-verify", A, N),
+            ("git add -A && git commit -am wip", R, T),
+        ],
+    ),
+    (
+        "`git stash pop`",
+        [
+            ("git stash pop", R, M),
+            ("git stash pop -q", R, S),
+            ("git stash drop", A, N),
+            ("git stash pop stash@{1}", A, N),
+            ("git stash", A, N),
+        ],
+    ),
+    (
+        "`yarn add left-pad --dev`",
+        [
+            ("yarn add left-pad --dev", R, M),
+            ("yarn add -D left-pad", R, S),
+            ("yarn add --dev left-pad --silent", R, S),
+            ("yarn add left-pad", A, N),
+            ("yarn add right-pad --dev", A, N),
+            ("yarn remove left-pad", A, N),
+        ],
+    ),
+    (
+        "`pnpm install --frozen-lockfile`",
+        [
+            ("pnpm install --frozen-lockfile", R, M),
+            ("pnpm i --frozen-lockfile", R, S),
+            ("pnpm install --frozen-lockfile --reporter=silent", R, S),
+            ("pnpm install", A, N),
+            ("pnpm install --no-frozen-lockfile", A, N),
+            ("pnpm -r install --frozen-lockfile", A, N),
+        ],
+    ),
+    (
+        "`npx prisma migrate deploy`",
+        [
+            ("npx prisma migrate deploy", R, M),
+            ("npx --yes prisma migrate deploy", R, S),
+            ("prisma migrate deploy", R, S),
+            ("npx prisma migrate dev", A, N),
+            ("npx prisma migrate reset", A, N),
+        ],
+    ),
+    (
+        "`curl -X POST https://api.local/v1/charge -H 'Idempotency-Key: abc'`",
+        [
+            ("curl -X POST https://api.local/v1/charge -H 'Idempotency-Key: abc'", R, M),
+            ("curl -H 'Idempotency-Key: abc' -X POST https://api.local/v1/charge", R, S),
+            ("curl -s -X POST https://api.local/v1/charge -H 'Idempotency-Key: abc'", R, S),
+            ("curl -X POST https://api.local/v1/refund -H 'Idempotency-Key: abc'", A, N),
+            ("curl -X GET https://api.local/v1/charge -H 'Idempotency-Key: abc'", A, N),
+            ("curl -X POST https://api.local/v1/charge -H 'Idempotency-Key: xyz'", A, N),
+        ],
+    ),
+    (
+        "`./scripts/migrate.sh --all`",
+        [
+            ("./scripts/migrate.sh --all", R, M),
+            ("scripts/migrate.sh --all", R, S),
+            ("bash -c './scripts/migrate.sh --all'", R, S),
+            ("./scripts/migrate.sh --one users", A, N),
+            ("./scripts/migrate.sh", A, N),
+            ("cat ./scripts/migrate.sh", A, N),
+        ],
+    ),
+    (
+        "`go mod tidy -go=1.21`",
+        [
+            ("go mod tidy -go=1.21", R, M),
+            ("go mod tidy --go=1.21", R, S),
+            ("go mod tidy -go 1.21", R, S),
+            ("go mod tidy -v -go=1.21", R, S),
+            ("go mod tidy", A, N),
+            ("go mod tidy -go=1.22", A, N),
+            ("go mod download -go=1.21", A, N),
+        ],
+    ),
+    (
+        "`python manage.py migrate --fake`",
+        [
+            ("python manage.py migrate --fake", R, M),
+            ("python3 manage.py migrate --fake", R, S),
+            ("python manage.py migrate", A, N),
+            ("python manage.py migrate app --fake", A, N),
+            ("python manage.py makemigrations --fake", A, N),
+        ],
+    ),
+    (
+        "`go test -race ./...`",
+        [
+            ("go test -race ./...", R, M),
+            ("go test -v -race ./...", R, S),
+            ("go test --race ./...", R, S),
+            ("timeout 600 go test -race ./... 2>&1 | tail -50", R, T),
+            ("cd /work/repo && go test -race ./... | grep -v '^ok'", R, T),
+            ("go test -race ./pkg/...", A, N),
+            ("go test -race -run TestCache ./...", A, N),
+            ("go test ./...", A, N),
+            ("go build -race ./...", A, N),
+        ],
+    ),
+    (
+        "`git rebase -i origin/main`",
+        [
+            ("git rebase -i origin/main", R, M),
+            ("git rebase --interactive origin/main", R, S),
+            ("GIT_SEQUENCE_EDITOR=: git rebase -i origin/main", A, N),
+            ("git rebase origin/main", A, N),
+            ("git rebase -i origin/develop", A, N),
+            ("git fetch && git rebase -i origin/main", R, T),
+        ],
+    ),
+    (
+        "`git checkout -b release`",
+        [
+            ("git checkout -b release", R, M),
+            ("git checkout -q -b release", R, S),
+            ("git checkout -b release-2", A, N),
+            ("git checkout release", A, N),
+            ("git switch -c release", A, N),
+        ],
+    ),
+    (
+        "`mvn -DskipTests package`",
+        [
+            ("mvn -DskipTests package", R, M),
+            ("mvn package -DskipTests", R, S),
+            ("mvn -q -DskipTests package", R, S),
+            ("mvn package", A, N),
+            ("mvn -DskipTests install", A, N),
+        ],
+    ),
+    (
+        "`helm upgrade --install api ./chart -n prod`",
+        [
+            ("helm upgrade --install api ./chart -n prod", R, M),
+            ("helm upgrade api ./chart --install -n prod", R, S),
+            ("helm upgrade --install api ./chart -n staging", A, N),
+            ("helm upgrade --install web ./chart -n prod", A, N),
+            ("helm template api ./chart -n prod", A, N),
+        ],
+    ),
+    (
+        "`alembic upgrade head`",
+        [
+            ("alembic upgrade head", R, M),
+            ("cd backend && alembic upgrade head", R, T),
+            ("alembic upgrade +1", A, N),
+            ("alembic downgrade head", A, N),
+        ],
+    ),
+    (
+        "`bundle exec rspec spec/models`",
+        [
+            ("bundle exec rspec spec/models", R, M),
+            ("bundle exec rspec spec/models --verbose", R, S),
+            ("bundle exec rspec spec/requests", A, N),
+            ("bundle exec rspec", A, N),
+        ],
+    ),
+    (
+        "`npm publish --access public`",
+        [
+            ("npm publish --access public", R, M),
+            ("npm publish --access=public", R, S),
+            ("npm publish --access public --dry-run", A, N),
+            ("npm publish", A, N),
+            ("npm publish --access restricted", A, N),
+        ],
+    ),
+    (
+        "`docker run --rm app:dev`",
+        [
+            ("docker run --rm app:dev", R, M),
+            ("docker container run --rm app:dev", R, S),
+            ("sudo docker run --rm app:dev", R, S),
+            ("docker run app:dev --rm", A, N),
+            ("docker run --rm -v $PWD:/src app:dev", A, N),
+            ("docker run --rm -e DEBUG=1 app:dev", A, N),
+            ("docker run --rm app:dev sh", A, N),
+            ("docker run --rm app:prod", A, N),
+        ],
+    ),
+    (
+        "`go run ./cmd/server -port 8080`",
+        [
+            ("go run ./cmd/server -port 8080", R, M),
+            ("go run -v ./cmd/server -port 8080", R, S),
+            ("go run ./cmd/server -port 9090", A, N),
+            ("go run ./cmd/server", A, N),
+            ("go run ./cmd/server -port 8080 -debug", A, N),
+        ],
+    ),
+    (
+        "`python scripts/seed.py --reset`",
+        [
+            ("python scripts/seed.py --reset", R, M),
+            ("python3 scripts/seed.py --reset", R, S),
+            ("python -u scripts/seed.py --reset", R, S),
+            ("python scripts/seed.py", A, N),
+            ("python scripts/seed.py --reset --dry-run", A, N),
+            ("python -m scripts.seed --reset", A, N),
+        ],
+    ),
+]
+
+# Commands from agent transcripts that share no failed attempt above: all allowed.
+UNRELATED = [
+    "ls -la",
+    "git status",
+    "git diff --stat",
+    "cat README.md | head -50",
+    "rg -n 'def main' src/",
+    "find . -name '*.py' | xargs wc -l | tail -1",
+    "python -c 'import sys; print(sys.version)'",
+    "sed -n 1,80p src/app.py",
+    "grep -rn TODO src | head",
+    "echo $PATH",
+    "which go && go version",
+    "npm --version",
+    "docker ps -a",
+    "kubectl get pods -n prod",
+    "terraform fmt -recursive",
+    "cargo fmt --all",
+    "git log --oneline -10",
+    "mkdir -p build && cp -r assets build/",
+    "tail -n 100 /var/log/app.log",
+    "wc -l docs/*.md",
+]
+
+
+def pairs() -> Iterator[Pair]:
+    """Every labelled pair: the table above, then each unrelated command against each row."""
+    for tried, commands in CORPUS:
+        for command, label, kind in commands:
+            yield Pair(tried, command, label, kind)
+    for index, command in enumerate(UNRELATED):
+        tried = CORPUS[index % len(CORPUS)][0]
+        yield Pair(tried, command, A, T)
+
+
+class Figures(NamedTuple):
+    pairs: int
+    refuse_labels: int
+    refused: int
+    true_refusals: int
+    advised: int
+    wrong: list[tuple[Pair, str]]  # refused against the label, or missed
+
+    @property
+    def precision(self) -> float:
+        return self.true_refusals / self.refused if self.refused else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.true_refusals / self.refuse_labels if self.refuse_labels else 1.0
+
+
+def figures() -> Figures:
+    """Run the check's matching on every pair (as ``check-command`` does)."""
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root / "src"))
+    from rehydrate.agents.commands import attempts_in_cell, commands_in, match
+
+    total = labels = refused = right = advised = 0
+    wrong: list[tuple[Pair, str]] = []
+    for pair in pairs():
+        total += 1
+        verdict = None
+        for attempt in attempts_in_cell(pair.tried):
+            for candidate in commands_in(pair.command):
+                kind = match(candidate, attempt)
+                if kind == "exact" or (kind and verdict is None):
+                    verdict = kind
+        labels += pair.label == R
+        if verdict == "exact":
+            refused += 1
+            right += pair.label == R
+            if pair.label != R:
+                wrong.append((pair, "refused"))
+        else:
+            advised += verdict == "close"
+            if pair.label == R:
+                wrong.append((pair, "missed"))
+    return Figures(total, labels, refused, right, advised, wrong)
+
+
+def main() -> int:
+    found = figures()
+    print(
+        f"{found.pairs} pairs, {found.refuse_labels} labelled refuse; refused {found.refused}, "
+        f"{found.true_refusals} rightly; advised {found.advised}\n"
+        f"precision {found.precision:.3f}  recall {found.recall:.3f}"
+    )
+    for pair, what in found.wrong:
+        print(f"  {what}: {pair.command!r}  (row {pair.tried}, {pair.kind})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

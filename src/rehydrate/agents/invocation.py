@@ -1,0 +1,173 @@
+"""A simple command as a model of what it runs, and the comparison of two of them.
+
+``model(command)`` reads a normalised ``commandline.Command`` with its tool's row of
+``tooltable.TOOLS``: the program, its subcommand path, its options as a set of
+(name, value) with every alias, cluster and ``=``/space spelling made one and the
+cosmetic ones dropped, its positional arguments in order, and the environment it is
+given. ``compare(candidate, failed)`` says
+
+* ``"exact"`` when the two models are equal: the same invocation (refused);
+* ``"close"`` when program and subcommand path are equal and the two share something
+  more (an option, or their positional arguments), but differ: the candidate is
+  allowed, with a note naming the row (docs/check-command.md, *Three outcomes*);
+* None otherwise.
+
+Precision first: a different positional argument (``origin my-feature`` against
+``origin main``), another option value, an option more or less, or an environment
+variable more (``CGO_ENABLED=0`` may be the workaround) is a different invocation.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from .commandline import Command, _is_number
+from .tooltable import COSMETIC_ENV, GENERIC, Tool, tool
+
+Option = tuple[str, str | None]
+_SUBCOMMAND = re.compile(r"^[A-Za-z][A-Za-z0-9_:-]*+$")  # no "/", "." or "="
+
+
+class Model(NamedTuple):
+    program: str
+    path: tuple[str, ...]
+    options: frozenset[Option]
+    positional: tuple[str, ...]
+    env: frozenset[str]
+
+
+def _is_option(token: str) -> bool:
+    return token.startswith("-") and token != "-" and not _is_number(token)
+
+
+def model(command: Command, valued: frozenset[str] = frozenset(), greedy: bool = False) -> Model:
+    """``command`` as what it runs. ``valued``: names of unknown options that take the
+    next word (written ``--name=value`` in one of the commands compared); ``greedy``:
+    every unknown option written without ``=`` takes the next word."""
+    key = ("model", valued, greedy)
+    found = command.cache.get(key)
+    if found is not None:
+        return found  # type: ignore[no-any-return]
+    row = tool(command.program)
+    found = command.cache[key] = _read(command, row, command.words + command.rest, valued, greedy)
+    return found
+
+
+def _read(
+    command: Command, row: Tool, tokens: tuple[str, ...], valued: frozenset[str], greedy: bool
+) -> Model:
+    options: list[Option] = []
+    positional: list[str] = []
+    words: list[str] = []
+    depth = row.depth if row is not GENERIC else 0
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        index += 1
+        sub = words[0] if words else ""
+        if token == "--":
+            positional.extend(tokens[index:])
+            break
+        if token.startswith("+") and not words and row is not GENERIC:
+            options.append((token, None))  # `cargo +nightly build`: a toolchain
+            continue
+        if not _is_option(token):
+            if len(words) < depth:
+                words.append(row.subcommands.get(token, token) if not words else token)
+                if len(words) == 1 and words[0] in row.nested:
+                    depth += 1
+            elif row.stops and " ".join(words) in row.stops:
+                positional.extend(tokens[index - 1 :])  # `docker run IMAGE ARGS...`
+                break
+            else:
+                positional.append(token)
+            continue
+        index = _option(token, tokens, index, row, sub, valued, greedy, options)
+    cosmetic = row.cosmetic
+    kept = frozenset(o for o in options if o[0] not in cosmetic)
+    env = frozenset(e for e in command.env if e.partition("=")[0] not in COSMETIC_ENV)
+    path = row.paths.get(tuple(words), tuple(words))
+    if row is GENERIC and positional and _SUBCOMMAND.match(positional[0]):
+        path = (positional[0],)  # an unknown tool: its first word stands for its subcommand
+    return Model(command.program, path, kept, tuple(positional), env)
+
+
+def _option(
+    token: str,
+    tokens: tuple[str, ...],
+    index: int,
+    row: Tool,
+    sub: str,
+    valued: frozenset[str],
+    greedy: bool,
+    out: list[Option],
+) -> int:
+    """Add the option(s) ``token`` spells to ``out``; the index after its value."""
+    spelled, eq, value = token.partition("=")
+    single = not token.startswith("--")
+    if row.style == "posix" and single and not eq and len(token) > 2 and token[1].isalpha():
+        whole = row.name(token, sub)
+        if whole == token and not row.takes_value(whole, sub):
+            return _cluster(token, tokens, index, row, sub, out)
+    name = row.name(spelled, sub)
+    if eq:  # `--legacy-peer-deps=true` is the switch itself, unless the option takes a value
+        switch = value.lower() == "true" and not row.takes_value(name, sub)
+        out.append((name, None if switch else value))
+        return index
+    bare = spelled.lstrip("-")
+    takes = row.takes_value(name, sub) or bare in valued or (greedy and row is GENERIC)
+    if takes and index < len(tokens) and (row is not GENERIC or not _is_option(tokens[index])):
+        out.append((name, tokens[index]))
+        return index + 1
+    out.append((name, None))
+    return index
+
+
+def _cluster(
+    token: str, tokens: tuple[str, ...], index: int, row: Tool, sub: str, out: list[Option]
+) -> int:
+    """``-fr`` is ``-f -r``; ``-j4`` is ``-j 4``; ``-am msg`` is ``-a -m msg``."""
+    for at in range(1, len(token)):
+        if not token[at].isalpha():  # `-n5`: the rest is the value of the option before
+            previous = out.pop()
+            out.append((previous[0], token[at:]))
+            return index
+        name = row.name("-" + token[at], sub)
+        if row.takes_value(name, sub):
+            attached = token[at + 1 :]
+            if attached:
+                out.append((name, attached))
+                return index
+            if index < len(tokens):
+                out.append((name, tokens[index]))
+                return index + 1
+            out.append((name, None))
+            return index
+        out.append((name, None))
+    return index
+
+
+def _valued_names(command: Command) -> frozenset[str]:
+    """Names of the options ``command`` writes ``--name=value`` (for unknown tools)."""
+    return command.valued
+
+
+def compare(candidate: Command, failed: Command) -> str | None:
+    """'exact', 'close' or None (see the module docstring)."""
+    if candidate.program != failed.program:
+        return None
+    valued = _valued_names(candidate) | _valued_names(failed)
+    mine, theirs = model(candidate, valued), model(failed, valued)
+    if mine == theirs:
+        return "exact"
+    if tool(candidate.program) is GENERIC and mine.env == theirs.env:
+        # an unknown tool: each bare flag may take the word after it (`curl -X POST`)
+        if model(candidate, valued, True) == model(failed, valued, True):
+            return "exact"
+    if mine.path != theirs.path:
+        return None
+    shared = (mine.options & theirs.options) or (
+        mine.positional == theirs.positional and (theirs.options or theirs.positional)
+    )
+    return "close" if shared else None

@@ -1,0 +1,374 @@
+"""What the command check knows about each tool: ONE table, data only (docs/check-command.md).
+
+A row says how a tool's command line is built, so that two spellings of one invocation
+compare equal and two different invocations do not:
+
+* ``depth``: how many subcommand words follow the program (``git push``: 1, ``make``: 0),
+  and ``nested``: the subcommands that take one more (``git stash pop``, ``docker
+  compose up``); ``subcommands`` maps a subcommand's other names to one (``npm i``);
+* ``options``: the spellings of one option (``-f --force``); the last is its name;
+  a spelling scoped to one subcommand is written ``push: -n --dry-run``;
+* ``valued``: the options that take a value (``-m`` in ``git commit -m msg``), so
+  ``--tags=musl`` and ``--tags musl`` are one option, and the word after ``-m`` is no
+  positional argument; clusters (``-fr``, ``-j4``, ``-Eu root``) are split by it;
+* ``cosmetic``: options that change what is printed or how fast, not what runs;
+* ``style``: ``posix`` (short options cluster) or ``go`` (``-name`` and ``--name`` are
+  one option, never a cluster: Go's flag package, also terraform's);
+* ``paths``: subcommand paths that run the same (``npm run test`` is ``npm test``);
+* ``checks``: the subcommand paths (for ``make``, the targets) that run the project's
+  tests, so that capture tells a failing check from a failed approach (``""``: the
+  tool itself is a test runner);
+* ``stops``: subcommand paths whose first argument ends the tool's own options: what
+  follows belongs to what it runs (``docker run IMAGE --rm``, ``go run . -v``,
+  ``python script.py -x``), so it is compared in order, as written.
+
+A tool that is not in the table is compared on its words as written (the generic row):
+flags as a set (one written ``--name=value`` in either command takes a value), the
+generic cosmetic flags dropped, every other word a positional argument in order, the
+first one standing for its subcommand.
+Adding a tool is adding a row.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import NamedTuple
+
+
+class Tool(NamedTuple):
+    depth: int  # subcommand words after the program
+    nested: frozenset[str]  # subcommands that take one more subcommand word
+    subcommands: Mapping[str, str]  # another name of a subcommand -> its name
+    names: Mapping[str, str]  # an option's spelling ("-f", "push: -n") -> its name
+    valued: frozenset[str]  # option names (and scoped "sub: name") that take a value
+    cosmetic: frozenset[str]  # option names that do not change what runs
+    style: str  # "posix" | "go" | "words" (unknown tool: as written)
+    paths: Mapping[tuple[str, ...], tuple[str, ...]] = {}  # ("run", "test") -> ("test",)
+    stops: frozenset[str] = frozenset()  # paths whose first argument ends the options
+    checks: frozenset[str] = frozenset()  # paths (or make targets) that run the tests
+
+    def name(self, spelling: str, sub: str = "") -> str:
+        """The option's name: its last spelling (``-f`` -> ``--force``)."""
+        if self.style == "go":
+            spelling = "-" + spelling.lstrip("-")
+        return self.names.get(f"{sub}: {spelling}") or self.names.get(spelling) or spelling
+
+    def takes_value(self, name: str, sub: str = "") -> bool:
+        return name in self.valued or f"{sub}: {name}" in self.valued
+
+
+# Printed output, speed, colour, paging: never what runs (for tools not in the table too).
+GENERIC_COSMETIC = frozenset(
+    "-v -vv -vvv --verbose -q -qq --quiet -s --silent -h --help --version --color --colour"
+    " --no-color --no-colour --progress --no-progress --debug -count --count -j --jobs"
+    " --parallel --json --pager --no-pager".split()
+)
+# Environment variables that do not change what a command does, only how it prints.
+COSMETIC_ENV = frozenset(
+    "PATH LANG LC_ALL LC_CTYPE PAGER GIT_PAGER TERM NO_COLOR FORCE_COLOR CLICOLOR COLUMNS"
+    " LINES PYTHONUNBUFFERED PYTHONDONTWRITEBYTECODE".split()
+)
+# Other names of one program (after the base name is taken): pip3 -> pip.
+_VERSIONED = re.compile(r"^(python|pip|pytest|node)[0-9][0-9.]*+$")
+PROGRAMS: Mapping[str, str] = {"py.test": "pytest", "nodejs": "node"}
+
+
+def program_name(base: str) -> str:
+    """One name per program: ``pip3.12`` is ``pip``, ``py.test`` is ``pytest``."""
+    versioned = _VERSIONED.match(base)
+    if versioned:
+        return versioned[1]
+    return PROGRAMS.get(base, base)
+
+
+def _tool(
+    *,
+    depth: int = 1,
+    nested: str = "",
+    subcommands: Mapping[str, str] | None = None,
+    options: Iterable[str] = (),
+    valued: str = "",
+    cosmetic: str = "",
+    style: str = "posix",
+    paths: Mapping[tuple[str, ...], tuple[str, ...]] | None = None,
+    stops: str | None = None,
+    checks: str | None = None,
+) -> Tool:
+    names: dict[str, str] = {}
+    for group in options:
+        scope, _, spellings = group.rpartition(": ")
+        words = spellings.split()
+        for word in words:
+            names[f"{scope}: {word}" if scope else word] = words[-1]
+
+    def named(text: str) -> frozenset[str]:
+        out = set()
+        for item in text.split(","):
+            scope, _, spellings = item.strip().rpartition(": ")
+            for word in spellings.split():
+                name = names.get(f"{scope}: {word}") or names.get(word) or word
+                if style == "go":
+                    name = names.get("-" + word.lstrip("-"), "-" + word.lstrip("-"))
+                out.add(f"{scope}: {name}" if scope else name)
+        return frozenset(out)
+
+    return Tool(
+        depth,
+        frozenset(nested.split()),
+        subcommands or {},
+        names,
+        named(valued),
+        named(cosmetic),
+        style,
+        paths or {},
+        _paths(stops),
+        _paths(checks),
+    )
+
+
+def _paths(text: str | None) -> frozenset[str]:
+    """``"run, exec"`` as a set; ``""`` is the tool itself; None nothing."""
+    return frozenset(p.strip() for p in text.split(",")) if text is not None else frozenset()
+
+
+TOOLS: dict[str, Tool] = {
+    "git": _tool(
+        nested="remote stash submodule worktree notes bisect lfs sparse-checkout reflog",
+        options=[
+            "-f --force",
+            "-u --set-upstream",
+            "push: -n --dry-run",
+            "commit: -n --no-verify",
+            "-m --message",
+            "-a --all",
+            "-b --branch",
+            "-p --patch",
+            "-i --interactive",
+            "-F --file",
+            "-d --delete",
+            "-D --force-delete",
+            "-A --all",
+            "-r --recursive",
+            "-x --exec",
+        ],
+        valued="-C -c --git-dir --work-tree --namespace --message --file --branch --depth"
+        " -o --push-option --exec --onto --strategy -X --author --date --format --since"
+        " --until --grep --pretty, checkout: -B, switch: -c -C, reset: --pathspec-from-file",
+        cosmetic="-v --verbose -q --quiet --progress --no-progress --color --no-color --stat"
+        " --no-pager --porcelain",
+    ),
+    "go": _tool(
+        nested="mod work tool env",
+        stops="run",
+        checks="test",
+        options=["-C -chdir"],
+        valued="tags run skip count timeout o p ldflags gcflags asmflags mod bench benchtime"
+        " cpu coverprofile covermode coverpkg exec parallel shuffle toolexec chdir overlay"
+        " pgo buildmode compiler installsuffix modfile",
+        cosmetic="-v -x -n -json -count -p -parallel -a",
+        style="go",
+    ),
+    "pip": _tool(
+        options=[
+            "-e --editable",
+            "-r --requirement",
+            "-c --constraint",
+            "-U --upgrade",
+            "-t --target",
+            "-i --index-url",
+            "-I --ignore-installed",
+            "-y --yes",
+            "-f --find-links",
+        ],
+        valued="--editable --requirement --constraint --target --index-url --extra-index-url"
+        " --find-links --prefix --root --python --platform --only-binary --no-binary"
+        " --config-settings -C --progress-bar --log --cache-dir --timeout --retries",
+        cosmetic="-v --verbose -q --quiet --no-color --disable-pip-version-check"
+        " --no-input --progress-bar --log --no-cache-dir --cache-dir --timeout --retries",
+        subcommands={"i": "install"},
+    ),
+    "python": _tool(depth=0, valued="-m -c -W -X", cosmetic="-u -B -q", stops=""),
+    "node": _tool(depth=0, valued="-r --require -e --eval --import", stops=""),
+    "npm": _tool(
+        nested="run run-script exec",
+        subcommands={
+            "i": "install",
+            "in": "install",
+            "add": "install",
+            "isntall": "install",
+            "t": "test",
+            "tst": "test",
+            "run-script": "run",
+            "rm": "uninstall",
+            "r": "uninstall",
+            "un": "uninstall",
+            "remove": "uninstall",
+            "x": "exec",
+            "ln": "link",
+        },
+        paths={("run", name): (name,) for name in ("test", "start", "stop", "restart")},
+        checks="test",
+        options=["-D --save-dev", "-g --global", "-f --force", "-w --workspace", "-y --yes"],
+        valued="--workspace --prefix --registry --tag --loglevel --cache --userconfig",
+        cosmetic="-s --silent -q --quiet -d --loglevel --no-fund --no-audit --progress"
+        " --no-progress --color --no-color --verbose --foreground-scripts",
+    ),
+    "pnpm": _tool(
+        nested="run exec",
+        checks="test, run test",
+        subcommands={"i": "install", "add": "add", "rm": "remove", "t": "test"},
+        options=[
+            "-D --save-dev",
+            "-w --workspace-root",
+            "-F --filter",
+            "-C --dir",
+            "-r --recursive",
+        ],
+        valued="--filter --dir --reporter --registry",
+        cosmetic="-s --silent --reporter --color --no-color --loglevel",
+    ),
+    "yarn": _tool(
+        nested="run workspace",
+        stops="run, exec, dlx, node",
+        checks="test, run test",
+        options=["-D --dev", "-W --ignore-workspace-root-check"],
+        valued="--cwd --registry --network-timeout",
+        cosmetic="-s --silent --verbose --no-progress --non-interactive --network-timeout",
+    ),
+    "npx": _tool(depth=0, options=["-y --yes", "-p --package"], valued="--package", stops=""),
+    "make": _tool(
+        depth=0,
+        checks="test, tests, check, unit, unittest, test-unit, integration",
+        options=[
+            "-C --directory",
+            "-f --file --makefile",
+            "-j --jobs",
+            "-k --keep-going",
+            "-n --just-print --dry-run --recon",
+            "-B --always-make",
+            "-e --environment-overrides",
+            "-i --ignore-errors",
+            "-l --load-average",
+            "-O --output-sync",
+        ],
+        valued="--directory --makefile --jobs --load-average -I --include-dir -o -W",
+        cosmetic="--jobs --load-average --output-sync -s --silent --quiet -w"
+        " --print-directory --no-print-directory --debug",
+    ),
+    "cargo": _tool(
+        nested="nextest",
+        checks="test, nextest run",
+        options=[
+            "-p --package",
+            "-r --release",
+            "-F --features",
+            "-j --jobs",
+            "-Z",
+        ],
+        valued="--package --features --target --target-dir --manifest-path --bin --example"
+        " --test --bench --jobs --profile --config -Z --color --message-format",
+        cosmetic="-v --verbose -q --quiet --jobs --color --message-format --timings",
+    ),
+    "docker": _tool(
+        nested="compose image container volume network buildx system builder context"
+        " plugin manifest trust swarm service stack secret config node",
+        stops="run, exec, create, container run, container exec, container create,"
+        " compose run, compose exec",
+        subcommands={"builder": "buildx"},
+        paths={
+            **{("container", n): (n,) for n in "run exec create start stop rm logs ps".split()},
+            **{("image", n): (n,) for n in "build pull push rm tag".split()},
+            ("image", "ls"): ("images",),
+            ("container", "ls"): ("ps",),
+        },
+        options=[
+            "-t --tag",
+            "-f --file",
+            "-e --env",
+            "-v --volume",
+            "-p --publish",
+            "-d --detach",
+            "-i --interactive",
+            "-t --tty",
+            "build: -t --tag",
+            "-w --workdir",
+            "-u --user",
+            "-H --host",
+            "-c --context",
+        ],
+        valued="--tag --file --env --env-file --volume --publish --workdir --user --name"
+        " --network --platform --build-arg --target --entrypoint --mount --label --host"
+        " --context --config --log-level --cpus --memory -m --restart --cache-from",
+        cosmetic="-q --quiet --progress --log-level",
+    ),
+    "kubectl": _tool(
+        nested="rollout config create set auth top certificate cluster-info",
+        stops="exec, run, debug",
+        options=[
+            "-n --namespace",
+            "-f --filename",
+            "-o --output",
+            "-l --selector",
+            "-A --all-namespaces",
+            "-c --container",
+            "-k --kustomize",
+            "-i --stdin",
+            "-t --tty",
+            "-v --v",
+        ],
+        valued="--v --namespace --filename --output --selector --container --context --cluster"
+        " --kubeconfig --user --kustomize --field-selector --image --replicas --timeout"
+        " --server -s --token --as --request-timeout --sort-by",
+        cosmetic="--v --output -w --watch --no-headers --show-labels --request-timeout",
+    ),
+    "pytest": _tool(
+        depth=0,
+        checks="",
+        options=[
+            "-x --exitfirst",
+            "-k",
+            "-m",
+            "-p",
+            "-n --numprocesses",
+            "-c --config-file",
+            "-r",
+            "-l --showlocals",
+            "--lf --last-failed",
+            "--ff --failed-first",
+        ],
+        valued="-k -m -p --capture --numprocesses --config-file --rootdir --basetemp --maxfail"
+        " --tb -r --durations --junitxml --cov --cov-report -o --override-ini"
+        " --deselect --ignore --log-level --timeout --dist",
+        cosmetic="-v -vv -vvv --verbose -q -qq --quiet -r --tb --durations --color"
+        " --no-header --no-summary -s --capture --showlocals --numprocesses --dist"
+        " --junitxml --cov-report",
+    ),
+    "terraform": _tool(
+        nested="state workspace providers",
+        valued="-chdir -var -var-file -target -out -lock-timeout -parallelism -backend-config"
+        " -replace -state -input",
+        cosmetic="-no-color -compact-warnings -json -parallelism -lock-timeout -input",
+        style="go",
+    ),
+    "rm": _tool(
+        depth=0,
+        options=["-r -R --recursive", "-f --force", "-i --interactive", "-d --dir"],
+        cosmetic="-v --verbose",
+    ),
+    "cp": _tool(
+        depth=0,
+        options=["-r -R --recursive", "-f --force", "-a --archive", "-p --preserve"],
+        valued="-t --target-directory -S --suffix",
+        cosmetic="-v --verbose",
+    ),
+}
+# Test runners known only as such: what they run is the project's tests.
+for _runner in "jest vitest mocha ava tox nox rspec phpunit ctest bats tap".split():
+    TOOLS[_runner] = _tool(depth=0, checks="", style="words")
+GENERIC = Tool(2, frozenset(), {}, {}, frozenset(), GENERIC_COSMETIC, "words")
+
+
+def tool(program: str) -> Tool:
+    """The row of ``program``, or the generic one."""
+    return TOOLS.get(program, GENERIC)

@@ -1,0 +1,71 @@
+"""Hostile text for the scanners issue 28 and issue 26 item 3 added, one line per case:
+each is read in linear time (a 200 KB input in well under the bound; a quadratic
+version would take minutes), and gives an answer, never an exception."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+
+from rehydrate.agents.commandline import read
+from rehydrate.agents.commands import attempts_in_cell, commands_in, match
+from rehydrate.agents.outcomes import failing_check, salient
+from rehydrate.agents.shell import join_continuations, printed
+from rehydrate.writers.verbs import not_placeholder
+
+N = 200_000
+BOUND = 3.0  # seconds
+
+
+def _match(tried: str, command: str) -> object:
+    return [match(c, a) for a in attempts_in_cell(tried) for c in commands_in(command)]
+
+
+def _placeholder(value: str) -> object:
+    try:
+        return not_placeholder("--workaround", value)
+    except Exception as exc:  # noqa: BLE001 - a named refusal is an answer too
+        return exc
+
+
+CASES: list[tuple[str, Callable[[], object]]] = [
+    ("continuations", lambda: join_continuations("go \\\n" * (N // 5))),
+    ("continuations-in-quotes", lambda: join_continuations("'\\\n" * (N // 3))),
+    ("unbalanced-quotes", lambda: join_continuations("\"'\\\n" * (N // 4))),
+    ("variables", lambda: read("A=1; echo " + "$A" * (N // 2))),
+    ("braced-variables", lambda: read("A=1; echo " + "${A}" * (N // 4))),
+    ("many-exports", lambda: read("export " + " ".join(f"A{i}=1" for i in range(N // 8)) + "; go")),
+    ("many-unsets", lambda: read("export A=1; " + "unset A; export A=2; " * (N // 40) + "go")),
+    ("unknown-variables", lambda: read("echo " + "$" * N)),
+    ("python-os-system-openers", lambda: read('python3 -c "' + "os.system(" * (N // 10) + '"')),
+    ("python-argv-openers", lambda: read('python3 -c "' + "subprocess.run([" * (N // 16) + '"')),
+    ("python-argv-strings", lambda: read('python3 -c "subprocess.run([' + "'a'," * (N // 4))),
+    ("python-quote-openers", lambda: read("python3 -c \"os.system('" + "x" * N + '"')),
+    ("printf-format", lambda: printed(("printf", "%s\\n" * (N // 4), "go test"))),
+    ("echo-options", lambda: printed(("echo", *(["-n"] * (N // 3)), "go"))),
+    ("option-cluster", lambda: _match("`rm -rf build`", "rm -" + "r" * N + " build")),
+    ("cluster-attached-value", lambda: _match("`make x`", "make -j" + "4" * N + " x")),
+    ("many-options", lambda: _match("`git push -f o m`", "git push " + "-f " * (N // 3))),
+    ("many-words", lambda: _match("`go test ./...`", "go test " + "./x " * (N // 4))),
+    ("sudo-clusters", lambda: read("sudo " + "-E" * (N // 2) + "u root go test")),
+    ("failure-counts", lambda: failing_check("pytest", "1 " * N)),
+    ("failure-lines", lambda: failing_check("pytest", "FAIL\n" * (N // 5))),
+    ("progress-bar", lambda: salient("." * N + " [100%]\n")),
+    ("dashes", lambda: salient("-" * N)),
+    ("equals-then-text", lambda: salient("=" * N + "x" + "=" * N)),
+    ("error-words", lambda: salient("error " * (N // 6))),
+    ("exception-shaped", lambda: salient("A" * N + "Error: x")),
+    ("many-lines", lambda: salient("error: x\n" * (N // 9))),
+    ("placeholder-dots", lambda: _placeholder("." * N)),
+    ("placeholder-blanks", lambda: _placeholder(" " * N)),
+    ("placeholder-todo", lambda: _placeholder("TODO " * (N // 5))),
+]
+
+
+@pytest.mark.parametrize(("case", "make"), CASES, ids=[c[0] for c in CASES])
+def test_a_hostile_input_is_scanned_in_linear_time(case: str, make: Callable[[], object]) -> None:
+    start = time.perf_counter()
+    make()
+    assert time.perf_counter() - start < BOUND, case

@@ -1,0 +1,34 @@
+"""The labelled command corpus (benchmarks/command_corpus.py) keeps its published figures:
+no wrong refusal at all, and recall at least what docs/check-command.md says."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import command_corpus  # noqa: E402
+
+
+def test_the_corpus_is_big_and_covers_every_kind() -> None:
+    pairs = list(command_corpus.pairs())
+    assert len(pairs) >= 300
+    kinds = {p.kind for p in pairs}
+    assert kinds == {"match", "spelling", "near", "transcript"}
+    assert sum(p.label == "R" for p in pairs) >= 100 and sum(p.label == "A" for p in pairs) >= 100
+
+
+def test_no_wrong_refusal_and_recall_as_published() -> None:
+    found = command_corpus.figures()
+    wrongly_refused = [p.command for p, what in found.wrong if what == "refused"]
+    assert wrongly_refused == [] and found.precision == 1.0
+    assert found.recall >= command_corpus.PUBLISHED_RECALL, found.wrong
+
+
+def test_the_docs_publish_the_figures() -> None:
+    text = (ROOT / "docs" / "check-command.md").read_text(encoding="utf-8")
+    found = command_corpus.figures()
+    assert f"{found.pairs} labelled pairs" in text
+    assert f"recall {command_corpus.PUBLISHED_RECALL:.2f}" in text and "precision 1.00" in text
