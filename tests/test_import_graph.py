@@ -22,7 +22,7 @@ LAYERS = (
     ("ledgers", "failtable", "git"),
     ("config", "redact", "terminal", "launchline"),  # launchline: how every hook starts rehydrate
     ("state", "diff"),
-    ("guard", "merge", "continuity", "prompt", "writers", "views", "agents"),
+    ("guard", "merge", "continuity", "prompt", "writers", "views", "agents", "coord"),
     ("run",),  # the ephemeral-worker loop: prompt, guard, continuity and agents together
     ("mcp_server",),  # `rehydrate mcp`: the writers, prompt and views behind the MCP SDK
     ("doctor",),  # checks the wiring every capability installed

@@ -78,7 +78,7 @@ def command(rev: str | None, staged: bool, worktree: bool, as_json: bool) -> int
 
     repo, config = open_repo()
     source = pick_source(rev, worktree, staged, default="worktree")
-    from ..coord.known import known_rows
+    from ..prompt.known_claims import known_rows
 
     view = gather(repo, config, source, today_from_env(os.environ))
     claims = known_rows(repo)

@@ -31,7 +31,7 @@ def command(remote: str | None, as_json: bool) -> int:
          refusal, or the remote moved before every attempt
       2  no remote, unreachable remote, detached HEAD, local changes in the way
     """
-    from ..coord.sync import sync
+    from ..merge.sync import sync
 
     repo, _ = open_repo()
     result = sync(repo, remote)

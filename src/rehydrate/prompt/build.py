@@ -358,7 +358,7 @@ def load_prompt(
     """gather + build_prompt: the prompt for ``source`` with ``options``."""
     inputs = gather(repo, config, source, options.diff_lines, head, head_known)
     if options.claims is None:
-        from ..coord.known import known_view
+        from .known_claims import known_view
 
         options = options._replace(claims=known_view(repo))
     return build_prompt(

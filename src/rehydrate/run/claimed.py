@@ -261,7 +261,7 @@ def _with_claims(view: ClaimsView) -> Prepare:
 
 def _sync(repo: git.Repo, place: coord.Place) -> None:
     """Sync with the remote; a failure stops the run."""
-    from ..coord.sync import sync
+    from ..merge.sync import sync
 
     result = sync(repo, place.remote)
     if result.outcome not in ("pushed", "up_to_date"):

@@ -18,11 +18,11 @@ from ..ledgers import (
     Section,
     Table,
     canonical_section,
+    escape_cell,
     render_row,
     split_front_matter,
     split_sections,
 )
-from ..ledgers._table import escape_cell
 from ..ledgers.model import (
     APPROVALS,
     CHECKS,

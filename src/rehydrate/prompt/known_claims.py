@@ -8,7 +8,7 @@ import os
 from datetime import datetime
 
 from .. import git
-from ..prompt.claims import ClaimRow, ClaimsView
+from .claims import ClaimRow, ClaimsView
 
 _SCAN = 1 << 20  # bytes of packed-refs scanned; past that, one for-each-ref is cheaper
 
@@ -30,7 +30,7 @@ def may_have_claims(repo: git.Repo) -> bool:
 def known_rows(repo: git.Repo, now: datetime | None = None) -> tuple[ClaimRow, ...]:
     if not may_have_claims(repo):
         return ()
-    from .claims import clock_from_env, known_claims
+    from ..coord.claims import clock_from_env, known_claims
 
     listed = known_claims(repo, now or clock_from_env(os.environ)())
     return tuple(
