@@ -117,7 +117,8 @@ RULES: tuple[Rule, ...] = (
         r"\.[A-Za-z0-9_-]{8,}+",
         needs="J",
     ),
-    _rule("url_credentials", r"://[^\s/:@'\"`]++:([^\s/@'\"`]++)@", needs="@", group=1),
+    # userinfo with a password, whatever the scheme, the user possibly empty (redis://:pw@h)
+    _rule("url_credentials", r"://[^\s/:@'\"`]*+:([^\s/@'\"`]++)@", needs="@", group=1),
     _rule("bearer_token", r"bearer[ \t]++([a-z0-9._~+/=-]{8,}+)", folded=True, group=1),
     # Authorization: Basic / Token / Digest / any scheme (the value after it is the secret)
     Rule(

@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..errors import GitError, RehydrateError
+from ..quote import error
 from .compaction import verdict_text
 from .core import INJECT, Outcome, Project, Runtime, commit_hint, open_project
 from .store import HOLD, PROMPT, VERDICT, WARNING, now, peek, remove, store
 
 SESSION_SOURCES = ("startup", "resume", "clear", "compact")
+OPEN_FAILED = "rehydrate could not open the repository:"
 HEADROOM = 100  # units kept free below the runtime's cap
 SUBAGENT_PREFACE = (
     "rehydrate: you are a subagent in a repository whose state is kept in ledgers. What "
@@ -32,7 +34,7 @@ def session_context(where: str, runtime: Runtime, source: str, session: str | No
     try:
         project = open_project(where)
     except RehydrateError as exc:
-        return Outcome(INJECT, f"rehydrate could not open the repository: {exc}", note)
+        return Outcome(INJECT, error(OPEN_FAILED, exc), note)
     headline, notices = _compaction_notices(project, runtime, source, session)
     headline_f, notices_f = _pending_failures(project)
     notices.extend(notices_f)
@@ -52,7 +54,7 @@ def subagent_context(where: str, runtime: Runtime) -> Outcome:
     try:
         project = open_project(where)
     except RehydrateError as exc:
-        return Outcome(INJECT, f"rehydrate could not open the repository: {exc}")
+        return Outcome(INJECT, error(OPEN_FAILED, exc))
     return Outcome(INJECT, _with_core(project, runtime, [], [SUBAGENT_PREFACE]))
 
 
@@ -106,7 +108,7 @@ def _pending_failures(project: Project) -> tuple[list[str], list[str]]:
     try:
         left = unrecorded(project)
     except RehydrateError as exc:
-        return [], [f"rehydrate could not read the captured failures: {exc}"]
+        return [], [error("rehydrate could not read the captured failures:", exc)]
     if not left:
         return [], []
     return [f"{len(left)} failed command(s) NOT RECORDED"], [
@@ -148,12 +150,16 @@ def _with_core(project: Project, runtime: Runtime, headline: list[str], notices:
     except LedgerParseError as exc:
         headline.insert(0, "continuity_validation_failed: a ledger cannot be read")
         notices.append(
-            f"rehydrate cannot read the ledgers: {exc}. Do not act on what you "
-            "remember; fix that ledger first (rehydrate state shows the problem)."
+            error(
+                "rehydrate cannot read the ledgers (the error is quoted below). Do not act "
+                "on what you remember; fix that ledger first (rehydrate state shows the "
+                "problem).",
+                exc,
+            )
         )
         return fit(_join(headline, notices), runtime.cap, cut)
     except (RehydrateError, GitError) as exc:
-        text = _join(["rehydrate could not build the prompt"], [*notices, str(exc)])
+        text = _join(["rehydrate could not build the prompt"], [*notices, error("Why:", exc)])
         return fit(text, runtime.cap, cut)
     if prompt.decision.decision == "blocked_on_reconciliation":
         ids = ", ".join(r.id or "?" for r in prompt.decision.reasons)

@@ -18,6 +18,7 @@ import os
 from pathlib import Path
 
 from ..errors import GitError, RehydrateError
+from ..quote import error, line, said
 from .core import ALLOW, REFUSE, Outcome, Project, Runtime, find_repo, open_project
 from .store import HOLD, PROMPT, claim
 
@@ -41,8 +42,11 @@ def check_tool_call(where: str, runtime: Runtime, command: str | None, shell: bo
     except RehydrateError as exc:
         return Outcome(
             REFUSE,
-            f"rehydrate cannot read its configuration ({exc}); fix it before running "
-            "commands, so that failed attempts are checked.",
+            error(
+                "rehydrate cannot read its configuration (the error is quoted below); fix "
+                "it before running commands, so that failed attempts are checked.",
+                exc,
+            ),
         )
     held = _held(project.repo.root, runtime)
     if held is not None:
@@ -83,9 +87,13 @@ def refuse_repeat(project: Project, command: str) -> Outcome:
     except RehydrateError as exc:
         return Outcome(
             REFUSE,
-            f"rehydrate cannot read the failed-attempts ledger {exc.file}: {exc}. "
-            "Commands stay blocked until it parses (`rehydrate state` shows the "
-            "problem), so that no failed attempt is repeated unnoticed.",
+            error(
+                f"rehydrate cannot read the failed-attempts ledger {line(exc.file or '')} "
+                "(the error is quoted below). Commands stay blocked until it parses "
+                "(`rehydrate state` shows the problem), so that no failed attempt is "
+                "repeated unnoticed.",
+                exc,
+            ),
         )
     hits = checked.hits
     if not hits:  # what could not be parsed as shell is said, also when allowed
@@ -94,9 +102,17 @@ def refuse_repeat(project: Project, command: str) -> Outcome:
     more = f" ({len(hits) - 1} more matching rows)" if len(hits) > 1 else ""
     return Outcome(
         REFUSE,
-        f"This repeats failed attempt {first.id} ({first.kind} match of `{first.attempt}`) in "
-        f"{first.path}{more}. Tried: {first.tried}. Failure: {first.failure}. Workaround: "
-        f"{first.workaround}. Use the workaround; if the situation has really changed, retire "
-        f"the row with a reason (rehydrate fail retire {first.id} --reason ...)."
-        + (f" {checked.note}" if checked.note else ""),
+        said(
+            f"This repeats failed attempt {line(first.id)} ({first.kind} match) in "
+            f"{line(first.path)}{more}; the row is quoted below. Use its workaround; if the "
+            "situation has really changed, retire the row with a reason (rehydrate fail "
+            f"retire {line(first.id)} --reason ...).",
+            [
+                f"Matched: {first.attempt}",
+                f"Tried: {first.tried}",
+                f"Failure: {first.failure}",
+                f"Workaround: {first.workaround}",
+                *([checked.note] if checked.note else []),
+            ],
+        ),
     )

@@ -177,9 +177,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _verdict[0]
         raise
     except OSError as exc:  # a file we were told to read or write: the user's input
-        where = f" {exc.filename}" if exc.filename else ""
+        from ..quote import line
+
+        where = f" {line(exc.filename)}" if exc.filename else ""
         click.echo(
-            f"rehydrate: io_error:{where}: {exc.strerror or exc}; check the path and "
+            f"rehydrate: io_error:{where}: {line(exc.strerror or exc)}; check the path and "
             "its permissions",
             err=True,
         )
@@ -188,8 +190,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         import os
         import traceback
 
+        from ..quote import line
+
         click.echo(
-            f"rehydrate: internal error ({type(exc).__name__}: {exc}). This is a bug; please "
+            f"rehydrate: internal error ({type(exc).__name__}: {line(exc)}). This is a bug; please "
             "report it with the command you ran. Set REHYDRATE_DEBUG=1 for the traceback.",
             err=True,
         )

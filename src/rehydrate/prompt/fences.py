@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..quote import visible
 from ..redact import redact
 from ..state import sha256_text
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 LEDGER_LABEL = "ledger-data"
 GIT_LABEL = "git-data"
 _LEADING_TILDES = re.compile(r"^[ \t]*+(~{3,}+)", re.MULTILINE)
-_LABELS = re.compile(r"(ledger|git)-data-")
+_LABELS = re.compile(r"(ledger|git|quoted)-data-")
 _DATA = re.compile("-data-")
 
 
@@ -57,7 +58,7 @@ def one_line_break(text: str) -> str:
 def inline(value: str) -> str:
     """``value`` for a line outside a fence: redacted, on one line, no backtick to end a
     code span early (paths, branch names)."""
-    return redact(one_line_break(value)).replace("\n", " ").replace("`", "'")
+    return redact(visible(value)).replace("\n", " ").replace("`", "'")
 
 
 def fence(body: str, label: str = LEDGER_LABEL) -> str:
@@ -72,7 +73,7 @@ def fenced(lines: Sequence[str], label: str) -> list[str]:
     label or tilde run can span two), kept apart so a megabyte body is not copied to
     be quoted; the caller joins the result once.
     """
-    body = [_neutralised(redact(one_line_break(piece))) for piece in lines]
+    body = [_neutralised(redact(visible(piece))) for piece in lines]
     longest = max(
         (
             len(m)
