@@ -76,7 +76,11 @@ def read_files(
     ``worktree``: the ledger files as ``read_worktree`` found them, if the caller has them)."""
     paths = [config.path_of(k) for k in KINDS]
     if source.kind == "worktree":
-        return dict(worktree) if worktree is not None else git.read_worktree(repo, paths)
+        return (
+            dict(worktree)
+            if worktree is not None
+            else git.read_worktree(repo, paths, config.max_ledger_bytes)
+        )
     if source.kind == "staged":
         return git.read_index(repo, paths)
     return git.read_at(repo, commit, paths, worktree)
@@ -302,7 +306,7 @@ def uncommitted_ledgers(repo: git.Repo, config: Config) -> list[str]:
     paths = [config.path_of(k) for k in KINDS]
     head = git.head(repo)
     committed = git.tree_entries(repo, head, paths) if head else {}
-    current = git.read_worktree(repo, paths)
+    current = git.read_worktree(repo, paths, config.max_ledger_bytes)
     return [p for p in paths if current[p].blob != committed.get(p, ("", None))[1]]
 
 

@@ -76,12 +76,12 @@ def rollout_lines(path: str | None, needle: str, limit: int = TAIL_BYTES) -> lis
     read from the last ``limit`` bytes (a line cut by the window is skipped)."""
     if not path or "\x00" in path or not os.path.isfile(path):
         return []
+    from ..errors import RehydrateError
+    from ..readlimit import load_json, read_tail
+
     try:
-        with open(path, "rb") as handle:
-            size = handle.seek(0, os.SEEK_END)
-            handle.seek(max(0, size - limit))
-            data = handle.read(limit)
-    except OSError:
+        data = read_tail(path, limit)
+    except (OSError, RehydrateError):
         return []
     wanted = needle.encode("utf-8")
     found = []
@@ -89,7 +89,7 @@ def rollout_lines(path: str | None, needle: str, limit: int = TAIL_BYTES) -> lis
         if wanted not in line:
             continue
         try:
-            record = json.loads(line)
+            record = load_json(line)
         except ValueError:
             continue
         if isinstance(record, dict):

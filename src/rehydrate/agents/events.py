@@ -10,11 +10,12 @@ of the event, else our working directory).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from ..readlimit import load_json
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ class Event:
 def read_event(raw: str, project_vars: Sequence[str] = ()) -> Event:
     """Parse the hook's stdin; a malformed event is reported, never raised."""
     try:
-        data = json.loads(raw) if raw.strip() else None
+        data = load_json(raw) if raw.strip() else None
     except ValueError as exc:
         return Event(problem=f"hook input is not JSON ({exc})", project_vars=project_vars)
     if not isinstance(data, dict):

@@ -81,7 +81,7 @@ def load(repo: Any, config: Any) -> FailureFile:
     """The work-tree failure ledger; parsed in full unless its blob parsed before (raises
     the parser's error when it does not parse)."""
     path = config.path_of("failures")
-    blob = git.read_worktree(repo, [path])[path]
+    blob = git.read_worktree(repo, [path], config.max_ledger_bytes)[path]
     if (
         blob.blob is not None
         and blob.data is not None

@@ -170,11 +170,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE if exc.exit_code not in (0, 1) else exc.exit_code
     except BrokenPipeError:
         return _verdict[0] or 0
-    except SystemExit:
+    except SystemExit as exc:
         # click turns EPIPE (`rehydrate log | head`) into exit 1, which here means a
         # refusal; the reader stopping early is no failure, and a verdict recorded before
         # printing (``verdict``) is kept
-        if type(sys.stdout).__name__ == "_PacifyFlushWrapper":
+        # (click 8.1 names the wrapper PacifyFlushWrapper, later ones _PacifyFlushWrapper)
+        if isinstance(exc.__context__, BrokenPipeError) or (
+            type(sys.stdout).__name__.lstrip("_") == "PacifyFlushWrapper"
+        ):
             return _verdict[0] or 0
         raise
     except OSError as exc:  # a file we were told to read or write: the user's input

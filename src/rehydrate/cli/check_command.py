@@ -18,7 +18,6 @@ from ._common import emit_json, note, open_repo
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def command(argv: tuple[str, ...], stdin_json: bool, as_json: bool) -> int:
     """Exit 1 if CMD repeats an active failed attempt (exact or loose match), else 0."""
-    import json
     import shlex
     import sys
 
@@ -33,9 +32,9 @@ def command(argv: tuple[str, ...], stdin_json: bool, as_json: bool) -> int:
         )
     if stdin_json:
         try:
-            from ..readlimit import read_text_stream
+            from ..readlimit import load_json, read_text_stream
 
-            text = command_from_hook(json.loads(read_text_stream(sys.stdin, "stdin")))
+            text = command_from_hook(load_json(read_text_stream(sys.stdin, "stdin")))
         except ValueError as exc:
             raise RehydrateError(
                 f"stdin is not JSON: {exc}",

@@ -10,6 +10,7 @@ substituted behind the guard's back must not change what it reads.
 """
 
 import os
+import stat
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -349,8 +350,15 @@ def read_index(repo: Repo, paths: Sequence[str]) -> dict[str, Blob]:
     return read_blobs(repo, index_entries(repo, paths), paths)
 
 
-def read_worktree(repo: Repo, paths: Sequence[str]) -> dict[str, Blob]:
-    """Ledger files in the work tree; a symlink is reported by its mode, never followed."""
+WORKTREE_LIMIT = 1024 * 1024 * 1024  # the highest max_ledger_bytes a configuration may set
+
+
+def read_worktree(repo: Repo, paths: Sequence[str], limit: int = WORKTREE_LIMIT) -> dict[str, Blob]:
+    """Ledger files in the work tree; a symlink is reported by its mode, never followed.
+
+    A file larger than ``limit`` bytes (the configuration's ``max_ledger_bytes``) is
+    ``too_large`` before a byte of it is read; a FIFO or device is reported as "other"
+    and never opened for longer than an ``fstat``."""
     out: dict[str, Blob] = {}
     for path in paths:
         full = repo.root / path
@@ -378,13 +386,27 @@ def read_worktree(repo: Repo, paths: Sequence[str]) -> dict[str, Blob]:
                 code="path_outside_repo",
                 fix="keep ledgers inside the repository",
             )
-        if not full.is_file():
-            out[path] = Blob(path, None, None, "040000" if full.is_dir() else "other")
+        if not stat.S_ISREG(info.st_mode):
+            out[path] = Blob(path, None, None, "040000" if stat.S_ISDIR(info.st_mode) else "other")
             continue
-        data = full.read_bytes()
+        data = _read_ledger(full, path, limit)
         mode = "100755" if info.st_mode & 0o111 else "100644"
         out[path] = Blob(path, data, hash_blob(data, repo.object_format), mode)
     return out
+
+
+def _read_ledger(full: Path, path: str, limit: int) -> bytes:
+    from ..readlimit import NotAFile, read_file
+
+    fix = "retire and archive old rows, or raise max_ledger_bytes in the configuration"
+    try:
+        return read_file(full, limit, path, too_large=LedgerParseError, code="too_large", fix=fix)
+    except NotAFile as exc:  # swapped for a FIFO or a device since the lstat
+        raise LedgerParseError(exc.message, file=path, code=exc.code, fix=exc.fix) from None
+    except OSError as exc:
+        raise LedgerParseError(
+            f"cannot read: {exc.strerror}", file=path, code="unreadable", fix="check permissions"
+        ) from None
 
 
 # Files whose names say they hold secrets: left out of the prompt's stat and diff.

@@ -178,12 +178,12 @@ def listing(
     ``verbatim``: the rows as the ledger holds them, when they are exactly what
     rendering ``records`` in these columns would give (Ledger.plain_rows).
     """
-    extras: list[str] = []
+    seen: dict[str, None] = {}  # a dict: first-seen order, linear in the columns
     if any(record.extra for record in records):
         for record in records:
             for name, _ in record.extra:
-                if name not in extras:
-                    extras.append(name)
+                seen.setdefault(name)
+    extras = list(seen)
     header = tuple([t for t, _ in columns] + list(extra_header) + extras)
     attrs = [attr for _, attr in columns]
     if records and extra_cells is None and not extras:
