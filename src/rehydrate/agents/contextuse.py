@@ -76,8 +76,9 @@ def transcript_tokens(path: Path, tail: int = TAIL) -> int | None:
 
 
 def limit_from(environ: Mapping[str, str]) -> int | None:
-    value = environ.get(LIMIT_ENV, "").strip()
-    return int(value) if value.isdigit() and int(value) > 0 else None
+    from ..environment import count
+
+    return count(LIMIT_ENV, environ)
 
 
 def read_note(root: Path) -> dict[str, Any] | None:

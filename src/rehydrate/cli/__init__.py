@@ -202,9 +202,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_USAGE
     except Exception as exc:  # a bug: never let a traceback pass for an answer
-        import os
         import traceback
 
+        from ..environment import DEBUG, flag
         from ..quote import line
 
         click.echo(
@@ -212,7 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "report it with the command you ran. Set REHYDRATE_DEBUG=1 for the traceback.",
             err=True,
         )
-        if os.environ.get("REHYDRATE_DEBUG"):
+        if flag(DEBUG):
             traceback.print_exc(file=sys.stderr)
         return EXIT_INTERNAL
     return result if isinstance(result, int) else 0

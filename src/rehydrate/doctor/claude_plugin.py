@@ -152,7 +152,9 @@ def _check_files(install: Install) -> list[Finding]:
 
 def _check_launcher(ctx: Context) -> list[Finding]:
     """The launcher's search (hooks/rehydrate-hook), made here: does it find rehydrate?"""
-    chosen = ctx.environ.get("REHYDRATE_PYTHON") or _settings_env(ctx)
+    from ..environment import PYTHON, raw
+
+    chosen = raw(PYTHON, ctx.environ) or _settings_env(ctx)
     tried = []
     if chosen:
         problem = ctx.python_problem(chosen)
