@@ -6,7 +6,8 @@ through this module:
 
 * ``visible``: every character a terminal or a renderer acts on without showing it
   (C0/C1 controls and ESC, so no ANSI or OSC sequence; bidirectional overrides and
-  isolates; zero-width characters; Unicode tag characters) becomes a visible escape
+  isolates; zero-width characters; Unicode tag characters; the lone surrogates that
+  stand for bytes that are not UTF-8, as in a path) becomes a visible escape
   (``\\x1b``, ``\\u202e``), and every line break an LF;
 * ``line``: one value for a sentence: visible, redacted, on one line;
 * ``said``: rehydrate's own sentence, then the values it is about, one line each,
@@ -29,7 +30,7 @@ QUOTE_LABEL = "quoted-data"
 # What a reader acts on without showing it. LF and TAB are shown as what they are.
 _HIDDEN = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u202a-\u202e"
-    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
+    "\u2060-\u2064\u2066-\u206f\ud800-\udfff\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
 )
 _ASCII_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 

@@ -10,6 +10,7 @@ rehydrate:end -->``, replaced in place, the rest of the file untouched.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -113,7 +114,8 @@ def exclude_core(root: Path) -> bool:
     from .. import git
 
     repo = git.find_repo(root)
-    relpath = git.run(repo, "rev-parse", "--git-path", "info/exclude").stdout.decode().strip()
+    said = git.run(repo, "rev-parse", "--git-path", "info/exclude").stdout
+    relpath = os.fsdecode(said[:-1] if said.endswith(b"\n") else said)  # whole, line breaks too
     path = Path(relpath) if Path(relpath).is_absolute() else root / relpath
     line = f"/{CORE_FILE}"
     try:

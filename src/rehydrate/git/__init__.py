@@ -59,7 +59,9 @@ def _git(
             env=_environment(env),
         )
     except FileNotFoundError:
-        raise _missing() from None
+        raise _missing(cwd) from None
+    except NotADirectoryError:
+        raise _missing(cwd) from None
     if check and proc.returncode != 0:
         words = list(args)
         while len(words) > 2 and words[0] == "-c":  # skip '-c key=value' settings
@@ -83,15 +85,23 @@ def _start(cwd: Path | str, *args: str) -> subprocess.Popen[bytes]:
             stderr=subprocess.PIPE,
             env=_environment(None),
         )
-    except FileNotFoundError:
-        raise _missing() from None
+    except (FileNotFoundError, NotADirectoryError):
+        raise _missing(cwd) from None
 
 
 def _environment(env: Mapping[str, str] | None) -> dict[str, str]:
     return {**(os.environ if env is None else env), **_NO_SUBSTITUTION}
 
 
-def _missing() -> GitError:
+def _missing(cwd: Path | str) -> GitError:
+    """git could not be started: its directory is gone, or git is not installed."""
+    if not os.path.isdir(cwd):
+        return GitError(
+            "this directory does not exist (any more)",
+            file=os.fsdecode(cwd),
+            code="not_a_repo",
+            fix="run rehydrate inside an existing git work tree",
+        )
     return GitError("git is not installed or not on PATH", code="git_missing", fix="install git")
 
 
@@ -130,7 +140,8 @@ def find_repo_and_head(cwd: str | Path | None = None) -> tuple[Repo, str | None]
         "HEAD^{commit}",
         check=False,
     )
-    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    where = cwd or os.getcwd()
+    lines = proc.stdout.decode("utf-8", "surrogateescape").split("\n")[:-1]
     # exit 1 with the four answers: HEAD did not verify (an unborn branch)
     if proc.returncode not in (0, 1) or len(lines) < 4:
         raise GitError(
@@ -138,11 +149,26 @@ def find_repo_and_head(cwd: str | Path | None = None) -> tuple[Repo, str | None]
             code="not_a_repo",
             fix="run this inside a git repository (git init)",
         )
-    top, git_dir, common, fmt = lines[:4]
+    answers = 5 if proc.returncode == 0 else 4
+    if len(lines) != answers:  # a path holds a line break: ask for each path on its own
+        top, git_dir, common = (_one_path(where, flag) for flag in _PATH_FLAGS)
+        fmt = lines[-2] if proc.returncode == 0 else lines[-1]  # after the paths
+    else:
+        top, git_dir, common, fmt = lines[:4]
     git_path = Path(git_dir)
-    common_path = Path(common) if os.path.isabs(common) else (Path(cwd or os.getcwd()) / common)
-    head = lines[4].strip() if proc.returncode == 0 and len(lines) > 4 else None
+    common_path = Path(common) if os.path.isabs(common) else (Path(where) / common)
+    head = lines[-1].strip() if proc.returncode == 0 else None
     return Repo(Path(top), git_path, common_path.resolve(), fmt.strip() or "sha1"), head or None
+
+
+_PATH_FLAGS = ("--show-toplevel", "--absolute-git-dir", "--git-common-dir")
+
+
+def _one_path(cwd: str | Path, flag: str) -> str:
+    """One path ``git rev-parse`` prints: its whole output but the final LF, so a path
+    holding line breaks is read whole (rev-parse has no -z)."""
+    out = _git(cwd, "rev-parse", flag).stdout.decode("utf-8", "surrogateescape")
+    return out[:-1] if out.endswith("\n") else out
 
 
 def find_bare_repo(cwd: str | Path | None = None) -> Repo:
@@ -155,13 +181,13 @@ def find_bare_repo(cwd: str | Path | None = None) -> Repo:
         "--show-object-format",
         check=False,
     )
-    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    lines = proc.stdout.decode("utf-8", "surrogateescape").split("\n")[:-1]
     if proc.returncode != 0 or len(lines) < 3 or lines[0].strip() != "true":
         raise GitError(
             "not inside a git repository", code="not_a_repo", fix="run this inside a git repository"
         )
-    git_dir = Path(lines[1])
-    return Repo(git_dir, git_dir, git_dir, lines[2].strip() or "sha1")
+    git_dir = Path("\n".join(lines[1:-1]))  # the path may hold line breaks
+    return Repo(git_dir, git_dir, git_dir, lines[-1].strip() or "sha1")
 
 
 def head(repo: Repo) -> str | None:
