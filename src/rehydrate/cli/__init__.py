@@ -135,6 +135,8 @@ class LazyGroup(click.Group):
     summaries=SUMMARIES,
     context_settings={"help_option_names": ["-h", "--help"]},
     invoke_without_command=True,
+    # said explicitly: click before 8.3 wrote "COMMAND [ARGS]..." even when it is optional
+    subcommand_metavar="[COMMAND] [ARGS]...",
 )
 @click.version_option(package_name="rehydrate", message="rehydrate %(version)s")
 @click.pass_context
