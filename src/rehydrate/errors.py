@@ -52,9 +52,9 @@ class RehydrateError(Exception):
 
         return {
             "code": self.code,
-            "file": self.file,
+            "file": None if self.file is None else line(self.file),
             "line": self.line,
-            "id": self.item_id,
+            "id": None if self.item_id is None else line(self.item_id),
             "message": line(self.message),
             "fix": None if self.fix is None else line(self.fix),
         }

@@ -224,9 +224,9 @@ def listing(items: Sequence[Pending], failures_path: str) -> str:
     values: list[str] = []
     for item in items[:SHOWN]:
         times = f" ({item.times} times)" if item.times > 1 else ""
+        command = line(one_line(item.command))[:300].replace("`", "'")
         values += [
-            f"{item.number}. failed{times}: {line(one_line(item.command))[:300]}",
-            f"   error: {failure_line(item.error)}",
+            f"{item.number}. `{command}` failed{times}: {failure_line(item.error)}",
             f"   record: {record_command(item)}",
             f"   dismiss: rehydrate fail dismiss {item.number}",
         ]

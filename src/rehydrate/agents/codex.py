@@ -34,7 +34,7 @@ from typing import Any
 
 from ..errors import RehydrateError
 from .core import BLOCK, INJECT, REFUSE, Outcome, Runtime
-from .events import Event, HookResult, read_event
+from .events import Event, HookResult, internal_error, read_event
 from .units import UTF8, Cap
 
 CONTEXT_LIMIT = 10000  # 2,500 tokens of bytes / 4: Codex's cap on additionalContext
@@ -76,7 +76,6 @@ def rollout_lines(path: str | None, needle: str, limit: int = TAIL_BYTES) -> lis
     read from the last ``limit`` bytes (a line cut by the window is skipped)."""
     if not path or "\x00" in path or not os.path.isfile(path):
         return []
-    from ..errors import RehydrateError
     from ..readlimit import load_json, read_tail
 
     try:
@@ -248,15 +247,7 @@ def run_hook(name: str, raw: str) -> HookResult:
 
 
 def _failed(name: str, event: Event, exc: Exception) -> HookResult:
-    text = (
-        f"rehydrate: {exc}"
-        if isinstance(exc, RehydrateError)
-        else (
-            f"rehydrate: internal error in the {name} hook ({type(exc).__name__}: {exc}); "
-            "this is a bug, please report it. To bypass, remove the hook from "
-            ".codex/hooks.json"
-        )
-    )
+    text = internal_error(name, "Codex", exc, ".codex/hooks.json")
     if name == "pre-tool-use":
         return _deny(text)
     if name == "session-start":

@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import GitError, RehydrateError
+from ..quote import line
 from .core import (
     INSTRUCT,
     REFUSE,
@@ -57,7 +58,9 @@ def before_compaction(where: str, runtime: Runtime, trigger: str, session: str |
     except GitError as exc:
         return Outcome(note=f"rehydrate: {exc}; compaction not checked")
     except RehydrateError as exc:
-        return _problem(None, runtime, trigger, session, f"configuration unreadable: {exc}", [])
+        return _problem(
+            None, runtime, trigger, session, f"configuration unreadable: {line(exc)}", []
+        )
     dirty = uncommitted_ledgers(project)
     if dirty and trigger == "manual":
         return _problem(project, runtime, trigger, session, None, dirty)
@@ -75,7 +78,7 @@ def before_compaction(where: str, runtime: Runtime, trigger: str, session: str |
             command=f"hook {runtime.name} pre-compact",
         )
     except RehydrateError as exc:
-        problem = f"a ledger cannot be read: {exc}"
+        problem = f"a ledger cannot be read: {line(exc)}"
     if dirty or problem is not None:
         warned = _problem(project, runtime, trigger, session, problem, dirty)
         if warned.action == REFUSE:
@@ -114,7 +117,7 @@ def summary_instructions(project: Project, runtime: Runtime) -> str:
     Ledger text in it is quoted as data, redacted."""
     from ..continuity.manifest import FENCE_INFO, build_manifest, dump_manifest
     from ..errors import LedgerParseError
-    from ..prompt.fences import fence, inline
+    from ..prompt.fences import fence
     from ..redact import redact
     from ..state import Source, load_state
 
@@ -122,7 +125,7 @@ def summary_instructions(project: Project, runtime: Runtime) -> str:
         state = load_state(project.repo, project.config, Source("worktree"))
     except LedgerParseError as exc:
         return (
-            f"rehydrate: a ledger cannot be read ({inline(str(exc))}). The summary must say "
+            f"rehydrate: a ledger cannot be read ({line(exc)}). The summary must say "
             "so first: the session resumes by fixing that ledger, not from memory."
         )
     spec, task = state.ledgers["spec"], state.ledgers["task"]

@@ -9,6 +9,7 @@ of a stop hook, the stop is let through, so it cannot loop.
 from __future__ import annotations
 
 from ..errors import GitError, RehydrateError
+from ..quote import error
 from .compaction import held_text
 from .core import BLOCK, Outcome, Project, Runtime, commit_hint, open_project, uncommitted_ledgers
 from .store import HOLD, PROMPT, claim
@@ -24,7 +25,12 @@ def check_stop(where: str, runtime: Runtime, continuing: bool) -> Outcome:
         return Outcome(note=f"rehydrate: {exc}; stop not checked")
     except RehydrateError as exc:
         return Outcome(
-            BLOCK, f"rehydrate cannot read its configuration: {exc}. Fix it before stopping."
+            BLOCK,
+            error(
+                "rehydrate cannot read its configuration (the error is quoted below). Fix it "
+                "before stopping.",
+                exc,
+            ),
         )
     reasons = []
     hold = claim(project.repo.root, runtime.file(HOLD))
@@ -46,8 +52,11 @@ def _ledger_reasons(project: Project) -> list[str]:
         failures = state.ledgers["failures"]
     except LedgerParseError as exc:
         reasons.append(
-            f"A ledger cannot be read: {exc}. Fix it before stopping; the next "
-            "session cannot rehydrate from a broken ledger."
+            error(
+                "A ledger cannot be read (the error is quoted below). Fix it before stopping; "
+                "the next session cannot rehydrate from a broken ledger.",
+                exc,
+            )
         )
     dirty = uncommitted_ledgers(project)
     if dirty:
