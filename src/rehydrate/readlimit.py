@@ -11,6 +11,7 @@ file that grows meanwhile is cut off). Streams (stdin) are read up to ``limit`` 
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -201,3 +202,23 @@ def load_json(data: str | bytes, max_depth: int = MAX_JSON_DEPTH) -> Any:
         return json.loads(data)
     except RecursionError:
         raise JSONUnreadable(f"JSON nested deeper than {max_depth} levels") from None
+
+
+SETTINGS_LIMIT = 8 * 1024 * 1024  # a settings, hook, plugin, instructions or log file
+
+
+def read_bytes(path: Path | str, limit: int = SETTINGS_LIMIT) -> bytes:
+    """``Path.read_bytes`` through ``read_file``, for callers that handle ``OSError``: a
+    FIFO, device or directory is ``OSError(EINVAL)``, a file over ``limit`` bytes
+    ``OSError(EFBIG)`` (checked before reading, like every read here)."""
+    try:
+        return read_file(path, limit)
+    except NotAFile as exc:
+        raise OSError(errno.EINVAL, exc.message, str(path)) from None
+    except InputTooLarge as exc:
+        raise OSError(errno.EFBIG, exc.message, str(path)) from None
+
+
+def read_text(path: Path | str, limit: int = SETTINGS_LIMIT, errors: str = "strict") -> str:
+    """``Path.read_text(encoding="utf-8", errors=errors)`` through ``read_bytes``."""
+    return read_bytes(path, limit).decode("utf-8", errors)

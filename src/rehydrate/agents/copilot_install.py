@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..readlimit import read_text
 from .config_merge import command_for, invalid, place, read_json, write_json
 from .copilot import CORE_FILE, HOOKS_FILE, SETTINGS_HOOKS, write_core
 from .runtimes import Installed
@@ -89,7 +90,7 @@ def install_agent(root: Path, python: str) -> list[Installed]:
         done.append(Installed("unchanged", HOOKS_FILE))
     path = root / INSTRUCTIONS_FILE
     try:
-        text: str | None = path.read_text(encoding="utf-8")
+        text: str | None = read_text(path)
     except FileNotFoundError:
         text = None
     merged = merged_instructions(text, section(root))
@@ -119,7 +120,7 @@ def exclude_core(root: Path) -> bool:
     path = Path(relpath) if Path(relpath).is_absolute() else root / relpath
     line = f"/{CORE_FILE}"
     try:
-        current = path.read_text(encoding="utf-8")
+        current = read_text(path)
     except FileNotFoundError:
         current = ""
     if line in current.splitlines():

@@ -18,16 +18,16 @@ LINE_CHARS = 200
 
 def log_tail(repo: git.Repo, log: str) -> list[str]:
     """The last non-empty lines of a session's log, redacted and cut to size."""
-    try:
-        with (repo.root / log).open("rb") as handle:
-            handle.seek(0, 2)
-            size = handle.tell()
-            handle.seek(max(0, size - TAIL_BYTES))
-            data = handle.read()
-    except OSError:
+    from ..errors import RehydrateError
+    from ..quote import line
+    from ..readlimit import read_tail
+
+    try:  # the agent can swap its log for a FIFO or a device: a regular file or nothing
+        data = read_tail(repo.root / log, TAIL_BYTES)
+    except (OSError, RehydrateError):
         return []
     lines = [ln.strip() for ln in data.decode("utf-8", "replace").splitlines() if ln.strip()]
-    return [redact(ln)[:LINE_CHARS] for ln in lines[-TAIL_LINES:]]
+    return [line(ln)[:LINE_CHARS] for ln in lines[-TAIL_LINES:]]
 
 
 def attempted(repo: git.Repo, entry: SessionRecord) -> list[str]:
