@@ -288,23 +288,35 @@ def _mentions(text: str, item_id: str) -> bool:
 
 def verdict_text(verdict: Mapping[str, Any], prompt_file: str) -> str:
     """A stored verdict for people and the agent: IDs and codes only, never ledger text."""
+    method = word(verdict.get("method"))
     if verdict.get("summary") == "faithful":
         return (
-            f"Compaction summary check ({verdict.get('method')}): faithful; every checked "
+            f"Compaction summary check ({method}): faithful; every checked "
             "item is present. The ledgers remain the source of truth."
         )
+    reasons = verdict.get("reasons")
     listed = "; ".join(
-        f"{r.get('code')}"
-        + (f" {r['id']}" if r.get("id") else "")
-        + (f" ({r['field']})" if r.get("field") else "")
-        for r in verdict.get("reasons") or []
+        word(r.get("code"))
+        + (f" {word(r['id'])}" if r.get("id") else "")
+        + (f" ({word(r['field'])})" if r.get("field") else "")
+        for r in (reasons if isinstance(reasons, list) else [])
+        if isinstance(r, dict)
     )
     return (
-        f"Compaction summary check ({verdict.get('method')}): UNFAITHFUL: "
+        f"Compaction summary check ({method}): UNFAITHFUL: "
         f"{listed or 'no details'}. The summary in your context dropped or misstates "
         f"these: do not rely on it; use the ledgers (the full prompt is in {prompt_file}) "
         "instead."
     )
+
+
+_WORD = re.compile(r"[A-Za-z0-9_.:/-]{1,80}")
+
+
+def word(value: object) -> str:
+    """A code, ID, field or method name from a state file (which the agent can write): the
+    value when it is one such word, else "?", so no stored text speaks in our sentences."""
+    return value if isinstance(value, str) and _WORD.fullmatch(value) else "?"
 
 
 def held_text(hold: Mapping[str, Any], prompt_file: str) -> str:

@@ -89,14 +89,17 @@ def _compaction_notices(
 
 
 def _warning_text(warning: dict[str, object]) -> str:
-    raw = warning.get("paths")
-    paths = [p for p in raw if isinstance(p, str)] if isinstance(raw, list) else []
+    from ..quote import line
+    from .compaction import word
+
+    raw = warning.get("paths")  # the state file is the agent's to write too: quoted
+    paths = [line(p) for p in raw if isinstance(p, str)] if isinstance(raw, list) else []
     problem = warning.get("problem")
     what = f"{', '.join(paths) or 'the ledgers'} had uncommitted changes"
     if isinstance(problem, str) and problem:
-        what = f"{what} ({problem})" if paths else problem
+        what = f"{what} ({line(problem)})" if paths else line(problem)
     return (
-        f"Warning: an automatic compaction ran at {warning.get('time', '?')} while {what}. "
+        f"Warning: an automatic compaction ran at {word(warning.get('time'))} while {what}. "
         "Check them against the ledgers below, then commit them"
         + (f": {commit_hint(paths)}." if paths else ".")
     )
