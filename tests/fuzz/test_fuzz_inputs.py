@@ -79,8 +79,8 @@ def test_status_and_run_over_hostile_index_lines(frepo, lines, command):
 
 STATE_FILES = [
     "claude-hold.json",
-    "claude-verdict.json",
-    "claude-warning.json",
+    "claude-postcompact.json",
+    "claude-precompact.json",
     "pending-failures.json",
     "codex-hold.json",
 ]
