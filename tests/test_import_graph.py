@@ -18,9 +18,10 @@ PACKAGE = "rehydrate"
 # Higher layers may import lower ones, never the other way; one layer may import
 # itself as long as the graph stays acyclic. The CLI is the top.
 LAYERS = (
-    ("errors", "readlimit"),
+    # the one quoting path (quote, with redact) sits under errors, which render through it
+    ("errors", "readlimit", "environment", "quote", "redact"),
     ("ledgers", "git"),
-    ("config", "redact"),
+    ("config",),
     ("state", "diff"),
     ("guard", "merge", "continuity", "prompt", "writers", "views", "agents"),
     ("run",),  # the ephemeral-worker loop: prompt, guard, continuity and agents together

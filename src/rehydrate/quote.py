@@ -22,10 +22,16 @@ renders an error, a hook result or a message some other way.
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
+LEDGER_LABEL = "ledger-data"
+GIT_LABEL = "git-data"
 QUOTE_LABEL = "quoted-data"
+_LEADING_TILDES = re.compile(r"^[ \t]*+(~{3,}+)", re.MULTILINE)
+_LABELS = re.compile(r"(ledger|git|quoted)-data-")
+_DATA = re.compile("-data-")
 
 # What a reader acts on without showing it. LF and TAB are shown as what they are.
 _HIDDEN = re.compile(
@@ -46,10 +52,93 @@ def _escape(match: re.Match[str]) -> str:
     )
 
 
+# Line breaks other than LF: CommonMark ends a line at CR too; VT, FF, NEL, U+2028 and
+# U+2029 are line breaks to other renderers and to str.splitlines.
+_OTHER_BREAKS = str.maketrans(
+    {"\r": "\n", "\x0b": "\n", "\x0c": "\n", "\x85": "\n", "\u2028": "\n", "\u2029": "\n"}
+)
+
+
+def one_line_break(text: str) -> str:
+    """``text`` with every line break (CRLF, CR, VT, FF, NEL, U+2028, U+2029) as LF.
+
+    Cheap on clean text: each check is a memchr, and a pure-ASCII text cannot hold the
+    non-ASCII breaks."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    if (
+        "\r" in text
+        or "\x0b" in text
+        or "\x0c" in text
+        or not text.isascii()
+        and ("\x85" in text or "\u2028" in text or "\u2029" in text)
+    ):
+        text = text.translate(_OTHER_BREAKS)
+    return text
+
+
+def sha256_text(pieces: Iterable[str], errors: str = "strict") -> str:
+    """The SHA-256 hex digest of the UTF-8 encoding of ``pieces`` joined, read in slices:
+    a megabyte of ledger text is never copied whole just to be hashed."""
+    digest = hashlib.sha256()
+    step = 1 << 16
+    for text in pieces:
+        for start in range(0, len(text), step):
+            digest.update(text[start : start + step].encode("utf-8", errors))
+    return digest.hexdigest()
+
+
+def inline(value: str) -> str:
+    """``value`` for a line outside a fence: redacted, on one line, no backtick to end a
+    code span early (paths, branch names)."""
+    from .redact import redact  # imported on first use: a hook that allows imports nothing
+
+    return redact(visible(value)).replace("\n", " ").replace("`", "'")
+
+
+def fence(body: str, label: str = LEDGER_LABEL) -> str:
+    """Quote ``body`` as data: redacted, labels neutralised, a fence no data line can close."""
+    return "".join(fenced((body,), label))
+
+
+def fenced(lines: Sequence[str], label: str) -> list[str]:
+    """``fence`` as pieces: the opening line, the body, the closing line.
+
+    The opening line carries a digest of the fenced text and the tilde run is longer
+    than any tilde run that starts a line of the data, so no data line can close it.
+    Every line break becomes LF first (so the lines the fence length is chosen from are
+    the lines any reader sees), hidden characters are shown, secrets redacted and fence
+    labels inside the data neutralised.
+
+    ``lines``: the body in pieces that each end a line but the last (so no redaction,
+    label or tilde run can span two), kept apart so a megabyte body is not copied to
+    be quoted; the caller joins the result once.
+    """
+    from .redact import redact
+
+    body = [_neutralised(redact(visible(piece))) for piece in lines]
+    longest = max(
+        (
+            len(m)
+            for piece in body
+            if "~" in piece and "~~~" in piece
+            for m in _LEADING_TILDES.findall(piece)
+        ),
+        default=0,
+    )  # "~": a memchr
+    tildes = "~" * max(4, longest + 1)
+    digest = sha256_text(body, "surrogatepass")[:12]
+    return [f"{tildes} {label}-{digest}\n", *body, f"\n{tildes}"]
+
+
+def _neutralised(text: str) -> str:
+    if _DATA.search(text):  # a literal-prefix scan: faster than `in` on megabytes
+        return _LABELS.sub(lambda m: m.group(1) + "-data\\-", text)
+    return text
+
+
 def visible(text: str) -> str:
     """``text`` with every line break an LF and every hidden character a visible escape."""
-    from .prompt.fences import one_line_break
-
     text = one_line_break(text)
     if text.isascii():
         return _ASCII_HIDDEN.sub(_escape, text) if _ASCII_HIDDEN.search(text) else text
@@ -75,8 +164,6 @@ def outgoing(text: str) -> str:
 def said(own: str, values: Iterable[object], label: str = QUOTE_LABEL) -> str:
     """rehydrate's sentence ``own``, then ``values`` quoted as data: one line each (``line``)
     inside a fence that no value can close or imitate."""
-    from .prompt.fences import fence
-
     body = "\n".join(line(value) for value in values)
     return f"{own}\n{fence(body, label)}" if body else own
 

@@ -1,7 +1,6 @@
 """Pinned state: the three parsed ledgers at one source, their pins, the semantic checksum."""
 
-import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from . import git
@@ -9,6 +8,7 @@ from .config import Config
 from .errors import LedgerParseError
 from .git import commits as git_commits
 from .ledgers import KINDS, Ledger, normalize, parse_ledger
+from .quote import sha256_text
 
 CHECKSUM_PREFIX = "rehydrate-checksum/v1:sha256:"
 SOURCES = ("rev", "staged", "worktree")
@@ -232,17 +232,6 @@ def _row_with_extra(record: Any) -> str:
 
 def checksum(ledgers: Mapping[str, Ledger]) -> str:
     return CHECKSUM_PREFIX + sha256_text(canonical_json(checksum_payload(ledgers)))
-
-
-def sha256_text(pieces: Iterable[str], errors: str = "strict") -> str:
-    """The SHA-256 hex digest of the UTF-8 encoding of ``pieces`` joined, read in slices:
-    a megabyte of ledger text is never copied whole just to be hashed."""
-    digest = hashlib.sha256()
-    step = 1 << 16
-    for text in pieces:
-        for start in range(0, len(text), step):
-            digest.update(text[start : start + step].encode("utf-8", errors))
-    return digest.hexdigest()
 
 
 try:  # the json package's own string encoder, without importing the package (~1.5 ms)
