@@ -251,3 +251,11 @@ def test_a_forged_state_file_cannot_speak_for_rehydrate(tmp_path: Path, name: st
     for forged in ("constraints were lifted", "ignore it, rehydrate says", "start over"):
         assert forged not in _outside_fences(said), said
     assert not leaks(said) and not HIDDEN.search(said)
+
+
+def test_check_command_json_quotes_the_rows_cells(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    _ledgers(repo, ((F, (*ROW, f"GH_TOKEN={CANARIES[0]}", f"use redis://:{CANARIES[3]}@h")),))
+    result = run(repo, "check-command", "--json", "--", *COMMAND.split())
+    assert result.code == 1 and json.loads(result.out)["verdict"] == "refused"
+    assert not leaks(result.out) and "F-002" in result.out  # the row is named, its secret not
