@@ -33,12 +33,17 @@ _LEADING_TILDES = re.compile(r"^[ \t]*+(~{3,}+)", re.MULTILINE)
 _LABELS = re.compile(r"(ledger|git|quoted)-data-")
 _DATA = re.compile("-data-")
 
-# What a reader acts on without showing it. LF and TAB are shown as what they are.
+# What a reader acts on without showing it: the characters the ledger parser refuses in
+# a cell (ledgers/_document.py), less LF and TAB, which are shown as what they are, plus
+# the lone surrogates that stand for bytes that are not UTF-8.
 _HIDDEN = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u202a-\u202e"
-    "\u2060-\u2064\u2066-\u206f\ud800-\udfff\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891"
+    "\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ud800-\udfff"
+    "\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0000-\U000e007f]"
 )
 _ASCII_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+_ASCII_HIDDEN_BYTES = bytes(c for c in range(0x20) if c not in (0x09, 0x0A)) + b"\x7f"
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -140,8 +145,11 @@ def _neutralised(text: str) -> str:
 def visible(text: str) -> str:
     """``text`` with every line break an LF and every hidden character a visible escape."""
     text = one_line_break(text)
-    if text.isascii():
-        return _ASCII_HIDDEN.sub(_escape, text) if _ASCII_HIDDEN.search(text) else text
+    if text.isascii():  # one C pass: delete the hidden bytes, compare the lengths
+        data = text.encode("ascii")
+        if len(data.translate(None, _ASCII_HIDDEN_BYTES)) == len(data):
+            return text
+        return _ASCII_HIDDEN.sub(_escape, text)
     return _HIDDEN.sub(_escape, text)
 
 
