@@ -173,7 +173,7 @@ def read_tail(path: Path | str, tail: int) -> bytes:
         os.close(fd)
 
 
-MAX_JSON_DEPTH = 64  # nesting deeper than any file or event rehydrate reads needs
+MAX_JSON_DEPTH = 100  # nesting deeper than any file or event rehydrate reads needs
 _JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*+"', re.DOTALL)
 _NOT_BRACKETS = bytes(c for c in range(256) if c not in b"[]{}")
 
