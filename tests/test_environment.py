@@ -61,7 +61,8 @@ def test_the_cli_refuses_a_nan_lock_timeout_without_waiting(tmp_path: Path) -> N
 def test_no_module_reads_a_rehydrate_variable_but_environment() -> None:
     """A REHYDRATE_* variable read with environ.get / os.environ[...] elsewhere is a second
     path that skips validation."""
-    read = re.compile(r"""(?:environ(?:\.get\(|\[)|getenv\()\s*["']REHYDRATE_""")
+    names = "|".join(["REHYDRATE_", "LIMIT_ENV", "SESSION_ENV", "LOCK_TIMEOUT"])
+    read = re.compile(rf"""(?:environ(?:\.get\(|\[)|getenv\()\s*["']?(?:{names})""")
     offenders = [
         str(path.relative_to(SRC))
         for path in SRC.rglob("*.py")

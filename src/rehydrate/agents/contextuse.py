@@ -97,7 +97,9 @@ def check_context(root: Path, transcript: str | None, environ: Mapping[str, str]
     limit = limit_from(environ)
     if limit is None or not transcript:
         return None
-    session = environ.get(SESSION_ENV, "")
+    from ..environment import raw
+
+    session = raw(SESSION_ENV, environ)
     note = read_note(root)
     if note is not None and note.get("session") == session:
         return None  # told already: let it record and commit
