@@ -207,7 +207,9 @@ _NOT_SECRETS = frozenset(
     {"true", "false", "null", "none", "nil", "yes", "no", "required", "optional", "~"}
 )
 _VALUE = re.compile(
-    r"[\"'`]?[ \t]*+(?::=|=>|=|:)[ \t]*+"
+    # the name, the operator and the value may sit in neighbouring table cells
+    # (``| PGPASSWORD | = | hunter2 |``): one cell separator is allowed on each side
+    r"[\"'`]?[ \t]*+(?:\|[ \t]*+)?(?::=|=>|=|:)[ \t]*+(?:\|[ \t]*+)?"
     # a quoted value never crosses a line break or a table's cell separator (" | ")
     r"(?:\"((?:[^\"\\|\n\r\x0b\x0c]|\\[^\n\r]|\|(?! ))++)\""
     r"|'((?:[^'\\|\n\r\x0b\x0c]|\\[^\n\r]|\|(?! ))++)'"

@@ -65,6 +65,8 @@ LEDGERS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
     "token-in-tried": (
         (F, ("F-002", f"`GH_TOKEN={CANARIES[0]} {COMMAND}`", "it failed", "unset it")),
     ),
+    "secret-split-across-cells": ((F, (*ROW, "needs PGPASSWORD =", CANARIES[4])),),
+    "twin-password-word-in-cells": ((F, (*ROW, "the password prompt hung", "pass --batch")),),
     "empty-user-url-in-workaround": (
         (F, (*ROW, "no cache", f"use redis://:{CANARIES[3]}@cache.internal:6379/0")),
     ),
