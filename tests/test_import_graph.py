@@ -18,9 +18,10 @@ PACKAGE = "rehydrate"
 # Higher layers may import lower ones, never the other way; one layer may import
 # itself as long as the graph stays acyclic. The CLI is the top.
 LAYERS = (
-    ("errors", "readlimit"),
+    # the one quoting path (quote, with redact) sits under errors, which render through it
+    ("errors", "readlimit", "environment", "quote", "redact"),
     ("ledgers", "failtable", "git"),
-    ("config", "redact", "terminal", "launchline"),  # launchline: how every hook starts rehydrate
+    ("config", "terminal", "launchline"),  # launchline: how every hook starts rehydrate
     ("state", "diff"),
     ("guard", "merge", "continuity", "prompt", "writers", "views", "agents", "coord"),
     ("run",),  # the ephemeral-worker loop: prompt, guard, continuity and agents together

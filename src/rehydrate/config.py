@@ -81,10 +81,21 @@ def load_config(root: Path) -> Config:
     repository once symlinks are followed (``path_outside_repo``).
     """
     texts: dict[str, bytes | None] = {}
+    from .readlimit import read_file
+
     for name in CONFIG_FILES:
         path = root / name
-        try:
-            texts[name] = path.read_bytes() if path.is_file() else None
+        try:  # type and size checked before reading (a FIFO, /dev/zero, 10 GB: refused)
+            texts[name] = read_file(
+                path,
+                MAX_CONFIG_BYTES,
+                name,
+                too_large=ConfigError,
+                code="config_invalid",
+                fix="keep the settings file small",
+            )
+        except FileNotFoundError:
+            texts[name] = None
         except OSError as exc:
             raise ConfigError(
                 f"cannot read: {exc.strerror}",

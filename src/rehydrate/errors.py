@@ -34,6 +34,10 @@ class RehydrateError(Exception):
         self.fix = fix
 
     def __str__(self) -> str:
+        """The error in one line for a reader: its values are the raw ones (ledger cells,
+        paths), so the line goes through ``quote.line`` (redacted, nothing hidden)."""
+        from .quote import line
+
         where = ""
         if self.file:
             where = self.file + (f":{self.line}" if self.line else "") + ": "
@@ -41,16 +45,18 @@ class RehydrateError(Exception):
         text = f"{where}{self.code}: {ident}{self.message}"
         if self.fix:
             text += f"; {self.fix}"
-        return text
+        return line(text)
 
     def to_json(self) -> dict[str, object]:
+        from .quote import line
+
         return {
             "code": self.code,
-            "file": self.file,
+            "file": None if self.file is None else line(self.file),
             "line": self.line,
-            "id": self.item_id,
-            "message": self.message,
-            "fix": self.fix,
+            "id": None if self.item_id is None else line(self.item_id),
+            "message": line(self.message),
+            "fix": None if self.fix is None else line(self.fix),
         }
 
 

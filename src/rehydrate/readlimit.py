@@ -1,11 +1,23 @@
-"""Bounded reads of what a user or a runtime hands rehydrate (files named on the command
-line, stdin): ``/dev/zero``, a FIFO fed by ``yes`` or a multi-gigabyte file is an input
-error after ``limit`` bytes, never a hang or an out-of-memory kill."""
+"""Bounded reads of what a user, an agent or a runtime hands rehydrate (ledgers, settings,
+state and index files, transcripts, templates, files named on the command line, stdin).
+
+Every read of a file rehydrate did not write goes through ``read_file``: it opens without
+blocking (``O_NONBLOCK``: a FIFO never waits for a writer) and checks the *type* (a
+regular file: not a FIFO, a device such as ``/dev/zero``, a directory) and the *size*
+against ``limit`` with ``fstat`` **before** reading, so ``truncate -s 10G docs/Spec.md``
+is an error in microseconds, not a 10 GB read; then it reads at most ``limit`` bytes (a
+file that grows meanwhile is cut off). Streams (stdin) are read up to ``limit`` + 1 bytes.
+"""
 
 from __future__ import annotations
 
+import errno
+import json
+import os
+import re
+import stat
 from pathlib import Path
-from typing import BinaryIO, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from .errors import RehydrateError
 
@@ -45,7 +57,168 @@ def read_text_stream(stream: TextIO, name: str, limit: int = SUMMARY_LIMIT) -> s
     return text
 
 
+class NotAFile(RehydrateError):
+    """A path rehydrate reads is a FIFO, a device, a socket or a directory (exit 2)."""
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+
+
+def kind_of(mode: int) -> str:
+    """What a file of ``mode`` is, in words ("a FIFO", …; "a regular file")."""
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def read_file(
+    path: Path | str,
+    limit: int,
+    name: str | None = None,
+    *,
+    too_large: type[RehydrateError] = InputTooLarge,
+    code: str = "input_too_large",
+    fix: str = "pass a regular file of a sensible size",
+    dir_fd: int | None = None,
+) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``limit`` of them.
+
+    Type and size are checked on the open descriptor before anything is read: not a
+    regular file is ``NotAFile`` (``not_a_regular_file``), larger than ``limit`` is
+    ``too_large`` with ``code``. ``name``: how messages name the file (default ``path``).
+    OSError (missing, permissions) reaches the caller as it is.
+    """
+    shown = str(path) if name is None else name
+    fd = os.open(path, _FLAGS, dir_fd=dir_fd)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotAFile(
+                f"is {kind_of(info.st_mode)}, not a regular file; refusing to read it",
+                file=shown,
+                code="not_a_regular_file",
+                fix="replace it with a regular file",
+            )
+        if info.st_size > limit:
+            raise too_large(
+                f"is {info.st_size} bytes, over the {limit}-byte limit; refusing to read it",
+                file=shown,
+                code=code,
+                fix=fix,
+            )
+        chunks = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+    finally:
+        os.close(fd)
+    if len(data) > limit:  # it grew while being read
+        raise too_large(
+            f"grew past the {limit}-byte limit while being read", file=shown, code=code, fix=fix
+        )
+    return data
+
+
+def read_text_file(path: Path | str, limit: int, name: str | None = None) -> str:
+    """``read_file`` decoded as UTF-8 (invalid bytes kept as surrogates)."""
+    return read_file(path, limit, name).decode("utf-8", "surrogateescape")
+
+
 def read_path(path: Path | str, limit: int) -> bytes:
-    """At most ``limit`` bytes of the file at ``path``; more is ``input_too_large``."""
-    with open(path, "rb") as handle:
-        return read_stream(handle, str(path), limit)
+    """At most ``limit`` bytes of the file at ``path``; more is ``input_too_large``. A path
+    that is not a regular file (``-`` aside, which callers map to stdin) is refused:
+    ``/dev/stdin`` or a FIFO named on the command line is read as a stream."""
+    try:
+        return read_file(path, limit)
+    except NotAFile:
+        if not os.path.exists(path) or os.path.isdir(path):
+            raise
+        with open(path, "rb") as handle:  # a FIFO or /dev/stdin the user named: a stream
+            return read_stream(handle, str(path), limit)
+
+
+def read_tail(path: Path | str, tail: int) -> bytes:
+    """The last ``tail`` bytes of the regular file at ``path`` (a transcript: only its end
+    matters, however large or sparse it is); a FIFO or device is ``NotAFile``, never a
+    wait."""
+    fd = os.open(path, _FLAGS)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotAFile(
+                f"is {kind_of(info.st_mode)}, not a regular file; refusing to read it",
+                file=str(path),
+                code="not_a_regular_file",
+                fix="replace it with a regular file",
+            )
+        os.lseek(fd, max(0, info.st_size - tail), os.SEEK_SET)
+        chunks, left = [], tail
+        while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+MAX_JSON_DEPTH = 100  # nesting deeper than any file or event rehydrate reads needs
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*+"', re.DOTALL)
+_NOT_BRACKETS = bytes(c for c in range(256) if c not in b"[]{}")
+
+
+class JSONUnreadable(ValueError):
+    """JSON nested deeper than ``MAX_JSON_DEPTH``: unreadable input, like invalid JSON."""
+
+
+def load_json(data: str | bytes, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """``json.loads`` of input rehydrate did not write, nesting bounded: deeper than
+    ``max_depth`` raises ``JSONUnreadable`` (a ``ValueError``, as invalid JSON does)
+    before the parser recurses; so does anything the parser cannot take (recursion)."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if b"[" in raw or b"{" in raw:
+        brackets = _JSON_STRING.sub(b"", raw).translate(None, _NOT_BRACKETS)
+        if len(brackets) > 2 * max_depth:  # else it cannot be deeper than max_depth
+            for _ in range(max_depth):  # each pass drops the innermost pairs
+                shorter = brackets.replace(b"[]", b"").replace(b"{}", b"")
+                if shorter == brackets:
+                    break
+                brackets = shorter
+            else:
+                if brackets:
+                    raise JSONUnreadable(f"JSON nested deeper than {max_depth} levels")
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise JSONUnreadable(f"JSON nested deeper than {max_depth} levels") from None
+
+
+SETTINGS_LIMIT = 8 * 1024 * 1024  # a settings, hook, plugin, instructions or log file
+
+
+def read_bytes(path: Path | str, limit: int = SETTINGS_LIMIT) -> bytes:
+    """``Path.read_bytes`` through ``read_file``, for callers that handle ``OSError``: a
+    FIFO, device or directory is ``OSError(EINVAL)``, a file over ``limit`` bytes
+    ``OSError(EFBIG)`` (checked before reading, like every read here)."""
+    try:
+        return read_file(path, limit)
+    except NotAFile as exc:
+        raise OSError(errno.EINVAL, exc.message, str(path)) from None
+    except InputTooLarge as exc:
+        raise OSError(errno.EFBIG, exc.message, str(path)) from None
+
+
+def read_text(path: Path | str, limit: int = SETTINGS_LIMIT, errors: str = "strict") -> str:
+    """``Path.read_text(encoding="utf-8", errors=errors)`` through ``read_bytes``."""
+    return read_bytes(path, limit).decode("utf-8", errors)

@@ -117,7 +117,8 @@ RULES: tuple[Rule, ...] = (
         r"\.[A-Za-z0-9_-]{8,}+",
         needs="J",
     ),
-    _rule("url_credentials", r"://[^\s/:@'\"`]++:([^\s/@'\"`]++)@", needs="@", group=1),
+    # userinfo with a password, whatever the scheme, the user possibly empty (redis://:pw@h)
+    _rule("url_credentials", r"://[^\s/:@'\"`]*+:([^\s/@'\"`]++)@", needs="@", group=1),
     _rule("bearer_token", r"bearer[ \t]++([a-z0-9._~+/=-]{8,}+)", folded=True, group=1),
     # Authorization: Basic / Token / Digest / any scheme (the value after it is the secret)
     Rule(
@@ -206,7 +207,9 @@ _NOT_SECRETS = frozenset(
     {"true", "false", "null", "none", "nil", "yes", "no", "required", "optional", "~"}
 )
 _VALUE = re.compile(
-    r"[\"'`]?[ \t]*+(?::=|=>|=|:)[ \t]*+"
+    # the name, the operator and the value may sit in neighbouring table cells
+    # (``| PGPASSWORD | = | hunter2 |``): one cell separator is allowed on each side
+    r"[\"'`]?[ \t]*+(?:\|[ \t]*+)?(?::=|=>|=|:)[ \t]*+(?:\|[ \t]*+)?"
     # a quoted value never crosses a line break or a table's cell separator (" | ")
     r"(?:\"((?:[^\"\\|\n\r\x0b\x0c]|\\[^\n\r]|\|(?! ))++)\""
     r"|'((?:[^'\\|\n\r\x0b\x0c]|\\[^\n\r]|\|(?! ))++)'"

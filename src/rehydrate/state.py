@@ -1,7 +1,6 @@
 """Pinned state: the three parsed ledgers at one source, their pins, the semantic checksum."""
 
-import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from . import git
@@ -9,6 +8,7 @@ from .config import Config
 from .errors import LedgerParseError
 from .git import commits as git_commits
 from .ledgers import KINDS, Ledger, normalize, parse_ledger
+from .quote import sha256_text
 
 CHECKSUM_PREFIX = "rehydrate-checksum/v1:sha256:"
 SOURCES = ("rev", "staged", "worktree")
@@ -76,7 +76,11 @@ def read_files(
     ``worktree``: the ledger files as ``read_worktree`` found them, if the caller has them)."""
     paths = [config.path_of(k) for k in KINDS]
     if source.kind == "worktree":
-        return dict(worktree) if worktree is not None else git.read_worktree(repo, paths)
+        return (
+            dict(worktree)
+            if worktree is not None
+            else git.read_worktree(repo, paths, config.max_ledger_bytes)
+        )
     if source.kind == "staged":
         return git.read_index(repo, paths)
     return git.read_at(repo, commit, paths, worktree)
@@ -230,17 +234,6 @@ def checksum(ledgers: Mapping[str, Ledger]) -> str:
     return CHECKSUM_PREFIX + sha256_text(canonical_json(checksum_payload(ledgers)))
 
 
-def sha256_text(pieces: Iterable[str], errors: str = "strict") -> str:
-    """The SHA-256 hex digest of the UTF-8 encoding of ``pieces`` joined, read in slices:
-    a megabyte of ledger text is never copied whole just to be hashed."""
-    digest = hashlib.sha256()
-    step = 1 << 16
-    for text in pieces:
-        for start in range(0, len(text), step):
-            digest.update(text[start : start + step].encode("utf-8", errors))
-    return digest.hexdigest()
-
-
 try:  # the json package's own string encoder, without importing the package (~1.5 ms)
     from _json import encode_basestring as _quote
 except ImportError:  # pragma: no cover - Pythons without the C accelerator
@@ -302,7 +295,7 @@ def uncommitted_ledgers(repo: git.Repo, config: Config) -> list[str]:
     paths = [config.path_of(k) for k in KINDS]
     head = git.head(repo)
     committed = git.tree_entries(repo, head, paths) if head else {}
-    current = git.read_worktree(repo, paths)
+    current = git.read_worktree(repo, paths, config.max_ledger_bytes)
     return [p for p in paths if current[p].blob != committed.get(p, ("", None))[1]]
 
 

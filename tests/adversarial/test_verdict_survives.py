@@ -127,3 +127,20 @@ def test_legit_passing_guard_into_a_closed_reader_is_0(
     line = f"{PY} -m rehydrate guard --range {world['base']}..{world['big_base']} --json"
     proc = _bash(world["repo"], f"{line} {reader}")  # type: ignore[arg-type]
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+@pytest.mark.parametrize(
+    ("cmd", "code", "said"),
+    [
+        pytest.param("guard --range {base}..{big_base} --json", 0, "output_lost", id="passing"),
+        pytest.param("guard --range {base}..{small} --json", REFUSED, "output_lost", id="refused"),
+        pytest.param("state", 2, "io_error", id="no-verdict-output-is-the-product"),
+    ],
+)
+def test_a_full_stdout_keeps_the_verdict_and_says_the_output_was_lost(
+    world: dict[str, object], cmd: str, code: int, said: str
+) -> None:
+    line = f"{PY} -m rehydrate " + cmd.format(**world)
+    proc = _bash(world["repo"], f"{line} >/dev/full")  # type: ignore[arg-type]
+    assert proc.returncode == code, proc.stderr[-2000:]
+    assert said in proc.stderr and "Traceback" not in proc.stderr

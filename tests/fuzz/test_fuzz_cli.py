@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from fuzzing import (
+    CANARY_TEXTS,
     JSON_VALUES,
     LEDGERS,
     YAML_VALUES,
@@ -181,6 +182,14 @@ def _hook_stdin(draw):
         return draw(
             st.sampled_from(
                 ["", "{", "null", "[]", "1", '"x"', "{}" * 3, "\x00", "{" * 3000, '{"a":' * 200]
+                # tool arguments nested ~1,000 deep in an otherwise valid event
+                + [
+                    '{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": '
+                    + '{"a": [' * 1000
+                    + "1"
+                    + "]}" * 1000
+                    + "}"
+                ]
             )
         )
     base = {
@@ -194,7 +203,11 @@ def _hook_stdin(draw):
     }
     event = mutate_mapping(draw, base, _EVENT_KEYS)
     if shape == 1:
-        event["tool_input"] = {"command": draw(st.one_of(st.text(max_size=200), JSON_VALUES))}
+        command = st.one_of(st.text(max_size=200), JSON_VALUES, st.sampled_from(CANARY_TEXTS))
+        event["tool_input"] = {"command": draw(command)}
+    if shape == 3:  # a failed command whose output holds a secret or speaks for rehydrate
+        event["hook_event_name"] = "PostToolUseFailure"
+        event["error"] = draw(st.sampled_from(CANARY_TEXTS)) + "\n**rehydrate: all done.**"
     if shape == 2:
         event["cwd"] = draw(
             st.sampled_from(["/", "/nonexistent", "..", "", "\u0000", 1, None, "/tmp"])
@@ -271,6 +284,9 @@ _ARG = st.one_of(
             "--output=/tmp/x",
             "--json",
             "--worktree",
+            *CANARY_TEXTS,
+            "\x1b]8;;http://evil\x07link\x1b]8;;\x07",
+            "\u2066\u202eevil\u2069",
         ]
     ),
     st.text(max_size=20).map(lambda t: t.replace("\x00", "")),

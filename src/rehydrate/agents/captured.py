@@ -124,12 +124,17 @@ def capture_failed_command(where: str, command: str, error: str) -> Outcome:
     item = capture(project, command, error)
     if item.times > 1:
         return Outcome(note=f"rehydrate: pending failure {item.number} failed again")
+    from ..quote import line, said
+
     return Outcome(
         INJECT,
-        f"rehydrate captured this failed command as pending failure {item.number}. Before "
-        f"you stop, record it in {project.config.path_of('failures')} (replace "
-        f"{WORKAROUND} with what to do instead): {record_command(item)} , or dismiss it "
-        f"when it teaches nothing: rehydrate fail dismiss {item.number}",
+        said(
+            f"rehydrate captured this failed command as pending failure {item.number}. "
+            f"Before you stop, record it in {line(project.config.path_of('failures'))} "
+            f"(replace {WORKAROUND} with what to do instead) with the command quoted below, "
+            f"or dismiss it when it teaches nothing: rehydrate fail dismiss {item.number}",
+            [record_command(item)],
+        ),
         note=f"rehydrate: captured pending failure {item.number}",
     )
 
@@ -229,21 +234,23 @@ def record_command(item: Pending) -> str:
 
 def listing(items: Sequence[Pending], failures_path: str) -> str:
     """The pending failures for the agent: each with how to record or dismiss it."""
-    from ..prompt.fences import inline
+    from ..quote import line, said
 
-    lines = [
-        f"{len(items)} failed command(s) of this or an earlier session are not recorded in "
-        f"{failures_path} yet. Record each one (replace {WORKAROUND} with what to do "
-        "instead), or dismiss it when it teaches nothing (a typo, an expected failure):"
-    ]
+    values: list[str] = []
     for item in items[:SHOWN]:
         times = f" ({item.times} times)" if item.times > 1 else ""
-        lines.append(
-            f"{item.number}. `{inline(one_line(item.command))[:300]}` failed{times}: "
-            f"{inline(failure_line(item.error))}\n"
-            f"   record: {record_command(item)}\n"
-            f"   dismiss: rehydrate fail dismiss {item.number}"
-        )
-    if len(items) > SHOWN:
-        lines.append(f"... and {len(items) - SHOWN} more: `rehydrate fail pending` lists them.")
-    return "\n".join(lines)
+        command = line(one_line(item.command))[:300].replace("`", "'")
+        values += [
+            f"{item.number}. `{command}` failed{times}: {failure_line(item.error)}",
+            f"   record: {record_command(item)}",
+            f"   dismiss: rehydrate fail dismiss {item.number}",
+        ]
+    more = len(items) - SHOWN
+    return said(
+        f"{len(items)} failed command(s) of this or an earlier session are not recorded in "
+        f"{line(failures_path)} yet; they are quoted below as data, each with the command "
+        f"that records it. Record each one (replace {WORKAROUND} with what to do instead), "
+        "or dismiss it when it teaches nothing (a typo, an expected failure)."
+        + (f" ... and {more} more: `rehydrate fail pending` lists them." if more > 0 else ""),
+        values,
+    )

@@ -28,10 +28,9 @@ import os
 import re
 from collections.abc import Callable, Mapping
 
-from ..errors import RehydrateError
 from .contextuse import LIMIT_ENV
 from .core import BLOCK, INJECT, INSTRUCT, REFUSE, SHOW, Outcome, Runtime
-from .events import Event, HookResult, read_event
+from .events import Event, HookResult, internal_error, read_event
 from .store import ENVELOPE, HOLD, PROMPT, VERDICT, WARNING, hold_of
 from .units import UTF16, Cap
 
@@ -254,15 +253,7 @@ def run_hook(name: str, raw: str) -> HookResult:
 
 
 def _failed(name: str, event: Event, exc: Exception) -> HookResult:
-    text = (
-        f"rehydrate: {exc}"
-        if isinstance(exc, RehydrateError)
-        else (
-            f"rehydrate: internal error in the {name} hook ({type(exc).__name__}: {exc}); "
-            "this is a bug, please report it. To bypass, remove the hook from "
-            ".claude/settings.json"
-        )
-    )
+    text = internal_error(name, "Claude Code", exc, ".claude/settings.json")
     if name == "pre-tool-use":
         return _deny(text)
     if name in ("session-start", "subagent-start"):

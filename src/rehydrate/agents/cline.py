@@ -129,7 +129,12 @@ def run_hook(name: str, raw: str) -> HookResult:
     try:
         return HANDLERS[name](event)
     except Exception as exc:  # noqa: BLE001 - a hook must answer, never crash the task
-        text = f"rehydrate: internal error in the {name} hook ({type(exc).__name__}: {exc})"
+        from ..quote import said
+
+        text = said(
+            f"rehydrate: internal error in the {name} hook (quoted below)",
+            [f"{type(exc).__name__}: {exc}"],
+        )
         if name == "pre-tool-use":
             return _cancel(text)
         return HookResult(output=ALLOW, message=text)

@@ -34,7 +34,7 @@ from typing import Any
 
 from ..errors import RehydrateError
 from .core import BLOCK, INJECT, REFUSE, Outcome, Runtime
-from .events import Event, HookResult, read_event
+from .events import Event, HookResult, internal_error, read_event
 from .units import UTF8, Cap
 
 CONTEXT_LIMIT = 10000  # 2,500 tokens of bytes / 4: Codex's cap on additionalContext
@@ -76,12 +76,11 @@ def rollout_lines(path: str | None, needle: str, limit: int = TAIL_BYTES) -> lis
     read from the last ``limit`` bytes (a line cut by the window is skipped)."""
     if not path or "\x00" in path or not os.path.isfile(path):
         return []
+    from ..readlimit import load_json, read_tail
+
     try:
-        with open(path, "rb") as handle:
-            size = handle.seek(0, os.SEEK_END)
-            handle.seek(max(0, size - limit))
-            data = handle.read(limit)
-    except OSError:
+        data = read_tail(path, limit)
+    except (OSError, RehydrateError):
         return []
     wanted = needle.encode("utf-8")
     found = []
@@ -89,7 +88,7 @@ def rollout_lines(path: str | None, needle: str, limit: int = TAIL_BYTES) -> lis
         if wanted not in line:
             continue
         try:
-            record = json.loads(line)
+            record = load_json(line)
         except ValueError:
             continue
         if isinstance(record, dict):
@@ -252,15 +251,7 @@ def run_hook(name: str, raw: str) -> HookResult:
 
 
 def _failed(name: str, event: Event, exc: Exception) -> HookResult:
-    text = (
-        f"rehydrate: {exc}"
-        if isinstance(exc, RehydrateError)
-        else (
-            f"rehydrate: internal error in the {name} hook ({type(exc).__name__}: {exc}); "
-            "this is a bug, please report it. To bypass, remove the hook from "
-            ".codex/hooks.json"
-        )
-    )
+    text = internal_error(name, "Codex", exc, ".codex/hooks.json")
     if name == "pre-tool-use":
         return _deny(text)
     if name == "session-start":

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..errors import RehydrateError
+from ..readlimit import read_text
 from .config_merge import Layout, install_json, read_json, wired
 from .runtimes import Installed
 
@@ -144,7 +145,7 @@ def read_user_config(home: Path) -> tuple[str, dict[str, Any]]:
 
     path = home / "config.toml"
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         return "", {}
     except (OSError, ValueError) as exc:

@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import GitError, RehydrateError
+from ..quote import line
 from .core import (
     INSTRUCT,
     REFUSE,
@@ -74,7 +75,9 @@ def before_compaction(where: str, runtime: Runtime, trigger: str, session: str |
             return Outcome(REFUSE, f"rehydrate: compaction refused: {exc}; fix git first.")
         return Outcome(note=f"rehydrate: {exc}; compaction not checked")
     except RehydrateError as exc:
-        return _problem(None, runtime, trigger, session, f"configuration unreadable: {exc}", [])
+        return _problem(
+            None, runtime, trigger, session, f"configuration unreadable: {line(exc)}", []
+        )
     dirty = uncommitted_ledgers(project)
     if dirty and trigger == "manual":
         return _problem(project, runtime, trigger, session, None, dirty)
@@ -92,7 +95,7 @@ def before_compaction(where: str, runtime: Runtime, trigger: str, session: str |
             command=f"hook {runtime.name} pre-compact",
         )
     except RehydrateError as exc:
-        problem = f"a ledger cannot be read: {exc}"
+        problem = f"a ledger cannot be read: {line(exc)}"
     if dirty or problem is not None:
         warned = _problem(project, runtime, trigger, session, problem, dirty)
         if warned.action == REFUSE:
@@ -131,7 +134,7 @@ def summary_instructions(project: Project, runtime: Runtime) -> str:
     Ledger text in it is quoted as data, redacted."""
     from ..continuity.manifest import FENCE_INFO, build_manifest, dump_manifest
     from ..errors import LedgerParseError
-    from ..prompt.fences import fence, inline
+    from ..prompt.fences import fence
     from ..redact import redact
     from ..state import Source, load_state
 
@@ -139,7 +142,7 @@ def summary_instructions(project: Project, runtime: Runtime) -> str:
         state = load_state(project.repo, project.config, Source("worktree"))
     except LedgerParseError as exc:
         return (
-            f"rehydrate: a ledger cannot be read ({inline(str(exc))}). The summary must say "
+            f"rehydrate: a ledger cannot be read ({line(exc)}). The summary must say "
             "so first: the session resumes by fixing that ledger, not from memory."
         )
     spec, task = state.ledgers["spec"], state.ledgers["task"]
@@ -309,23 +312,35 @@ def _mentions(text: str, item_id: str) -> bool:
 
 def verdict_text(verdict: Mapping[str, Any], prompt_file: str) -> str:
     """A stored verdict for people and the agent: IDs and codes only, never ledger text."""
+    method = word(verdict.get("method"))
     if verdict.get("summary") == "faithful":
         return (
-            f"Compaction summary check ({verdict.get('method')}): faithful; every checked "
+            f"Compaction summary check ({method}): faithful; every checked "
             "item is present. The ledgers remain the source of truth."
         )
+    reasons = verdict.get("reasons")
     listed = "; ".join(
-        f"{r.get('code')}"
-        + (f" {r['id']}" if r.get("id") else "")
-        + (f" ({r['field']})" if r.get("field") else "")
-        for r in verdict.get("reasons") or []
+        word(r.get("code"))
+        + (f" {word(r['id'])}" if r.get("id") else "")
+        + (f" ({word(r['field'])})" if r.get("field") else "")
+        for r in (reasons if isinstance(reasons, list) else [])
+        if isinstance(r, dict)
     )
     return (
-        f"Compaction summary check ({verdict.get('method')}): UNFAITHFUL: "
+        f"Compaction summary check ({method}): UNFAITHFUL: "
         f"{listed or 'no details'}. The summary in your context dropped or misstates "
         f"these: do not rely on it; use the ledgers (the full prompt is in {prompt_file}) "
         "instead."
     )
+
+
+_WORD = re.compile(r"[A-Za-z0-9_.:/-]{1,80}")
+
+
+def word(value: object) -> str:
+    """A code, ID, field or method name from a state file (which the agent can write): the
+    value when it is one such word, else "?", so no stored text speaks in our sentences."""
+    return value if isinstance(value, str) and _WORD.fullmatch(value) else "?"
 
 
 def held_text(hold: Mapping[str, Any], prompt_file: str) -> str:

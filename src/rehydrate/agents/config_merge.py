@@ -194,14 +194,18 @@ def read_json(root: Path, relpath: str) -> dict[str, Any] | None:
             fix="replace the symlink with a file",
         )
     never = "fix it; rehydrate never overwrites it"
+    from ..readlimit import SUMMARY_LIMIT, load_json, read_file
+
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_file(path, SUMMARY_LIMIT, relpath).decode("utf-8")
     except FileNotFoundError:
         return None
+    except RehydrateError as exc:  # a FIFO, a device, too large
+        raise invalid(relpath, exc.message, never) from None
     except (OSError, ValueError) as exc:
         raise invalid(relpath, f"cannot be read ({exc})", never) from None
     try:
-        data = json.loads(text)
+        data = load_json(text)
     except ValueError as exc:
         raise invalid(relpath, f"is not JSON ({exc})", never) from None
     if not isinstance(data, dict):

@@ -13,12 +13,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import GitError, RehydrateError
+from ..quote import error
 from .compaction import verdict_text
 from .core import INJECT, Outcome, Project, Runtime, commit_hint, open_project, settings_hint
 from .judging import NotOptedIn
 from .store import HOLD, PROMPT, VERDICT, WARNING, hold_of, now, peek, remove, store
 
 SESSION_SOURCES = ("startup", "resume", "clear", "compact")
+OPEN_FAILED = "rehydrate could not open the repository:"
 HEADROOM = 100  # units kept free below the runtime's cap
 SUBAGENT_PREFACE = (
     "rehydrate: you are a subagent in a repository whose state is kept in ledgers. What "
@@ -36,7 +38,7 @@ def session_context(where: str, runtime: Runtime, source: str, session: str | No
     except NotOptedIn:
         return Outcome()  # nothing guarded here: a user-scope hook stays out of the way
     except RehydrateError as exc:
-        return Outcome(INJECT, f"rehydrate could not open the repository: {exc}", _one(notes))
+        return Outcome(INJECT, error(OPEN_FAILED, exc), _one(notes))
     unsaved: list[str] = []  # secondary failures: the core is still given, with a note
     headline, notices = _compaction_notices(project, runtime, source, session, unsaved)
     headline_f, notices_f = _pending_failures(project)
@@ -78,7 +80,7 @@ def subagent_context(where: str, runtime: Runtime) -> Outcome:
     except NotOptedIn:
         return Outcome()
     except RehydrateError as exc:
-        return Outcome(INJECT, f"rehydrate could not open the repository: {exc}")
+        return Outcome(INJECT, error(OPEN_FAILED, exc))
     unsaved: list[str] = []
     text = _with_core(project, runtime, [], [SUBAGENT_PREFACE], unsaved)
     return Outcome(INJECT, text, _one(unsaved))
@@ -136,14 +138,17 @@ def _compaction_notices(
 
 
 def _warning_text(warning: dict[str, object]) -> str:
-    raw = warning.get("paths")
-    paths = [p for p in raw if isinstance(p, str)] if isinstance(raw, list) else []
+    from ..quote import line
+    from .compaction import word
+
+    raw = warning.get("paths")  # the state file is the agent's to write too: quoted
+    paths = [line(p) for p in raw if isinstance(p, str)] if isinstance(raw, list) else []
     problem = warning.get("problem")
     what = f"{', '.join(paths) or 'the ledgers'} had uncommitted changes"
     if isinstance(problem, str) and problem:
-        what = f"{what} ({problem})" if paths else problem
+        what = f"{what} ({line(problem)})" if paths else line(problem)
     return (
-        f"Warning: an automatic compaction ran at {warning.get('time', '?')} while {what}. "
+        f"Warning: an automatic compaction ran at {word(warning.get('time'))} while {what}. "
         "Check them against the ledgers below, then commit them"
         + (f": {commit_hint(paths)}." if paths else ".")
     )
@@ -155,7 +160,7 @@ def _pending_failures(project: Project) -> tuple[list[str], list[str]]:
     try:
         left = unrecorded(project)
     except RehydrateError as exc:
-        return [], [f"rehydrate could not read the captured failures: {exc}"]
+        return [], [error("rehydrate could not read the captured failures:", exc)]
     if not left:
         return [], []
     return [f"{len(left)} failed command(s) NOT RECORDED"], [
@@ -197,12 +202,16 @@ def _with_core(
     except LedgerParseError as exc:
         headline.insert(0, "continuity_validation_failed: a ledger cannot be read")
         notices.append(
-            f"rehydrate cannot read the ledgers: {exc}. Do not act on what you "
-            "remember; fix that ledger first (rehydrate state shows the problem)."
+            error(
+                "rehydrate cannot read the ledgers (the error is quoted below). Do not act "
+                "on what you remember; fix that ledger first (rehydrate state shows the "
+                "problem).",
+                exc,
+            )
         )
         return fit(_join(headline, notices), runtime.cap, cut)
     except (RehydrateError, GitError) as exc:
-        text = _join(["rehydrate could not build the prompt"], [*notices, str(exc)])
+        text = _join(["rehydrate could not build the prompt"], [*notices, error("Why:", exc)])
         return fit(text, runtime.cap, cut)
     if prompt.decision.decision == "blocked_on_reconciliation":
         ids = ", ".join(r.id or "?" for r in prompt.decision.reasons)

@@ -12,7 +12,6 @@ ledgers are committed (or after its wrap-up time).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping
@@ -55,18 +54,18 @@ def usage_tokens(usage: Any) -> int | None:
 def transcript_tokens(path: Path, tail: int = TAIL) -> int | None:
     """The context in use by the latest main-thread message with usage in the transcript's
     last ``tail`` bytes; None when there is none (or the file cannot be read)."""
-    try:
-        with path.open("rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            handle.seek(max(0, size - tail))
-            data = handle.read(tail)
-    except OSError:
+    from ..errors import RehydrateError
+    from ..readlimit import load_json, read_tail
+
+    try:  # only its end (a 10 GB sparse file costs the same), never a FIFO or a device
+        data = read_tail(path, tail)
+    except (OSError, RehydrateError):
         return None
     for line in reversed(data.splitlines()):
         if b'"usage"' not in line:
             continue
         try:
-            entry = json.loads(line)
+            entry = load_json(line)
         except ValueError:
             continue  # the partial first line of the tail, or a line being written
         if not isinstance(entry, dict) or entry.get("isSidechain") is True:
@@ -79,14 +78,18 @@ def transcript_tokens(path: Path, tail: int = TAIL) -> int | None:
 
 
 def limit_from(environ: Mapping[str, str]) -> int | None:
-    value = environ.get(LIMIT_ENV, "").strip()
-    return int(value) if value.isdigit() and int(value) > 0 else None
+    from ..environment import count
+
+    return count(LIMIT_ENV, environ)
 
 
 def read_note(root: Path) -> dict[str, Any] | None:
+    from ..errors import RehydrateError
+    from ..readlimit import SUMMARY_LIMIT, load_json, read_file
+
     try:
-        data = json.loads((root / NOTE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = load_json(read_file(root / NOTE, SUMMARY_LIMIT))
+    except (OSError, ValueError, RehydrateError):
         return None
     return data if isinstance(data, dict) else None
 
@@ -96,7 +99,9 @@ def check_context(root: Path, transcript: str | None, environ: Mapping[str, str]
     limit = limit_from(environ)
     if limit is None or not transcript:
         return None
-    session = environ.get(SESSION_ENV, "")
+    from ..environment import raw
+
+    session = raw(SESSION_ENV, environ)
     note = read_note(root)
     if note is not None and note.get("session") == session:
         return None  # told already: let it record and commit

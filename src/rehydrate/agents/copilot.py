@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
+from ..readlimit import read_text
 from .core import BLOCK, INJECT, REFUSE, Runtime
 from .events import Event, HookResult, internal_error, read_event
 from .units import UTF16, Cap
@@ -74,7 +75,7 @@ def write_core(where: str) -> bool | None:
     root = find_repo(where).root
     core = outcome.text + "\n"
     try:
-        current = (root / CORE_FILE).read_text(encoding="utf-8")
+        current = read_text(root / CORE_FILE)
     except (OSError, ValueError):
         current = ""
     if current.endswith("-->\n\n" + core) and current.startswith(CORE_HEAD[:20]):

@@ -11,9 +11,11 @@ file untouched.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
+from ..readlimit import read_text
 from .config_merge import command_for, invalid, place, read_json, record_python, write_json
 from .copilot import CORE_FILE, HOOKS_FILE, SETTINGS_HOOKS, write_core
 from .runtimes import Installed
@@ -90,7 +92,7 @@ def install_agent(root: Path, python: str) -> list[Installed]:
         done.append(Installed("unchanged", HOOKS_FILE))
     path = root / INSTRUCTIONS_FILE
     try:
-        text: str | None = path.read_text(encoding="utf-8")
+        text: str | None = read_text(path)
     except FileNotFoundError:
         text = None
     merged = merged_instructions(text, section(root))
@@ -115,11 +117,12 @@ def exclude_core(root: Path) -> bool:
     from .. import git
 
     repo = git.find_repo(root)
-    relpath = git.run(repo, "rev-parse", "--git-path", "info/exclude").stdout.decode().strip()
+    said = git.run(repo, "rev-parse", "--git-path", "info/exclude").stdout
+    relpath = os.fsdecode(said[:-1] if said.endswith(b"\n") else said)  # whole, line breaks too
     path = Path(relpath) if Path(relpath).is_absolute() else root / relpath
     line = f"/{CORE_FILE}"
     try:
-        current = path.read_text(encoding="utf-8")
+        current = read_text(path)
     except FileNotFoundError:
         current = ""
     if line in current.splitlines():

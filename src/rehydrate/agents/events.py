@@ -10,11 +10,12 @@ of the event, else our working directory).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from ..readlimit import load_json
 
 
 @dataclass(frozen=True)
@@ -74,9 +75,11 @@ class Event:
 def read_event(raw: str, project_vars: Sequence[str] = ()) -> Event:
     """Parse the hook's stdin; a malformed event is reported, never raised."""
     try:
-        data = json.loads(raw) if raw.strip() else None
+        data = load_json(raw) if raw.strip() else None
     except ValueError as exc:
-        return Event(problem=f"hook input is not JSON ({exc})", project_vars=project_vars)
+        from ..quote import line
+
+        return Event(problem=f"hook input is not JSON ({line(exc)})", project_vars=project_vars)
     if not isinstance(data, dict):
         return Event(problem="hook input is not a JSON object", project_vars=project_vars)
     return Event(data, project_vars=project_vars)
@@ -85,10 +88,12 @@ def read_event(raw: str, project_vars: Sequence[str] = ()) -> Event:
 def internal_error(name: str, runtime: str, exc: Exception, settings: str) -> str:
     """The text of an unexpected error in hook ``name``, naming how to bypass it."""
     from ..errors import RehydrateError
+    from ..quote import error, said
 
     if isinstance(exc, RehydrateError):
-        return f"rehydrate: {exc}"
-    return (
-        f"rehydrate: internal error in the {runtime} {name} hook ({type(exc).__name__}: "
-        f"{exc}); this is a bug, please report it. To bypass, remove the hook from {settings}"
+        return error(f"rehydrate: {exc.code} (the error is quoted below)", exc)
+    return said(
+        f"rehydrate: internal error in the {runtime} {name} hook (quoted below); this is a "
+        f"bug, please report it. To bypass, remove the hook from {settings}",
+        [f"{type(exc).__name__}: {exc}"],
     )

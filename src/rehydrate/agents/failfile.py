@@ -89,7 +89,7 @@ def load(repo: git.Repo, config: Config) -> FailureFile:
     """The work-tree failure ledger; parsed in full unless its blob parsed before (raises
     the parser's error when it does not parse)."""
     path = config.path_of("failures")
-    return from_blob(repo, config, git.read_worktree(repo, [path])[path])
+    return from_blob(repo, config, git.read_worktree(repo, [path], config.max_ledger_bytes)[path])
 
 
 def from_blob(

@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from ..git import Repo
     from ..ledgers.model import Failure, Ledger
 
+from ..errors import RehydrateError
+from ..readlimit import load_json, read_file
+
 INDEX_DIR = "rehydrate/failures-parsed"
 KEEP = 64  # blobs remembered per repository
 MAX_RECORD_BYTES = 8 << 20  # a larger file is no record of ours
@@ -67,13 +70,11 @@ def read(repo: Repo, config: Config, blob: str) -> Index | None:
     """The record of ``blob``, or None (absent, unreadable, or not of this shape)."""
     try:
         path = _path(repo, blob, config)
-        if path.stat().st_size > MAX_RECORD_BYTES:
-            return None
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(read_file(path, MAX_RECORD_BYTES))
         columns = {name: int(data["columns"][name]) for name in _COLUMNS}
         active = [(int(a), int(b)) for a, b in data["active"]]
         return Index(int(data["width"]), columns, active)
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RehydrateError):
         return None
 
 

@@ -127,12 +127,20 @@ class Hit:
         }
 
     def advice(self) -> str:
-        """What an allowed command that comes close to this row is told (one paragraph)."""
-        return (
-            f"rehydrate: allowed, but this is close to failed attempt {self.id} in "
-            f"{self.path}:{self.line} (`{self.attempt}`; same program and subcommand, other "
-            f"options, arguments or environment). Failure: {self.failure}. Workaround: "
-            f"{self.workaround}. Make sure this is not the same attempt again."
+        """What an allowed command that comes close to this row is told: rehydrate's
+        sentence, then the row's cells quoted as data (``quote.said``)."""
+        from ..quote import line, said
+
+        return said(
+            f"rehydrate: allowed, but this is close to failed attempt {line(self.id)} in "
+            f"{line(self.path)}:{self.line} (same program and subcommand, other options, "
+            "arguments or environment); the row is quoted below. Make sure this is not the "
+            "same attempt again.",
+            [
+                f"Attempt: {self.attempt}",
+                f"Failure: {self.failure}",
+                f"Workaround: {self.workaround}",
+            ],
         )
 
     def __str__(self) -> str:

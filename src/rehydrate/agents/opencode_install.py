@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..errors import RehydrateError
 from ..launchline import DOC, ISOLATED, MODULE, PYTHON_KEY
+from ..readlimit import read_text
 from .opencode import PLUGIN_FILE
 from .runtimes import Installed
 
@@ -174,7 +175,7 @@ def install_agent(root: Path, python: str) -> list[Installed]:
             fix="replace the symlink with a file",
         )
     try:
-        current: str | None = path.read_text(encoding="utf-8")
+        current: str | None = read_text(path)
     except FileNotFoundError:
         current = None
     if current == wanted:

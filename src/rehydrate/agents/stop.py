@@ -9,6 +9,7 @@ of a stop hook, the stop is let through, so it cannot loop.
 from __future__ import annotations
 
 from ..errors import GitError, RehydrateError
+from ..quote import error
 from .compaction import held_text
 from .core import (
     BLOCK,
@@ -41,7 +42,12 @@ def check_stop(
         )
     except RehydrateError as exc:
         return Outcome(
-            BLOCK, f"rehydrate cannot read its configuration: {exc}. Fix it before stopping."
+            BLOCK,
+            error(
+                "rehydrate cannot read its configuration (the error is quoted below). Fix it "
+                "before stopping.",
+                exc,
+            ),
         )
     reasons = []
     for name in holds_of(session):
@@ -68,8 +74,11 @@ def _ledger_reasons(project: Project) -> list[str]:
         failures = state.ledgers["failures"]
     except LedgerParseError as exc:
         reasons.append(
-            f"A ledger cannot be read: {exc}. Fix it before stopping; the next "
-            "session cannot rehydrate from a broken ledger."
+            error(
+                "A ledger cannot be read (the error is quoted below). Fix it before stopping; "
+                "the next session cannot rehydrate from a broken ledger.",
+                exc,
+            )
         )
     dirty = uncommitted_ledgers(project)
     if dirty:

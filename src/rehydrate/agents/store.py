@@ -70,9 +70,12 @@ def store(root: Path, relpath: str, obj: Any) -> None:
 
 def peek(root: Path, relpath: str) -> dict[str, Any] | None:
     """A stored JSON note, or None (a broken one is not trusted)."""
-    try:
-        data = json.loads((root / relpath).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    from ..errors import RehydrateError
+    from ..readlimit import SUMMARY_LIMIT, load_json, read_file
+
+    try:  # written by us, but the agent can write there too: bounded, typed, never a FIFO
+        data = load_json(read_file(root / relpath, SUMMARY_LIMIT))
+    except (OSError, ValueError, RehydrateError):
         return None
     return data if isinstance(data, dict) else None
 

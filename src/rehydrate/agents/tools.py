@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import GitError, RehydrateError
+from ..quote import error, line, said
 from .core import ALLOW, REFUSE, Outcome, Project, Runtime, open_project, settings_hint
 from .judging import HEAD, WORK_TREE, NotOptedIn, work_tree_root
 from .store import PROMPT, claim, holds_of
@@ -61,8 +62,11 @@ def check_tool_call(
     except RehydrateError as exc:
         return Outcome(
             REFUSE,
-            f"rehydrate cannot read its configuration ({exc}); fix it before running "
-            "commands, so that failed attempts are checked.",
+            error(
+                "rehydrate cannot read its configuration (the error is quoted below); fix "
+                "it before running commands, so that failed attempts are checked.",
+                exc,
+            ),
         )
     held = _held(project.repo.root, runtime, session)
     if held is not None:
@@ -111,8 +115,12 @@ def refuse_repeat(project: Project, command: str) -> Outcome:
     except GitError as exc:
         return Outcome(
             REFUSE,
-            f"rehydrate cannot check this command: {exc}. Commands stay blocked until git "
-            "works here again, so that no failed attempt is repeated unchecked.",
+            error(
+                "rehydrate cannot check this command (git's error is quoted below). Commands "
+                "stay blocked until git works here again, so that no failed attempt is "
+                "repeated unchecked.",
+                exc,
+            ),
         )
     except RehydrateError as exc:
         failures = project.standing.paths("failures") if project.standing else []
@@ -120,31 +128,43 @@ def refuse_repeat(project: Project, command: str) -> Outcome:
         what = "failed-attempts ledger" if exc.file in failures else "ledger"
         return Outcome(
             REFUSE,
-            f"rehydrate cannot read the {what} {exc.file}: {exc}. Commands stay blocked "
-            "until it parses (`rehydrate state` shows the problem), so that no failed "
-            "attempt is repeated unnoticed.",
+            error(
+                f"rehydrate cannot read the {what} {line(exc.file or '')} (the error is quoted "
+                "below). Commands stay blocked until it parses (`rehydrate state` shows the "
+                "problem), so that no failed attempt is repeated unnoticed.",
+                exc,
+            ),
         )
     settings = settings_hint(project)
     if settings:
         notes.append(settings)
-    said = found[0][1].note if found else ""
+    unparsed = found[0][1].note if found else ""
     hits = [(where, hit) for where, checked in found for hit in checked.hits]
     if not hits:
         advice = list({(h.id, h.attempt): h for _, c in found for h in c.advice}.values())
         if advice:  # allowed, with the close rows at the moment of action
             text = "\n".join(h.advice() for h in advice)
-            return Outcome(ADVISE, text, note=" ".join([text, *([said] if said else []), *notes]))
+            extra = [unparsed] if unparsed else []
+            return Outcome(ADVISE, text, note=" ".join([text, *extra, *notes]))
     if not hits:  # what could not be parsed as shell is said, also when allowed
-        notes = [said, *notes] if said else notes
+        notes = [unparsed, *notes] if unparsed else notes
         return Outcome(ALLOW, note="rehydrate: " + " ".join(notes) if notes else None)
     where, first = hits[0]
     more = len({(h.id, h.attempt) for _, h in hits}) - 1
     more_text = f" ({more} more matching rows)" if more > 0 else ""
     return Outcome(
         REFUSE,
-        f"This repeats failed attempt {first.id} ({first.kind} match of `{first.attempt}`) in "
-        f"{first.path}{_held_where(where)}{more_text}. Tried: {first.tried}. Failure: "
-        f"{first.failure}. Workaround: {first.workaround}. Use the workaround; if the "
-        f"situation has really changed, retire the row with a reason (rehydrate fail retire "
-        f"{first.id} --reason ...)." + (f" {said}" if said else ""),
+        said(
+            f"This repeats failed attempt {line(first.id)} ({first.kind} match) in "
+            f"{line(first.path)}{_held_where(where)}{more_text}; the row is quoted below. Use "
+            "its workaround; if the situation has really changed, retire the row with a "
+            f"reason (rehydrate fail retire {line(first.id)} --reason ...).",
+            [
+                f"Matched: {first.attempt}",
+                f"Tried: {first.tried}",
+                f"Failure: {first.failure}",
+                f"Workaround: {first.workaround}",
+                *([unparsed] if unparsed else []),
+            ],
+        ),
     )

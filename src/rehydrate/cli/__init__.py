@@ -6,6 +6,7 @@ only when invoked, so the pre-commit hook pays for click and nothing else.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -81,7 +82,7 @@ SUMMARIES: dict[str, str] = {
 }
 
 
-_verdict = [0]
+_verdict: list[int | None] = [None]
 
 
 def verdict(code: int) -> int:
@@ -146,6 +147,8 @@ class LazyGroup(click.Group):
     summaries=SUMMARIES,
     context_settings={"help_option_names": ["-h", "--help"]},
     invoke_without_command=True,
+    # said explicitly: click before 8.3 wrote "COMMAND [ARGS]..." even when it is optional
+    subcommand_metavar="[COMMAND] [ARGS]...",
 )
 @click.version_option(package_name="rehydrate", message="rehydrate %(version)s")
 @click.pass_context
@@ -160,7 +163,7 @@ def cli(ctx: click.Context) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and map every outcome to the contract's exit codes."""
-    _verdict[0] = 0
+    _verdict[0] = None
     try:
         result = cli.main(
             args=list(argv) if argv is not None else None,
@@ -180,32 +183,50 @@ def main(argv: Sequence[str] | None = None) -> int:
         exc.show()
         return EXIT_USAGE if exc.exit_code not in (0, 1) else exc.exit_code
     except BrokenPipeError:
-        return _verdict[0]
-    except SystemExit:
+        return _verdict[0] or 0
+    except SystemExit as exc:
         # click turns EPIPE (`rehydrate log | head`) into exit 1, which here means a
         # refusal; the reader stopping early is no failure, and a verdict recorded before
         # printing (``verdict``) is kept
-        if type(sys.stdout).__name__ == "_PacifyFlushWrapper":
-            return _verdict[0]
+        # (click 8.1 names the wrapper PacifyFlushWrapper, later ones _PacifyFlushWrapper)
+        if isinstance(exc.__context__, BrokenPipeError) or (
+            type(sys.stdout).__name__.lstrip("_") == "PacifyFlushWrapper"
+        ):
+            return _verdict[0] or 0
         raise
     except OSError as exc:  # a file we were told to read or write: the user's input
-        where = f" {exc.filename}" if exc.filename else ""
+        from ..quote import line
+
+        if _verdict[0] is not None and exc.filename is None:
+            # the verdict was reached and only printing it failed (stdout on a full disk,
+            # /dev/full, EIO): the exit code still says it (docs/exit-codes.md)
+            with contextlib.suppress(OSError):  # stderr may be gone too
+                click.echo(
+                    f"rehydrate: output_lost: stdout could not be written "
+                    f"({line(exc.strerror or exc)}); the exit code {_verdict[0]} is the verdict",
+                    err=True,
+                )
+            return _verdict[0]
+
+        where = f" {line(exc.filename)}:" if exc.filename else ""
         click.echo(
-            f"rehydrate: io_error:{where}: {exc.strerror or exc}; check the path and "
+            f"rehydrate: io_error:{where} {line(exc.strerror or exc)}; check the path and "
             "its permissions",
             err=True,
         )
         return EXIT_USAGE
     except Exception as exc:  # a bug: never let a traceback pass for an answer
-        import os
         import traceback
 
+        from ..environment import DEBUG, flag
+        from ..quote import line
+
         click.echo(
-            f"rehydrate: internal error ({type(exc).__name__}: {exc}). This is a bug; please "
+            f"rehydrate: internal error ({type(exc).__name__}: {line(exc)}). This is a bug; please "
             "report it with the command you ran. Set REHYDRATE_DEBUG=1 for the traceback.",
             err=True,
         )
-        if os.environ.get("REHYDRATE_DEBUG"):
+        if flag(DEBUG):
             traceback.print_exc(file=sys.stderr)
         return EXIT_INTERNAL
     return result if isinstance(result, int) else 0

@@ -66,8 +66,10 @@ def emit_json(obj: Any) -> None:
 
 
 def note(message: str) -> None:
-    """A message for people: stderr."""
-    click.echo(message, err=True)
+    """A message for people: stderr, through ``quote.outgoing``."""
+    from ..quote import outgoing
+
+    click.echo(outgoing(message), err=True)
 
 
 def action_line(what: str, path: str) -> str:

@@ -37,14 +37,17 @@ def _event(name: str, adapter: str, help_text: str) -> click.Command:
 
 
 def emit(result: Any) -> int:
-    """Print a ``HookResult``; its exit code."""
+    """Print a ``HookResult`` (every string through ``quote.outgoing``); its exit code."""
     import json
 
+    from ..quote import outgoing, outgoing_json
+
     if result.output is not None:
-        click.echo(json.dumps(result.output, ensure_ascii=False))
+        click.echo(json.dumps(outgoing_json(result.output), ensure_ascii=False))
     elif result.text:
-        click.echo(result.text, nl=not result.text.endswith("\n"))
+        text = outgoing(result.text)
+        click.echo(text, nl=not text.endswith("\n"))
     if result.message:
-        click.echo(result.message, err=True)
+        click.echo(outgoing(result.message), err=True)
     code: int = result.exit_code
     return code

@@ -18,7 +18,6 @@ from ._common import emit_json, note, open_repo
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
 def command(argv: tuple[str, ...], stdin_json: bool, as_json: bool) -> int:
     """Exit 1 if CMD repeats an active failed attempt, else 0 (naming close ones)."""
-    import json
     import shlex
     import sys
 
@@ -33,9 +32,9 @@ def command(argv: tuple[str, ...], stdin_json: bool, as_json: bool) -> int:
         )
     if stdin_json:
         try:
-            from ..readlimit import read_text_stream
+            from ..readlimit import load_json, read_text_stream
 
-            text = command_from_hook(json.loads(read_text_stream(sys.stdin, "stdin")))
+            text = command_from_hook(load_json(read_text_stream(sys.stdin, "stdin")))
         except ValueError as exc:
             raise RehydrateError(
                 f"stdin is not JSON: {exc}",
@@ -55,15 +54,19 @@ def command(argv: tuple[str, ...], stdin_json: bool, as_json: bool) -> int:
     hits = checked.hits
     code = verdict(EXIT_REFUSED if hits else EXIT_OK)
     if as_json:
-        emit_json(
-            {
-                "schema": "rehydrate/check-command-v1",
-                "command": text,
-                "verdict": "refused" if hits else "allowed",
-                "matches": [h.to_json() for h in hits],
-                "close": [h.to_json() for h in checked.advice],
-                "unparsed": list(checked.problems),
-            }
+        from ..quote import outgoing_json
+
+        emit_json(  # agents read it: the rows' cells quoted like the deny reason's
+            outgoing_json(
+                {
+                    "schema": "rehydrate/check-command-v1",
+                    "command": text,
+                    "verdict": "refused" if hits else "allowed",
+                    "matches": [h.to_json() for h in hits],
+                    "close": [h.to_json() for h in checked.advice],
+                    "unparsed": list(checked.problems),
+                }
+            )
         )
     for hit in hits:
         note(f"refused: this repeats a failed attempt\n{hit}")

@@ -15,7 +15,6 @@ def _adapter(name: str, help_text: str) -> None:
     # its line in `hook claude --help`: the first clause, whole
     @group.command(name, help=help_text, short_help=help_text.split(";")[0].rstrip("."))
     def run() -> int:
-        import json
         import sys
 
         from ..agents.claude import run_hook
@@ -25,14 +24,9 @@ def _adapter(name: str, help_text: str) -> None:
             raw = read_text_stream(sys.stdin, "stdin")
         except InputTooLarge:
             raw = ""  # an event no runtime sends: unparseable, let through with a message
-        result = run_hook(name, raw)
-        if result.output is not None:
-            click.echo(json.dumps(result.output, ensure_ascii=False))
-        elif result.text:
-            click.echo(result.text, nl=not result.text.endswith("\n"))
-        if result.message:
-            click.echo(result.message, err=True)
-        return result.exit_code
+        from ._hook_adapter import emit
+
+        return emit(run_hook(name, raw))  # the one exit every hook's answer takes
 
 
 for _name, _help in (

@@ -10,6 +10,7 @@ edit) is skipped and counted, never trusted. The logs of the sessions sit beside
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
@@ -85,33 +86,35 @@ def _record(raw: Any) -> SessionRecord | None:
         if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
             return None
         values[key] = tuple(items)
-    number = values["number"]
-    if not isinstance(number, int) or isinstance(number, bool) or number < 1:
-        return None
-    for key, kinds in _TYPES.items():
+    for key, kinds in _TYPES.items():  # a wrong type is an unreadable line, not a crash
         value = values[key]
         if isinstance(value, bool) or not isinstance(value, kinds):
             return None
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+    if values["number"] < 1:
+        return None
     return SessionRecord(**values)
 
 
-_NONE = type(None)
-# Every other field's type: a line with a wrong one is skipped like an unreadable line.
-_TYPES: Mapping[str, tuple[type, ...]] = {
-    "start": (str,),
-    "end": (str,),
-    "agent": (str,),
-    "exit": (int, _NONE),
-    "ended_by": (str,),
-    "head_before": (str, _NONE),
-    "head_after": (str, _NONE),
-    "commits": (int,),
-    "guard": (str,),
-    "committed_ledgers": (str, _NONE),
-    "cost_usd": (int, float, _NONE),
-    "context_peak": (int, _NONE),
-    "verdict": (str,),
-    "log": (str,),
+_OPT_INT, _OPT_STR = (int, type(None)), (str, type(None))
+# every scalar field of SessionRecord and the JSON types a line may give it
+_TYPES: dict[str, type | tuple[type, ...]] = {
+    "number": int,
+    "start": str,
+    "end": str,
+    "agent": str,
+    "exit": _OPT_INT,
+    "ended_by": str,
+    "head_before": _OPT_STR,
+    "head_after": _OPT_STR,
+    "commits": int,
+    "guard": str,
+    "committed_ledgers": _OPT_STR,
+    "cost_usd": (float, int, type(None)),
+    "context_peak": _OPT_INT,
+    "verdict": str,
+    "log": str,
 }
 
 
@@ -167,23 +170,22 @@ class Index(Sequence[SessionRecord]):
 
 def read_index(root: Path) -> Index:
     """Every readable record, oldest first (a missing index: none)."""
+    from ..readlimit import load_json, read_tail
+
     path = index_path(root)
-    try:
-        with path.open("rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            if size > MAX_INDEX:
-                handle.seek(size - MAX_INDEX)
-                handle.readline()  # a partial first line
-            data = handle.read(MAX_INDEX)
+    try:  # only its end, and never a FIFO or a device
+        data = read_tail(path, MAX_INDEX + 1)
     except FileNotFoundError:
         return Index((), 0)
+    if len(data) > MAX_INDEX:
+        data = data.partition(b"\n")[2]  # a partial first line
     records: list[SessionRecord] = []
     skipped = 0
     for line in data.splitlines():
         if not line.strip():
             continue
         try:
-            record = _record(json.loads(line))
+            record = _record(load_json(line))
         except (ValueError, TypeError, RecursionError):
             record = None
         if record is None:

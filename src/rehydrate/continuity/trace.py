@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..readlimit import load_json, read_text
 from .decision import BLOCKED_ON_RECONCILIATION, REAUTHORIZATION_REQUIRED, Decision, Reason
 
 EVENTS_DIR = ".rehydrate"
@@ -159,4 +160,4 @@ def read_events(root: Path) -> list[dict[str, Any]]:
     path = events_path(root)
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    return [load_json(line) for line in read_text(path, 64 << 20).splitlines() if line]

@@ -9,7 +9,6 @@ local scopes, ``projectPath``) and the switch in each scope's ``enabledPlugins``
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -24,6 +23,7 @@ from ..agents.claude_install import (
     SETTINGS_FILE,
     wired_hooks,
 )
+from ..readlimit import load_json, read_text
 from .claude_settings import project_hooks
 from .context import Context
 from .findings import Finding, Outcome
@@ -40,7 +40,7 @@ class Install(NamedTuple):
 
 def _json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return load_json(read_text(path))
     except (OSError, ValueError):
         return None
 
@@ -166,7 +166,9 @@ def _check_files(install: Install) -> list[Finding]:
 
 def _check_launcher(ctx: Context) -> list[Finding]:
     """The launcher's search (hooks/rehydrate-hook), made here: does it find rehydrate?"""
-    chosen = ctx.environ.get("REHYDRATE_PYTHON") or _settings_env(ctx)
+    from ..environment import PYTHON, raw
+
+    chosen = raw(PYTHON, ctx.environ) or _settings_env(ctx)
     tried = []
     if chosen:
         problem = ctx.python_problem(chosen)

@@ -8,6 +8,7 @@ import shlex
 
 from ..agents.cline import HOOKS, HOOKS_DIR
 from ..agents.config_merge import parse_command
+from ..readlimit import read_text
 from .context import Context
 from .findings import Finding, Outcome
 
@@ -17,8 +18,7 @@ FIX = "rehydrate init --agent cline"
 
 def _exec_line(path: str) -> str | None:
     try:
-        with open(path, encoding="utf-8") as handle:
-            lines = handle.read(4096).splitlines()
+        lines = read_text(path)[:4096].splitlines()
     except (OSError, ValueError):
         return None
     return next((line[5:] for line in lines if line.startswith("exec ")), None)

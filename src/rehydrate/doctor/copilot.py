@@ -4,12 +4,12 @@ the instructions section, and the folder trusted (else repository hooks do not l
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 from ..agents.copilot import HOOKS_FILE, SETTINGS_HOOKS
 from ..errors import RehydrateError
+from ..readlimit import load_json, read_text
 from .context import Context
 from .findings import Finding, Outcome
 from .runtime_hooks import Codes, event_findings, program_findings
@@ -44,7 +44,7 @@ def check(ctx: Context) -> Outcome:
     findings = event_findings(NAME, CODES, HOOKS_FILE, FIX, expected, events)
     findings += program_findings(ctx, NAME, "copilot_interpreter_broken", HOOKS_FILE, FIX, ours)
     try:
-        said = (ctx.root / INSTRUCTIONS_FILE).read_text(encoding="utf-8")
+        said = read_text(ctx.root / INSTRUCTIONS_FILE)
     except (OSError, ValueError):
         said = ""
     if BEGIN not in said:
@@ -61,9 +61,9 @@ def trusted(ctx: Context) -> bool:
     """Whether ~/.copilot/config.json ``trusted_folders`` holds the repository or a parent."""
     home = Path(ctx.environ.get("HOME") or Path.home()) / ".copilot"
     try:
-        text = (home / "config.json").read_text(encoding="utf-8")
+        text = read_text(home / "config.json")
         lines = [line for line in text.splitlines() if not line.lstrip().startswith("//")]
-        data = json.loads("\n".join(lines))
+        data = load_json("\n".join(lines))
     except (OSError, ValueError):
         return False
     folders = data.get("trusted_folders") if isinstance(data, dict) else None

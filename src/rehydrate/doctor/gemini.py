@@ -4,12 +4,12 @@ rejects it), and the folder trusted (else Gemini CLI drops the project's hooks).
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 from ..agents.gemini import SETTINGS_FILE, SETTINGS_HOOKS
 from ..errors import RehydrateError
+from ..readlimit import load_json, read_text
 from .context import Context
 from .findings import Finding, Outcome
 from .runtime_hooks import Codes, event_findings, program_findings
@@ -81,7 +81,7 @@ def trusted(ctx: Context) -> bool:
 
 def _json(path: Path) -> dict[str, object]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(read_text(path))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

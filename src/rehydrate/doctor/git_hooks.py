@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..guard import managers
 from ..launchline import PYTHON_KEY
+from ..readlimit import read_text
 from .context import Context
 from .findings import Finding, Outcome
 
@@ -26,7 +27,7 @@ ASIDE = (".old", ".legacy")  # where lefthook / pre-commit put a hook they repla
 
 def _read(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return read_text(path, errors="replace")
     except OSError:
         return None
 

@@ -5,6 +5,7 @@ interpreter. OpenCode loads project plugins without a trust step."""
 from __future__ import annotations
 
 from ..agents.opencode import PLUGIN_FILE
+from ..readlimit import read_text
 from .context import Context
 from .findings import Finding, Outcome
 
@@ -17,7 +18,7 @@ def check(ctx: Context) -> Outcome:
 
     path = ctx.root / PLUGIN_FILE
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except FileNotFoundError:
         return Outcome(None)
     except (OSError, ValueError) as exc:

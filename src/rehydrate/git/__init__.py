@@ -10,6 +10,7 @@ substituted behind the guard's back must not change what it reads.
 """
 
 import os
+import stat
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -62,7 +63,9 @@ def _git(
             env=_environment(env),
         )
     except FileNotFoundError:
-        raise _missing() from None
+        raise _missing(cwd) from None
+    except NotADirectoryError:
+        raise _missing(cwd) from None
     if check and proc.returncode != 0:
         words = list(args)
         while len(words) > 2 and words[0] == "-c":  # skip '-c key=value' settings
@@ -86,15 +89,23 @@ def _start(cwd: Path | str, *args: str) -> subprocess.Popen[bytes]:
             stderr=subprocess.PIPE,
             env=_environment(None),
         )
-    except FileNotFoundError:
-        raise _missing() from None
+    except (FileNotFoundError, NotADirectoryError):
+        raise _missing(cwd) from None
 
 
 def _environment(env: Mapping[str, str] | None) -> dict[str, str]:
     return {**(os.environ if env is None else env), **_NO_SUBSTITUTION}
 
 
-def _missing() -> GitError:
+def _missing(cwd: Path | str) -> GitError:
+    """git could not be started: its directory is gone, or git is not installed."""
+    if not os.path.isdir(cwd):
+        return GitError(
+            "this directory does not exist (any more)",
+            file=os.fsdecode(cwd),
+            code="not_a_repo",
+            fix="run rehydrate inside an existing git work tree",
+        )
     return GitError("git is not installed or not on PATH", code="git_missing", fix="install git")
 
 
@@ -133,7 +144,8 @@ def find_repo_and_head(cwd: str | Path | None = None) -> tuple[Repo, str | None]
         "HEAD^{commit}",
         check=False,
     )
-    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    where = cwd or os.getcwd()
+    lines = proc.stdout.decode("utf-8", "surrogateescape").split("\n")[:-1]
     # exit 1 with the four answers: HEAD did not verify (an unborn branch)
     if proc.returncode not in (0, 1) or len(lines) < 4:
         raise GitError(
@@ -141,10 +153,15 @@ def find_repo_and_head(cwd: str | Path | None = None) -> tuple[Repo, str | None]
             code="not_a_repo",
             fix="run this inside a git repository (git init)",
         )
-    top, git_dir, common, fmt = lines[:4]
+    answers = 5 if proc.returncode == 0 else 4
+    if len(lines) != answers:  # a path holds a line break: ask for each path on its own
+        top, git_dir, common = (_one_path(where, flag) for flag in _PATH_FLAGS)
+        fmt = lines[-2] if proc.returncode == 0 else lines[-1]  # after the paths
+    else:
+        top, git_dir, common, fmt = lines[:4]
     git_path = Path(git_dir)
-    common_path = Path(common) if os.path.isabs(common) else (Path(cwd or os.getcwd()) / common)
-    head = lines[4].strip() if proc.returncode == 0 and len(lines) > 4 else None
+    common_path = Path(common) if os.path.isabs(common) else (Path(where) / common)
+    head = lines[-1].strip() if proc.returncode == 0 else None
     return Repo(Path(top), git_path, common_path.resolve(), fmt.strip() or "sha1"), head or None
 
 
@@ -157,6 +174,16 @@ def why_not_repo(cwd: str | Path) -> str:
     return (fatal or lines or [f"git rev-parse exited {proc.returncode}"])[0][:300]
 
 
+_PATH_FLAGS = ("--show-toplevel", "--absolute-git-dir", "--git-common-dir")
+
+
+def _one_path(cwd: str | Path, flag: str) -> str:
+    """One path ``git rev-parse`` prints: its whole output but the final LF, so a path
+    holding line breaks is read whole (rev-parse has no -z)."""
+    out = _git(cwd, "rev-parse", flag).stdout.decode("utf-8", "surrogateescape")
+    return out[:-1] if out.endswith("\n") else out
+
+
 def find_bare_repo(cwd: str | Path | None = None) -> Repo:
     """A bare repository at ``cwd`` (a server's pre-receive hook); its root is the git dir."""
     proc = _git(
@@ -167,13 +194,13 @@ def find_bare_repo(cwd: str | Path | None = None) -> Repo:
         "--show-object-format",
         check=False,
     )
-    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    lines = proc.stdout.decode("utf-8", "surrogateescape").split("\n")[:-1]
     if proc.returncode != 0 or len(lines) < 3 or lines[0].strip() != "true":
         raise GitError(
             "not inside a git repository", code="not_a_repo", fix="run this inside a git repository"
         )
-    git_dir = Path(lines[1])
-    return Repo(git_dir, git_dir, git_dir, lines[2].strip() or "sha1")
+    git_dir = Path("\n".join(lines[1:-1]))  # the path may hold line breaks
+    return Repo(git_dir, git_dir, git_dir, lines[-1].strip() or "sha1")
 
 
 def head(repo: Repo) -> str | None:
@@ -386,8 +413,15 @@ def read_index(repo: Repo, paths: Sequence[str]) -> dict[str, Blob]:
     return read_blobs(repo, index_entries(repo, paths), paths)
 
 
-def read_worktree(repo: Repo, paths: Sequence[str]) -> dict[str, Blob]:
-    """Ledger files in the work tree; a symlink is reported by its mode, never followed."""
+WORKTREE_LIMIT = 1024 * 1024 * 1024  # the highest max_ledger_bytes a configuration may set
+
+
+def read_worktree(repo: Repo, paths: Sequence[str], limit: int = WORKTREE_LIMIT) -> dict[str, Blob]:
+    """Ledger files in the work tree; a symlink is reported by its mode, never followed.
+
+    A file larger than ``limit`` bytes (the configuration's ``max_ledger_bytes``) is
+    ``too_large`` before a byte of it is read; a FIFO or device is reported as "other"
+    and never opened for longer than an ``fstat``."""
     out: dict[str, Blob] = {}
     for path in paths:
         full = repo.root / path
@@ -415,13 +449,27 @@ def read_worktree(repo: Repo, paths: Sequence[str]) -> dict[str, Blob]:
                 code="path_outside_repo",
                 fix="keep ledgers inside the repository",
             )
-        if not full.is_file():
-            out[path] = Blob(path, None, None, "040000" if full.is_dir() else "other")
+        if not stat.S_ISREG(info.st_mode):
+            out[path] = Blob(path, None, None, "040000" if stat.S_ISDIR(info.st_mode) else "other")
             continue
-        data = full.read_bytes()
+        data = _read_ledger(full, path, limit)
         mode = "100755" if info.st_mode & 0o111 else "100644"
         out[path] = Blob(path, data, hash_blob(data, repo.object_format), mode)
     return out
+
+
+def _read_ledger(full: Path, path: str, limit: int) -> bytes:
+    from ..readlimit import NotAFile, read_file
+
+    fix = "retire and archive old rows, or raise max_ledger_bytes in the configuration"
+    try:
+        return read_file(full, limit, path, too_large=LedgerParseError, code="too_large", fix=fix)
+    except NotAFile as exc:  # swapped for a FIFO or a device since the lstat
+        raise LedgerParseError(exc.message, file=path, code=exc.code, fix=exc.fix) from None
+    except OSError as exc:
+        raise LedgerParseError(
+            f"cannot read: {exc.strerror}", file=path, code="unreadable", fix="check permissions"
+        ) from None
 
 
 # Files whose names say they hold secrets: left out of the prompt's stat and diff.

@@ -23,12 +23,12 @@ reads of ``plan``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 from ..errors import GitError, RehydrateError
 from ..git import Repo, run
+from ..readlimit import load_json
 from .range import ZERO, RangeSpec, is_ancestor
 from .rules import FIXES
 
@@ -79,7 +79,7 @@ def github_event(environ: Mapping[str, str], read: Callable[[str], bytes]) -> Ev
             "run it in a GitHub Actions job, or pass --range A..B",
         )
     try:
-        payload = json.loads(read(path))
+        payload = load_json(read(path))
     except (OSError, ValueError) as exc:
         raise _usage(f"cannot read the event payload {path}: {exc}", "run inside the job") from exc
     if not isinstance(payload, dict):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .. import git
 from ..errors import EXIT_USAGE, RehydrateError
+from ..readlimit import read_text
 
 HOOKS = ("pre-commit", "pre-merge-commit")
 MARKER = "# rehydrate-guard-hook v1"
@@ -87,7 +88,7 @@ rehydrate_py={python}
 
 def _ours(path: Path) -> bool:
     try:
-        return path.is_file() and MARKER in path.read_text(encoding="utf-8", errors="replace")
+        return path.is_file() and MARKER in read_text(path, errors="replace")
     except OSError:
         return False
 
@@ -114,7 +115,7 @@ def install(
         text = script(hook, command or guard_command())
         shown = os.path.relpath(path, repo.root)
         if _ours(path):
-            same = path.read_text(encoding="utf-8", errors="replace") == text
+            same = read_text(path, errors="replace") == text
             same = same and os.access(path, os.X_OK)  # git skips a hook it cannot execute
             if not same:
                 _write(path, text)

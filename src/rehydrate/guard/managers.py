@@ -24,6 +24,7 @@ from typing import NamedTuple
 from .. import git
 from ..errors import RehydrateError
 from ..launchline import ISOLATED, PYTHON_KEY
+from ..readlimit import read_text
 from . import manager_yaml
 from .install import HOOKS, MARKER, HookAction, hooks_dir, missing_lines
 
@@ -69,7 +70,7 @@ class Wiring(NamedTuple):
 
 def _read(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return read_text(path, errors="replace")
     except OSError:
         return None
 

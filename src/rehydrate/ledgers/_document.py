@@ -131,11 +131,12 @@ def records(  # noqa: C901
     """
     index: dict[str, int] = {}
     extra: list[tuple[int, str]] = []
+    extra_names: set[str] = set()  # a set: N extra columns cost N, not N squared
     check_text("\t".join(table.header), ctx, table.line)
     for pos, raw in enumerate(table.header):
         name = raw.lower()
         name = ctx.column_aliases.get(name, name)
-        if name in index or any(name == e for _, e in extra):
+        if name in index or name in extra_names:
             raise LedgerParseError(
                 f"column {raw!r} appears twice",
                 file=ctx.path,
@@ -147,6 +148,7 @@ def records(  # noqa: C901
             index[name] = pos
         else:
             extra.append((pos, name))
+            extra_names.add(name)
     for column in schema.columns:
         if column.required and column.header not in index:
             raise LedgerParseError(

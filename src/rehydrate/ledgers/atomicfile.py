@@ -255,10 +255,10 @@ def ledger_lock(repo: _Repo, ledger_path: str, timeout: float | None = None) -> 
     lock = lock_path(repo, ledger_path)
     relative = os.path.relpath(lock, repo.git_dir).replace(os.sep, "/")
     if timeout is None:
-        try:
-            timeout = float(os.environ.get("REHYDRATE_LOCK_TIMEOUT", LOCK_TIMEOUT))
-        except ValueError:
-            timeout = LOCK_TIMEOUT
+        from ..environment import LOCK_TIMEOUT as VARIABLE
+        from ..environment import number
+
+        timeout = number(VARIABLE, LOCK_TIMEOUT)  # nan, inf, -1, garbage: bad_environment
     with repo_dir(repo.git_dir, relative, create=True) as (dir_fd, name):
         fd = os.open(name, os.O_RDWR | os.O_CREAT | _FILE_NOFOLLOW, 0o644, dir_fd=dir_fd)
     try:

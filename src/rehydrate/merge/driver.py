@@ -17,6 +17,7 @@ from pathlib import Path
 from .. import git
 from ..config import Config
 from ..git import changes as git_changes
+from ..readlimit import read_bytes
 from .result import Conflict
 
 DRIVER = "rehydrate"
@@ -59,7 +60,7 @@ def register_merge_driver(
     actions: list[str] = []
     target = repo.root / ATTRIBUTES
     try:
-        raw = target.read_bytes() if target.exists() else b""
+        raw = read_bytes(target) if target.exists() else b""
     except OSError as exc:
         from ..errors import RehydrateError
 

@@ -81,9 +81,12 @@ def _state_file(repo: git.Repo) -> Path:
 
 
 def _load(repo: git.Repo, heads: list[str]) -> dict[str, Any]:
+    from ..errors import RehydrateError
+    from ..readlimit import SUMMARY_LIMIT, load_json, read_file
+
     try:
-        state = json.loads(_state_file(repo).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        state = load_json(read_file(_state_file(repo), SUMMARY_LIMIT))
+    except (OSError, ValueError, RehydrateError):
         return {}
     if not isinstance(state, dict) or state.get("merge_heads") != heads:
         return {}

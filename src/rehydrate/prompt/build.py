@@ -281,10 +281,13 @@ def read_protocol(repo: git.Repo, config: Config, template: str | None) -> str |
     )
     if path is None:
         return None
-    from ..readlimit import TEMPLATE_LIMIT, read_path
+    from ..readlimit import TEMPLATE_LIMIT, read_file, read_path
 
+    # --template names a file on the command line (a FIFO from <(...) is a stream);
+    # prompt_template is a file of the repository: a regular file or an error, never a wait
+    read = read_path if template else read_file
     try:
-        return read_path(path, TEMPLATE_LIMIT).decode("utf-8")
+        return read(path, TEMPLATE_LIMIT).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise RehydrateError(
             f"cannot read the prompt template ({getattr(exc, 'strerror', None) or exc})",
@@ -325,7 +328,9 @@ def gather(
         current = None
         if source.kind != "staged":  # rev: compared with the pins, and spares git reads
             try:
-                current = git.read_worktree(repo, [config.path_of(k) for k in KINDS])
+                current = git.read_worktree(
+                    repo, [config.path_of(k) for k in KINDS], config.max_ledger_bytes
+                )
             except RehydrateError:
                 if source.kind == "worktree":
                     raise

@@ -1,96 +1,41 @@
-"""Quoting ledger and git text as data: fences, pipe tables and listings.
+"""Ledger and git text as the prompt shows it: pipe tables and listings, in fences.
 
-Everything quoted from a ledger or from git sits inside a fence whose opening line
-carries a digest of the fenced text and whose tilde run is longer than any tilde
-run that starts a line of the data, so no data line can close it. Before quoting,
-every character a renderer may take as a line break (CR, CRLF, VT, FF, NEL, U+2028,
-U+2029) becomes LF, so the lines the fence length is chosen from are the lines any
-reader sees; then secret-looking values are redacted and fence labels inside the
-data neutralised.
+The fence itself (a digest-labelled tilde run no data line can close; line breaks
+folded, hidden characters shown, secrets redacted, labels neutralised) is
+``rehydrate.quote``'s, the one path for untrusted text; it is re-exported here.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..redact import redact
-from ..state import sha256_text
+from ..quote import (
+    GIT_LABEL,
+    LEDGER_LABEL,
+    QUOTE_LABEL,
+    fence,
+    fenced,
+    inline,
+    one_line_break,
+)
 
 if TYPE_CHECKING:
     from ..ledgers.model import Record
 
-LEDGER_LABEL = "ledger-data"
-GIT_LABEL = "git-data"
-_LEADING_TILDES = re.compile(r"^[ \t]*+(~{3,}+)", re.MULTILINE)
-_LABELS = re.compile(r"(ledger|git)-data-")
-_DATA = re.compile("-data-")
-
-
-# Line breaks other than LF: CommonMark ends a line at CR too; VT, FF, NEL, U+2028 and
-# U+2029 are line breaks to other renderers and to str.splitlines.
-_OTHER_BREAKS = str.maketrans(
-    {"\r": "\n", "\x0b": "\n", "\x0c": "\n", "\x85": "\n", "\u2028": "\n", "\u2029": "\n"}
-)
-
-
-def one_line_break(text: str) -> str:
-    """``text`` with every line break (CRLF, CR, VT, FF, NEL, U+2028, U+2029) as LF.
-
-    Cheap on clean text: each check is a memchr, and a pure-ASCII text cannot hold the
-    non-ASCII breaks."""
-    if "\r" in text:
-        text = text.replace("\r\n", "\n")
-    if (
-        "\r" in text
-        or "\x0b" in text
-        or "\x0c" in text
-        or not text.isascii()
-        and ("\x85" in text or "\u2028" in text or "\u2029" in text)
-    ):
-        text = text.translate(_OTHER_BREAKS)
-    return text
-
-
-def inline(value: str) -> str:
-    """``value`` for a line outside a fence: redacted, on one line, no backtick to end a
-    code span early (paths, branch names)."""
-    return redact(one_line_break(value)).replace("\n", " ").replace("`", "'")
-
-
-def fence(body: str, label: str = LEDGER_LABEL) -> str:
-    """Quote ``body`` as data: redacted, labels neutralised, a fence no data line can close."""
-    return "".join(fenced((body,), label))
-
-
-def fenced(lines: Sequence[str], label: str) -> list[str]:
-    """``fence`` as pieces: the opening line, the body, the closing line.
-
-    ``lines``: the body in pieces that each end a line but the last (so no redaction,
-    label or tilde run can span two), kept apart so a megabyte body is not copied to
-    be quoted; the caller joins the result once.
-    """
-    body = [_neutralised(redact(one_line_break(piece))) for piece in lines]
-    longest = max(
-        (
-            len(m)
-            for piece in body
-            if "~" in piece and "~~~" in piece
-            for m in _LEADING_TILDES.findall(piece)
-        ),
-        default=0,
-    )  # "~": a memchr
-    tildes = "~" * max(4, longest + 1)
-    digest = sha256_text(body, "surrogatepass")[:12]
-    return [f"{tildes} {label}-{digest}\n", *body, f"\n{tildes}"]
-
-
-def _neutralised(text: str) -> str:
-    if _DATA.search(text):  # a literal-prefix scan: faster than `in` on megabytes
-        return _LABELS.sub(lambda m: m.group(1) + "-data\\-", text)
-    return text
+__all__ = [
+    "GIT_LABEL",
+    "LEDGER_LABEL",
+    "QUOTE_LABEL",
+    "Listing",
+    "fence",
+    "fenced",
+    "inline",
+    "listing",
+    "one_line_break",
+    "pipe_table",
+]
 
 
 def pipe_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -177,12 +122,12 @@ def listing(
     ``verbatim``: the rows as the ledger holds them, when they are exactly what
     rendering ``records`` in these columns would give (Ledger.plain_rows).
     """
-    extras: list[str] = []
+    seen: dict[str, None] = {}  # a dict: first-seen order, linear in the columns
     if any(record.extra for record in records):
         for record in records:
             for name, _ in record.extra:
-                if name not in extras:
-                    extras.append(name)
+                seen.setdefault(name)
+    extras = list(seen)
     header = tuple([t for t, _ in columns] + list(extra_header) + extras)
     attrs = [attr for _, attr in columns]
     if records and extra_cells is None and not extras:

@@ -44,7 +44,9 @@ def _tiktoken_cached() -> bool:
 @lru_cache(maxsize=1)
 def counter() -> tuple[str, Callable[[str], int]]:
     """(name, count function) for this environment; decided once per process."""
-    if os.environ.get("REHYDRATE_TOKENIZER", "") != "heuristic" and _tiktoken_cached():
+    from ..environment import TOKENIZER, choice
+
+    if choice(TOKENIZER) != "heuristic" and _tiktoken_cached():
         try:
             import tiktoken
 

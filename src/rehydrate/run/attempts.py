@@ -18,21 +18,20 @@ LINE_CHARS = 200
 
 def log_tail(repo: git.Repo, log: str) -> list[str]:
     """The last non-empty lines of a session's log, as people read it (the runtimes' JSON
-    events rendered, ``stream``), redacted and cut to size."""
-    try:
-        with (repo.root / log).open("rb") as handle:
-            handle.seek(0, 2)
-            size = handle.tell()
-            handle.seek(max(0, size - TAIL_BYTES))
-            data = handle.read()
-    except OSError:
-        return []
+    events rendered, ``stream``), made visible, redacted and cut to size."""
+    from ..errors import RehydrateError
+    from ..quote import line
+    from ..readlimit import read_tail
     from .stream import render_all
 
-    if size > TAIL_BYTES:  # the first line is cut: not a whole line, nor a whole event
+    try:  # the agent can swap its log for a FIFO or a device: a regular file or nothing
+        data = read_tail(repo.root / log, TAIL_BYTES + 1)
+    except (OSError, RehydrateError):
+        return []
+    if len(data) > TAIL_BYTES:  # the first line is cut: not a whole line, nor a whole event
         data = data[data.find(b"\n") + 1 :] if b"\n" in data else b""
     lines = [ln.strip() for ln in render_all(data) if ln.strip()]
-    return [redact(ln)[:LINE_CHARS] for ln in lines[-TAIL_LINES:]]
+    return [line(ln)[:LINE_CHARS] for ln in lines[-TAIL_LINES:]]
 
 
 def attempted(repo: git.Repo, entry: SessionRecord) -> list[str]:

@@ -252,7 +252,9 @@ def gather(repo: git.Repo, config: Config, source: Source, today: _dt.date) -> S
 
 def today_from_env(environ: Mapping[str, str]) -> _dt.date:
     """``REHYDRATE_TODAY`` (YYYY-MM-DD) when set, else the local date."""
-    value = environ.get("REHYDRATE_TODAY", "").strip()
+    from ..environment import TODAY, raw
+
+    value = raw(TODAY, environ)
     if value:
         parsed = parse_due(value)
         if parsed is None or len(value) != 10:

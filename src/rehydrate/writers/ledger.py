@@ -266,7 +266,7 @@ def ledger_ids(
     """The item IDs (retired ones included) of each ledger of ``kinds`` (work tree)."""
     from ..state import parse_file
 
-    files = git.read_worktree(repo, [config.path_of(k) for k in kinds])
+    files = git.read_worktree(repo, [config.path_of(k) for k in kinds], config.max_ledger_bytes)
     return {
         k: frozenset(
             r.id for r in parse_file(k, files[config.path_of(k)], config, "work tree").all_items()

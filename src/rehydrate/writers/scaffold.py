@@ -11,6 +11,7 @@ from ..errors import ConfigError
 from ..git import Repo
 from ..ledgers import KINDS
 from ..ledgers.atomicfile import write_in_repo
+from ..readlimit import read_text
 from .templates import LEDGER_TEMPLATES, read_template
 
 AGENTS_BEGIN = "<!-- rehydrate:begin -->"
@@ -97,7 +98,7 @@ def _agents_section(
     target = _refuse_escape(repo, name)
     if _new_in_repo(repo, name, f"# {title}\n\n" + block):
         return Action(name, "created")
-    current = target.read_text(encoding="utf-8")
+    current = read_text(target)
     if AGENTS_BEGIN in current:
         return Action(name, "kept")
     sep = "" if current.endswith("\n\n") else ("\n" if current.endswith("\n") else "\n\n")

@@ -1,0 +1,192 @@
+"""The one path for untrusted text shown to an agent or a person.
+
+Text rehydrate did not write (a ledger cell, a captured command's output, a path, an
+event field, the message of an error that quotes any of those) reaches a reader only
+through this module:
+
+* ``visible``: every character a terminal or a renderer acts on without showing it
+  (C0/C1 controls and ESC, so no ANSI or OSC sequence; bidirectional overrides and
+  isolates; zero-width characters; Unicode tag characters; the lone surrogates that
+  stand for bytes that are not UTF-8, as in a path) becomes a visible escape
+  (``\\x1b``, ``\\u202e``), and every line break an LF;
+* ``line``: one value for a sentence: visible, redacted, on one line;
+* ``said``: rehydrate's own sentence, then the values it is about, one line each,
+  inside a fence no value can close, so no value can speak in rehydrate's voice;
+* ``outgoing``: the last step at every exit (the agent hooks' stdout and stderr, the
+  CLI's messages): visible and redacted, line breaks kept.
+
+Errors carry the raw values (``RehydrateError.message`` …) and are rendered through
+``line`` (``RehydrateError.__str__``); ``tests/test_quote.py`` fails when a module
+renders an error, a hook result or a message some other way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+
+LEDGER_LABEL = "ledger-data"
+GIT_LABEL = "git-data"
+QUOTE_LABEL = "quoted-data"
+_LEADING_TILDES = re.compile(r"^[ \t]*+(~{3,}+)", re.MULTILINE)
+_LABELS = re.compile(r"(ledger|git|quoted)-data-")
+_DATA = re.compile("-data-")
+
+# What a reader acts on without showing it: the characters the ledger parser refuses in
+# a cell (ledgers/_document.py), less LF and TAB, which are shown as what they are, plus
+# the lone surrogates that stand for bytes that are not UTF-8.
+_HIDDEN = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891"
+    "\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ud800-\udfff"
+    "\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0000-\U000e007f]"
+)
+_ASCII_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+_ASCII_HIDDEN_BYTES = bytes(c for c in range(0x20) if c not in (0x09, 0x0A)) + b"\x7f"
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return (
+        f"\\x{code:02x}"
+        if code < 0x100
+        else f"\\u{code:04x}"
+        if code < 0x10000
+        else (f"\\U{code:08x}")
+    )
+
+
+# Line breaks other than LF: CommonMark ends a line at CR too; VT, FF, NEL, U+2028 and
+# U+2029 are line breaks to other renderers and to str.splitlines.
+_OTHER_BREAKS = str.maketrans(
+    {"\r": "\n", "\x0b": "\n", "\x0c": "\n", "\x85": "\n", "\u2028": "\n", "\u2029": "\n"}
+)
+
+
+def one_line_break(text: str) -> str:
+    """``text`` with every line break (CRLF, CR, VT, FF, NEL, U+2028, U+2029) as LF.
+
+    Cheap on clean text: each check is a memchr, and a pure-ASCII text cannot hold the
+    non-ASCII breaks."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    if (
+        "\r" in text
+        or "\x0b" in text
+        or "\x0c" in text
+        or not text.isascii()
+        and ("\x85" in text or "\u2028" in text or "\u2029" in text)
+    ):
+        text = text.translate(_OTHER_BREAKS)
+    return text
+
+
+def sha256_text(pieces: Iterable[str], errors: str = "strict") -> str:
+    """The SHA-256 hex digest of the UTF-8 encoding of ``pieces`` joined, read in slices:
+    a megabyte of ledger text is never copied whole just to be hashed."""
+    digest = hashlib.sha256()
+    step = 1 << 16
+    for text in pieces:
+        for start in range(0, len(text), step):
+            digest.update(text[start : start + step].encode("utf-8", errors))
+    return digest.hexdigest()
+
+
+def inline(value: str) -> str:
+    """``value`` for a line outside a fence: redacted, on one line, no backtick to end a
+    code span early (paths, branch names)."""
+    from .redact import redact  # imported on first use: a hook that allows imports nothing
+
+    return redact(visible(value)).replace("\n", " ").replace("`", "'")
+
+
+def fence(body: str, label: str = LEDGER_LABEL) -> str:
+    """Quote ``body`` as data: redacted, labels neutralised, a fence no data line can close."""
+    return "".join(fenced((body,), label))
+
+
+def fenced(lines: Sequence[str], label: str) -> list[str]:
+    """``fence`` as pieces: the opening line, the body, the closing line.
+
+    The opening line carries a digest of the fenced text and the tilde run is longer
+    than any tilde run that starts a line of the data, so no data line can close it.
+    Every line break becomes LF first (so the lines the fence length is chosen from are
+    the lines any reader sees), hidden characters are shown, secrets redacted and fence
+    labels inside the data neutralised.
+
+    ``lines``: the body in pieces that each end a line but the last (so no redaction,
+    label or tilde run can span two), kept apart so a megabyte body is not copied to
+    be quoted; the caller joins the result once.
+    """
+    from .redact import redact
+
+    body = [_neutralised(redact(visible(piece))) for piece in lines]
+    longest = max(
+        (
+            len(m)
+            for piece in body
+            if "~" in piece and "~~~" in piece
+            for m in _LEADING_TILDES.findall(piece)
+        ),
+        default=0,
+    )  # "~": a memchr
+    tildes = "~" * max(4, longest + 1)
+    digest = sha256_text(body, "surrogatepass")[:12]
+    return [f"{tildes} {label}-{digest}\n", *body, f"\n{tildes}"]
+
+
+def _neutralised(text: str) -> str:
+    if _DATA.search(text):  # a literal-prefix scan: faster than `in` on megabytes
+        return _LABELS.sub(lambda m: m.group(1) + "-data\\-", text)
+    return text
+
+
+def visible(text: str) -> str:
+    """``text`` with every line break an LF and every hidden character a visible escape."""
+    text = one_line_break(text)
+    if text.isascii():  # one C pass: delete the hidden bytes, compare the lengths
+        data = text.encode("ascii")
+        if len(data.translate(None, _ASCII_HIDDEN_BYTES)) == len(data):
+            return text
+        return _ASCII_HIDDEN.sub(_escape, text)
+    return _HIDDEN.sub(_escape, text)
+
+
+def line(value: object) -> str:
+    """``value`` for one line of a message: visible, redacted, line breaks as spaces."""
+    from .redact import redact
+
+    return redact(visible(str(value))).replace("\n", " ")
+
+
+def outgoing(text: str) -> str:
+    """``text`` as it may leave the process: visible and redacted (line breaks kept)."""
+    if len(text) < 8 and text.isascii() and text.isprintable():
+        return text  # too short for any secret: spares the hooks' allow answers an import
+    from .redact import redact
+
+    return redact(visible(text))
+
+
+def said(own: str, values: Iterable[object], label: str = QUOTE_LABEL) -> str:
+    """rehydrate's sentence ``own``, then ``values`` quoted as data: one line each (``line``)
+    inside a fence that no value can close or imitate."""
+    body = "\n".join(line(value) for value in values)
+    return f"{own}\n{fence(body, label)}" if body else own
+
+
+def error(own: str, exc: BaseException) -> str:
+    """rehydrate's sentence about an error, then the error quoted as data (``said``)."""
+    return said(own, [exc])
+
+
+def outgoing_json(value: object) -> object:
+    """``value`` (a JSON value rehydrate built) with ``outgoing`` applied to every string."""
+    if isinstance(value, str):
+        return outgoing(value)
+    if isinstance(value, dict):
+        return {key: outgoing_json(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [outgoing_json(item) for item in value]
+    return value
