@@ -183,4 +183,4 @@ def test_doctor_sees_a_rehydrate_without_the_extra(repo: Path, tmp_path: Path) -
         f for f in report(repo, path=f"{bin_dir}:/usr/bin:/bin").findings if f.integration == "mcp"
     ]
     assert [f.code for f in found] == ["mcp_server_unrunnable"]
-    assert "lacks the MCP SDK" in found[0].message and python in found[0].message
+    assert "cannot serve MCP" in found[0].message and python in found[0].message

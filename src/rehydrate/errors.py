@@ -38,14 +38,16 @@ class RehydrateError(Exception):
         paths), so the line goes through ``quote.line`` (redacted, nothing hidden)."""
         from .quote import line
 
+        # each value on its own: joined first, a path ending in `passwd` and the code after
+        # it would read as one `passwd: value` assignment, and the code would be redacted
         where = ""
         if self.file:
-            where = self.file + (f":{self.line}" if self.line else "") + ": "
-        ident = f"{self.item_id}: " if self.item_id else ""
-        text = f"{where}{self.code}: {ident}{self.message}"
+            where = line(self.file) + (f":{self.line}" if self.line else "") + ": "
+        ident = f"{line(self.item_id)}: " if self.item_id else ""
+        text = f"{where}{line(self.code)}: {ident}{line(self.message)}"
         if self.fix:
-            text += f"; {self.fix}"
-        return line(text)
+            text += f"; {line(self.fix)}"
+        return text
 
     def to_json(self) -> dict[str, object]:
         from .quote import line

@@ -76,3 +76,22 @@ def command_from_hook(event: Any) -> str | None:
         return None
     command = tool_input.get("command")
     return command if isinstance(command, str) and command.strip() else None
+
+
+def check_json(command: str, checked: Checked) -> dict[str, object]:
+    """The ``rehydrate/check-command-v1`` object (``check-command --json`` and the MCP
+    ``check_command`` tool print this one), every string quoted as the deny reason is."""
+    from ..quote import outgoing_json
+
+    value = outgoing_json(
+        {
+            "schema": "rehydrate/check-command-v1",
+            "command": command,
+            "verdict": "refused" if checked.hits else "allowed",
+            "matches": [h.to_json() for h in checked.hits],
+            "close": [h.to_json() for h in checked.advice],
+            "unparsed": list(checked.problems),
+        }
+    )
+    assert isinstance(value, dict)
+    return value

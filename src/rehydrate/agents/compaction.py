@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import GitError, RehydrateError
-from ..quote import line
+from ..quote import error, line
 from .core import (
     INSTRUCT,
     REFUSE,
@@ -72,8 +72,8 @@ def before_compaction(where: str, runtime: Runtime, trigger: str, session: str |
         return Outcome()
     except GitError as exc:  # cannot tell whether the ledgers are committed
         if trigger == "manual":
-            return Outcome(REFUSE, f"rehydrate: compaction refused: {exc}; fix git first.")
-        return Outcome(note=f"rehydrate: {exc}; compaction not checked")
+            return Outcome(REFUSE, error("rehydrate: compaction refused; fix git first:", exc))
+        return Outcome(note=error("rehydrate: compaction not checked (git failed):", exc))
     except RehydrateError as exc:
         return _problem(
             None, runtime, trigger, session, f"configuration unreadable: {line(exc)}", []
@@ -257,7 +257,7 @@ def after_compaction(
         else:
             store(root, runtime.file(VERDICT), verdict)
     except (OSError, RehydrateError) as exc:  # the verdict is still shown below
-        kept = f"rehydrate: the verdict could not be kept for the next tool call ({exc})"
+        kept = error("rehydrate: the verdict could not be kept for the next tool call:", exc)
         return Outcome(SHOW, "rehydrate: " + verdict_text(verdict, runtime.file(PROMPT)), kept)
     shown = "rehydrate: " + verdict_text(verdict, runtime.file(PROMPT))
     return Outcome(

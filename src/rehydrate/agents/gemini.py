@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RehydrateError
+from ..quote import error
 from .core import BLOCK, INJECT, REFUSE, Outcome, Runtime
 from .events import Event, HookResult, internal_error, read_event
 from .units import UTF16, Cap
@@ -90,7 +91,7 @@ def session_start(event: Event) -> HookResult:
         try:
             store(root, CONTEXT_FILE, note)
         except (OSError, RehydrateError) as exc:  # BeforeModel builds the core again
-            return HookResult(message=f"rehydrate: could not write {CONTEXT_FILE} ({exc})")
+            return HookResult(message=error(f"rehydrate: could not write {CONTEXT_FILE}:", exc))
     return HookResult(message=outcome.note)
 
 

@@ -38,7 +38,7 @@ def check_stop(
         return Outcome()
     except GitError as exc:
         return Outcome(
-            BLOCK, f"rehydrate cannot check the ledgers: {exc}. Fix git before stopping."
+            BLOCK, error("rehydrate cannot check the ledgers; fix git before stopping:", exc)
         )
     except RehydrateError as exc:
         return Outcome(

@@ -56,8 +56,12 @@ def check_tool_call(
     except GitError as exc:
         return Outcome(
             REFUSE,
-            f"rehydrate cannot check this command: {exc}. Commands stay blocked until git "
-            "works here again, so that no failed attempt is repeated unchecked.",
+            error(
+                "rehydrate cannot check this command (git's error is quoted below). Commands "
+                "stay blocked until git works here again, so that no failed attempt is "
+                "repeated unchecked.",
+                exc,
+            ),
         )
     except RehydrateError as exc:
         return Outcome(

@@ -54,20 +54,9 @@ def command(argv: tuple[str, ...], stdin_json: bool, as_json: bool) -> int:
     hits = checked.hits
     code = verdict(EXIT_REFUSED if hits else EXIT_OK)
     if as_json:
-        from ..quote import outgoing_json
+        from ..agents.commands import check_json
 
-        emit_json(  # agents read it: the rows' cells quoted like the deny reason's
-            outgoing_json(
-                {
-                    "schema": "rehydrate/check-command-v1",
-                    "command": text,
-                    "verdict": "refused" if hits else "allowed",
-                    "matches": [h.to_json() for h in hits],
-                    "close": [h.to_json() for h in checked.advice],
-                    "unparsed": list(checked.problems),
-                }
-            )
-        )
+        emit_json(check_json(text, checked))  # agents read it: quoted like the deny reason
     for hit in hits:
         note(f"refused: this repeats a failed attempt\n{hit}")
     if not hits:

@@ -89,9 +89,14 @@ class Context:
             return f"{python} does not exist"
         if not os.path.isfile(found) or not os.access(found, os.X_OK):
             return f"{python} is not an executable file"
+        return self.import_problem(found, "rehydrate.cli", "rehydrate")
+
+    def import_problem(self, python: str, module: str, what: str) -> str | None:
+        """Why ``python`` cannot import ``module`` (None: it can), asked isolated (``-I``):
+        asked with ``-c`` alone, the repository's own rehydrate.py would answer."""
         try:
             done = subprocess.run(
-                [found, "-I", "-c", "import rehydrate.cli"],  # -I: never the repo's rehydrate.py
+                [python, "-I", "-c", f"import {module}"],
                 capture_output=True,
                 timeout=PYTHON_TIMEOUT,
                 stdin=subprocess.DEVNULL,
@@ -103,6 +108,4 @@ class Context:
         if done.returncode == 0:
             return None
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        return (
-            f"{python} cannot import rehydrate ({said[-1] if said else f'exit {done.returncode}'})"
-        )
+        return f"{python} cannot import {what} ({said[-1] if said else f'exit {done.returncode}'})"

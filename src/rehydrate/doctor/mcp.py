@@ -5,13 +5,12 @@ on PATH can serve it (the ``mcp`` extra is installed behind it)."""
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Mapping
 from typing import Any
 
 from ..agents.mcp_config import PROGRAM, REGISTRATIONS, SERVER, registered
 from ..errors import RehydrateError
-from .context import PYTHON_TIMEOUT, Context
+from .context import Context
 from .findings import Finding, Outcome
 
 NAME = "mcp"
@@ -86,24 +85,10 @@ def _program_problem(ctx: Context) -> str | None:
     python = _shebang(program)
     if python is None:
         return None  # not a script we can look into: starting it is the runtime's test
-    try:
-        done = subprocess.run(
-            [python, "-c", "import rehydrate.mcp_server.server"],
-            capture_output=True,
-            timeout=PYTHON_TIMEOUT,
-            stdin=subprocess.DEVNULL,
-            env=dict(ctx.environ),
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"{program}'s interpreter {python} cannot be run ({exc})"
-    if done.returncode == 0:
+    problem = ctx.import_problem(python, "rehydrate.mcp_server.server", "the MCP SDK")
+    if problem is None:
         return None
-    said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-    return (
-        f"{program} cannot serve MCP: its interpreter {python} lacks the MCP SDK "
-        f"({said[-1] if said else f'exit {done.returncode}'})"
-    )
+    return f"{program} cannot serve MCP: {problem}"
 
 
 def _shebang(program: str) -> str | None:

@@ -73,20 +73,12 @@ def status_json(root: Path) -> str:
 
 
 def check_command_json(root: Path, command: str) -> str:
-    """``rehydrate check-command --json -- COMMAND``: allowed, or the F- rows it repeats."""
-    from ..agents.commands import check, load_failures
+    """``rehydrate check-command --json -- COMMAND``: allowed, or the F- rows it repeats,
+    and the close ones (the CLI's own object, ``agents.commands.check_json``)."""
+    from ..agents.commands import check, check_json, load_failures
 
     repo, config = open_project(root)
-    checked = check(command, load_failures(repo, config))
-    return dumps(
-        {
-            "schema": "rehydrate/check-command-v1",
-            "command": command,
-            "verdict": "refused" if checked.hits else "allowed",
-            "matches": [h.to_json() for h in checked.hits],
-            "unparsed": list(checked.problems),
-        }
-    )
+    return dumps(check_json(command, check(command, load_failures(repo, config))))
 
 
 def write_json(

@@ -120,8 +120,8 @@ class PromptOverBudget(RehydrateError):
 
 # A protocol line "[when KIND] ..." is kept only while the ledgers hold a KIND item: a
 # rule about approvals costs nothing in a task that has none (docs/prompt.md).
-_WHEN = re.compile(r"^(\s*)\[when ([a-z ]+)\] ")
-_NUMBERED = re.compile(r"^\d+\. ")
+_WHEN = re.compile(r"^([ \t]{0,8})\[when ([a-z]{1,20})\] ")
+_NUMBERED = re.compile(r"^\d{1,6}\. ")
 
 
 def _has(state: State, kind: str) -> bool:
