@@ -19,6 +19,8 @@ OWN_FILES = {
     "writers/templates.py": "rehydrate's package templates",
     "run/launch.py": "appends to the session log (a write)",
     "agents/copilot_install.py": "appends to .git/info/exclude (a write; read above bounded)",
+    "guard/amend.py": "/proc/<pid>/cmdline and stat of git's own process, written by the kernel",
+    "run/reaper.py": "/proc/<pid>/stat of the loop's own children, written by the kernel",
 }
 READ = re.compile(r"\.read_text\(|\.read_bytes\(|(?<![\w.])open\(|\.open\(")
 

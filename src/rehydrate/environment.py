@@ -32,6 +32,7 @@ DEBUG = "REHYDRATE_DEBUG"
 TOKENIZER = "REHYDRATE_TOKENIZER"
 TODAY = "REHYDRATE_TODAY"
 PYTHON = "REHYDRATE_PYTHON"
+NOW = "REHYDRATE_NOW"
 
 VARIABLES: dict[str, Variable] = {
     v.name: v
@@ -43,6 +44,9 @@ VARIABLES: dict[str, Variable] = {
         Variable(TOKENIZER, "choice", choices=("", "heuristic", "tiktoken")),
         Variable(TODAY, "text", meaning="YYYY-MM-DD, for reproducible status output"),
         Variable(PYTHON, "text", meaning="the interpreter the hooks run"),
+        Variable(
+            NOW, "text", meaning="YYYY-MM-DDTHH:MM:SSZ: the clock claims' leases are judged by"
+        ),
     )
 }
 

@@ -149,6 +149,23 @@ def read_path(path: Path | str, limit: int) -> bytes:
             return read_stream(handle, str(path), limit)
 
 
+def read_head(path: Path | str, head: int) -> bytes:
+    """The first ``head`` bytes of the regular file at ``path`` (a scan for a name: only
+    its start matters); a FIFO, device or directory is ``OSError(EINVAL)``, never a wait."""
+    fd = os.open(path, _FLAGS)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, f"is {kind_of(info.st_mode)}, not a regular file", path)
+        chunks, left = [], head
+        while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def read_tail(path: Path | str, tail: int) -> bytes:
     """The last ``tail`` bytes of the regular file at ``path`` (a transcript: only its end
     matters, however large or sparse it is); a FIFO or device is ``NotAFile``, never a

@@ -177,7 +177,7 @@ def test_nothing_untrusted_reaches_an_agent_unquoted(
         # the deny still says why: the row it repeats, or the ledger it cannot read (fail
         # closed: the parser refuses control and invisible characters in a cell)
         told = "F-001" in said and "default tags" in said
-        assert told or "cannot read the failed-attempts ledger" in said, said
+        assert told or "cannot read the" in said, said  # the failed-attempts ledger, or any
         if ledger.startswith("twin"):
             assert told, said
     # the ledgers are read and shown (Gemini CLI gets them before the model, Copilot CLI
@@ -195,7 +195,8 @@ def test_a_captured_failure_speaking_for_rehydrate_is_quoted_at_the_next_start(
         "hook_event_name": "PostToolUseFailure",
         "tool_name": "Bash",
         "tool_input": {"command": "npm run deploy"},
-        "error": f"Exit code 1\n{FORGED}\nGH_TOKEN={CANARIES[0]}",
+        # the forged sentence on an error line: capture proposes the salient lines only
+        "error": f"Exit code 1\nError: {FORGED}\nGH_TOKEN={CANARIES[0]}",
         "cwd": ".",
     }
     captured = run(repo, "hook", "claude", "post-tool-use-failure", input=json.dumps(failed))

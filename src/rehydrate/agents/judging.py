@@ -286,10 +286,11 @@ def _marks_of_use(top: Path) -> bool:
     names = [*CONFIG_FILES[:1], *DEFAULT_PATHS.values(), ".rehydrate"]
     if any(os.path.lexists(top / n) for n in names):
         return True
-    try:
-        with open(top / "pyproject.toml", "rb") as handle:
-            if b"tool.rehydrate" in handle.read(1 << 20):
-                return True
+    from ..readlimit import read_head
+
+    try:  # through the bounded reader: a FIFO there is no file, never a wait
+        if b"tool.rehydrate" in read_head(top / "pyproject.toml", 1 << 20):
+            return True
     except OSError:
         pass
     git_dir = _git_dir(top)
@@ -298,8 +299,7 @@ def _marks_of_use(top: Path) -> bool:
     if os.path.lexists(git_dir / "rehydrate"):
         return True
     try:
-        with open(git_dir / "index", "rb") as handle:
-            data = handle.read(MAX_INDEX_SCAN)
+        data = read_head(git_dir / "index", MAX_INDEX_SCAN)
     except OSError:
         return False
     wanted = [n.encode() for n in (*CONFIG_FILES[:1], *DEFAULT_PATHS.values())]
@@ -311,8 +311,10 @@ def _git_dir(top: Path) -> Path | None:
     dot = top / ".git"
     if dot.is_dir():
         return dot
+    from ..readlimit import read_head
+
     try:
-        text = dot.read_text(encoding="utf-8", errors="replace")[:4096]
+        text = read_head(dot, 4096).decode("utf-8", "replace")
     except OSError:
         return None
     for line in text.splitlines():

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..errors import RehydrateError
+from ..readlimit import read_text
 from .config_merge import invalid, read_json, write_json, write_text
 from .runtimes import Installed
 
@@ -131,7 +132,7 @@ def _toml_text(root: Path, relpath: str) -> str | None:
             fix="replace the symlink with a file",
         )
     try:
-        return path.read_text(encoding="utf-8")
+        return read_text(path)
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:

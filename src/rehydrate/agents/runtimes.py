@@ -245,8 +245,10 @@ def wired_runtimes(root: Path) -> list[str]:
     found = []
     for name, info in RUNTIMES.items():
         for relpath in info.launch_files:
+            from ..readlimit import read_text
+
             try:
-                text = (root / relpath).read_text(encoding="utf-8", errors="replace")
+                text = read_text(root / relpath, errors="replace")
             except OSError:
                 continue
             if f"hook {name} " in text or f'"hook", "{name}"' in text:

@@ -72,6 +72,14 @@ def note(message: str) -> None:
     click.echo(outgoing(message), err=True)
 
 
+def say(message: str) -> None:
+    """A report for people that is the command's output (``doctor``): stdout, through
+    ``quote.outgoing`` like every other text for people."""
+    from ..quote import outgoing
+
+    click.echo(outgoing(message))
+
+
 def action_line(what: str, path: str) -> str:
     """One line of what `init` or `hook install` did: the word left-aligned, then the path
     (the merge driver's lines use the same 9 columns)."""

@@ -28,7 +28,8 @@ def command(as_json: bool) -> int:
     if as_json:
         emit_json(report.to_json())
         return code
-    note = click.echo  # the report is what this command prints: stdout, as --json
+    from ._common import say as note  # the report is what this command prints: stdout
+
     width = max(len(i.name) for i in report.integrations)
     note(f"rehydrate doctor: {report.root}")
     for status in report.integrations:

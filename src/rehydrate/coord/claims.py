@@ -41,7 +41,9 @@ def utc_now() -> datetime:
 def clock_from_env(environ: Mapping[str, str]) -> Clock:
     """The clock leases are judged by: UTC now, or a fixed ``REHYDRATE_NOW``
     (``YYYY-MM-DDTHH:MM:SSZ``) for tests and for replaying what a clone saw."""
-    fixed = environ.get("REHYDRATE_NOW")
+    from ..environment import NOW, raw
+
+    fixed = raw(NOW, environ)
     if not fixed:
         return utc_now
     try:

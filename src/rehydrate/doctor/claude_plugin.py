@@ -133,7 +133,10 @@ def _check_files(install: Install) -> list[Finding]:
             )
         ]
     found = []
-    launcher = (install.path / PLUGIN_LAUNCHER).read_text(encoding="utf-8", errors="replace")
+    try:
+        launcher = read_text(install.path / PLUGIN_LAUNCHER, errors="replace")
+    except OSError:
+        launcher = ""
     if "-m rehydrate" in launcher and " -I -m rehydrate" not in launcher:
         found.append(
             Finding(

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..agents.mcp_config import PROGRAM, REGISTRATIONS, SERVER, registered
 from ..errors import RehydrateError
+from ..readlimit import read_head
 from .context import Context
 from .findings import Finding, Outcome
 
@@ -94,8 +95,7 @@ def _program_problem(ctx: Context) -> str | None:
 def _shebang(program: str) -> str | None:
     """The interpreter a console script's ``#!`` line names, when it is a plain path."""
     try:
-        with open(program, "rb") as handle:
-            first = handle.readline(4096)
+        first = read_head(program, 4096).split(b"\n", 1)[0]
     except OSError:
         return None
     if not first.startswith(b"#!"):

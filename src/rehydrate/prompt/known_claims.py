@@ -8,6 +8,7 @@ import os
 from datetime import datetime
 
 from .. import git
+from ..readlimit import read_head
 from .claims import ClaimRow, ClaimsView
 
 _SCAN = 1 << 20  # bytes of packed-refs scanned; past that, one for-each-ref is cheaper
@@ -20,8 +21,7 @@ def may_have_claims(repo: git.Repo) -> bool:
     if (common / "refs" / "rehydrate").is_dir() or (common / "reftable").exists():
         return True
     try:
-        with open(common / "packed-refs", "rb") as packed:
-            head = packed.read(_SCAN + 1)
+        head = read_head(common / "packed-refs", _SCAN + 1)  # a FIFO there: no wait
     except OSError:
         return False
     return len(head) > _SCAN or b" refs/rehydrate/" in head  # a huge file: ask git
