@@ -22,11 +22,11 @@ from .hookfile import Codes, event_findings, hooks_in, program_findings
 NAME = "codex"
 FIX = "rehydrate init --agent codex"
 CODES = Codes(
-    "codex_hooks_invalid",
-    "codex_event_missing",
-    "codex_hook_duplicated",
-    "codex_hook_bare",
-    "codex_hook_interpreter_broken",
+    missing="codex_event_missing",
+    duplicated="codex_hook_duplicated",
+    broken="codex_hook_interpreter_broken",
+    invalid="codex_hooks_invalid",
+    bare="codex_hook_bare",
 )
 
 
@@ -35,8 +35,11 @@ def check(ctx: Context) -> Outcome:
     hooks, findings = hooks_in(ctx, HOOKS_FILE, LAYOUT, NAME, FIX, CODES)
     if not hooks and not findings:
         return Outcome(None)
-    findings.extend(event_findings(hooks, HOOKS, "codex", NAME, HOOKS_FILE, FIX, CODES))
-    findings.extend(program_findings(ctx, hooks, NAME, HOOKS_FILE, FIX, CODES))
+    expected = [(event, sub) for event, (_, sub, _) in HOOKS.items()]
+    found = [(w.event, w.hook.name) for w in hooks]
+    findings.extend(event_findings(NAME, CODES, HOOKS_FILE, FIX, expected, found))
+    ours = [(w.event, w.hook) for w in hooks]
+    findings.extend(program_findings(ctx, NAME, CODES, HOOKS_FILE, FIX, ours, by_event=True))
     findings.extend(_trust(ctx))
     return Outcome(f"{len(hooks)} hooks in {HOOKS_FILE}", findings)
 

@@ -11,11 +11,11 @@ from .hookfile import Codes, event_findings, hooks_in, program_findings
 NAME = "cursor"
 FIX = "rehydrate init --agent cursor"
 CODES = Codes(
-    "cursor_hooks_invalid",
-    "cursor_event_missing",
-    "cursor_hook_duplicated",
-    "cursor_hook_bare",
-    "cursor_hook_interpreter_broken",
+    missing="cursor_event_missing",
+    duplicated="cursor_hook_duplicated",
+    broken="cursor_hook_interpreter_broken",
+    invalid="cursor_hooks_invalid",
+    bare="cursor_hook_bare",
 )
 
 
@@ -24,6 +24,9 @@ def check(ctx: Context) -> Outcome:
     hooks, findings = hooks_in(ctx, HOOKS_FILE, LAYOUT, NAME, FIX, CODES)
     if not hooks and not findings:
         return Outcome(None)
-    findings.extend(event_findings(hooks, HOOKS, NAME, NAME, HOOKS_FILE, FIX, CODES))
-    findings.extend(program_findings(ctx, hooks, NAME, HOOKS_FILE, FIX, CODES))
+    expected = [(event, sub) for event, (_, sub, _) in HOOKS.items()]
+    found = [(w.event, w.hook.name) for w in hooks]
+    findings.extend(event_findings(NAME, CODES, HOOKS_FILE, FIX, expected, found))
+    ours = [(w.event, w.hook) for w in hooks]
+    findings.extend(program_findings(ctx, NAME, CODES, HOOKS_FILE, FIX, ours, by_event=True))
     return Outcome(f"{len(hooks)} hooks in {HOOKS_FILE}", findings)

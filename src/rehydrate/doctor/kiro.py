@@ -11,11 +11,11 @@ from .hookfile import Codes, event_findings, hooks_in, program_findings
 NAME = "kiro"
 FIX = "rehydrate init --agent kiro"
 CODES = Codes(
-    "kiro_hooks_invalid",
-    "kiro_event_missing",
-    "kiro_hook_duplicated",
-    "kiro_hook_bare",
-    "kiro_hook_interpreter_broken",
+    missing="kiro_event_missing",
+    duplicated="kiro_hook_duplicated",
+    broken="kiro_hook_interpreter_broken",
+    invalid="kiro_hooks_invalid",
+    bare="kiro_hook_bare",
 )
 
 
@@ -24,6 +24,9 @@ def check(ctx: Context) -> Outcome:
     hooks, findings = hooks_in(ctx, AGENT_FILE, LAYOUT, NAME, FIX, CODES)
     if not hooks and not findings:
         return Outcome(None)
-    findings.extend(event_findings(hooks, HOOKS, NAME, NAME, AGENT_FILE, FIX, CODES))
-    findings.extend(program_findings(ctx, hooks, NAME, AGENT_FILE, FIX, CODES))
+    expected = [(event, sub) for event, (_, sub, _) in HOOKS.items()]
+    found = [(w.event, w.hook.name) for w in hooks]
+    findings.extend(event_findings(NAME, CODES, AGENT_FILE, FIX, expected, found))
+    ours = [(w.event, w.hook) for w in hooks]
+    findings.extend(program_findings(ctx, NAME, CODES, AGENT_FILE, FIX, ours, by_event=True))
     return Outcome(f"{len(hooks)} hooks in {AGENT_FILE}", findings)
