@@ -17,7 +17,7 @@ from ..agents.codex_install import (
 from ..errors import RehydrateError
 from .context import Context
 from .findings import Finding, Outcome
-from .hookfile import Codes, event_findings, hooks_in, program_findings
+from .hookfile import Codes, file_findings
 
 NAME = "codex"
 FIX = "rehydrate init --agent codex"
@@ -32,14 +32,9 @@ CODES = Codes(
 
 def check(ctx: Context) -> Outcome:
     """Findings for each missing, doubled, unrunnable or untrusted hook of ours."""
-    hooks, findings = hooks_in(ctx, HOOKS_FILE, LAYOUT, NAME, FIX, CODES)
+    hooks, findings = file_findings(ctx, HOOKS_FILE, LAYOUT, HOOKS, NAME, FIX, CODES)
     if not hooks and not findings:
         return Outcome(None)
-    expected = [(event, sub) for event, (_, sub, _) in HOOKS.items()]
-    found = [(w.event, w.hook.name) for w in hooks]
-    findings.extend(event_findings(NAME, CODES, HOOKS_FILE, FIX, expected, found))
-    ours = [(w.event, w.hook) for w in hooks]
-    findings.extend(program_findings(ctx, NAME, CODES, HOOKS_FILE, FIX, ours, by_event=True))
     findings.extend(_trust(ctx))
     return Outcome(f"{len(hooks)} hooks in {HOOKS_FILE}", findings)
 

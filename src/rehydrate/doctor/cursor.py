@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..agents.cursor import HOOKS, HOOKS_FILE, LAYOUT
 from .context import Context
 from .findings import Outcome
-from .hookfile import Codes, event_findings, hooks_in, program_findings
+from .hookfile import Codes, file_findings
 
 NAME = "cursor"
 FIX = "rehydrate init --agent cursor"
@@ -21,12 +21,7 @@ CODES = Codes(
 
 def check(ctx: Context) -> Outcome:
     """Findings for each missing, doubled or unrunnable hook of ours."""
-    hooks, findings = hooks_in(ctx, HOOKS_FILE, LAYOUT, NAME, FIX, CODES)
+    hooks, findings = file_findings(ctx, HOOKS_FILE, LAYOUT, HOOKS, NAME, FIX, CODES)
     if not hooks and not findings:
         return Outcome(None)
-    expected = [(event, sub) for event, (_, sub, _) in HOOKS.items()]
-    found = [(w.event, w.hook.name) for w in hooks]
-    findings.extend(event_findings(NAME, CODES, HOOKS_FILE, FIX, expected, found))
-    ours = [(w.event, w.hook) for w in hooks]
-    findings.extend(program_findings(ctx, NAME, CODES, HOOKS_FILE, FIX, ours, by_event=True))
     return Outcome(f"{len(hooks)} hooks in {HOOKS_FILE}", findings)

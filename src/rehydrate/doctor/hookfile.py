@@ -8,8 +8,8 @@ is read as a set of our commands (Gemini CLI, Copilot CLI) names the subcommand 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 from ..agents.config_merge import Layout, Ours, Wired, read_json, wired
 from ..errors import RehydrateError
@@ -43,6 +43,29 @@ def hooks_in(
     except RehydrateError as exc:
         return [], [Finding(codes.invalid, name, exc.message, exc.fix or fix, file=relpath)]
     return (wired(data, layout) if data is not None else []), []
+
+
+def file_findings(
+    ctx: Context,
+    relpath: str,
+    layout: Layout,
+    table: Mapping[str, tuple[str | None, str, Mapping[str, Any]]],
+    name: str,
+    fix: str,
+    codes: Codes,
+) -> tuple[list[Wired], list[Finding]]:
+    """The whole check of a hook file read per event (Codex, Cursor, Kiro): our hooks in
+    ``relpath``, and a finding per event of ``table`` missing or doubled and per program
+    that cannot run rehydrate (or a finding that the file cannot be read)."""
+    hooks, findings = hooks_in(ctx, relpath, layout, name, fix, codes)
+    if not hooks and not findings:  # not wired here
+        return hooks, findings
+    expected = [(event, sub) for event, (_, sub, _) in table.items()]
+    found: list[Hook] = [(w.event, w.hook.name) for w in hooks]
+    findings.extend(event_findings(name, codes, relpath, fix, expected, found))
+    ours = [(w.event, w.hook) for w in hooks]
+    findings.extend(program_findings(ctx, name, codes, relpath, fix, ours, by_event=True))
+    return hooks, findings
 
 
 def event_findings(
