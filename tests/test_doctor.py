@@ -374,3 +374,30 @@ def test_every_finding_code_is_documented() -> None:
     table = text[text.index("## Finding codes") : text.index("## Exit codes")]
     documented = set(re.findall(r"^\| `([a-z_]+)` \|", table, re.MULTILINE))
     assert source == documented
+
+
+def test_one_hook_file_check_for_every_json_hook_runtime() -> None:
+    # every runtime whose launch lines sit in a JSON hook file is checked by the one
+    # module doctor/hookfile.py; no doctor module keeps a second copy of its checks
+    import rehydrate.doctor as doctor_package
+    from rehydrate.agents.runtimes import RUNTIMES
+
+    folder = Path(doctor_package.__file__).parent
+    json_runtimes = sorted(
+        name
+        for name, info in RUNTIMES.items()
+        if any(f.endswith(".json") for f in info.launch_files) and name != "claude"
+    )
+    assert json_runtimes == ["codex", "copilot", "cursor", "gemini", "kiro"]
+    for name in json_runtimes:
+        assert "from .hookfile import" in (folder / f"{name}.py").read_text(encoding="utf-8")
+    copies = [
+        path.name
+        for path in sorted(folder.glob("*.py"))
+        if path.name != "hookfile.py"
+        and (
+            "def event_findings(" in path.read_text(encoding="utf-8")
+            or "def program_findings(" in path.read_text(encoding="utf-8")
+        )
+    ]
+    assert copies == []

@@ -114,13 +114,6 @@ HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
     "pre-tool-use": pre_tool_use,
     "post-tool-use": post_tool_use,
 }
-HELP: Mapping[str, str] = {
-    "task-start": "Give the capped rehydration core; as contextModification.",
-    "task-resume": "Give the core again; for a resumed task.",
-    "pre-tool-use": "Cancel a repeated failed attempt; any command while the ledger cannot "
-    "be read.",
-    "post-tool-use": "Capture a failed command; kept until it is recorded or dismissed.",
-}
 
 
 def run_hook(name: str, raw: str) -> HookResult:

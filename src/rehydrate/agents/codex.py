@@ -231,14 +231,6 @@ HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
     "post-compact": post_compact,
     "stop": stop,
 }
-HELP: Mapping[str, str] = {
-    "session-start": "Print the capped rehydration context; the full prompt goes to .rehydrate/.",
-    "pre-tool-use": "Deny a repeated failed attempt; hold the first call after a compaction.",
-    "post-tool-use": "Capture a failed shell command; its exit code comes from the rollout.",
-    "pre-compact": "Record the compaction; refuse compacting uncommitted ledgers by hand.",
-    "post-compact": "Verify the summary in the rollout; against the ledgers.",
-    "stop": "Block the stop once; while ledgers or captured failures are unrecorded.",
-}
 
 
 def run_hook(name: str, raw: str) -> HookResult:

@@ -104,12 +104,6 @@ HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
     "before-shell-execution": before_shell_execution,
     "stop": stop,
 }
-HELP: Mapping[str, str] = {
-    "session-start": "Give the capped rehydration core; as additional_context.",
-    "before-shell-execution": "Deny a repeated failed attempt; any command while the "
-    "ledger cannot be read.",
-    "stop": "Follow up once; while ledgers or captured failures are unrecorded.",
-}
 
 
 def run_hook(name: str, raw: str) -> HookResult:

@@ -79,11 +79,6 @@ HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
     "agent-spawn": agent_spawn,
     "pre-tool-use": pre_tool_use,
 }
-HELP: Mapping[str, str] = {
-    "agent-spawn": "Print the capped rehydration core; Kiro adds stdout to the context.",
-    "pre-tool-use": "Exit 2 on a repeated failed attempt; on any shell command while the "
-    "ledger cannot be read.",
-}
 
 
 def run_hook(name: str, raw: str) -> HookResult:

@@ -1,8 +1,10 @@
 """The agent runtimes rehydrate wires into: one entry per runtime, what each gets, and how.
 
 ``RUNTIMES`` is the one table ``rehydrate init --agent NAME`` offers, ``rehydrate hook
-NAME EVENT`` dispatches to (one ``cli/hook_<name>.py`` per runtime) and the runtime ×
-action table of docs/integrations/runtimes.md is generated from (scripts/gen_docs.py).
+NAME EVENT`` is built from (each row's ``hooks``: its events and their help, one click
+group per runtime made by ``cli/_hook_adapter.py``, run by ``rehydrate.agents.<name>``'s
+``run_hook``) and the runtime × action table of docs/integrations/runtimes.md is generated
+from (scripts/gen_docs.py).
 Each entry names its installer lazily ("module:function" under ``rehydrate.agents``), so
 reading the table imports no adapter.
 """
@@ -23,6 +25,15 @@ class Support(NamedTuple):
     why: str
 
 
+class Hooks(NamedTuple):
+    """What ``rehydrate hook NAME`` offers: one subcommand per event, run by
+    ``rehydrate.agents.<name>.run_hook(event, raw)``."""
+
+    title: str  # in the group's one-line help: "<title> hook adapters (event JSON on stdin)."
+    help: str  # the group's help
+    events: Mapping[str, str]  # event subcommand -> its help (the first clause is its line)
+
+
 class RuntimeInfo(NamedTuple):
     name: str
     title: str
@@ -34,6 +45,7 @@ class RuntimeInfo(NamedTuple):
         str, Support
     ]  # keys: the core actions "inject", "refuse", "refuse_unreadable", "capture", "hold_stop", "compaction"  # noqa: E501
     launch_files: tuple[str, ...] = ()  # files holding its launch lines (hook install refreshes)
+    hooks: Hooks | None = None  # its ``rehydrate hook NAME`` group; None: no hook events
 
 
 class Installed(NamedTuple):
@@ -72,6 +84,26 @@ RUNTIMES["aider"] = RuntimeInfo(
 
 RUNTIMES["claude"] = RuntimeInfo(
     name="claude",
+    hooks=Hooks(
+        title="Claude Code",
+        help="Claude Code hooks: session-start, subagent-start, pre-tool-use, "
+        "post-tool-use-failure, pre-compact, post-compact, stop.",
+        events={
+            "session-start": "Print the capped rehydration context; the full prompt goes to "
+            ".rehydrate/.",
+            "subagent-start": "Print the ledger core for a subagent; it holds constraints, "
+            "failures, next action.",
+            "pre-tool-use": "Deny a repeated failed attempt; hold the first call after a "
+            "compaction.",
+            "post-tool-use-failure": "Capture a failed shell command; it stays until recorded "
+            "or dismissed.",
+            "pre-compact": "Tell the summariser what to keep; refuse compacting uncommitted "
+            "ledgers.",
+            "post-compact": "Verify the summary as the model sees it; print the verdict.",
+            "stop": "Hold the stop once while anything is unrecorded; ledger changes, captured "
+            "failures.",
+        },
+    ),
     title="Claude Code",
     installer="claude_install:install_agent",
     launch_files=(".claude/settings.json",),  # what init writes (a local file is yours)
@@ -83,6 +115,17 @@ RUNTIMES["claude"] = RuntimeInfo(
 
 RUNTIMES["cline"] = RuntimeInfo(
     name="cline",
+    hooks=Hooks(
+        title="Cline",
+        help="Cline hooks (documented JSON): task-start, task-resume, pre-tool-use, post-tool-use.",
+        events={
+            "task-start": "Give the capped rehydration core; as contextModification.",
+            "task-resume": "Give the core again; for a resumed task.",
+            "pre-tool-use": "Cancel a repeated failed attempt; any command while the ledger "
+            "cannot be read.",
+            "post-tool-use": "Capture a failed command; kept until it is recorded or dismissed.",
+        },
+    ),
     title="Cline",
     installer="cline:install_agent",
     launch_files=tuple(
@@ -105,6 +148,22 @@ RUNTIMES["cline"] = RuntimeInfo(
 
 RUNTIMES["codex"] = RuntimeInfo(
     name="codex",
+    hooks=Hooks(
+        title="Codex CLI",
+        help="Codex CLI hooks: session-start, pre-tool-use, post-tool-use, pre-compact, "
+        "post-compact, stop; and trust.",
+        events={
+            "session-start": "Print the capped rehydration context; the full prompt goes to "
+            ".rehydrate/.",
+            "pre-tool-use": "Deny a repeated failed attempt; hold the first call after a "
+            "compaction.",
+            "post-tool-use": "Capture a failed shell command; its exit code comes from the "
+            "rollout.",
+            "pre-compact": "Record the compaction; refuse compacting uncommitted ledgers by hand.",
+            "post-compact": "Verify the summary in the rollout; against the ledgers.",
+            "stop": "Block the stop once; while ledgers or captured failures are unrecorded.",
+        },
+    ),
     title="Codex CLI",
     installer="codex_install:install_agent",
     launch_files=(".codex/hooks.json",),
@@ -127,6 +186,17 @@ RUNTIMES["codex"] = RuntimeInfo(
 
 RUNTIMES["copilot"] = RuntimeInfo(
     name="copilot",
+    hooks=Hooks(
+        title="Copilot CLI",
+        help="Copilot CLI hooks: one subcommand per event (below), the event JSON on stdin.",
+        events={
+            "session-start": "Rebuild the core file the next session reads.",
+            "session-end": "Rebuild the core file the next session reads.",
+            "pre-tool-use": "Deny a bash command that repeats a failed attempt.",
+            "post-tool-use": "Capture a failed bash command.",
+            "agent-stop": "Block the end of the turn once while ledgers are unrecorded.",
+        },
+    ),
     title="GitHub Copilot CLI",
     installer="copilot_install:install_agent",
     launch_files=(".github/hooks/rehydrate.json",),
@@ -151,6 +221,16 @@ RUNTIMES["copilot"] = RuntimeInfo(
 
 RUNTIMES["cursor"] = RuntimeInfo(
     name="cursor",
+    hooks=Hooks(
+        title="Cursor",
+        help="Cursor hooks (documented JSON): session-start, before-shell-execution, stop.",
+        events={
+            "session-start": "Give the capped rehydration core; as additional_context.",
+            "before-shell-execution": "Deny a repeated failed attempt; any command while the "
+            "ledger cannot be read.",
+            "stop": "Follow up once; while ledgers or captured failures are unrecorded.",
+        },
+    ),
     title="Cursor",
     installer="cursor:install_agent",
     launch_files=(".cursor/hooks.json",),
@@ -173,6 +253,17 @@ RUNTIMES["cursor"] = RuntimeInfo(
 
 RUNTIMES["gemini"] = RuntimeInfo(
     name="gemini",
+    hooks=Hooks(
+        title="Gemini CLI",
+        help="Gemini CLI hooks: one subcommand per event (below), the event JSON on stdin.",
+        events={
+            "session-start": "Build the capped core for the session.",
+            "before-model": "Put the core before the first message; check a summary.",
+            "before-tool": "Deny a shell command that repeats a failed attempt.",
+            "after-tool": "Capture a failed shell command.",
+            "after-agent": "Deny the end of the turn once while unrecorded.",
+        },
+    ),
     title="Gemini CLI",
     installer="gemini_install:install_agent",
     launch_files=(".gemini/settings.json",),
@@ -195,6 +286,15 @@ RUNTIMES["gemini"] = RuntimeInfo(
 
 RUNTIMES["kiro"] = RuntimeInfo(
     name="kiro",
+    hooks=Hooks(
+        title="Kiro CLI",
+        help="Kiro CLI hooks (documented JSON): agent-spawn, pre-tool-use.",
+        events={
+            "agent-spawn": "Print the capped rehydration core; Kiro adds stdout to the context.",
+            "pre-tool-use": "Exit 2 on a repeated failed attempt; on any shell command while "
+            "the ledger cannot be read.",
+        },
+    ),
     title="Kiro CLI",
     installer="kiro:install_agent",
     launch_files=(".kiro/agents/rehydrate.json",),
@@ -216,6 +316,17 @@ RUNTIMES["kiro"] = RuntimeInfo(
 
 RUNTIMES["opencode"] = RuntimeInfo(
     name="opencode",
+    hooks=Hooks(
+        title="OpenCode",
+        help="OpenCode hooks: one subcommand per event (below), the event JSON on stdin.",
+        events={
+            "system": "The capped core for the system prompt.",
+            "compacting": "What the compaction summary must keep, for the summariser.",
+            "tool-before": "Deny a bash command that repeats a failed attempt.",
+            "tool-after": "Capture a failed bash command.",
+            "idle": "Continue the session once while ledgers are unrecorded.",
+        },
+    ),
     title="OpenCode",
     installer="opencode_install:install_agent",
     launch_files=(".opencode/plugins/rehydrate.js",),

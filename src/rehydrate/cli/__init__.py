@@ -97,7 +97,8 @@ def verdict(code: int) -> int:
 
 class LazyGroup(click.Group):
     """A group whose subcommands (``lazy_commands``: name -> "module:attribute" under
-    ``rehydrate.cli``) are imported on first use."""
+    ``rehydrate.cli``, the attribute a command or a function of the name returning one)
+    are imported on first use."""
 
     def __init__(
         self,
@@ -136,7 +137,10 @@ class LazyGroup(click.Group):
             import importlib
 
             module, _, attr = self.lazy_commands[cmd_name].partition(":")
-            command: click.Command = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+            found = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+            # a command, or a function making the command of that name (cli/hook.py's
+            # runtime groups, built from their RUNTIMES rows)
+            command: click.Command = found if isinstance(found, click.Command) else found(cmd_name)
             return command
         return super().get_command(ctx, cmd_name)
 

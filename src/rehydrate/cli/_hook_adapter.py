@@ -1,19 +1,34 @@
-"""The event subcommands of one runtime's ``rehydrate hook NAME`` group: the event JSON on
-stdin, the adapter's answer on stdout (JSON or text), its note on stderr, its exit code."""
+"""``rehydrate hook NAME``: one click group per runtime, built from its ``RUNTIMES`` row
+(agents/runtimes.py: the events and their help). Each event subcommand takes the event
+JSON on stdin and prints the adapter's answer on stdout (JSON or text), its note on
+stderr, with its exit code. What is one runtime's own (Codex's ``trust``) is added by
+``cli/hook.py`` from its own module."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import click
 
 
-def add_events(group: click.Group, adapter: str, helps: Mapping[str, str]) -> None:
-    """One subcommand per event of ``helps``, run by ``rehydrate.agents.<adapter>.run_hook``
-    (imported when the hook runs)."""
-    for name, help_text in helps.items():
-        group.add_command(_event(name, adapter, help_text))
+def runtime_group(name: str, extra: Iterable[click.Command] = ()) -> click.Group:
+    """The ``rehydrate hook NAME`` group of runtime ``name``: one subcommand per event of
+    its row, run by ``rehydrate.agents.<name>.run_hook`` (imported when the hook runs),
+    then ``extra``."""
+    from ..agents.runtimes import RUNTIMES
+
+    hooks = RUNTIMES[name].hooks
+    if hooks is None:
+        raise LookupError(f"runtime {name!r} has no hook events in RUNTIMES")
+    group = click.Group(
+        name, help=hooks.help, short_help=f"{hooks.title} hook adapters (event JSON on stdin)."
+    )
+    for event, help_text in hooks.events.items():
+        group.add_command(_event(event, name, help_text))
+    for command in extra:
+        group.add_command(command)
+    return group
 
 
 def _event(name: str, adapter: str, help_text: str) -> click.Command:

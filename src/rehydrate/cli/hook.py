@@ -1,29 +1,26 @@
 """``rehydrate hook``: a lazy group of hook subcommands (``install``, ``uninstall``, ...).
 
 Subcommands live in ``SUBCOMMANDS`` (name -> "module:attribute" under
-``rehydrate.cli``), like the top-level ``COMMANDS``: another module adds one by
-adding one line there (e.g. ``"claude": "hook_claude:group"``), and it is
-imported only when used.
+``rehydrate.cli``), like the top-level ``COMMANDS``, imported only when used. Every
+runtime with hook events in ``RUNTIMES`` (agents/runtimes.py) gets its group from
+``cli/_hook_adapter.py``; a runtime with a command of its own names its module here
+(``"codex": "hook_codex:group"``).
 """
 
 from __future__ import annotations
 
 import click
 
+from ..agents.runtimes import RUNTIMES
 from ..errors import EXIT_OK
 from . import LazyGroup
 
 SUBCOMMANDS: dict[str, str] = {
     "install": "hook:install",
     "uninstall": "hook:uninstall",
-    "claude": "hook_claude:group",
-    "cline": "hook_cline:group",
-    "codex": "hook_codex:group",
-    "copilot": "hook_copilot:group",
-    "cursor": "hook_cursor:group",
-    "gemini": "hook_gemini:group",
-    "kiro": "hook_kiro:group",
-    "opencode": "hook_opencode:group",
+    # one group per runtime with hook events, built from its RUNTIMES row
+    **{name: "_hook_adapter:runtime_group" for name, info in RUNTIMES.items() if info.hooks},
+    "codex": "hook_codex:group",  # its events, and its own `trust`
 }
 
 
@@ -59,7 +56,7 @@ def install(force: bool) -> int:
     repo, config = open_repo()
     for line in register_merge_driver(repo, config):  # the ledger merge driver, docs/merging.md
         note(line)
-    from ..agents.runtimes import RUNTIMES, installer, wired_runtimes
+    from ..agents.runtimes import installer, wired_runtimes
     from ..launchline import interpreter
 
     for name in wired_runtimes(repo.root):  # their launch lines, rewritten to the current form

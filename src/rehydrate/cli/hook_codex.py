@@ -1,25 +1,15 @@
-"""``rehydrate hook codex <event>``: Codex CLI hook adapters (event JSON on stdin), and
+"""``rehydrate hook codex``: the Codex CLI events (from its ``RUNTIMES`` row), and
 ``rehydrate hook codex trust``, which trusts them in $CODEX_HOME/config.toml."""
 
 from __future__ import annotations
 
 import click
 
-from ..agents.codex import HELP
 from ..errors import EXIT_OK
-from ._hook_adapter import add_events
+from ._hook_adapter import runtime_group
 
 
-@click.group("codex", short_help="Codex CLI hook adapters (event JSON on stdin).")
-def group() -> None:
-    """Codex CLI hooks: session-start, pre-tool-use, post-tool-use, pre-compact,
-    post-compact, stop; and trust."""
-
-
-add_events(group, "codex", HELP)
-
-
-@group.command("trust", short_help="Trust this project and its hooks in $CODEX_HOME/config.toml.")
+@click.command("trust", short_help="Trust this project and its hooks in $CODEX_HOME/config.toml.")
 def trust() -> int:
     """Trust this project and its rehydrate hooks in $CODEX_HOME/config.toml (Codex runs
     untrusted project hooks silently never)."""
@@ -36,3 +26,6 @@ def trust() -> int:
         note(action_line("trusted", f"project {repo.root}"))
     note(action_line("updated" if changed else "unchanged", str(home / "config.toml")))
     return EXIT_OK
+
+
+group = runtime_group("codex", [trust])

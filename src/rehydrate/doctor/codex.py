@@ -17,26 +17,24 @@ from ..agents.codex_install import (
 from ..errors import RehydrateError
 from .context import Context
 from .findings import Finding, Outcome
-from .hookfile import Codes, event_findings, hooks_in, program_findings
+from .hookfile import Codes, file_findings
 
 NAME = "codex"
 FIX = "rehydrate init --agent codex"
 CODES = Codes(
-    "codex_hooks_invalid",
-    "codex_event_missing",
-    "codex_hook_duplicated",
-    "codex_hook_bare",
-    "codex_hook_interpreter_broken",
+    missing="codex_event_missing",
+    duplicated="codex_hook_duplicated",
+    broken="codex_hook_interpreter_broken",
+    invalid="codex_hooks_invalid",
+    bare="codex_hook_bare",
 )
 
 
 def check(ctx: Context) -> Outcome:
     """Findings for each missing, doubled, unrunnable or untrusted hook of ours."""
-    hooks, findings = hooks_in(ctx, HOOKS_FILE, LAYOUT, NAME, FIX, CODES)
+    hooks, findings = file_findings(ctx, HOOKS_FILE, LAYOUT, HOOKS, NAME, FIX, CODES)
     if not hooks and not findings:
         return Outcome(None)
-    findings.extend(event_findings(hooks, HOOKS, "codex", NAME, HOOKS_FILE, FIX, CODES))
-    findings.extend(program_findings(ctx, hooks, NAME, HOOKS_FILE, FIX, CODES))
     findings.extend(_trust(ctx))
     return Outcome(f"{len(hooks)} hooks in {HOOKS_FILE}", findings)
 

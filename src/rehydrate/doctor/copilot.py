@@ -12,11 +12,11 @@ from ..errors import RehydrateError
 from ..readlimit import load_json, read_text
 from .context import Context
 from .findings import Finding, Outcome
-from .runtime_hooks import Codes, event_findings, program_findings
+from .hookfile import Codes, event_findings, program_findings
 
 NAME = "copilot"
 FIX = "rehydrate init --agent copilot"
-CODES = Codes("copilot_event_missing", "copilot_hook_duplicated")
+CODES = Codes("copilot_event_missing", "copilot_hook_duplicated", "copilot_interpreter_broken")
 
 
 def check(ctx: Context) -> Outcome:
@@ -39,10 +39,11 @@ def check(ctx: Context) -> Outcome:
         for parsed in [parse_command(entry["bash"], NAME)]
         if parsed is not None
     ]
-    expected = list(SETTINGS_HOOKS.values())
-    events = [o.name for o in ours]
+    expected = [(None, sub) for sub in SETTINGS_HOOKS.values()]
+    events = [(None, o.name) for o in ours]
     findings = event_findings(NAME, CODES, HOOKS_FILE, FIX, expected, events)
-    findings += program_findings(ctx, NAME, "copilot_interpreter_broken", HOOKS_FILE, FIX, ours)
+    labelled = [(o.name, o) for o in ours]
+    findings += program_findings(ctx, NAME, CODES, HOOKS_FILE, FIX, labelled, by_event=False)
     try:
         said = read_text(ctx.root / INSTRUCTIONS_FILE)
     except (OSError, ValueError):

@@ -12,11 +12,11 @@ from ..errors import RehydrateError
 from ..readlimit import load_json, read_text
 from .context import Context
 from .findings import Finding, Outcome
-from .runtime_hooks import Codes, event_findings, program_findings
+from .hookfile import Codes, event_findings, program_findings
 
 NAME = "gemini"
 FIX = "rehydrate init --agent gemini"
-CODES = Codes("gemini_event_missing", "gemini_hook_duplicated")
+CODES = Codes("gemini_event_missing", "gemini_hook_duplicated", "gemini_interpreter_broken")
 TRUST_FIX = (
     "trust the folder in Gemini CLI (it asks on first start; or `gemini trust`), or set "
     "GEMINI_CLI_TRUST_WORKSPACE=true where it runs headless"
@@ -35,11 +35,11 @@ def check(ctx: Context) -> Outcome:
     found = wired(data or {})
     if not found:
         return Outcome(None)
-    expected = [name for _, name in SETTINGS_HOOKS.values()]
-    events = [ours.name for _, _, _, ours in found]
+    expected = [(None, name) for _, name in SETTINGS_HOOKS.values()]
+    events = [(None, ours.name) for _, _, _, ours in found]
     findings = event_findings(NAME, CODES, SETTINGS_FILE, FIX, expected, events)
-    ours = [hook for _, _, _, hook in found]
-    findings += program_findings(ctx, NAME, "gemini_interpreter_broken", SETTINGS_FILE, FIX, ours)
+    ours = [(hook.name, hook) for _, _, _, hook in found]
+    findings += program_findings(ctx, NAME, CODES, SETTINGS_FILE, FIX, ours, by_event=False)
     hooks = (data or {}).get("hooks")
     if isinstance(hooks, dict) and "PostCompact" in hooks:
         message = "hooks.PostCompact is not a Gemini CLI event: it rejects the settings"

@@ -1,12 +1,17 @@
-"""The checks every runtime wired through a JSON hook file shares (Codex, Cursor, Kiro):
-each event of its table wired once, by a program that runs rehydrate."""
+"""The one hook-file check every runtime wired through a hook file uses (Codex, Cursor,
+Kiro, Gemini CLI, Copilot CLI): each expected hook wired once, by a program that runs
+rehydrate, and the shared launch-line findings (launch_lines.py).
+
+A runtime whose file is read per event (``hooks_in``: Codex, Cursor, Kiro) names the event
+in its findings and has a code of its own for a program run by bare name; one whose file
+is read as a set of our commands (Gemini CLI, Copilot CLI) names the subcommand alone."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from ..agents.config_merge import Layout, Wired, read_json, wired
+from ..agents.config_merge import Layout, Ours, Wired, read_json, wired
 from ..errors import RehydrateError
 from .context import Context
 from .findings import Finding
@@ -16,17 +21,23 @@ class Codes(NamedTuple):
     """One runtime's finding codes (spelled out in its module, so docs/doctor.md's table
     can be checked against them)."""
 
-    invalid: str
     missing: str
     duplicated: str
-    bare: str
     broken: str
+    invalid: str | None = None  # the hook file cannot be read (``hooks_in``)
+    bare: str | None = None  # a program run by bare name; None: probed like an interpreter
+
+
+# (event, subcommand): the event None where the file is read as a set of our commands
+Hook = tuple[str | None, str]
 
 
 def hooks_in(
     ctx: Context, relpath: str, layout: Layout, name: str, fix: str, codes: Codes
 ) -> tuple[list[Wired], list[Finding]]:
     """Our hooks in ``relpath``, and a finding when the file cannot be read."""
+    if codes.invalid is None:
+        raise ValueError(f"{name}: a hook file read per event needs its invalid code")
     try:
         data = read_json(ctx.root, relpath)
     except RehydrateError as exc:
@@ -34,53 +45,97 @@ def hooks_in(
     return (wired(data, layout) if data is not None else []), []
 
 
-def event_findings(
-    hooks: Sequence[Wired],
-    table: Mapping[str, tuple[str | None, str, Mapping[str, Any]]],
-    runtime: str,
-    name: str,
+def file_findings(
+    ctx: Context,
     relpath: str,
+    layout: Layout,
+    table: Mapping[str, tuple[str | None, str, Mapping[str, Any]]],
+    name: str,
     fix: str,
     codes: Codes,
+) -> tuple[list[Wired], list[Finding]]:
+    """The whole check of a hook file read per event (Codex, Cursor, Kiro): our hooks in
+    ``relpath``, and a finding per event of ``table`` missing or doubled and per program
+    that cannot run rehydrate (or a finding that the file cannot be read)."""
+    hooks, findings = hooks_in(ctx, relpath, layout, name, fix, codes)
+    if not hooks and not findings:  # not wired here
+        return hooks, findings
+    expected = [(event, sub) for event, (_, sub, _) in table.items()]
+    found: list[Hook] = [(w.event, w.hook.name) for w in hooks]
+    findings.extend(event_findings(name, codes, relpath, fix, expected, found))
+    ours = [(w.event, w.hook) for w in hooks]
+    findings.extend(program_findings(ctx, name, codes, relpath, fix, ours, by_event=True))
+    return hooks, findings
+
+
+def event_findings(
+    name: str, codes: Codes, file: str, fix: str, expected: Sequence[Hook], found: Sequence[Hook]
 ) -> list[Finding]:
-    """A finding per event of ``table`` missing or wired twice."""
+    """A finding per expected hook missing from ``found`` or in it more than once."""
     findings = []
-    for event, (_, sub, _) in table.items():
-        here = [w for w in hooks if (w.event, w.hook.name) == (event, sub)]
-        if not here:
-            message = f"no rehydrate hook for {event} (`rehydrate hook {runtime} {sub}`)"
-            findings.append(Finding(codes.missing, name, message, fix, file=relpath))
-        elif len(here) > 1:
-            message = f"{event} runs `rehydrate hook {runtime} {sub}` {len(here)} times"
-            findings.append(Finding(codes.duplicated, name, message, fix, file=relpath))
+    for event, sub in expected:
+        count = list(found).count((event, sub))
+        command = f"`rehydrate hook {name} {sub}`"
+        if count == 0:
+            message = (
+                f"no rehydrate hook for {event} ({command})"
+                if event is not None
+                else f"no rehydrate hook runs {command}"
+            )
+            findings.append(Finding(codes.missing, name, message, fix, file=file))
+        elif count > 1:
+            message = (
+                f"{event} runs {command} {count} times"
+                if event is not None
+                else f"{command} is wired {count} times"
+            )
+            findings.append(Finding(codes.duplicated, name, message, fix, file=file))
     return findings
 
 
 def program_findings(
-    ctx: Context, hooks: Sequence[Wired], name: str, relpath: str, fix: str, codes: Codes
+    ctx: Context,
+    name: str,
+    codes: Codes,
+    file: str,
+    fix: str,
+    hooks: Sequence[tuple[str, Ours]],
+    by_event: bool,
 ) -> list[Finding]:
     """One finding per program that cannot run rehydrate (a stale or bare path), and the
-    shared launch-line findings (launch_lines.py)."""
+    shared launch-line findings. ``hooks``: (its event or subcommand, the hook); with
+    ``by_event`` each finding names the events whose hooks run the program."""
     from . import launch_lines
 
     events: dict[tuple[str, str], list[str]] = {}
-    for w in hooks:
-        if w.hook.kind != "portable":  # its interpreter: launch_lines' check
-            events.setdefault((w.hook.kind, w.hook.program), []).append(w.event)
+    for label, ours in hooks:
+        if ours.kind != "portable":  # its interpreter: launch_lines' check
+            events.setdefault((ours.kind, ours.program), []).append(label)
+    programs = list(events.items()) if by_event else sorted(events.items(), key=_program)
     findings = []
-    for (kind, program), names in events.items():
-        if kind == "bare":
+    seen = set()
+    for (kind, program), names in programs:
+        if kind == "bare" and codes.bare is not None:
             where = ctx.which(program)
             found = f"found at {where}" if where else "not on this PATH"
             message = (
                 f"the command runs `{program}` by name ({found}); where the runtime's PATH "
                 f"lacks it the hook fails; hooks {', '.join(names)}"
             )
-            findings.append(Finding(codes.bare, name, message, fix, file=relpath))
+            findings.append(Finding(codes.bare, name, message, fix, file=file))
             continue
+        if not by_event and program in seen:  # one finding per program
+            continue
+        seen.add(program)
         problem = ctx.python_problem(program)
         if problem is not None:
-            message = f"{problem} (a moved or deleted virtualenv?); hooks {', '.join(names)}"
-            findings.append(Finding(codes.broken, name, message, fix, file=relpath))
-    launches = [(w.event, w.hook.launch) for w in hooks]
-    return findings + launch_lines.findings(ctx, name, relpath, launches, fix)
+            cause = f"{problem} (a moved or deleted virtualenv?)"
+            hooks_named = f"; hooks {', '.join(names)}" if by_event else ": the hooks cannot run"
+            message = cause + hooks_named
+            findings.append(Finding(codes.broken, name, message, fix, file=file))
+    launches = [(label, ours.launch) for label, ours in hooks]
+    return findings + launch_lines.findings(ctx, name, file, launches, fix)
+
+
+def _program(item: tuple[tuple[str, str], list[str]]) -> str:
+    return item[0][1]
