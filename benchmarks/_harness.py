@@ -38,6 +38,7 @@ REHYDRATE = _entry_point()
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 os.environ.setdefault("PYTHONPYCACHEPREFIX", tempfile.mkdtemp(prefix="rehydrate-bench-pyc-"))
 IMPORT_CLICK = [sys.executable, "-c", "import click"]
+BARE = [sys.executable, "-c", "pass"]  # the interpreter's own start-up
 
 
 def git(repo: Path, *args: str) -> str:

@@ -1,6 +1,9 @@
 """The agent hooks that run on every tool call (Claude Code's, and Codex CLI's through the
 same core), as ratios against `import click`.
 
+Every hook runs ``rehydrate hook RUNTIME EVENT``, which never imports click (hookfast.py):
+the ratios are printed against `import click` and against the bare interpreter (`pass`).
+
 Usage: python benchmarks/bench_agent_hooks.py [--rows 10000] [--rounds 11] [--against DIR]
 
 PreToolUse runs before *every* tool call (matcher `*`): a Bash call reads the
@@ -23,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _harness import IMPORT_CLICK, REHYDRATE, interleaved, make_repo, proc, report
+from _harness import BARE, IMPORT_CLICK, REHYDRATE, interleaved, make_repo, proc, report
 
 
 def _hook(
@@ -69,11 +72,18 @@ def main() -> int:
         "tool_name": "Write",
         "tool_input": {"file_path": "notes.txt", "content": "x\n"},
     }
+    # issue 28: an allowed two-command line, each half looked up in the failures ledger
+    pair = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "tool7 --flag-99999 --mode m1 ./pkg1/... && make test"},
+    }
     patch = {"hook_event_name": "PreToolUse", "tool_name": "apply_patch", "tool_input": {}}
     with tempfile.TemporaryDirectory() as tmp:
         repo = make_repo(Path(tmp) / "repo", args.rows)
         commands: dict[str, Callable[[], object]] = {
-            'python -c "import click"': proc(IMPORT_CLICK, repo)
+            'python -c "import click"': proc(IMPORT_CLICK, repo),
+            'python -c "pass"': proc(BARE, repo),
         }
         trees: list[tuple[str, list[str], str | None]] = [("", REHYDRATE, None)]
         if args.against:  # both as `python -m rehydrate`, so that only the tree differs
@@ -84,6 +94,9 @@ def main() -> int:
         for label, argv, src in trees:
             commands[f"pre-tool-use Bash ({args.rows} rows){label}"] = _hook(
                 argv, repo, "pre-tool-use", bash, src
+            )
+            commands[f"pre-tool-use 2-command line ({args.rows} rows){label}"] = _hook(
+                argv, repo, "pre-tool-use", pair, src
             )
             commands[f"pre-tool-use Write{label}"] = _hook(argv, repo, "pre-tool-use", write, src)
             commands[f"codex pre-tool-use Bash ({args.rows} rows){label}"] = _hook(
@@ -99,7 +112,9 @@ def main() -> int:
             line = ["sh", "-c", portable("hook", "claude", "pre-tool-use")]
             old = [sys.executable, "-m", "rehydrate", "hook", "claude", "pre-tool-use"]
             stdin = json.dumps({"session_id": "bench", "cwd": str(repo), **bash}).encode()
+            launch = [sys.executable, "-I", "-m", "rehydrate", "hook", "claude", "pre-tool-use"]
             commands["pre-tool-use Bash [old line: python -m]"] = proc(old, repo, stdin)
+            commands["pre-tool-use Bash [launch line: python -I -m]"] = proc(launch, repo, stdin)
             commands["pre-tool-use Bash [the portable line]"] = proc(line, repo, stdin)
         medians = interleaved(commands, rounds=args.rounds)
         ok = report(
@@ -108,6 +123,7 @@ def main() -> int:
             'python -c "import click"',
             {"pre-tool-use Write": 2.0, "codex pre-tool-use apply_patch": 2.0},
         )
+        report("The same, against the bare interpreter", medians, 'python -c "pass"')
     return 0 if ok else 1
 
 
