@@ -20,8 +20,11 @@ _TABLE = {
 
 
 def printable(text: str) -> str:
-    """``text`` with every control character shown as an escape (newline and tab kept)."""
-    return text.translate(_TABLE)
+    """``text`` with every control character shown as an escape (newline and tab kept),
+    and secret-looking values redacted, as everything shown to people is (``quote``)."""
+    from .redact import redact
+
+    return redact(text.translate(_TABLE))
 
 
 def one_line(text: str) -> str:

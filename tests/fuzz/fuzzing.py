@@ -57,7 +57,7 @@ def make_repo(path: Path) -> Path:
 CANARIES = (
     "ghp_" + "Canary0Secret0Token0Value0123456789",
     "glpat-" + "CanarySecretToken0123",
-    "AKIA" + "CANARY0SECRET0KEY",
+    "AKIA" + "CANARY0SECRET0KE",  # AKIA and 16 more: the shape of a real access key
     "canary-url-password-1f2e",
     "hunter2-canary-assigned-6c1d",
 )

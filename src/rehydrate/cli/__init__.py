@@ -184,7 +184,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         click.echo("rehydrate: interrupted", err=True)
         return EXIT_INTERRUPTED
     except click.ClickException as exc:
-        exc.show()
+        import io
+
+        from ..quote import outgoing
+
+        shown = io.StringIO()  # click quotes the bad value: it leaves through outgoing too
+        exc.show(file=shown)
+        click.echo(outgoing(shown.getvalue()), err=True, nl=False)
         return EXIT_USAGE if exc.exit_code not in (0, 1) else exc.exit_code
     except BrokenPipeError:
         return _verdict[0] or 0

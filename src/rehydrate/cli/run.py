@@ -237,6 +237,7 @@ def _run(repo: Any, config: Any, options: RunOptions, claim: Any = None, raw: bo
 def _status(as_json: bool) -> int:
     from ..continuity.sessions import read_index, summary_line, to_json_list
     from ..git import find_repo
+    from ..quote import outgoing_json
     from ._common import emit_json
 
     repo = find_repo()
@@ -246,7 +247,7 @@ def _status(as_json: bool) -> int:
         emit_json(
             {
                 "schema": "rehydrate/run-status-v1",
-                "sessions": to_json_list(last),
+                "sessions": outgoing_json(to_json_list(last)),
                 "skipped_lines": index.skipped,
             }
         )

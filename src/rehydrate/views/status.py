@@ -100,6 +100,15 @@ class StatusView:
         return tuple(d for d in self.open_decisions if d.overdue)
 
     def to_json(self) -> dict[str, Any]:
+        """The view as JSON, every string through ``quote.outgoing`` (agents read it too:
+        ``status --json`` and the MCP ``status`` tool)."""
+        from ..quote import outgoing_json
+
+        value = outgoing_json(self._json())
+        assert isinstance(value, dict)
+        return value
+
+    def _json(self) -> dict[str, Any]:
         return {
             "schema": SCHEMA,
             "source": self.source.kind,
