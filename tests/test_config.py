@@ -89,3 +89,24 @@ def test_aliases_let_a_team_write_ledgers_in_japanese(repo):
     assert result.code == 0, result.err
     assert '"rule": "本番 DB に直接書き込まない"' in result.out
     assert '"出典": "ユーザー"' in result.out
+
+
+def test_every_scalar_setting_reaches_its_config_field():
+    """A key of the scalar table that Config does not read would be accepted and then
+    dropped: each one, set to a value other than the default, must come out as set."""
+    from rehydrate.config import _SCALARS, Config, config_from_files
+
+    assert set(_SCALARS) <= set(Config._fields)
+    chosen = {
+        "prompt_template": ('"docs/prompt.md"', "docs/prompt.md"),
+        "diff_lines": ("7", 7),
+        "max_tokens": ("9000", 9000),
+        "max_ledger_bytes": ("4096", 4096),
+        "record_events": ("true", True),
+        "id_scheme": ('"branch-safe"', "branch-safe"),
+    }
+    assert set(chosen) == set(_SCALARS)
+    text = "".join(f"{key} = {toml}\n" for key, (toml, _) in chosen.items())
+    config = config_from_files({".rehydrate.toml": text.encode()})
+    for key, (_, value) in chosen.items():
+        assert getattr(config, key) == value != getattr(Config(), key), key

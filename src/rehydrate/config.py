@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .errors import ConfigError
 
@@ -37,14 +37,15 @@ KNOWN_SECTIONS = frozenset(
         "failures",
     }
 )
-# key -> (type, default, upper bound for ints). Tables (ledgers, aliases) are handled apart.
-_SCALARS: Mapping[str, tuple[type, Any, int | None]] = {
-    "prompt_template": (str, None, None),
-    "diff_lines": (int, 200, 1_000_000),
-    "max_tokens": (int, None, 100_000_000),
-    "max_ledger_bytes": (int, 32 * 1024 * 1024, 1024 * 1024 * 1024),
-    "record_events": (bool, False, None),
-    "id_scheme": (str, "sequential", None),
+# key -> (type, upper bound for ints); the defaults are Config's. Tables (ledgers, aliases)
+# are handled apart, and a key here must be a field of Config (tests/test_config.py).
+_SCALARS: Mapping[str, tuple[type[int | str | bool], int | None]] = {
+    "prompt_template": (str, None),
+    "diff_lines": (int, 1_000_000),
+    "max_tokens": (int, 100_000_000),
+    "max_ledger_bytes": (int, 1024 * 1024 * 1024),
+    "record_events": (bool, None),
+    "id_scheme": (str, None),
 }
 ID_SCHEMES = ("sequential", "branch-safe")
 MAX_PATH_CHARS = 1024
@@ -138,7 +139,7 @@ def config_from_files(texts: Mapping[str, bytes | None]) -> Config:
     The guard uses this on the files as committed and as staged, so that a change of
     settings (a ledger moved by configuration) is judged like any other change.
     """
-    found: list[tuple[str, Any]] = []
+    found: list[tuple[str, dict[str, object]]] = []
     dotfile = texts.get(".rehydrate.toml")
     if dotfile is not None:
         data = _load_toml(dotfile, ".rehydrate.toml")
@@ -191,94 +192,105 @@ def settings_changed(old: Config, new: Config) -> bool:
     ) != (dict(new.paths), dict(new.section_aliases), dict(new.column_aliases), new.prompt_template)
 
 
-def _load_toml(data: bytes, name: str) -> dict[str, Any]:
+def _invalid(message: str, origin: str, fix: str) -> ConfigError:
+    """The error for a setting that cannot be used (``config_invalid``), to be raised."""
+    return ConfigError(message, file=origin, code="config_invalid", fix=fix)
+
+
+def _load_toml(data: bytes, name: str) -> dict[str, object]:
     import tomllib
 
     if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(
-            f"larger than {MAX_CONFIG_BYTES // 1024} KiB",
-            file=name,
-            code="config_invalid",
-            fix="keep the settings file small",
+        raise _invalid(
+            f"larger than {MAX_CONFIG_BYTES // 1024} KiB", name, "keep the settings file small"
         )
-
     try:
         return tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError, ValueError) as exc:
         # RecursionError: deeply nested arrays; ValueError: an integer of thousands of digits.
         detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ConfigError(
-            f"not valid TOML: {detail[:200]}",
-            file=name,
-            code="config_invalid",
-            fix="fix the TOML syntax",
-        ) from None
+        raise _invalid(f"not valid TOML: {detail[:200]}", name, "fix the TOML syntax") from None
 
 
-def _subtable(data: Any, key: str, origin: str, prefix: str = "") -> dict[str, Any] | None:
+def _subtable(
+    data: Mapping[str, object], key: str, origin: str, prefix: str = ""
+) -> dict[str, object] | None:
     """``data[key]`` when it is a table, None when absent; anything else is an error."""
     value = data.get(key)
     if value is None or isinstance(value, dict):
         return value
-    raise ConfigError(
+    raise _invalid(
         f"{prefix}{key} must be a table, not {type(value).__name__}",
-        file=origin,
-        code="config_invalid",
-        fix=f"write it as a [{prefix}{key}] table",
+        origin,
+        f"write it as a [{prefix}{key}] table",
     )
 
 
-def _validate(table: Any, origin: str) -> Config:
+def _validate(table: object, origin: str) -> Config:
     if not isinstance(table, dict):
-        raise ConfigError(
+        raise _invalid(
             "[tool.rehydrate] must be a table",
-            file=origin,
-            code="config_invalid",
-            fix="write the settings under a [tool.rehydrate] table",
+            origin,
+            "write the settings under a [tool.rehydrate] table",
         )
-    values: dict[str, Any] = {"origin": origin}
+    paths: Mapping[str, str] = DEFAULT_PATHS
+    sections: Mapping[str, str] = _NO_ALIASES
+    columns: Mapping[str, str] = _NO_ALIASES
+    ints: dict[str, int] = {}
+    strs: dict[str, str] = {}
+    flags: dict[str, bool] = {}
     for key, raw in table.items():
         if key == "ledgers":
-            values["paths"] = _paths(raw, origin)
+            paths = _paths(raw, origin)
         elif key == "aliases":
-            values["section_aliases"], values["column_aliases"] = _aliases(raw, origin)
+            sections, columns = _aliases(raw, origin)
         elif key in _SCALARS:
-            values[key] = _scalar(key, raw, origin)
+            value = _scalar(key, raw, origin)
+            if isinstance(value, bool):
+                flags[key] = value
+            elif isinstance(value, int):
+                ints[key] = value
+            else:
+                strs[key] = value
         else:
-            raise ConfigError(
+            raise _invalid(
                 f"unknown setting {_shown(key)}",
-                file=origin,
-                code="config_invalid",
-                fix="known settings: ledgers, aliases, " + ", ".join(sorted(_SCALARS)),
+                origin,
+                "known settings: ledgers, aliases, " + ", ".join(sorted(_SCALARS)),
             )
-    return Config(**values)
+    base = Config()
+    return Config(
+        paths=paths,
+        section_aliases=sections,
+        column_aliases=columns,
+        prompt_template=strs.get("prompt_template", base.prompt_template),
+        diff_lines=ints.get("diff_lines", base.diff_lines),
+        max_tokens=ints.get("max_tokens", base.max_tokens),
+        max_ledger_bytes=ints.get("max_ledger_bytes", base.max_ledger_bytes),
+        record_events=flags.get("record_events", base.record_events),
+        id_scheme=strs.get("id_scheme", base.id_scheme),
+        origin=origin,
+    )
 
 
-def _scalar(key: str, raw: Any, origin: str) -> Any:
-    kind, _, bound = _SCALARS[key]
+def _scalar(key: str, raw: object, origin: str) -> int | str | bool:
+    kind, bound = _SCALARS[key]
     if not isinstance(raw, kind) or (kind is int and isinstance(raw, bool)):
         wanted = _TYPE_NAMES[kind]
-        raise ConfigError(
+        raise _invalid(
             f"{key} must be {wanted}, not {_TOML_NAMES.get(type(raw), type(raw).__name__)}",
-            file=origin,
-            code="config_invalid",
-            fix=f"set {key} to {wanted}",
+            origin,
+            f"set {key} to {wanted}",
         )
     if isinstance(raw, int) and bound is not None and not 0 < raw <= bound:
-        raise ConfigError(
-            f"{key} = {raw} is out of range",
-            file=origin,
-            code="config_invalid",
-            fix=f"set {key} between 1 and {bound:,}",
+        raise _invalid(
+            f"{key} = {raw} is out of range", origin, f"set {key} between 1 and {bound:,}"
         )
     if key == "prompt_template":
         return safe_relpath(raw, origin, key)
     if key == "id_scheme" and isinstance(raw, str) and raw not in ID_SCHEMES:
-        raise ConfigError(
-            f"id_scheme {_shown(raw)} is unknown",
-            file=origin,
-            code="config_invalid",
-            fix="use 'sequential' or 'branch-safe'",
+        raise _invalid(
+            f"id_scheme {_shown(raw)} is unknown", origin, "use 'sequential' or 'branch-safe'"
         )
     return raw
 
@@ -299,49 +311,44 @@ def _shown(value: str) -> str:
     return repr(value if len(value) <= 60 else value[:60] + "…")
 
 
-def _paths(raw: Any, origin: str) -> dict[str, str]:
+def _paths(raw: object, origin: str) -> dict[str, str]:
     if not isinstance(raw, dict):
-        raise ConfigError(
+        raise _invalid(
             "ledgers must be a table",
-            file=origin,
-            code="config_invalid",
-            fix="write it as a [ledgers] table of spec/task/failures paths",
+            origin,
+            "write it as a [ledgers] table of spec/task/failures paths",
         )
     paths = dict(DEFAULT_PATHS)
     for kind, value in raw.items():
         if kind not in DEFAULT_PATHS:
-            raise ConfigError(
+            raise _invalid(
                 f"unknown ledger {_shown(kind)}",
-                file=origin,
-                code="config_invalid",
-                fix="ledgers are: spec, task, failures",
+                origin,
+                "ledgers are: spec, task, failures",
             )
         paths[kind] = safe_relpath(value, origin, f"ledgers.{kind}")
     if len(set(paths.values())) != len(paths):
-        raise ConfigError(
+        raise _invalid(
             "two ledgers share one path",
-            file=origin,
-            code="config_invalid",
-            fix="give each ledger its own file",
+            origin,
+            "give each ledger its own file",
         )
     return paths
 
 
-def safe_relpath(value: Any, origin: str, key: str = "path") -> str:
+def safe_relpath(value: object, origin: str, key: str = "path") -> str:
     """A repository-relative POSIX path that cannot leave the repository (lexically)."""
     if not isinstance(value, str) or not value.strip():
-        raise ConfigError(
+        raise _invalid(
             f"{key} must be a non-empty string",
-            file=origin,
-            code="config_invalid",
-            fix=f"set {key} to a repository-relative path",
+            origin,
+            f"set {key} to a repository-relative path",
         )
     if len(value) > MAX_PATH_CHARS or any(ord(c) < 32 or ord(c) == 127 for c in value):
-        raise ConfigError(
+        raise _invalid(
             f"{key} is too long or holds control characters",
-            file=origin,
-            code="config_invalid",
-            fix=f"set {key} to a plain relative path",
+            origin,
+            f"set {key} to a plain relative path",
         )
     path = PurePosixPath(value.replace("\\", "/"))
     parts = [p for p in path.parts if p not in ("", ".")]
@@ -369,21 +376,19 @@ def _known_columns() -> frozenset[str]:
     return KNOWN_COLUMNS
 
 
-def _aliases(raw: Any, origin: str) -> tuple[dict[str, str], dict[str, str]]:
+def _aliases(raw: object, origin: str) -> tuple[dict[str, str], dict[str, str]]:
     if not isinstance(raw, dict):
-        raise ConfigError(
+        raise _invalid(
             "aliases must be a table",
-            file=origin,
-            code="config_invalid",
-            fix="use [aliases.sections] and [aliases.columns] tables",
+            origin,
+            "use [aliases.sections] and [aliases.columns] tables",
         )
     unknown = set(raw) - {"sections", "columns"}
     if unknown:
-        raise ConfigError(
+        raise _invalid(
             f"unknown alias group(s) {sorted(unknown)}",
-            file=origin,
-            code="config_invalid",
-            fix="use aliases.sections and aliases.columns",
+            origin,
+            "use aliases.sections and aliases.columns",
         )
     sections: dict[str, str] = {}
     columns: dict[str, str] = {}
@@ -393,36 +398,32 @@ def _aliases(raw: Any, origin: str) -> tuple[dict[str, str], dict[str, str]]:
     ):
         entries = raw.get(group, {})
         if not isinstance(entries, dict):
-            raise ConfigError(
+            raise _invalid(
                 f"aliases.{group} must be a table",
-                file=origin,
-                code="config_invalid",
-                fix=f"write it as [aliases.{group}]",
+                origin,
+                f"write it as [aliases.{group}]",
             )
         if len(entries) > MAX_ALIASES:
-            raise ConfigError(
+            raise _invalid(
                 f"aliases.{group} has more than {MAX_ALIASES} entries",
-                file=origin,
-                code="config_invalid",
-                fix="keep the ones you use",
+                origin,
+                "keep the ones you use",
             )
         for alias, canonical in entries.items():
             where = f"aliases.{group}.{_shown(alias)}"
             if not isinstance(canonical, str):
-                raise ConfigError(
+                raise _invalid(
                     f"{where} must be a string, not {type(canonical).__name__}",
-                    file=origin,
-                    code="config_invalid",
-                    fix=f"name one {group[:-1]}: " + ", ".join(sorted(known)),
+                    origin,
+                    f"name one {group[:-1]}: " + ", ".join(sorted(known)),
                 )
             name = " ".join(canonical.split()).lower()
             key = " ".join(alias.split()).lower()
             if name not in known:
-                raise ConfigError(
+                raise _invalid(
                     f"{where} points at unknown {group[:-1]} {_shown(canonical)}",
-                    file=origin,
-                    code="config_invalid",
-                    fix="known: " + ", ".join(sorted(known)),
+                    origin,
+                    "known: " + ", ".join(sorted(known)),
                 )
             if (
                 not key
@@ -430,18 +431,16 @@ def _aliases(raw: Any, origin: str) -> tuple[dict[str, str], dict[str, str]]:
                 or "|" in key
                 or any(ord(c) < 32 or ord(c) == 127 for c in key)
             ):
-                raise ConfigError(
+                raise _invalid(
                     f"{where}: an alias must be 1-{MAX_ALIAS_CHARS} visible characters without '|'",
-                    file=origin,
-                    code="config_invalid",
-                    fix="rename the alias",
+                    origin,
+                    "rename the alias",
                 )
             if (key in known and key != name) or target.get(key, name) != name:
-                raise ConfigError(
+                raise _invalid(
                     f"{where} would make {_shown(key)} mean two things",
-                    file=origin,
-                    code="config_invalid",
-                    fix="an alias may not redefine a canonical name or another alias",
+                    origin,
+                    "an alias may not redefine a canonical name or another alias",
                 )
             target[key] = name
     return sections, columns

@@ -1,13 +1,14 @@
 """Pinned state: the three parsed ledgers at one source, their pins, the semantic checksum."""
 
-from collections.abc import Mapping
-from typing import Any, NamedTuple
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from . import git
 from .config import Config
 from .errors import LedgerParseError
 from .git import commits as git_commits
 from .ledgers import KINDS, Ledger, normalize, parse_ledger
+from .ledgers.model import Item
 from .quote import sha256_text
 
 CHECKSUM_PREFIX = "rehydrate-checksum/v1:sha256:"
@@ -153,7 +154,7 @@ def load_state(
     return State(repo, head, git.branch(repo), source, commit, ledgers, pins, checksum(ledgers))
 
 
-def checksum_payload(ledgers: Mapping[str, Ledger]) -> dict[str, Any]:
+def checksum_payload(ledgers: Mapping[str, Ledger]) -> dict[str, dict[str, object]]:
     """The resume-critical content: item cells, retired IDs, next action, task, objective.
 
     Each section is ``{"columns": [...], "rows": TEXT}``: every row is its ID, its cells
@@ -163,10 +164,10 @@ def checksum_payload(ledgers: Mapping[str, Ledger]) -> dict[str, Any]:
     refuses inside items and headers, so the text is unambiguous. Prose, revision and
     the order of rows in unordered sections are left out; cells are already normalised.
     """
-    payload: dict[str, Any] = {}
+    payload: dict[str, dict[str, object]] = {}
     for kind in KINDS:
         ledger = ledgers[kind]
-        sections: dict[str, Any] = {}
+        sections: dict[str, dict[str, object]] = {}
         for name, records in ledger.items.items():
             columns = list(records[0]._fields) if records else []
             if not any(r[-1] for r in records):  # no extra column: the fast way
@@ -200,7 +201,7 @@ class _Quoted(str):
     """A string already written as its JSON literal (canonical_json emits it as it is)."""
 
 
-def _plain_rows_text(records: Any, sort: bool) -> str:
+def _plain_rows_text(records: Sequence[Item], sort: bool) -> str:
     """The rows' text for records without extra columns, joined at C speed (10,000 rows).
 
     Sorting the rows' text is sorting by ID: IDs are unique, and one ends at U+001F,
@@ -225,7 +226,7 @@ def _plain_rows_text(records: Any, sort: bool) -> str:
 _ESCAPED_UNIT, _ESCAPED_RECORD = "\\u001f", "\\u001e"
 
 
-def _row_with_extra(record: Any) -> str:
+def _row_with_extra(record: Item) -> str:
     extra = [name + _GROUP + value for name, value in sorted(record[-1])]
     return _UNIT.join((*record[:1], *record[2:-1], *extra))
 
@@ -240,7 +241,7 @@ except ImportError:  # pragma: no cover - Pythons without the C accelerator
     from json.encoder import py_encode_basestring as _quote
 
 
-def canonical_json(value: Any) -> list[str]:
+def canonical_json(value: object) -> list[str]:
     """``json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))``, in
     pieces to be hashed (never joined into one megabyte string), for dicts with string
     keys, lists, strings, ints, booleans and None (the checksum payload)."""
@@ -249,7 +250,7 @@ def canonical_json(value: Any) -> list[str]:
     return out
 
 
-def _encode(value: Any, out: list[str]) -> None:
+def _encode(value: object, out: list[str]) -> None:
     if isinstance(value, _Quoted):
         out.append(value)
     elif isinstance(value, str):
@@ -306,9 +307,9 @@ def commit_differs(repo: git.Repo, commit: str | None, pins: Mapping[str, Pin]) 
     return [p.path for p in pins.values() if entries.get(p.path, ("", None))[1] != p.blob]
 
 
-def ledger_to_json(ledger: Ledger) -> dict[str, Any]:
+def ledger_to_json(ledger: Ledger) -> dict[str, object]:
     retired = ledger.retired_ids
-    out: dict[str, Any] = {
+    out: dict[str, object] = {
         "items": {
             name: [dict(r.cells(), line=r.line, active=r.id not in retired) for r in records]
             for name, records in ledger.items.items()
@@ -323,7 +324,7 @@ def ledger_to_json(ledger: Ledger) -> dict[str, Any]:
     return out
 
 
-def state_to_json(state: State, differs: list[str] | None = None) -> dict[str, Any]:
+def state_to_json(state: State, differs: list[str] | None = None) -> dict[str, object]:
     return {
         "schema": "rehydrate/state-v1",
         "head": state.head,
