@@ -6,17 +6,13 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from ..ledgers import normalize
 from ..ledgers.model import LEVEL_POLARITY, LEVEL_STRENGTH, Ledger
 from ..ledgers.task import next_action_problem
 from ..state import State
 from .decision import Reason
-from .manifest import (
-    build_manifest,
-    safe_id,
-)
+from .manifest import Entry, Manifest, build_manifest, safe_id
 
 
 def _weaker_or_other(claimed: str, actual: str) -> str:
@@ -101,7 +97,7 @@ LIST_RULES: tuple[ListRule, ...] = (
 
 
 def _compare_list(
-    rule: ListRule, claimed: list[dict[str, str]], expected: list[dict[str, str]], ledger: Ledger
+    rule: ListRule, claimed: list[Entry], expected: list[Entry], ledger: Ledger
 ) -> list[Reason]:
     out: list[Reason] = []
     have = {e["id"]: e[rule.key] for e in claimed}
@@ -144,9 +140,7 @@ def _order_differs(claimed: Sequence[str], expected: Sequence[str]) -> bool:
     return [i for i in claimed if i in common] != [i for i in expected if i in common]
 
 
-def _compare_phases(
-    manifest: Mapping[str, Any], expected: Mapping[str, Any], task: Ledger
-) -> list[Reason]:
+def _compare_phases(manifest: Manifest, expected: Manifest, task: Ledger) -> list[Reason]:
     out: list[Reason] = []
     records = {p.id: p for p in task.section("phases")}
     claimed = manifest["phases"]
@@ -191,22 +185,37 @@ def _compare_next_action(claimed: str | None, expected: str | None) -> list[Reas
     return []
 
 
-def compare(manifest: Mapping[str, Any], state: State) -> list[Reason]:
+def _lists(manifest: Manifest) -> dict[str, list[Entry]]:
+    """The manifest's ID+status (or level) lists by field, as ``LIST_RULES`` names them."""
+    return {
+        "obligations": manifest["obligations"],
+        "external_writes": manifest["external_writes"],
+        "consumed_approvals": manifest["consumed_approvals"],
+        "constraints": manifest["constraints"],
+        "open_decisions": manifest["open_decisions"],
+        "completion_checks": manifest["completion_checks"],
+    }
+
+
+def compare(manifest: Manifest, state: State) -> list[Reason]:
     """Both directions: what the manifest drops, and what it claims that the ledgers do not
     support, against the ledgers in ``state``. The manifest must already be valid."""
     expected = build_manifest(state)
     out: list[Reason] = []
-    for name in ("task", "objective"):
-        claimed, actual = manifest[name], expected[name]
+    for name, claimed, actual in (
+        ("task", manifest["task"], expected["task"]),
+        ("objective", manifest["objective"], expected["objective"]),
+    ):
         if (claimed is None) != (actual is None) or (
-            claimed is not None and normalize(claimed) != normalize(actual)
+            claimed is not None and normalize(claimed) != normalize(actual or "")
         ):
             out.append(Reason(f"{name}_mismatch", field=name))
     out += _compare_next_action(manifest["next_action"], expected["next_action"])
     out += _compare_phases(manifest, expected, state.ledgers["task"])
+    claimed_lists, expected_lists = _lists(manifest), _lists(expected)
     for rule in LIST_RULES:
         out += _compare_list(
-            rule, manifest[rule.field], expected[rule.field], state.ledgers[rule.kind]
+            rule, claimed_lists[rule.field], expected_lists[rule.field], state.ledgers[rule.kind]
         )
     if manifest["checksum"] != expected["checksum"]:
         out.append(Reason("checksum_mismatch", field="checksum"))

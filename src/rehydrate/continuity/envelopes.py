@@ -7,12 +7,13 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TypedDict, cast
 
 from ..state import CHECKSUM_PREFIX, State
 from .decision import Reason
 from .manifest import (
     MAX_MANIFEST_BYTES,
+    Pins,
     build_manifest,
     check_pins,
     parse_json,
@@ -33,7 +34,24 @@ def _canonical(obj: object) -> bytes:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
 
 
-def envelope_id(body: Mapping[str, Any]) -> str:
+class Envelope(TypedDict):
+    """What ``build_envelope`` gives and ``parse_envelope`` accepts (``_ENVELOPE_FIELDS``)."""
+
+    schema: str
+    envelope_id: str
+    reset_reason: str
+    task: str | None
+    pins: Pins
+    checksum: str
+    summary_sha256: str | None
+    pending_obligations: list[str]
+    unknown_writes: list[str]
+    consumed_approvals: list[str]
+    constraint_refs: list[str]
+    requires_reauthorization: bool
+
+
+def envelope_id(body: Mapping[str, object]) -> str:
     """Deterministic from the content: same state and inputs, same id."""
     rest = {k: v for k, v in body.items() if k != "envelope_id"}
     return "ce-" + hashlib.sha256(_canonical(rest)).hexdigest()[:32]
@@ -41,13 +59,13 @@ def envelope_id(body: Mapping[str, Any]) -> str:
 
 def build_envelope(
     state: State, reset_reason: str = "context_compaction", summary: bytes | None = None
-) -> dict[str, Any]:
+) -> Envelope:
     """A continuity envelope: pins, checksum, summary digest and the facts that never travel
     in a summary alone (pending obligations, unknown writes, consumed approvals)."""
     if reset_reason not in RESET_REASONS:
         raise ValueError(f"unknown reset reason {reset_reason!r}")
     manifest = build_manifest(state)
-    body: dict[str, Any] = {
+    body: Envelope = {
         "schema": ENVELOPE_SCHEMA,
         "envelope_id": "",
         "reset_reason": reset_reason,
@@ -100,7 +118,7 @@ _ENVELOPE_FIELDS: Mapping[str, Callable[[object], bool]] = {
 }
 
 
-def parse_envelope(data: bytes) -> tuple[dict[str, Any] | None, list[Reason]]:
+def parse_envelope(data: bytes) -> tuple[Envelope | None, list[Reason]]:
     """Read an envelope fail-closed: strict JSON, known schema, intact id, every field typed
     (``envelope_invalid`` names the first field that is missing, unknown or ill-typed)."""
     if len(data) > MAX_MANIFEST_BYTES:
@@ -122,4 +140,4 @@ def parse_envelope(data: bytes) -> tuple[dict[str, Any] | None, list[Reason]]:
             return None, [Reason("envelope_invalid", field=name)]
     if obj["envelope_id"] != envelope_id(obj):
         return None, [Reason("envelope_digest_mismatch", field="envelope_id")]
-    return obj, []
+    return cast("Envelope", obj), []  # every field checked by _ENVELOPE_FIELDS above

@@ -7,7 +7,7 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict, TypeVar
 
 from ..ledgers import KINDS
 from ..ledgers.model import (
@@ -18,7 +18,12 @@ from ..ledgers.model import (
     OBLIGATIONS,
     PHASES,
     WRITES,
+    CompletionCheck,
+    Constraint,
+    Decision,
     Ledger,
+    Obligation,
+    Phase,
 )
 from ..state import CHECKSUM_PREFIX, State
 from .decision import Reason
@@ -31,19 +36,50 @@ MAX_MANIFEST_BYTES = 1024 * 1024
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/#+-]{0,63}$")
 _OID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 _SETTLED_WRITES = ("confirmed", "not_applied")
+_R = TypeVar("_R")
+
+
+# The manifest's shape (validate_manifest checks a parsed one against it).
+
+Entry = dict[str, str]  # {"id": ..., "status": ...}, or {"id": ..., "level": ...} for constraints
+
+
+class Pins(TypedDict):
+    """The commit the ledgers were read at (None: the index or the work tree) and their blobs."""
+
+    commit: str | None
+    ledgers: dict[str, str | None]  # path -> blob (a parsed ledger always has one)
+
+
+class Manifest(TypedDict):
+    schema: str
+    task: str | None
+    objective: str | None
+    next_action: str | None
+    completed_phases: list[str]
+    phases: list[Entry]
+    obligations: list[Entry]
+    external_writes: list[Entry]
+    consumed_approvals: list[Entry]
+    constraints: list[Entry]
+    open_decisions: list[Entry]
+    completion_checks: list[Entry]
+    pins: Pins
+    checksum: str
 
 
 # Building the manifest from a state.
 
 
-def _active(ledger: Ledger, name: str) -> tuple[Any, ...]:
-    return ledger.active(name)
+def _active(ledger: Ledger, name: str, kind: type[_R]) -> list[_R]:
+    """The section's records not retired, typed (a section holds one kind of record)."""
+    return [r for r in ledger.active(name) if isinstance(r, kind)]
 
 
-def build_manifest(state: State) -> dict[str, Any]:
+def build_manifest(state: State) -> Manifest:
     """The resume manifest for ``state``: IDs, statuses, levels, pins and the checksum only."""
     spec, task = state.ledgers["spec"], state.ledgers["task"]
-    phases = _active(task, "phases")
+    phases = _active(task, "phases", Phase)
     # Unknown writes stay even when retired (as in decision.unknown_writes): fail closed.
     writes = [
         w
@@ -60,7 +96,7 @@ def build_manifest(state: State) -> dict[str, Any]:
         "phases": [{"id": p.id, "status": p.status} for p in phases],
         "obligations": [
             {"id": o.id, "status": o.status}
-            for o in _active(task, "obligations")
+            for o in _active(task, "obligations", Obligation)
             if o.status == "open"
         ],
         "external_writes": [{"id": w.id, "status": w.status} for w in writes],
@@ -70,21 +106,24 @@ def build_manifest(state: State) -> dict[str, Any]:
             for a in task.section("approvals")
             if a.status != "granted"
         ],
-        "constraints": [{"id": c.id, "level": c.level} for c in _active(spec, "constraints")],
+        "constraints": [
+            {"id": c.id, "level": c.level} for c in _active(spec, "constraints", Constraint)
+        ],
         "open_decisions": [
             {"id": d.id, "status": d.status}
-            for d in _active(spec, "decisions")
+            for d in _active(spec, "decisions", Decision)
             if d.status == "open"
         ],
         "completion_checks": [
-            {"id": c.id, "status": c.status} for c in _active(task, "completion checks")
+            {"id": c.id, "status": c.status}
+            for c in _active(task, "completion checks", CompletionCheck)
         ],
         "pins": pins_of(state),
         "checksum": state.checksum,
     }
 
 
-def pins_of(state: State) -> dict[str, Any]:
+def pins_of(state: State) -> Pins:
     """``{"commit": <commit read or null>, "ledgers": {path: blob}}``."""
     return {
         "commit": state.commit,
@@ -92,7 +131,7 @@ def pins_of(state: State) -> dict[str, Any]:
     }
 
 
-def dump_manifest(manifest: Mapping[str, Any], fmt: str = "yaml") -> str:
+def dump_manifest(manifest: Manifest, fmt: str = "yaml") -> str:
     """Serialise a manifest: YAML (safe_dump, key order kept) or JSON; ends with a newline."""
     if fmt == "json":
         return json.dumps(manifest, ensure_ascii=False, indent=2) + "\n"

@@ -15,7 +15,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import overload
 
 SCHEMA = "rehydrate/run-session-v1"
 STATE_DIR = ".rehydrate"
@@ -65,14 +65,14 @@ class SessionRecord:
     verdict: str
     log: str  # the session's log, relative to the repository
 
-    def to_json(self) -> dict[str, Any]:
-        out = asdict(self)
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = asdict(self)
         for key in ("progress", "violations", "uncommitted"):
-            out[key] = list(out[key])
+            out[key] = list(getattr(self, key))
         return {"schema": SCHEMA, **out}
 
 
-def _record(raw: Any) -> SessionRecord | None:
+def _record(raw: object) -> SessionRecord | None:
     """A line's record, or None when it is not what ``append`` writes."""
     if not isinstance(raw, dict) or raw.get("schema") != SCHEMA:
         return None
@@ -159,7 +159,13 @@ class Index(Sequence[SessionRecord]):
     def __len__(self) -> int:
         return len(self.records)
 
-    def __getitem__(self, index: Any) -> Any:
+    @overload
+    def __getitem__(self, index: int) -> SessionRecord: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[SessionRecord, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> SessionRecord | tuple[SessionRecord, ...]:
         return self.records[index]
 
     @property
@@ -212,5 +218,5 @@ def summary_line(record: SessionRecord) -> str:
     )
 
 
-def to_json_list(records: Sequence[SessionRecord]) -> list[Mapping[str, Any]]:
+def to_json_list(records: Sequence[SessionRecord]) -> list[Mapping[str, object]]:
     return [r.to_json() for r in records]

@@ -15,10 +15,14 @@ import uuid
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..readlimit import load_json, read_text
 from .decision import BLOCKED_ON_RECONCILIATION, REAUTHORIZATION_REQUIRED, Decision, Reason
+
+if TYPE_CHECKING:
+    from .envelopes import Envelope
+    from .manifest import Pins
 
 EVENTS_DIR = ".rehydrate"
 EVENTS_FILE = "events.jsonl"
@@ -43,26 +47,26 @@ def make_event(
     command: str,
     decision: str | None = None,
     reasons: Sequence[Reason] = (),
-    pins: Mapping[str, Any] | None = None,
+    pins: Pins | None = None,
     checksum: str | None = None,
     envelope_id: str | None = None,
     summary_sha256: str | None = None,
     reset_reason: str | None = None,
     now: datetime | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """One event record. Only identifiers, digests and codes go in: no ledger text."""
     if kind not in KINDS:
         raise ValueError(f"unknown event kind {kind!r}")
     if kind == CONTEXT_REHYDRATION and decision != REAUTHORIZATION_REQUIRED:
         raise EventRefused(f"no {CONTEXT_REHYDRATION} event while the decision is {decision}")
-    event: dict[str, Any] = {
+    event: dict[str, object] = {
         "schema": EVENT_SCHEMA,
         "event": kind,
         "event_id": "ev-" + uuid.uuid4().hex,
         "time": (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "command": command,
     }
-    optional = {
+    optional: dict[str, object] = {
         "decision": decision,
         "reasons": [r.to_json() for r in reasons] if reasons else None,
         "pins": dict(pins) if pins is not None else None,
@@ -77,7 +81,7 @@ def make_event(
     return event
 
 
-def append_event(root: Path, event: Mapping[str, Any]) -> Path:
+def append_event(root: Path, event: Mapping[str, object]) -> Path:
     """Append one JSON line with a single O_APPEND write (concurrent writers never interleave
     within a line). ``.rehydrate/`` gets a ``.gitignore`` so the log is never committed."""
     if (
@@ -109,11 +113,11 @@ def decision_event(
     decision: Decision,
     *,
     command: str,
-    pins: Mapping[str, Any] | None = None,
+    pins: Pins | None = None,
     checksum: str | None = None,
     envelope_id: str | None = None,
     summary_sha256: str | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The event a decision calls for: rehydration only when reauthorization is required;
     a blocked or failed decision is a stop (``continuity_validation_failed``)."""
     kind = (
@@ -133,14 +137,30 @@ def decision_event(
     )
 
 
-def record_decision(root: Path, decision: Decision, **fields: Any) -> dict[str, Any]:
+def record_decision(
+    root: Path,
+    decision: Decision,
+    *,
+    command: str,
+    pins: Pins | None = None,
+    checksum: str | None = None,
+    envelope_id: str | None = None,
+    summary_sha256: str | None = None,
+) -> dict[str, object]:
     """Append the event for ``decision`` (see ``decision_event``) and return it."""
-    event = decision_event(decision, **fields)
+    event = decision_event(
+        decision,
+        command=command,
+        pins=pins,
+        checksum=checksum,
+        envelope_id=envelope_id,
+        summary_sha256=summary_sha256,
+    )
     append_event(root, event)
     return event
 
 
-def record_compaction(root: Path, envelope: Mapping[str, Any], *, command: str) -> dict[str, Any]:
+def record_compaction(root: Path, envelope: Envelope, *, command: str) -> dict[str, object]:
     """Append a ``context_compaction`` event for an envelope just written."""
     event = make_event(
         CONTEXT_COMPACTION,
@@ -155,9 +175,17 @@ def record_compaction(root: Path, envelope: Mapping[str, Any], *, command: str) 
     return event
 
 
-def read_events(root: Path) -> list[dict[str, Any]]:
-    """Every recorded event, oldest first (for tests and tools)."""
+def read_events(root: Path) -> list[dict[str, object]]:
+    """Every recorded event, oldest first (for tests and tools); a line that is not a JSON
+    object is an error (``ValueError``), never skipped."""
     path = events_path(root)
     if not path.exists():
         return []
-    return [load_json(line) for line in read_text(path, 64 << 20).splitlines() if line]
+    events: list[dict[str, object]] = []
+    for number, line in enumerate(read_text(path, 64 << 20).splitlines(), 1):
+        if line:
+            event = load_json(line)
+            if not isinstance(event, dict):
+                raise ValueError(f"{path}:{number}: an event is a JSON object")
+            events.append(event)
+    return events

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from ..errors import EXIT_OK, EXIT_REFUSED
 from ..state import State
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from ..errors import RehydrateError
     from ..git import Repo
     from ..state import Pin, Source
+    from .envelopes import Envelope
+    from .manifest import Manifest, Pins
 
     class _Built(Protocol):
         """What ``after_prompt`` reads of a ``prompt.build.Prompt`` (prompt imports this
@@ -82,7 +84,7 @@ class Verification:
     def exit_code(self) -> int:
         return EXIT_OK if self.ok else EXIT_REFUSED
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "schema": VERIFY_SCHEMA,
             "summary": self.summary,
@@ -137,9 +139,9 @@ def verify_text(
     problems = validate_manifest(found.data)
     if problems:
         return _verdict(problems, False)
-    assert isinstance(found.data, dict)  # validate_manifest checked every field's type
-    manifest: dict[str, Any] = found.data  # validated JSON: the fields' types are known
-    claimed: Mapping[str, str] = manifest["pins"]["ledgers"]
+    # validate_manifest checked every field's type: the data has the Manifest's shape
+    manifest = cast("Manifest", found.data)
+    claimed = manifest["pins"]["ledgers"]
     current = {p.path: p.blob for p in state.pins.values()}
     reasons: list[Reason] = []
     for path in claimed:
@@ -207,7 +209,7 @@ def verify_source(
 
 def check_continuity(
     state: State,
-    envelope: Mapping[str, Any] | None = None,
+    envelope: Envelope | None = None,
     envelope_problems: Sequence[Reason] = (),
     summary: bytes | None = None,
     verification: Verification | None = None,
@@ -217,7 +219,7 @@ def check_continuity(
     failed: list[Reason] = list(envelope_problems)
     if envelope is not None:
         current = {p.path: p.blob for p in state.pins.values()}
-        pinned: Mapping[str, str] = envelope["pins"]["ledgers"]
+        pinned = envelope["pins"]["ledgers"]
         for path in list(current) + [p for p in pinned if p not in current]:
             if pinned.get(path) != current.get(path):
                 failed.append(
@@ -252,7 +254,7 @@ class CheckOutcome:
     """A ``check`` run: the decision, and the identifiers a trace event may carry."""
 
     decision: Decision
-    pins: Mapping[str, Any] | None = None
+    pins: Pins | None = None
     checksum: str | None = None
     envelope_id: str | None = None
     summary_sha256: str | None = None
@@ -310,7 +312,7 @@ def write_envelope(
     *,
     record: bool = False,
     command: str = "envelope create",
-) -> dict[str, Any]:
+) -> Envelope:
     """Build an envelope at ``source``, write it to ``output`` (if given) and, when asked,
     append the ``context_compaction`` event. Returns the envelope."""
     from ..state import load_state
@@ -339,7 +341,7 @@ def after_prompt(
     *,
     envelope_out: str | None = None,
     record: bool = False,
-) -> dict[str, Any] | None:
+) -> Envelope | None:
     """What ``prompt --envelope-out/--record`` adds: an envelope for the prompt's pins (its
     ``summary_sha256`` binds the prompt text itself), and the decision's trace event."""
     from ..errors import RehydrateError
