@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Required, TypedDict, Unpack
 
 from ..readlimit import load_json, read_text
 from .decision import BLOCKED_ON_RECONCILIATION, REAUTHORIZATION_REQUIRED, Decision, Reason
@@ -137,25 +137,21 @@ def decision_event(
     )
 
 
+class DecisionFields(TypedDict, total=False):
+    """The keyword arguments of ``decision_event`` (``command`` required)."""
+
+    command: Required[str]
+    pins: Pins | None
+    checksum: str | None
+    envelope_id: str | None
+    summary_sha256: str | None
+
+
 def record_decision(
-    root: Path,
-    decision: Decision,
-    *,
-    command: str,
-    pins: Pins | None = None,
-    checksum: str | None = None,
-    envelope_id: str | None = None,
-    summary_sha256: str | None = None,
+    root: Path, decision: Decision, **fields: Unpack[DecisionFields]
 ) -> dict[str, object]:
     """Append the event for ``decision`` (see ``decision_event``) and return it."""
-    event = decision_event(
-        decision,
-        command=command,
-        pins=pins,
-        checksum=checksum,
-        envelope_id=envelope_id,
-        summary_sha256=summary_sha256,
-    )
+    event = decision_event(decision, **fields)
     append_event(root, event)
     return event
 
