@@ -82,11 +82,31 @@ def oracle(args: tuple[str, ...], result: Result) -> None:
     traceback on stderr **or in stdout** (the agent hooks answer in stdout JSON and exit
     0, so a crash there hides from the exit code); leak a canary."""
     assert result.code != 70, (args, result.err[-2000:])
-    for stream, text in (("stderr", result.err), ("stdout", result.out)):
+    for stream, text in (("stderr", result.err), ("stdout", result.out), *_json_texts(result.out)):
         assert "Traceback" not in text and "internal error" not in text, (args, stream, text)
     assert not leaks(result.err), (args, "stderr", leaks(result.err))
     if not args or args[0] not in DATA_EXPORTS:
         assert not leaks(result.out), (args, "stdout", leaks(result.out))
+
+
+def _json_texts(out: str) -> list[tuple[str, str]]:
+    """Every string in stdout's JSON answer, decoded: an escape (``internal\u0020error``)
+    must not hide a crash the raw text would show."""
+    try:
+        data = json.loads(out)
+    except ValueError:
+        return []
+    texts: list[tuple[str, str]] = []
+    stack: list[object] = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            texts.append(("stdout JSON", value))
+        elif isinstance(value, dict):
+            stack += [*value.keys(), *value.values()]
+        elif isinstance(value, list):
+            stack += value
+    return texts
 
 
 def checked(
