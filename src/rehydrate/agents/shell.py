@@ -228,7 +228,7 @@ class _Walk:
         self.data = data
 
     def text(self, node: Any) -> str:
-        return self.data[node.start_byte : node.end_byte].decode("utf-8", "surrogatepass")
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", "surrogateescape")
 
     def word(self, node: Any) -> str:
         """A word as the shell passes it: quoting removed, expansions as written."""

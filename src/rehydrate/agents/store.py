@@ -31,7 +31,7 @@ def hold_of(session: str | None) -> str:
         return HOLD
     import hashlib
 
-    digest = hashlib.sha256(session.encode("utf-8", "surrogateescape")).hexdigest()
+    digest = hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()
     return f"hold-{digest[:16]}.json"
 
 
