@@ -262,3 +262,27 @@ def test_a_pre_tool_hook_denies_on_an_unreadable_ledger_whatever_the_input(
         _no_crash(result, command)
         reason = _denial(runtime, result)
         assert reason is not None and "Failed_Attempts.md" in reason, (command, result)
+
+
+@pytest.mark.parametrize("runtime", _with_hooks())
+def test_hostile_bytes_to_the_installed_process(tmp_path: Path, runtime: str) -> None:
+    """The real process (``python -m rehydrate``: the fast route, not click) reads the
+    same bytes: invalid UTF-8, NUL, a lone surrogate in the command."""
+    import subprocess
+
+    repo = _opted_in(tmp_path / "repo")
+    command = json.dumps(ENTRIES[runtime].event("\ud800ls \udcff", str(repo), "\ud800"))
+    for data in (b"\xff\xfe\x80{\xc3(", b"\x00" * 16, command.encode()):
+        proc = subprocess.run(
+            [sys.executable, "-m", "rehydrate", "hook", runtime, PRE_TOOL[runtime]],
+            cwd=repo,
+            input=data,
+            capture_output=True,
+        )
+        result = Result(
+            proc.returncode,
+            proc.stdout.decode("utf-8", "replace"),
+            proc.stderr.decode("utf-8", "replace"),
+        )
+        _no_crash(result, data[:20])
+        assert _denial(runtime, result) is None, (data[:20], result)
