@@ -119,6 +119,20 @@ def _rewrite(path: Path, edit, keep_id: bool = False) -> None:
             id="missing-pins",
         ),
         pytest.param(
+            lambda r: _rewrite(r / "env.json", lambda e: e.update(task="T\ud800"), keep_id=True),
+            "envelope_invalid",
+            id="task-with-a-lone-surrogate",
+        ),
+        pytest.param(
+            lambda r: _rewrite(
+                r / "env.json",
+                lambda e: e["pins"]["ledgers"].update({"docs/\udcff.md": "0" * 40}),
+                keep_id=True,
+            ),
+            "envelope_digest_mismatch",
+            id="pinned-path-with-a-lone-surrogate",
+        ),
+        pytest.param(
             lambda r: _rewrite(r / "env.json", lambda e: e["consumed_approvals"].append("A-002")),
             "approval_consumed",
             id="consumed-approval-granted-again",

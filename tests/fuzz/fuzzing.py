@@ -446,6 +446,8 @@ JSON_SCALARS = st.one_of(
     st.text(max_size=30),
     st.sampled_from(
         ["", "Bash", "manual", "auto", "HEAD", ".", "..", "/", "/nonexistent", "\u0000", "x" * 3000]
+        # lone surrogates: JSON's \ud800 escapes parse into them, UTF-8 cannot encode them
+        + ["\ud800", "ls \udcff", "T\udfff\ud800"]
     ),
 )
 JSON_VALUES = st.recursive(

@@ -31,7 +31,21 @@ def sha256_digest(data: bytes) -> str:
 
 
 def _canonical(obj: object) -> bytes:
-    return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
+    # surrogatepass: JSON's \ud800 escapes parse into lone surrogates, which plain UTF-8
+    # cannot encode; such an envelope must come out as a mismatch, never a crash
+    text = json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _one_line(value: object) -> bool:
+    """A non-blank line of text that UTF-8 can encode (no lone surrogate)."""
+    if not isinstance(value, str) or "\n" in value or not value.strip():
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class Envelope(TypedDict):
@@ -104,7 +118,7 @@ _ENVELOPE_FIELDS: Mapping[str, Callable[[object], bool]] = {
     "schema": lambda v: v == ENVELOPE_SCHEMA,
     "envelope_id": lambda v: isinstance(v, str) and bool(_ENVELOPE_ID.match(v)),
     "reset_reason": lambda v: isinstance(v, str) and v in RESET_REASONS,
-    "task": lambda v: v is None or (isinstance(v, str) and "\n" not in v and bool(v.strip())),
+    "task": lambda v: v is None or _one_line(v),
     "pins": lambda v: not check_pins(v),
     "checksum": lambda v: (
         isinstance(v, str) and bool(re.fullmatch(re.escape(CHECKSUM_PREFIX) + "[0-9a-f]{64}", v))
