@@ -316,6 +316,34 @@ def test_index_round_trip_skips_what_it_did_not_write(tmp_path: Path) -> None:
     assert list(json.loads(line)) == sorted(json.loads(line))  # keys sorted: deterministic
 
 
+@pytest.mark.parametrize(
+    "field", ["start", "agent", "verdict", "log", "progress", "violations", "uncommitted"]
+)
+def test_an_index_line_with_a_lone_surrogate_is_skipped(repo: Path, field: str) -> None:
+    """JSON's \\ud800 parses into a lone surrogate, which no output can encode: the line
+    is unreadable (skipped, counted), and status and run --status still answer (they
+    exited 70)."""
+    from conftest import commit, run, scaffold
+
+    scaffold(repo)
+    commit(repo, "ledgers")
+    sessions.append(repo, _record(1))
+    bad = _record(2).to_json()
+    bad[field] = ["X-1 \ud800"] if isinstance(bad[field], list) else "x\udcff"
+    with (repo / sessions.INDEX).open("a") as handle:
+        handle.write(json.dumps(bad) + "\n")
+    index = sessions.read_index(repo)
+    assert [r.number for r in index] == [1] and index.skipped == 1
+    for args in (
+        ("status",),
+        ("status", "--json"),
+        ("run", "--status"),
+        ("run", "--status", "--json"),
+    ):
+        result = run(repo, *args)
+        assert result.code == 0 and "internal error" not in result.err, (args, result)
+
+
 def test_index_refuses_a_symlinked_folder(tmp_path: Path) -> None:
     (tmp_path / "elsewhere").mkdir()
     (tmp_path / ".rehydrate").symlink_to(tmp_path / "elsewhere")

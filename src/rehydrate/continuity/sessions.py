@@ -92,9 +92,21 @@ def _record(raw: object) -> SessionRecord | None:
             return None
         if isinstance(value, float) and not math.isfinite(value):
             return None
-    if values["number"] < 1:
+    if values["number"] < 1 or not _encodable(values):
         return None
     return SessionRecord(**values)
+
+
+def _encodable(values: Mapping[str, object]) -> bool:
+    """No lone surrogate in the record's text (JSON's ``\\ud800`` escapes parse into one;
+    nothing can print it as UTF-8): such a line is unreadable, like a mistyped one."""
+    texts = [v for v in values.values() if isinstance(v, str)]
+    texts += [i for v in values.values() if isinstance(v, tuple) for i in v]
+    try:
+        "\x00".join(texts).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 _OPT_INT, _OPT_STR = (int, type(None)), (str, type(None))
