@@ -65,7 +65,7 @@ def store(root: Path, relpath: str, obj: Any) -> None:
 
     state_dir(root)
     text = obj if isinstance(obj, str) else json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
-    write_in_repo(root, relpath, text.encode("utf-8"))
+    write_in_repo(root, relpath, text.encode("utf-8", "backslashreplace"))
 
 
 def peek(root: Path, relpath: str) -> dict[str, Any] | None:
