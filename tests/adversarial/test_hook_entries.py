@@ -184,13 +184,48 @@ def test_the_hold_out_as_the_installed_process(tmp_path: Path, runtime: str) -> 
         assert (_denial(runtime, result) is not None) is denied, (command, result)
 
 
+# what Claude Code's events carry besides the pre-tool shape (it has no samples folder)
+CLAUDE_FIELDS = {
+    "error": "exit status 1",
+    "source": "startup",
+    "trigger": "manual",
+    "custom_instructions": "",
+    "compact_summary": "summary",
+    "stop_hook_active": False,
+    "agent_type": "general",
+}
+
+
 def _event_of(runtime: str, event: str, where: Path) -> dict[str, object]:
     """A well-formed event for ``event``: the documented sample, else the pre-tool shape."""
     sample = SAMPLES / runtime / f"{event}.json"
     if sample.exists():
         data: dict[str, object] = json.loads(sample.read_text(encoding="utf-8"))
         return data
-    return ENTRIES[runtime].event("ls", str(where), "s-1")
+    good = ENTRIES[runtime].event("ls", str(where), "s-1")
+    return {**good, **CLAUDE_FIELDS} if runtime == "claude" else good
+
+
+def _one_leaf(value: object, path: tuple[object, ...], new: object) -> object:
+    """``value`` with the leaf at ``path`` replaced by ``new``."""
+    if not path:
+        return new
+    head, rest = path[0], path[1:]
+    if isinstance(value, dict):
+        return {k: _one_leaf(v, rest, new) if k == head else v for k, v in value.items()}
+    assert isinstance(value, list)
+    return [_one_leaf(v, rest, new) if i == head else v for i, v in enumerate(value)]
+
+
+def _string_leaves(value: object, path: tuple[object, ...] = ()) -> Iterator[tuple[object, ...]]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _string_leaves(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _string_leaves(item, (*path, index))
+    elif isinstance(value, str):
+        yield path
 
 
 def _retyped(value: object, leaf: object) -> object:
@@ -229,6 +264,13 @@ def _hostile(runtime: str, event: str, where: Path) -> Iterator[tuple[str, bytes
     )
     yield "invalid-utf8-in-strings", text.encode().replace(b'": "', b'": "\xff\xc3('), False
     yield "lone-surrogate", text.replace('": "', '": "\\ud800').encode(), False
+    for path in _string_leaves(good):  # one field at a time: the others keep it going
+        leaf = good
+        for step in path:
+            leaf = leaf[step]  # type: ignore[index]
+        for odd in ("\ud800", "\x00"):  # \udcff: the invalid-UTF-8 cases above
+            name = f"{'.'.join(map(str, path))}-{odd!r}"
+            yield name, json.dumps(_one_leaf(good, path, f"{leaf}{odd}")).encode(), False
     if event == PRE_TOOL[runtime]:
         long = ENTRIES[runtime].event("echo " + "a" * (1024 * 1024), str(where), "s-1")
         yield "megabyte-command", json.dumps(long).encode(), False
