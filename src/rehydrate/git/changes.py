@@ -184,6 +184,23 @@ def _waiver(trailers: bytes) -> str | None:
     return None
 
 
+def path_history(repo: Repo, commit: str, path: str, limit: int) -> list[str]:
+    """The last ``limit`` commits at or before ``commit`` that touched ``path``, newest
+    first."""
+    out = _git(
+        repo.root,
+        "log",
+        "--format=%H",
+        "-n",
+        str(limit),
+        "--end-of-options",
+        commit,
+        "--",
+        f":(literal){path}",
+    ).stdout
+    return out.decode().split()
+
+
 def merge_heads(repo: Repo) -> list[str]:
     """The other parents of the merge being concluded, else empty.
 

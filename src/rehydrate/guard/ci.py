@@ -29,7 +29,8 @@ from typing import Any, NamedTuple
 from ..errors import GitError, RehydrateError
 from ..git import Repo, run
 from ..readlimit import load_json
-from .range import ZERO, RangeSpec, is_ancestor
+from .judge import ZERO
+from .range import RangeSpec, is_ancestor
 from .rules import FIXES
 
 PROVIDERS = ("github", "gitlab")

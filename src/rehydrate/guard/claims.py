@@ -15,7 +15,8 @@ from ..coord.items import has_item
 from ..coord.lease import PREFIX, id_problem
 from ..errors import RehydrateError
 from ..git import Repo, read_at, run
-from .range import ZERO, settings_at
+from .judge import ZERO
+from .range import settings_at
 from .rules import FIXES, Violation
 
 CODE = "claim_ref_refused"

@@ -37,11 +37,11 @@ from ..git.changes import (
     merge_bases,
 )
 from ..ledgers import KINDS, Ledger
+from .judge import REGULAR, ZERO, Context, Merge, Parser, judge
 from .report import GuardReport, Waived
 from .rules import FIXES, Violation, check_ledger
-from .staged import _Parser, _regular, _sorted, check_change, last_parseable, settings_violations
+from .staged import _sorted, blob_ids, last_parseable, settings_violations, sides
 
-ZERO = frozenset({"0" * 40, "0" * 64})
 _ABSENT = ("000000", "0" * 40)
 REWRITE_HINT = (
     "A refused commit that is already pushed stays refused: putting the row back "
@@ -143,7 +143,7 @@ class _Settings:
                 parsed[key] = self._parse(texts)
             self.raw[commit] = parsed[key]
         self.effective: dict[str, Config] = {}
-        self.parsers: dict[tuple[object, ...], _Parser] = {}
+        self.parsers: dict[tuple[object, ...], Parser] = {}
 
     def _parse(self, texts: Mapping[str, bytes | None]) -> Config | ConfigError:
         if all(t is None for t in texts.values()):
@@ -169,7 +169,7 @@ class _Settings:
             self.effective[commit] = got if isinstance(got, Config) else self.fallback
         return self.effective[commit]
 
-    def parser(self, config: Config) -> _Parser:
+    def parser(self, config: Config) -> Parser:
         key = (
             tuple(sorted(config.paths.items())),
             tuple(sorted(config.section_aliases.items())),
@@ -177,7 +177,7 @@ class _Settings:
             config.max_ledger_bytes,
         )
         if key not in self.parsers:
-            self.parsers[key] = _Parser(config)
+            self.parsers[key] = Parser(config)
         return self.parsers[key]
 
 
@@ -239,7 +239,7 @@ class _Walk:
     def _parse(
         self, kind: str, path: str, entry: tuple[str, str] | None, config: Config
     ) -> Ledger | None:
-        if entry is None or not _regular(entry[0]) or not entry[1]:
+        if entry is None or entry[0] not in REGULAR or not entry[1]:
             return None
         blob = entry[1]
         if blob not in self.data:
@@ -302,7 +302,7 @@ class _Walk:
         kind: str,
         change: RawChange,
         data: Mapping[str, bytes],
-        parser: _Parser,
+        parser: Parser,
         parent_state: _State,
         others: list[_State],
         commit: str,
@@ -312,26 +312,21 @@ class _Walk:
         """One ledger of one commit against one parent (``parent_state``; ``others``: the
         other parents' states): (violations, the new ledger)."""
         other_ids = frozenset().union(*(_ids(o.ledger) for o in others))
-        result, _old, new = check_change(
+        kept = [o.ledger for o in others if o.ledger is not None]
+        named = [c for c in parents if c is not None]
+        good = parent_state.good
+        context = Context(
             kind,
-            change,
-            data,
+            change.path,
             parser,
             reserved_ids=parent_state.seen - other_ids,
-            old_ledger=parent_state.good,
             renamed_to=lambda: find_rename(
                 self.repo, parent or EMPTY_TREE[self.repo.object_format], commit, change.path
             ),
+            baseline=good,
+            merge=(lambda: Merge(good, kept, lambda: self.bases(named, kind))) if others else None,
         )
-        if others and result and parent_state.good is not None and new is not None:
-            from .excuses import excuse_merge
-
-            kept = [o.ledger for o in others if o.ledger is not None]
-            if kept:
-                named = [c for c in parents if c is not None]
-                result = excuse_merge(
-                    result, parent_state.good, new, kept, lambda: self.bases(named, kind)
-                )
+        result, _old, new = judge(*sides(change, data), context)
         return result, new
 
 
@@ -431,13 +426,7 @@ def check_range(
         settings.settle(entry.commit, entry.parents[0] if entry.parents else None)
     pairs = [(e.commit, p) for e in entries for p in (e.parents or (None,))]
     changes = _pair_changes(repo, settings, pairs)
-    blobs = [
-        b
-        for cs in changes.values()
-        for c in cs
-        for b, m in ((c.old_blob, c.old_mode), (c.new_blob, c.new_mode))
-        if b not in ZERO and _regular(m)
-    ]
+    blobs = blob_ids(c for cs in changes.values() for c in cs)
     walk = _Walk(repo, settings)
     data = cat_blobs(repo, blobs)
     walk.data.update(data)

@@ -22,7 +22,8 @@ from typing import NamedTuple
 
 from ..errors import RehydrateError
 from ..git import Repo, run
-from .range import ZERO, RangeSpec, check_range, is_ancestor, settings_at
+from .judge import ZERO
+from .range import RangeSpec, check_range, is_ancestor, settings_at
 from .report import GuardReport, Waived
 from .rules import FIXES, Violation
 from .unjudged import unjudged
