@@ -139,12 +139,12 @@ def diff_pairs(
 class LogEntry(NamedTuple):
     commit: str
     parents: tuple[str, ...]
-    waiver: str | None  # the Rehydrate-Waiver trailer's value, if any
+    trailers: tuple[str, ...]  # its Rehydrate-Waiver trailers as git matched them (any case)
 
 
 def log_entries(repo: Repo, revs: Sequence[str]) -> list[LogEntry]:
     """Commits of ``revs`` (rev-list arguments, ``--not`` allowed: callers refuse
-    user-given revisions that start with '-'), parents first, with their waiver trailer."""
+    user-given revisions that start with '-'), parents first, with their waiver trailers."""
     fmt = "%x01%H %P%x00%(trailers:key=Rehydrate-Waiver,separator=%x1f)"
     out = _git(
         repo.root,
@@ -162,26 +162,15 @@ def log_entries(repo: Repo, revs: Sequence[str]) -> list[LogEntry]:
     for record in out.split(b"\x01")[1:]:
         head_, _, trailer = record.partition(b"\0")
         ids = head_.decode().split()
-        entries.append(LogEntry(ids[0], tuple(ids[1:]), _waiver(trailer)))
+        entries.append(LogEntry(ids[0], tuple(ids[1:]), _trailer_items(trailer)))
     return entries
 
 
-WAIVER_KEY = "Rehydrate-Waiver:"
-
-
-def _waiver(trailers: bytes) -> str | None:
-    """The first ``Rehydrate-Waiver:`` trailer whose reason shows something. The key is
-    matched exactly (git matches trailer keys in any case; a waiver is spelled one way),
-    and a reason of blanks or invisible characters is no reason."""
-    from ..ledgers import visible
-
-    for item in trailers.decode("utf-8", "replace").strip().split("\x1f"):
-        item = item.strip()
-        if item.startswith(WAIVER_KEY):
-            reason = item[len(WAIVER_KEY) :].strip()
-            if reason and visible(reason):
-                return reason
-    return None
+def _trailer_items(trailers: bytes) -> tuple[str, ...]:
+    """The ``%(trailers:...,separator=%x1f)`` items, each stripped (whether one counts as a
+    waiver is the guard's to say: ``guard.report.waiver``)."""
+    text = trailers.decode("utf-8", "replace").strip()
+    return tuple(item.strip() for item in text.split("\x1f"))
 
 
 def path_history(repo: Repo, commit: str, path: str, limit: int) -> list[str]:

@@ -136,9 +136,10 @@ def _need(repo: Repo, sha: str, what: str) -> str:
 def _tip_waiver(repo: Repo, new: str) -> str | None:
     """The ``Rehydrate-Waiver:`` trailer of the pushed commit itself, if any."""
     from ..git.changes import log_entries
+    from .report import waiver
 
     entries = log_entries(repo, ["--max-count=1", new])
-    return entries[-1].waiver if entries else None
+    return waiver(entries[-1].trailers) if entries else None
 
 
 def _other_remote_tips(repo: Repo, branch: str | None) -> list[str]:

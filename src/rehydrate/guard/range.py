@@ -38,7 +38,7 @@ from ..git.changes import (
 )
 from ..ledgers import KINDS, Ledger
 from .judge import REGULAR, ZERO, Context, Merge, Parser, judge
-from .report import GuardReport, Waived
+from .report import GuardReport, Waived, waiver
 from .rules import FIXES, Violation, check_ledger
 from .staged import _sorted, blob_ids, last_parseable, settings_violations, sides
 
@@ -162,6 +162,11 @@ class _Settings:
             self.effective[commit] = (
                 self.of(first_parent) if first_parent is not None else self.fallback
             )
+
+    def own(self, commit: str) -> Config:
+        """``commit``'s own settings, else the fallback (its parents' are not inherited)."""
+        got = self.raw.get(commit, self.fallback)
+        return got if isinstance(got, Config) else self.fallback
 
     def of(self, commit: str) -> Config:
         if commit not in self.effective:
@@ -400,69 +405,100 @@ def _settings_findings(
     return settings_violations(old, new, bool(present))
 
 
+def default_settings(repo: Repo) -> Config:
+    """The settings of a commit without its own: a bare repository's ``.rehydrate.toml``,
+    else the defaults."""
+    return load_config(repo.root) if repo.root == repo.git_dir else Config()
+
+
 def settings_at(repo: Repo, commit: str, fallback: Config | None = None) -> Config:
     """The settings in force at ``commit`` (its own files, else ``fallback``: a bare
     repository's ``.rehydrate.toml``, else the defaults); unreadable ones: the fallback."""
     if fallback is None:
-        fallback = load_config(repo.root) if repo.root == repo.git_dir else Config()
-    return _Settings(repo, [commit], fallback).of(commit)
+        fallback = default_settings(repo)
+    return _Settings(repo, [commit], fallback).own(commit)
 
 
 def check_range(
     repo: Repo, spec: RangeSpec, *, mode: str = "range", fallback: Config | None = None
 ) -> GuardReport:
     """Every commit of ``spec.revs`` against each of its parents, and each tip pair."""
+    return _check(repo, spec, mode, fallback)[0]
+
+
+def check_range_at(
+    repo: Repo, spec: RangeSpec, tip: str, *, mode: str, fallback: Config | None = None
+) -> tuple[GuardReport, Config]:
+    """``check_range``, and the settings in force at ``tip`` (``settings_at``) from the
+    same reading of the history's settings."""
+    report, settings = _check(repo, spec, mode, fallback)
+    if tip in settings.raw:
+        return report, settings.own(tip)
+    return report, settings_at(repo, tip, settings.fallback)
+
+
+def _check(
+    repo: Repo, spec: RangeSpec, mode: str, fallback: Config | None
+) -> tuple[GuardReport, _Settings]:
     entries = _read_history(repo, spec.revs)
     if fallback is None:
-        fallback = load_config(repo.root) if repo.root == repo.git_dir else Config()
-    commits = [e.commit for e in entries]
+        fallback = default_settings(repo)
     everything = [
-        *commits,
+        *(e.commit for e in entries),
         *(p for e in entries for p in e.parents),
         *(c for tip in spec.tips for c in tip),
     ]
     settings = _Settings(repo, everything, fallback)
     for entry in entries:
         settings.settle(entry.commit, entry.parents[0] if entry.parents else None)
-    pairs = [(e.commit, p) for e in entries for p in (e.parents or (None,))]
-    changes = _pair_changes(repo, settings, pairs)
-    blobs = blob_ids(c for cs in changes.values() for c in cs)
     walk = _Walk(repo, settings)
-    data = cat_blobs(repo, blobs)
-    walk.data.update(data)
-    violations: list[Violation] = []
-    waived: list[Waived] = []
-    for entry in entries:
-        found = [
-            f
-            for p in (entry.parents or (None,))
-            for f in _settings_findings(repo, settings, entry.commit, p)
-        ]
-        found += walk.judge(
-            entry, {p: changes[(entry.commit, p)] for p in (entry.parents or (None,))}, walk.data
-        )
-        found = [_at(v, entry.commit) for v in found]
-        if found and entry.waiver:
-            waived.append(Waived(entry.commit, entry.waiver, _sorted(found)))
-        else:
-            violations.extend(found)
+    violations, waived = _judge_commits(walk, entries)
     for new, old in spec.tips:
-        tip_found = _tip_violations(walk, new, old)
-        covered = {(v.path, v.item_id): w for w in waived for v in w.violations}
-        for violation in tip_found:
-            by = covered.get((violation.path, violation.item_id)) or covered.get(
-                (violation.path, None)
-            )
-            if by is None:
-                violations.append(violation)
-            else:
-                waived.append(Waived(new, f"{by.reason} (commit {by.commit[:12]})", (violation,)))
+        _judge_tip(_tip_violations(walk, new, old), new, violations, waived)
     paths = (
         sorted({settings.of(c).path_of(k) for c in everything for k in KINDS})
         if everything
         else sorted(fallback.paths.values())
     )
-    return GuardReport(mode, tuple(violations), tuple(waived), tuple(paths), len(entries))
+    report = GuardReport(mode, tuple(violations), tuple(waived), tuple(paths), len(entries))
+    return report, settings
+
+
+def _judge_commits(
+    walk: _Walk, entries: Sequence[LogEntry]
+) -> tuple[list[Violation], list[Waived]]:
+    """Every commit against each of its parents: (violations, waived commits)."""
+    repo, settings = walk.repo, walk.settings
+    pairs = [(e.commit, p) for e in entries for p in (e.parents or (None,))]
+    changes = _pair_changes(repo, settings, pairs)
+    walk.data.update(cat_blobs(repo, blob_ids(c for cs in changes.values() for c in cs)))
+    violations: list[Violation] = []
+    waived: list[Waived] = []
+    for entry in entries:
+        parents = entry.parents or (None,)
+        found = [f for p in parents for f in _settings_findings(repo, settings, entry.commit, p)]
+        found += walk.judge(entry, {p: changes[(entry.commit, p)] for p in parents}, walk.data)
+        found = [_at(v, entry.commit) for v in found]
+        reason = waiver(entry.trailers) if found else None
+        if reason:
+            waived.append(Waived(entry.commit, reason, _sorted(found)))
+        else:
+            violations.extend(found)
+    return violations, waived
+
+
+def _judge_tip(
+    found: list[Violation], new: str, violations: list[Violation], waived: list[Waived]
+) -> None:
+    """A rewritten tip's findings: waived when the waived commit that made the loss is in
+    the range, else refused."""
+    covered = {(v.path, v.item_id): w for w in waived for v in w.violations}
+    for violation in found:
+        by = covered.get((violation.path, violation.item_id)) or covered.get((violation.path, None))
+        if by is None:
+            violations.append(violation)
+        else:
+            waived.append(Waived(new, f"{by.reason} (commit {by.commit[:12]})", (violation,)))
 
 
 def _at(violation: Violation, commit: str, note: str = "") -> Violation:
@@ -480,7 +516,7 @@ def _at(violation: Violation, commit: str, note: str = "") -> Violation:
 def _tip_violations(walk: _Walk, new: str, old: str) -> list[Violation]:
     """The old tip's ledgers against the new tip's, when the new does not descend from the
     old: every row of the old tip must still be there, or be renumbered with its content."""
-    from .excuses import renumbered_content
+    from .excuses import renumbered_content, renumbered_order
 
     note = (
         f" (the new tip {new[:12]} does not contain the old tip {old[:12]}, so the two "
@@ -503,16 +539,9 @@ def _tip_violations(walk: _Walk, new: str, old: str) -> list[Violation]:
             )
             out.append(_at(Violation(code, path, None, None, message, FIXES[code]), new, note))
             continue
-        found = check_ledger(kind, before, after)
         moved = renumbered_content(before, after, _shared_ids(walk, new, old, kind))
-        if moved:
-            found = [
-                v
-                for v in found
-                if v.item_id not in moved
-                and not (v.code == "phase_reordered" and _same_order(before, after, moved))
-            ]
-        out.extend(_at(v, new, note) for v in found)
+        found = [v for v in check_ledger(kind, before, after) if v.item_id not in moved]
+        out.extend(_at(v, new, note) for v in renumbered_order(found, before, after, moved))
     return out
 
 
@@ -523,10 +552,3 @@ def _shared_ids(walk: _Walk, new: str, old: str, kind: str) -> frozenset[str] | 
     if not walk.merge_bases[(new, old)]:
         return None
     return frozenset().union(*(_ids(b) for b in bases))
-
-
-def _same_order(old: Ledger, new: Ledger, moved: Mapping[str, str]) -> bool:
-    """Whether the phases keep their order once renumbered IDs are read as their new IDs."""
-    order = [moved.get(r.id, r.id) for r in old.section("phases")]
-    wanted = set(order)
-    return order == [r.id for r in new.section("phases") if r.id in wanted]

@@ -23,7 +23,7 @@ from typing import NamedTuple
 from ..errors import RehydrateError
 from ..git import Repo, run
 from .judge import ZERO
-from .range import RangeSpec, check_range, is_ancestor, settings_at
+from .range import RangeSpec, check_range_at, default_settings, is_ancestor
 from .report import GuardReport, Waived
 from .rules import FIXES, Violation
 from .unjudged import unjudged
@@ -136,6 +136,7 @@ def check_pre_receive(repo: Repo, lines: Sequence[str]) -> GuardReport:
     deleted: list[Update] = []
     commits = 0
     ledgers: set[str] = set()
+    fallback = default_settings(repo)  # read once per push, not per ref
     for update in updates:
         reserved = _reserved(repo, update)
         if reserved is not None:
@@ -157,7 +158,9 @@ def check_pre_receive(repo: Repo, lines: Sequence[str]) -> GuardReport:
         if old != update.old:
             where = f" [{update.ref}: created again at {update.new[:12]}, deleted at {old[:12]}]"
         spec = RangeSpec((update.new, "--not", "--all"), ((update.new, old),) if forced else ())
-        report = check_range(repo, spec, mode="pre-receive")
+        report, config = check_range_at(
+            repo, spec, update.new, mode="pre-receive", fallback=fallback
+        )
         commits += report.commits
         ledgers.update(report.ledgers)
         violations.extend(
@@ -165,7 +168,7 @@ def check_pre_receive(repo: Repo, lines: Sequence[str]) -> GuardReport:
             for v in report.violations
         )
         waived.extend(report.waived)
-        notes.extend(unjudged(repo, update.ref, update.new, settings_at(repo, update.new)))
+        notes.extend(unjudged(repo, update.ref, update.new, config))
     if deleted and not violations:
         _record_deleted(repo, deleted)
     return GuardReport(

@@ -7,7 +7,25 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from .rules import Violation
+
+WAIVER_KEY = "Rehydrate-Waiver:"
+
+
+def waiver(trailers: Iterable[str]) -> str | None:
+    """The first ``Rehydrate-Waiver:`` trailer whose reason shows something. The key is
+    matched exactly (git matches trailer keys in any case; a waiver is spelled one way),
+    and a reason of blanks or invisible characters is no reason."""
+    from ..ledgers import visible
+
+    for item in trailers:
+        if item.startswith(WAIVER_KEY):
+            reason = item[len(WAIVER_KEY) :].strip()
+            if reason and visible(reason):
+                return reason
+    return None
 
 
 @dataclass(frozen=True)
