@@ -17,6 +17,63 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import GitError, LedgerParseError
+from .queries import (  # the named questions the rest of the package asks
+    check_attr as check_attr,
+)
+from .queries import (
+    check_ignore as check_ignore,
+)
+from .queries import (
+    commit_exists as commit_exists,
+)
+from .queries import (
+    config_get as config_get,
+)
+from .queries import (
+    config_get_all as config_get_all,
+)
+from .queries import (
+    config_set as config_set,
+)
+from .queries import (
+    git_path as git_path,
+)
+from .queries import (
+    head_and_parents as head_and_parents,
+)
+from .queries import (
+    is_ancestor as is_ancestor,
+)
+from .queries import (
+    is_ignored as is_ignored,
+)
+from .queries import (
+    ls_files_tagged as ls_files_tagged,
+)
+from .queries import (
+    merge_base as merge_base,
+)
+from .queries import (
+    on_remotes as on_remotes,
+)
+from .queries import (
+    ref_names as ref_names,
+)
+from .queries import (
+    stage_path as stage_path,
+)
+from .queries import (
+    status_porcelain as status_porcelain,
+)
+from .queries import (
+    symbolic_head as symbolic_head,
+)
+from .queries import (
+    verify_commit as verify_commit,
+)
+from .queries import (
+    write_ref_unquarantined as write_ref_unquarantined,
+)
 
 REGULAR_MODES = ("100644", "100755")
 

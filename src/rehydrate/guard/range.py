@@ -26,7 +26,8 @@ from typing import NamedTuple
 
 from ..config import CONFIG_FILES, Config, config_from_files, load_config, settings_changed
 from ..errors import ConfigError, GitError, RehydrateError
-from ..git import Repo, cat_blobs, read_specs, run, tree_entries
+from ..git import Repo, cat_blobs, read_specs, tree_entries, verify_commit
+from ..git import is_ancestor as git_is_ancestor
 from ..git.changes import (
     EMPTY_TREE,
     LogEntry,
@@ -85,27 +86,25 @@ def _commit(repo: Repo, rev: str) -> str:
         raise RehydrateError(
             f"invalid revision {rev!r}", code="usage", fix="pass --range A..B (two revisions)"
         )
-    proc = run(
-        repo, "rev-parse", "-q", "--verify", "--end-of-options", rev + "^{commit}", check=False
-    )
-    if proc.returncode != 0:
+    found = verify_commit(repo, rev, end_of_options=True)
+    if found is None:
         raise GitError(
             f"unknown revision {rev!r}: the repository lacks it",
             code="bad_revision",
             fix="name an existing commit; in CI, " + FIXES["history_missing"],
         )
-    return proc.stdout.decode().strip()
+    return found
 
 
 def is_ancestor(repo: Repo, old: str, new: str) -> bool:
-    proc = run(repo, "merge-base", "--is-ancestor", old, new, check=False)
-    if proc.returncode not in (0, 1):
+    answer = git_is_ancestor(repo, old, new)
+    if answer is None:
         raise GitError(
             f"cannot compare {old[:12]} with {new[:12]}",
             code="git_failed",
             fix=FIXES["history_missing"],
         )
-    return proc.returncode == 0
+    return answer
 
 
 def _read_history(repo: Repo, revs: Sequence[str]) -> list[LogEntry]:

@@ -16,12 +16,17 @@ A ref whose new tip holds no ledger at the paths in force is reported on stderr
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import NamedTuple
 
 from ..errors import RehydrateError
-from ..git import Repo, run
+from ..git import (
+    Repo,
+    config_get_all,
+    symbolic_head,
+    verify_commit,
+    write_ref_unquarantined,
+)
 from .judge import ZERO
 from .range import RangeSpec, check_range_at, default_settings, is_ancestor
 from .report import GuardReport, Waived
@@ -33,11 +38,10 @@ def protected_refs(repo: Repo) -> frozenset[str]:
     """Branches whose deletion a server refuses: the default branch (HEAD) and every
     ``rehydrate.protectedBranch`` (git config, repeatable; a name or a full ref)."""
     out: set[str] = set()
-    proc = run(repo, "symbolic-ref", "-q", "HEAD", check=False)
-    if proc.returncode == 0:
-        out.add(proc.stdout.decode().strip())
-    proc = run(repo, "config", "--get-all", "rehydrate.protectedBranch", check=False)
-    for name in proc.stdout.decode().split():
+    default = symbolic_head(repo)
+    if default is not None:
+        out.add(default)
+    for name in config_get_all(repo, "rehydrate.protectedBranch"):
         out.add(name if name.startswith("refs/") else f"refs/heads/{name}")
     return frozenset(out)
 
@@ -80,22 +84,15 @@ DELETED = "refs/rehydrate/deleted/"
 
 def _deleted_tip(repo: Repo, ref: str) -> str | None:
     """The tip ``ref`` had when it was last deleted, as recorded, or None."""
-    proc = run(repo, "rev-parse", "-q", "--verify", DELETED + ref[5:] + "^{commit}", check=False)
-    return proc.stdout.decode().strip() if proc.returncode == 0 else None
+    return verify_commit(repo, DELETED + ref[5:])
 
 
 def _record_deleted(repo: Repo, deleted: Sequence[Update]) -> None:
     """Keep each deleted branch's tip under ``refs/rehydrate/deleted/``. git forbids ref
     updates inside pre-receive's object quarantine; the tip was on the server already,
     so the ref is written to the repository itself, outside the quarantine."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("GIT_QUARANTINE_PATH", "GIT_OBJECT_DIRECTORY")
-        and k != "GIT_ALTERNATE_OBJECT_DIRECTORIES"
-    }
     for update in deleted:
-        run(repo, "update-ref", DELETED + update.ref[5:], update.old, env=env)
+        write_ref_unquarantined(repo, DELETED + update.ref[5:], update.old)
 
 
 def _reserved(repo: Repo, update: Update) -> Violation | None:
