@@ -12,7 +12,7 @@ substituted behind the guard's back must not change what it reads.
 import os
 import stat
 import subprocess
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -169,6 +169,11 @@ def _missing(cwd: Path | str) -> GitError:
 def _failed(err: bytes, what: str, fix: str) -> GitError:
     message = err.decode("utf-8", "replace").strip() or f"git {what} failed"
     return GitError(message.splitlines()[-1], code="git_failed", fix=fix)
+
+
+def short_answer(message: str) -> GitError:
+    """git answered fewer questions than it was asked (a corrupt repository)."""
+    return GitError(message, code="git_failed", fix="check the repository (git fsck)")
 
 
 def run(
@@ -368,11 +373,7 @@ def object_ids(repo: Repo, specs: Sequence[str]) -> dict[str, tuple[str, str] | 
         known = len(words) == 3 and words[1] in ("blob", "tree", "commit", "tag")
         result[spec] = (words[0], words[1]) if known else None
     if len(result) != len(specs):
-        raise GitError(
-            "git cat-file answered fewer objects than asked",
-            code="git_failed",
-            fix="check the repository (git fsck)",
-        )
+        raise short_answer("git cat-file answered fewer objects than asked")
     return result
 
 
@@ -380,16 +381,19 @@ def tree_entries(repo: Repo, commit: str, paths: Iterable[str]) -> dict[str, tup
     """path -> (mode, blob id) at ``commit`` for the given paths (absent ones left out)."""
     paths = list(paths)
     out = _git(repo.root, "ls-tree", "-z", "--full-tree", commit, "--", *paths).stdout
-    entries: dict[str, tuple[str, str]] = {}
+    return {
+        path: (mode, oid if kind == "blob" else "")
+        for (mode, kind, oid), path in _records(out)
+        if path in paths
+    }
+
+
+def _records(out: bytes) -> Iterator[tuple[list[str], str]]:
+    """``ls-tree -z`` / ``ls-files -s -z`` records: (the words before the tab, the path)."""
     for record in out.split(b"\0"):
-        if not record:
-            continue
-        meta, _, name = record.partition(b"\t")
-        mode, kind, oid = meta.decode().split()
-        path = name.decode("utf-8", "surrogateescape")
-        if path in paths:
-            entries[path] = (mode, oid if kind == "blob" else "")
-    return entries
+        if record:
+            meta, _, name = record.partition(b"\t")
+            yield meta.decode().split(), name.decode("utf-8", "surrogateescape")
 
 
 def index_entries(repo: Repo, paths: Iterable[str]) -> dict[str, tuple[str, str]]:
@@ -397,12 +401,7 @@ def index_entries(repo: Repo, paths: Iterable[str]) -> dict[str, tuple[str, str]
     paths = list(paths)
     out = _git(repo.root, "ls-files", "-s", "-z", "--full-name", "--", *paths).stdout
     entries: dict[str, tuple[str, str]] = {}
-    for record in out.split(b"\0"):
-        if not record:
-            continue
-        meta, _, name = record.partition(b"\t")
-        mode, oid, stage = meta.decode().split()
-        path = name.decode("utf-8", "surrogateescape")
+    for (mode, oid, stage), path in _records(out):
         if path not in paths:
             continue
         if stage != "0":

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import GitError
-from . import Repo, _git, head
+from . import Repo, _git, head, short_answer
 
 # The empty tree, to diff against in a repository with no commits yet.
 EMPTY_TREE = {
@@ -45,23 +45,16 @@ def _parse_raw(tokens: list[bytes], start: int) -> tuple[list[RawChange], int]:
     return out, pos
 
 
+# The index against a tree: blob ids and modes only, every path on its own.
+_DIFF_INDEX = ("diff-index", "--cached", "--raw", "-z", "--no-renames", "--ignore-submodules=none")
+
+
 def diff_cached(repo: Repo, tree: str, paths: Sequence[str]) -> list[RawChange]:
     """Index (the inherited GIT_INDEX_FILE) against ``tree`` for ``paths``, in one process.
 
     Compares blob ids only (no blob is read, no textconv, no diff driver).
     """
-    out = _git(
-        repo.root,
-        "diff-index",
-        "--cached",
-        "--raw",
-        "-z",
-        "--no-renames",
-        "--ignore-submodules=none",
-        tree,
-        "--",
-        *_literal(paths),
-    ).stdout
+    out = _git(repo.root, *_DIFF_INDEX, tree, "--", *_literal(paths)).stdout
     return _parse_raw(out.split(b"\0"), 0)[0]
 
 
@@ -70,12 +63,7 @@ def diff_cached_head(repo: Repo, paths: Sequence[str]) -> tuple[str, list[RawCha
     commit. One process in a repository with commits."""
     proc = _git(
         repo.root,
-        "diff-index",
-        "--cached",
-        "--raw",
-        "-z",
-        "--no-renames",
-        "--ignore-submodules=none",
+        *_DIFF_INDEX,
         "HEAD",
         "--",
         *_literal(paths),
@@ -128,11 +116,7 @@ def diff_pairs(
         changes, pos = _parse_raw(tokens, pos + 1)  # tokens[pos] is the commit header
         result.append(changes)
     if len(result) != len(pairs):
-        raise GitError(
-            "git diff-tree gave fewer answers than commits asked",
-            code="git_failed",
-            fix="check the repository (git fsck)",
-        )
+        raise short_answer("git diff-tree gave fewer answers than commits asked")
     return result
 
 

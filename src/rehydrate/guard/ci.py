@@ -24,7 +24,7 @@ reads of ``plan``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from ..errors import GitError, RehydrateError
 from ..git import Repo, commit_exists, merge_base, ref_names
@@ -63,7 +63,7 @@ def _sha(value: object, what: str) -> str:
     return text
 
 
-def _dig(payload: Mapping[str, Any], *keys: str) -> object:
+def _dig(payload: Mapping[str, object], *keys: str) -> object:
     node: object = payload
     for key in keys:
         node = node.get(key) if isinstance(node, Mapping) else None

@@ -74,18 +74,14 @@ class Parser:
     def parse(self, kind: str, path: str, blob: str, data: bytes) -> Ledger | LedgerParseError:
         """The Ledger, or the LedgerParseError it raised."""
         from ..errors import LedgerParseError
-        from ..ledgers import parse_ledger
+        from ..git import Blob
+        from ..state import parse_file
 
         key = (kind, blob)
         if key not in self.cache:
-            try:
-                self.cache[key] = parse_ledger(
-                    kind,
-                    path,
-                    data,
-                    section_aliases=self.config.section_aliases,
-                    column_aliases=self.config.column_aliases,
-                    max_bytes=self.config.max_ledger_bytes,
+            try:  # a regular file's bytes: parse_ledger under these settings
+                self.cache[key] = parse_file(
+                    kind, Blob(path, data, blob, "100644"), self.config, path
                 )
             except LedgerParseError as exc:
                 self.cache[key] = exc

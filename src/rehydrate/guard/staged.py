@@ -74,45 +74,22 @@ def settings_violations(old: Config, new: Config, had_ledgers: bool) -> list[Vio
     if not had_ledgers:
         return []
     where = new.origin or old.origin or ".rehydrate.toml"
-    out = [
-        Violation(
-            "config_changed",
-            where,
-            None,
+    changed: list[tuple[str | None, str]] = [
+        (
             kind,
             f"the {kind} ledger's configured path changed from {old.paths[kind]} to "
             f"{new.paths[kind]}",
-            FIXES["config_changed"],
         )
         for kind in KINDS
         if old.paths[kind] != new.paths[kind]
     ]
-    if (dict(old.section_aliases), dict(old.column_aliases)) != (
-        dict(new.section_aliases),
-        dict(new.column_aliases),
-    ):
-        out.append(
-            Violation(
-                "config_changed",
-                where,
-                None,
-                None,
-                "the section or column aliases changed",
-                FIXES["config_changed"],
-            )
-        )
+    aliases = (dict(old.section_aliases), dict(old.column_aliases))
+    if aliases != (dict(new.section_aliases), dict(new.column_aliases)):
+        changed.append((None, "the section or column aliases changed"))
     if old.prompt_template != new.prompt_template:
-        out.append(
-            Violation(
-                "config_changed",
-                where,
-                None,
-                None,
-                "the prompt template setting changed",
-                FIXES["config_changed"],
-            )
-        )
-    return out
+        changed.append((None, "the prompt template setting changed"))
+    fix = FIXES["config_changed"]
+    return [Violation("config_changed", where, None, k, m, fix) for k, m in changed]
 
 
 def _sorted(violations: list[Violation]) -> tuple[Violation, ...]:
