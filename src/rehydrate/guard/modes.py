@@ -128,7 +128,8 @@ def staged(repo: git.Repo) -> GuardReport:
     old_config, config = staged_settings(repo)
     paths = list(config.paths.values())
     extra = []
-    if settings_changed(old_config, config):
+    changed = settings_changed(old_config, config)  # once: check_staged is told, not asks
+    if changed:
         from .staged import settings_violations
 
         old_paths = list(old_config.paths.values())
@@ -139,6 +140,5 @@ def staged(repo: git.Repo) -> GuardReport:
         return GuardReport(STAGED)
     from .staged import check_staged
 
-    if extra:
-        return check_staged(repo, config, first, old_config=old_config, extra=extra)
-    return check_staged(repo, config, first, old_config=old_config)
+    before = old_config if changed else None
+    return check_staged(repo, config, first, old_config=before, extra=extra)

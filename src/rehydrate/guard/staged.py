@@ -149,7 +149,8 @@ def check_staged(
     """The index (inherited GIT_INDEX_FILE) against HEAD, and every MERGE_HEAD in a merge.
 
     Reads staged blobs with ``git cat-file``, never the work tree or a textual diff.
-    ``first`` is ``git_changes.diff_cached_head`` when the caller already ran it.
+    ``first`` is ``git_changes.diff_cached_head`` when the caller already ran it;
+    ``old_config``: HEAD's settings when they may differ from ``config`` (None: the same).
     """
     from ..git import changes as git_changes
     from ..ledgers import KINDS
