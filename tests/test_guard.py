@@ -13,10 +13,9 @@ import pytest
 
 from rehydrate.config import Config
 from rehydrate.git import hash_blob
-from rehydrate.git.changes import RawChange
 from rehydrate.guard.fastpath import append_only
+from rehydrate.guard.judge import Context, Parser, Side, judge_change
 from rehydrate.guard.rules import FIXES, RULES, Violation, check_ledger
-from rehydrate.guard.staged import _Parser, check_change
 from rehydrate.ledgers import parse_ledger
 
 PATHS = {"spec": "docs/Spec.md", "task": "docs/Task.md", "failures": "docs/Failed_Attempts.md"}
@@ -550,9 +549,9 @@ def parse(kind: str, text: str) -> object:
 
 
 def pure_violations(edit: Edit) -> list[Violation]:
-    """Run the case through ``check_change`` (which calls ``check_ledger``): no git."""
+    """Run the case through ``judge_change`` (which calls ``check_ledger``): no git."""
     new = apply(edit)
-    parser = _Parser(Config())
+    parser = Parser(Config())
     found: list[Violation] = []
     for kind, text in BASE.items():
         old_bytes, new_bytes = text.encode(), new[kind].encode()
@@ -570,10 +569,10 @@ def pure_violations(edit: Edit) -> list[Violation]:
         old_id, new_id = hash_blob(old_bytes), hash_blob(new_bytes)
         if new_mode == "000000":
             new_id = "0" * 40
-        change = RawChange("100644", new_mode, old_id, new_id, "M", PATHS[kind])
-        data = {old_id: old_bytes, new_id: new_bytes}
-        result, _, _ = check_change(kind, change, data, parser, renamed_to=renamed)
-        found.extend(result)
+        old_side = Side("100644", old_id, old_bytes)
+        new_side = Side(new_mode, new_id, None if new_mode == "000000" else new_bytes)
+        context = Context(kind, PATHS[kind], parser, renamed_to=renamed)
+        found.extend(judge_change(old_side, new_side, context))
     return found
 
 

@@ -1,7 +1,7 @@
 """The guard cannot be fooled (issue 12, items 7-9): judged on what renders, Task.md byte
 for byte, IDs with a shape. Every refused case has a legitimate twin that passes.
 
-Cases are edits of test_guard's base ledgers, run through the pure rules (``check_change``,
+Cases are edits of test_guard's base ledgers, run through the pure rules (``judge_change``,
 which takes the failure ledger's fast path where it applies, and ``check_ledger``) and,
 one or more per class, through a real ``git commit`` with the installed hook.
 """

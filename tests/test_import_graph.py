@@ -246,6 +246,50 @@ def test_core_never_imports_click():
     assert importers == []
 
 
+# git's raw door: only git/ runs git with arguments of its own; everyone else asks a
+# named question (``git.config_get``, ``git.commit_exists``, ...).
+_RAW_GIT = frozenset({"run", "_git", "_start"})
+
+
+def _raw_git_calls(module: str, tree: ast.AST) -> list[str]:
+    found = [
+        f"{module}:{e.line}: imports {name} from {e.target}"
+        for e in EDGES
+        if e.source == module and e.target == f"{PACKAGE}.git"
+        for name in e.names
+        if name in _RAW_GIT
+    ]
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr in _RAW_GIT
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "git"
+        ):
+            found.append(f"{module}:{node.lineno}: git.{node.attr}")
+    return found
+
+
+def test_git_runs_only_inside_git():
+    """No ``git.run(...)`` (or ``_git``, or ``from ..git import run``) outside ``git/``."""
+    found = [
+        hit
+        for name, path in MODULES.items()
+        if _unit(name) != "git"
+        for hit in _raw_git_calls(name, ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert found == []
+
+
+def test_the_raw_git_check_sees_each_spelling():
+    tree = ast.parse("from .. import git\ngit.run(repo, 'log')\nx = git._git\n")
+    assert sorted(_raw_git_calls("rehydrate.guard.staged", tree)) == [
+        "rehydrate.guard.staged:2: git.run",
+        "rehydrate.guard.staged:3: git._git",
+    ]
+    assert _raw_git_calls("rehydrate.guard.staged", ast.parse("git.config_get(r, 'k')")) == []
+
+
 @pytest.mark.parametrize(
     "graph, expected",
     [

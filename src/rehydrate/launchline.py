@@ -161,8 +161,7 @@ def recorded(repo: git.Repo) -> str | None:
     """The interpreter this clone's git config records, or None."""
     from . import git
 
-    proc = git.run(repo, "config", "--local", "--get", PYTHON_KEY, check=False)
-    value = proc.stdout.decode("utf-8", "surrogateescape").strip()
+    value = (git.config_get(repo, PYTHON_KEY, local=True) or "").strip()
     return value or None
 
 
@@ -174,5 +173,5 @@ def record(repo: git.Repo, python: str | None = None) -> str:
     before = recorded(repo)
     if before == wanted:
         return f"kept     git config {PYTHON_KEY}"
-    git.run(repo, "config", "--local", PYTHON_KEY, wanted)
+    git.config_set(repo, PYTHON_KEY, wanted)
     return f"{'updated' if before is not None else 'set':<9} git config {PYTHON_KEY}"

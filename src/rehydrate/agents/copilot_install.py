@@ -11,7 +11,6 @@ file untouched.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -117,8 +116,7 @@ def exclude_core(root: Path) -> bool:
     from .. import git
 
     repo = git.find_repo(root)
-    said = git.run(repo, "rev-parse", "--git-path", "info/exclude").stdout
-    relpath = os.fsdecode(said[:-1] if said.endswith(b"\n") else said)  # whole, line breaks too
+    relpath = git.git_path(repo, "info/exclude")  # whole, line breaks too
     path = Path(relpath) if Path(relpath).is_absolute() else root / relpath
     line = f"/{CORE_FILE}"
     try:

@@ -98,9 +98,7 @@ def uncommitted_ledgers(project: Project) -> list[str]:
     if project.standing is not None:
         return project.standing.differing()
     paths = [project.config.path_of(k) for k in KINDS]
-    out = git.run(
-        project.repo, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *paths
-    ).stdout
+    out = git.status_porcelain(project.repo, paths)
     dirty = [r[3:].decode("utf-8", "surrogateescape") for r in out.split(b"\0") if len(r) > 3]
     return sorted(set(dirty) & set(paths))
 
@@ -110,7 +108,7 @@ def flagged_hint(project: Project, paths: list[str]) -> str | None:
     from ``git add``: skip-worktree, assume-unchanged), or None when none is set."""
     if not paths:
         return None
-    out = git.run(project.repo, "ls-files", "-v", "-z", "--", *paths).stdout
+    out = git.ls_files_tagged(project.repo, paths)
     flagged = []
     for record in out.split(b"\0"):
         tag, _, name = record.partition(b" ")

@@ -118,7 +118,7 @@ def next_step(repo: git.Repo, ledgers: list[str], touched: list[str]) -> str:
 
     paths = list(dict.fromkeys(p for p in touched if not p.startswith(".git/")))
     if paths:
-        ignored = git.run(repo, "check-ignore", "--", *paths, check=False).stdout
+        ignored = git.check_ignore(repo, paths)
         skip = set(ignored.decode("utf-8", "surrogateescape").splitlines())
         paths = [p for p in paths if p not in skip]
     add = f" (git add {' '.join(shlex.quote(p) for p in paths)})" if paths else ""

@@ -74,8 +74,7 @@ class Context:
         """Whether every clone gets ``relpath``: in the work tree, and not ignored."""
         if relpath.startswith(".git/") or os.path.isabs(relpath):
             return False
-        proc = git.run(self.repo, "check-ignore", "-q", "--", relpath, check=False)
-        return proc.returncode != 0
+        return not git.is_ignored(self.repo, relpath)
 
     def python_problem(self, python: str) -> str | None:
         """Why ``python -I -m rehydrate`` cannot run (None: it can)."""

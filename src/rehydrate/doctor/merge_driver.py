@@ -21,9 +21,8 @@ def check(ctx: Context) -> Outcome:
 
     key = f"merge.{DRIVER}.driver"
     findings: list[Finding] = []
-    proc = git.run(ctx.repo, "config", "--get", key, check=False)
-    command = proc.stdout.decode("utf-8", "surrogateescape").strip()
-    if proc.returncode != 0 or not command:
+    command = (git.config_get(ctx.repo, key) or "").strip()
+    if not command:
         findings.append(
             Finding(
                 "merge_driver_unset",
@@ -88,7 +87,7 @@ def _unattached(ctx: Context, driver: str) -> list[str]:
     if isinstance(config, ConfigError):
         return []  # the ledgers check reports the configuration
     paths = [config.path_of(kind) for kind in KINDS]
-    out = git.run(ctx.repo, "check-attr", "-z", "merge", "--", *paths).stdout
+    out = git.check_attr(ctx.repo, "merge", paths)
     fields = out.decode("utf-8", "surrogateescape").split("\0")
     given = {fields[i]: fields[i + 2] for i in range(0, len(fields) - 2, 3)}
     return [path for path in paths if given.get(path) != driver]

@@ -12,11 +12,68 @@ substituted behind the guard's back must not change what it reads.
 import os
 import stat
 import subprocess
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import GitError, LedgerParseError
+from .queries import (  # the named questions the rest of the package asks
+    check_attr as check_attr,
+)
+from .queries import (
+    check_ignore as check_ignore,
+)
+from .queries import (
+    commit_exists as commit_exists,
+)
+from .queries import (
+    config_get as config_get,
+)
+from .queries import (
+    config_get_all as config_get_all,
+)
+from .queries import (
+    config_set as config_set,
+)
+from .queries import (
+    git_path as git_path,
+)
+from .queries import (
+    head_and_parents as head_and_parents,
+)
+from .queries import (
+    is_ancestor as is_ancestor,
+)
+from .queries import (
+    is_ignored as is_ignored,
+)
+from .queries import (
+    ls_files_tagged as ls_files_tagged,
+)
+from .queries import (
+    merge_base as merge_base,
+)
+from .queries import (
+    on_remotes as on_remotes,
+)
+from .queries import (
+    ref_names as ref_names,
+)
+from .queries import (
+    stage_path as stage_path,
+)
+from .queries import (
+    status_porcelain as status_porcelain,
+)
+from .queries import (
+    symbolic_head as symbolic_head,
+)
+from .queries import (
+    verify_commit as verify_commit,
+)
+from .queries import (
+    write_ref_unquarantined as write_ref_unquarantined,
+)
 
 REGULAR_MODES = ("100644", "100755")
 
@@ -112,6 +169,11 @@ def _missing(cwd: Path | str) -> GitError:
 def _failed(err: bytes, what: str, fix: str) -> GitError:
     message = err.decode("utf-8", "replace").strip() or f"git {what} failed"
     return GitError(message.splitlines()[-1], code="git_failed", fix=fix)
+
+
+def short_answer(message: str) -> GitError:
+    """git answered fewer questions than it was asked (a corrupt repository)."""
+    return GitError(message, code="git_failed", fix="check the repository (git fsck)")
 
 
 def run(
@@ -311,11 +373,7 @@ def object_ids(repo: Repo, specs: Sequence[str]) -> dict[str, tuple[str, str] | 
         known = len(words) == 3 and words[1] in ("blob", "tree", "commit", "tag")
         result[spec] = (words[0], words[1]) if known else None
     if len(result) != len(specs):
-        raise GitError(
-            "git cat-file answered fewer objects than asked",
-            code="git_failed",
-            fix="check the repository (git fsck)",
-        )
+        raise short_answer("git cat-file answered fewer objects than asked")
     return result
 
 
@@ -323,16 +381,19 @@ def tree_entries(repo: Repo, commit: str, paths: Iterable[str]) -> dict[str, tup
     """path -> (mode, blob id) at ``commit`` for the given paths (absent ones left out)."""
     paths = list(paths)
     out = _git(repo.root, "ls-tree", "-z", "--full-tree", commit, "--", *paths).stdout
-    entries: dict[str, tuple[str, str]] = {}
+    return {
+        path: (mode, oid if kind == "blob" else "")
+        for (mode, kind, oid), path in _records(out)
+        if path in paths
+    }
+
+
+def _records(out: bytes) -> Iterator[tuple[list[str], str]]:
+    """``ls-tree -z`` / ``ls-files -s -z`` records: (the words before the tab, the path)."""
     for record in out.split(b"\0"):
-        if not record:
-            continue
-        meta, _, name = record.partition(b"\t")
-        mode, kind, oid = meta.decode().split()
-        path = name.decode("utf-8", "surrogateescape")
-        if path in paths:
-            entries[path] = (mode, oid if kind == "blob" else "")
-    return entries
+        if record:
+            meta, _, name = record.partition(b"\t")
+            yield meta.decode().split(), name.decode("utf-8", "surrogateescape")
 
 
 def index_entries(repo: Repo, paths: Iterable[str]) -> dict[str, tuple[str, str]]:
@@ -340,12 +401,7 @@ def index_entries(repo: Repo, paths: Iterable[str]) -> dict[str, tuple[str, str]
     paths = list(paths)
     out = _git(repo.root, "ls-files", "-s", "-z", "--full-name", "--", *paths).stdout
     entries: dict[str, tuple[str, str]] = {}
-    for record in out.split(b"\0"):
-        if not record:
-            continue
-        meta, _, name = record.partition(b"\t")
-        mode, oid, stage = meta.decode().split()
-        path = name.decode("utf-8", "surrogateescape")
+    for (mode, oid, stage), path in _records(out):
         if path not in paths:
             continue
         if stage != "0":

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..errors import GitError
-from . import Repo, _git, head
+from . import Repo, _git, head, short_answer
 
 # The empty tree, to diff against in a repository with no commits yet.
 EMPTY_TREE = {
@@ -45,23 +45,16 @@ def _parse_raw(tokens: list[bytes], start: int) -> tuple[list[RawChange], int]:
     return out, pos
 
 
+# The index against a tree: blob ids and modes only, every path on its own.
+_DIFF_INDEX = ("diff-index", "--cached", "--raw", "-z", "--no-renames", "--ignore-submodules=none")
+
+
 def diff_cached(repo: Repo, tree: str, paths: Sequence[str]) -> list[RawChange]:
     """Index (the inherited GIT_INDEX_FILE) against ``tree`` for ``paths``, in one process.
 
     Compares blob ids only (no blob is read, no textconv, no diff driver).
     """
-    out = _git(
-        repo.root,
-        "diff-index",
-        "--cached",
-        "--raw",
-        "-z",
-        "--no-renames",
-        "--ignore-submodules=none",
-        tree,
-        "--",
-        *_literal(paths),
-    ).stdout
+    out = _git(repo.root, *_DIFF_INDEX, tree, "--", *_literal(paths)).stdout
     return _parse_raw(out.split(b"\0"), 0)[0]
 
 
@@ -70,12 +63,7 @@ def diff_cached_head(repo: Repo, paths: Sequence[str]) -> tuple[str, list[RawCha
     commit. One process in a repository with commits."""
     proc = _git(
         repo.root,
-        "diff-index",
-        "--cached",
-        "--raw",
-        "-z",
-        "--no-renames",
-        "--ignore-submodules=none",
+        *_DIFF_INDEX,
         "HEAD",
         "--",
         *_literal(paths),
@@ -128,23 +116,19 @@ def diff_pairs(
         changes, pos = _parse_raw(tokens, pos + 1)  # tokens[pos] is the commit header
         result.append(changes)
     if len(result) != len(pairs):
-        raise GitError(
-            "git diff-tree gave fewer answers than commits asked",
-            code="git_failed",
-            fix="check the repository (git fsck)",
-        )
+        raise short_answer("git diff-tree gave fewer answers than commits asked")
     return result
 
 
 class LogEntry(NamedTuple):
     commit: str
     parents: tuple[str, ...]
-    waiver: str | None  # the Rehydrate-Waiver trailer's value, if any
+    trailers: tuple[str, ...]  # its Rehydrate-Waiver trailers as git matched them (any case)
 
 
 def log_entries(repo: Repo, revs: Sequence[str]) -> list[LogEntry]:
     """Commits of ``revs`` (rev-list arguments, ``--not`` allowed: callers refuse
-    user-given revisions that start with '-'), parents first, with their waiver trailer."""
+    user-given revisions that start with '-'), parents first, with their waiver trailers."""
     fmt = "%x01%H %P%x00%(trailers:key=Rehydrate-Waiver,separator=%x1f)"
     out = _git(
         repo.root,
@@ -162,26 +146,32 @@ def log_entries(repo: Repo, revs: Sequence[str]) -> list[LogEntry]:
     for record in out.split(b"\x01")[1:]:
         head_, _, trailer = record.partition(b"\0")
         ids = head_.decode().split()
-        entries.append(LogEntry(ids[0], tuple(ids[1:]), _waiver(trailer)))
+        entries.append(LogEntry(ids[0], tuple(ids[1:]), _trailer_items(trailer)))
     return entries
 
 
-WAIVER_KEY = "Rehydrate-Waiver:"
+def _trailer_items(trailers: bytes) -> tuple[str, ...]:
+    """The ``%(trailers:...,separator=%x1f)`` items, each stripped (whether one counts as a
+    waiver is the guard's to say: ``guard.report.waiver``)."""
+    text = trailers.decode("utf-8", "replace").strip()
+    return tuple(item.strip() for item in text.split("\x1f"))
 
 
-def _waiver(trailers: bytes) -> str | None:
-    """The first ``Rehydrate-Waiver:`` trailer whose reason shows something. The key is
-    matched exactly (git matches trailer keys in any case; a waiver is spelled one way),
-    and a reason of blanks or invisible characters is no reason."""
-    from ..ledgers import visible
-
-    for item in trailers.decode("utf-8", "replace").strip().split("\x1f"):
-        item = item.strip()
-        if item.startswith(WAIVER_KEY):
-            reason = item[len(WAIVER_KEY) :].strip()
-            if reason and visible(reason):
-                return reason
-    return None
+def path_history(repo: Repo, commit: str, path: str, limit: int) -> list[str]:
+    """The last ``limit`` commits at or before ``commit`` that touched ``path``, newest
+    first."""
+    out = _git(
+        repo.root,
+        "log",
+        "--format=%H",
+        "-n",
+        str(limit),
+        "--end-of-options",
+        commit,
+        "--",
+        f":(literal){path}",
+    ).stdout
+    return out.decode().split()
 
 
 def merge_heads(repo: Repo) -> list[str]:

@@ -123,23 +123,10 @@ def commit_amends(argv: list[str]) -> bool | None:
 def head_parent(repo: Repo) -> tuple[str, str | None] | None:
     """(HEAD, its parent or None for a root commit) when HEAD is unpushed and not a merge;
     None when the relaxation does not apply."""
-    from ..git import run
+    from ..git import head_and_parents, on_remotes
 
-    proc = run(repo, "rev-list", "--parents", "-n", "1", "HEAD", "--", check=False)
-    ids = proc.stdout.decode().split() if proc.returncode == 0 else []
-    if not ids or len(ids) > 2:
-        return None
-    pushed = run(
-        repo,
-        "for-each-ref",
-        "--count=1",
-        "--contains",
-        ids[0],
-        "--format=%(refname)",
-        "refs/remotes/",
-        check=False,
-    )
-    if pushed.returncode != 0 or pushed.stdout.strip():
+    ids = head_and_parents(repo)
+    if not ids or len(ids) > 2 or on_remotes(repo, ids[0]):
         return None
     return ids[0], ids[1] if len(ids) == 2 else None
 

@@ -24,12 +24,13 @@ reads of ``plan``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from ..errors import GitError, RehydrateError
-from ..git import Repo, run
+from ..git import Repo, commit_exists, merge_base, ref_names
 from ..readlimit import load_json
-from .range import ZERO, RangeSpec, is_ancestor
+from .judge import ZERO
+from .range import RangeSpec, is_ancestor
 from .rules import FIXES
 
 PROVIDERS = ("github", "gitlab")
@@ -62,7 +63,7 @@ def _sha(value: object, what: str) -> str:
     return text
 
 
-def _dig(payload: Mapping[str, Any], *keys: str) -> object:
+def _dig(payload: Mapping[str, object], *keys: str) -> object:
     node: object = payload
     for key in keys:
         node = node.get(key) if isinstance(node, Mapping) else None
@@ -118,8 +119,7 @@ def gitlab_event(environ: Mapping[str, str]) -> Event:
 
 
 def _exists(repo: Repo, sha: str) -> bool:
-    proc = run(repo, "cat-file", "-e", f"{sha}^{{commit}}", check=False)
-    return proc.returncode == 0
+    return commit_exists(repo, sha)
 
 
 def _need(repo: Repo, sha: str, what: str) -> str:
@@ -135,16 +135,16 @@ def _need(repo: Repo, sha: str, what: str) -> str:
 def _tip_waiver(repo: Repo, new: str) -> str | None:
     """The ``Rehydrate-Waiver:`` trailer of the pushed commit itself, if any."""
     from ..git.changes import log_entries
+    from .report import waiver
 
     entries = log_entries(repo, ["--max-count=1", new])
-    return entries[-1].waiver if entries else None
+    return waiver(entries[-1].trailers) if entries else None
 
 
 def _other_remote_tips(repo: Repo, branch: str | None) -> list[str]:
     """Remote-tracking refs other than the pushed branch's own (and ``*/HEAD``)."""
-    proc = run(repo, "for-each-ref", "--format=%(refname)", "refs/remotes/")
     out = []
-    for ref in proc.stdout.decode().split():
+    for ref in ref_names(repo, "refs/remotes/"):
         name = ref.split("/", 3)[3] if ref.count("/") >= 3 else ""
         if name == "HEAD" or (branch is not None and name == branch):
             continue
@@ -161,12 +161,12 @@ def plan(repo: Repo, event: Event) -> Plan:
     if event.from_merge_base:
         assert event.old is not None
         base = _need(repo, event.old, "the request's base")
-        found = run(repo, "merge-base", base, new, check=False).stdout.decode().split()
-        if not found:
+        found = merge_base(repo, base, new)
+        if found is None:
             return Plan(RangeSpec((new,)), (f"{label}: no merge base: the head's whole history",))
         return Plan(
-            RangeSpec((new, "--not", found[0])),
-            (f"{label}: from the merge base {found[0][:12]} to the head",),
+            RangeSpec((new, "--not", found)),
+            (f"{label}: from the merge base {found[:12]} to the head",),
         )
     old = event.old
     if event.name == "merge_group" and old is not None:

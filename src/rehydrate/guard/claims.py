@@ -14,8 +14,9 @@ from ..coord.claims import lease_of_commit
 from ..coord.items import has_item
 from ..coord.lease import PREFIX, id_problem
 from ..errors import RehydrateError
-from ..git import Repo, read_at, run
-from .range import ZERO, settings_at
+from ..git import Repo, read_at, verify_commit
+from .judge import ZERO
+from .range import settings_at
 from .rules import FIXES, Violation
 
 CODE = "claim_ref_refused"
@@ -41,8 +42,7 @@ def _lease_problem(repo: Repo, new: str, item_id: str) -> str | None:
         )
     if lease.id != item_id:
         return f"the lease is for {lease.id}, the ref names {item_id}"
-    proc = run(repo, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
-    head = proc.stdout.decode().strip() if proc.returncode == 0 else ""
+    head = verify_commit(repo, "HEAD") or ""
     if not head:
         return "the server's default branch has no commits, so no Task item can be claimed"
     from ..state import parse_file

@@ -5,7 +5,7 @@ commits (``excuse_merge``) and for a rewritten branch's tip (``renumbered_conten
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..ledgers import Ledger
@@ -118,14 +118,29 @@ def excuse_merge(
     base_list = list(bases() if callable(bases) else bases)
     base_ids = frozenset(r.id for b in base_list for r in b.all_items())
     moved = renumbered(parent, merged, others, base_ids)
-    merged_retired = {r.id: r for r in merged.retired}
-    excused = {
+    excused = _moved_whole(parent, merged, moved) | _retired_alike(parent, merged, others)
+    kept = _resolved(
+        [v for v in violations if v.item_id not in excused], parent, merged, others, base_list
+    )
+    return renumbered_order(kept, parent, merged, moved)
+
+
+def _moved_whole(parent: Ledger, merged: Ledger, moved: Mapping[str, str]) -> set[str]:
+    """The renumbered items whose retirement in ``parent``, if any, moved with them."""
+    merged_retired = merged.retired_ids
+    return {
         old for old, new in moved.items() if old not in parent.retired_ids or new in merged_retired
     }
+
+
+def _retired_alike(parent: Ledger, merged: Ledger, others: Sequence[Ledger]) -> set[str]:
+    """Items both parents retired with different rows, where the merge kept another
+    parent's Retired row and left the item itself as ``parent`` had it."""
     mine = {r.id: r for r in parent.retired}
     items = {r.id: r for r in parent.all_items()}
     now = {r.id: r for r in merged.all_items()}
-    for item_id, row in merged_retired.items():
+    out: set[str] = set()
+    for item_id, row in {r.id: r for r in merged.retired}.items():
         if item_id not in mine or _content(mine[item_id]) == _content(row):
             continue
         if item_id in items and item_id in now and items[item_id][2:] != now[item_id][2:]:
@@ -136,17 +151,23 @@ def excuse_merge(
             for r in other.retired
             if r.id == item_id
         ):
-            excused.add(item_id)
-    kept = _resolved(
-        [v for v in violations if v.item_id not in excused], parent, merged, others, base_list
-    )
-    if moved and any(v.code == "phase_reordered" for v in kept):
-        # Renumbering moves an ID, not a row: compare phase order under the new IDs.
-        order = [moved.get(r.id, r.id) for r in parent.section("phases")]
-        wanted = set(order)
-        if order == [r.id for r in merged.section("phases") if r.id in wanted]:
-            kept = [v for v in kept if v.code != "phase_reordered"]
-    return kept
+            out.add(item_id)
+    return out
+
+
+def renumbered_order(
+    found: list[Violation], old: Ledger, new: Ledger, moved: Mapping[str, str]
+) -> list[Violation]:
+    """``found`` without ``phase_reordered`` when the phases keep their order once the
+    renumbered IDs (``moved``) are read as their new IDs: renumbering moves an ID, not a
+    row."""
+    if not moved or not any(v.code == "phase_reordered" for v in found):
+        return found
+    order = [moved.get(r.id, r.id) for r in old.section("phases")]
+    wanted = set(order)
+    if order != [r.id for r in new.section("phases") if r.id in wanted]:
+        return found
+    return [v for v in found if v.code != "phase_reordered"]
 
 
 def _resolved(

@@ -33,11 +33,7 @@ class HookAction:
 
 def hooks_dir(repo: git.Repo) -> Path:
     """Where git looks for hooks in this repository (core.hooksPath included)."""
-    out = (
-        git.run(repo, "rev-parse", "--git-path", "hooks")
-        .stdout.decode("utf-8", "surrogateescape")
-        .strip()
-    )
+    out = git.git_path(repo, "hooks").strip()
     path = Path(out)
     return path if path.is_absolute() else repo.root / path
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from ..errors import RehydrateError
 
@@ -33,7 +32,7 @@ def _refuse(shown: str, why: str, entry: Sequence[str]) -> RehydrateError:
     )
 
 
-def _load(text: str, shown: str) -> dict[str, Any]:
+def _load(text: str, shown: str) -> dict[str, object]:
     from ..ledgers.yamlsafe import YAMLInputError, load
 
     try:
@@ -53,7 +52,7 @@ def _load(text: str, shown: str) -> dict[str, Any]:
     return data
 
 
-def _names(text: str) -> Any:
+def _names(text: str) -> object:
     from ..ledgers.yamlsafe import YAMLInputError, load
 
     try:
@@ -153,7 +152,8 @@ def add_lefthook(
         entry = [f"{guard_id}:", "  run: |", *_literal(4, lines)]
         new = _lefthook_insert(text, hook, section, entry, shown)
         expected = copy.deepcopy(data)
-        target = expected[hook] if isinstance(expected.get(hook), dict) else {}
+        found = expected.get(hook)
+        target: dict[str, object] = found if isinstance(found, dict) else {}
         expected[hook] = target
         commands = target.get("commands") or {}
         target["commands"] = commands
@@ -166,7 +166,9 @@ def add_lefthook(
     return text
 
 
-def _lefthook_insert(text: str, hook: str, section: Any, entry: Sequence[str], shown: str) -> str:
+def _lefthook_insert(
+    text: str, hook: str, section: object, entry: Sequence[str], shown: str
+) -> str:
     if section is None and not re.search(rf"^{re.escape(hook)}:", text, re.MULTILINE):
         return _append(text, _marked(0, [f"{hook}:", "  commands:", *("    " + e for e in entry)]))
     lines = text.splitlines(keepends=True)
@@ -185,7 +187,7 @@ def _lefthook_insert(text: str, hook: str, section: Any, entry: Sequence[str], s
     return "".join([*lines[: at + 1], *_marked(inner, entry), *lines[at + 1 :]])
 
 
-def pre_commit_item(guard_id: str, lines: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
+def pre_commit_item(guard_id: str, lines: Sequence[str]) -> tuple[list[str], dict[str, object]]:
     """The ``repo: local`` item as text lines, and as the document holds it once loaded."""
     text = [
         "- repo: local",
@@ -217,7 +219,7 @@ def pre_commit_item(guard_id: str, lines: Sequence[str]) -> tuple[list[str], dic
     return text, {"repo": "local", "hooks": [hook]}
 
 
-def _pre_commit_hooks(data: Any) -> list[dict[str, Any]]:
+def _pre_commit_hooks(data: object) -> list[dict[str, object]]:
     repos = data.get("repos") if isinstance(data, dict) else None
     found = []
     for repo in repos if isinstance(repos, list) else []:

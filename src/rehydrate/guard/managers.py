@@ -84,8 +84,7 @@ def hook_owner(folder: Path, hook: str) -> Manager | None:
 def husky_dir(repo: git.Repo) -> Path | None:
     """husky's folder of user hooks: ``X`` for ``core.hooksPath=X/_`` (v9, ``X/_/h``),
     the hooks path itself for husky 4-8 (``_/husky.sh`` inside), else ``.husky``."""
-    proc = git.run(repo, "config", "--get", "core.hooksPath", check=False)
-    configured = proc.stdout.decode("utf-8", "surrogateescape").strip()
+    configured = (git.config_get(repo, "core.hooksPath") or "").strip()
     if configured:
         path = Path(configured)
         path = path if path.is_absolute() else repo.root / path

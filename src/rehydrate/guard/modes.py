@@ -99,19 +99,19 @@ def run(
         return check_range(repo, resolve_range(repo, req.spec))
     if req.mode == CI:
         from .ci import ci_event, plan
-        from .range import check_range
+        from .range import check_range_at
         from .report import GuardReport
 
         assert req.spec is not None
         chosen = plan(repo, ci_event(req.spec, environ or {}))
         if chosen.spec is None:
             return GuardReport(RANGE, notes=chosen.notes)
-        from .range import settings_at
         from .unjudged import unjudged
 
         new = chosen.spec.revs[0]
-        found = unjudged(repo, "the CI commit", new, settings_at(repo, new))
-        return check_range(repo, chosen.spec).with_notes((*chosen.notes, *found))
+        report, config = check_range_at(repo, chosen.spec, new, mode=RANGE)
+        found = unjudged(repo, "the CI commit", new, config)
+        return report.with_notes((*chosen.notes, *found))
     if req.mode == PRE_RECEIVE:
         from .receive import check_pre_receive
 
@@ -128,7 +128,8 @@ def staged(repo: git.Repo) -> GuardReport:
     old_config, config = staged_settings(repo)
     paths = list(config.paths.values())
     extra = []
-    if settings_changed(old_config, config):
+    changed = settings_changed(old_config, config)  # once: check_staged is told, not asks
+    if changed:
         from .staged import settings_violations
 
         old_paths = list(old_config.paths.values())
@@ -139,6 +140,5 @@ def staged(repo: git.Repo) -> GuardReport:
         return GuardReport(STAGED)
     from .staged import check_staged
 
-    if extra:
-        return check_staged(repo, config, first, old_config=old_config, extra=extra)
-    return check_staged(repo, config, first, old_config=old_config)
+    before = old_config if changed else None
+    return check_staged(repo, config, first, old_config=before, extra=extra)

@@ -26,7 +26,8 @@ from typing import NamedTuple
 
 from ..config import CONFIG_FILES, Config, config_from_files, load_config, settings_changed
 from ..errors import ConfigError, GitError, RehydrateError
-from ..git import Repo, cat_blobs, read_specs, run, tree_entries
+from ..git import Repo, cat_blobs, read_specs, tree_entries, verify_commit
+from ..git import is_ancestor as git_is_ancestor
 from ..git.changes import (
     EMPTY_TREE,
     LogEntry,
@@ -37,11 +38,11 @@ from ..git.changes import (
     merge_bases,
 )
 from ..ledgers import KINDS, Ledger
-from .report import GuardReport, Waived
+from .judge import REGULAR, ZERO, Context, Merge, Parser, judge
+from .report import GuardReport, Waived, waiver
 from .rules import FIXES, Violation, check_ledger
-from .staged import _Parser, _regular, _sorted, check_change, last_parseable, settings_violations
+from .staged import _sorted, blob_ids, last_parseable, settings_violations, sides
 
-ZERO = frozenset({"0" * 40, "0" * 64})
 _ABSENT = ("000000", "0" * 40)
 REWRITE_HINT = (
     "A refused commit that is already pushed stays refused: putting the row back "
@@ -85,27 +86,25 @@ def _commit(repo: Repo, rev: str) -> str:
         raise RehydrateError(
             f"invalid revision {rev!r}", code="usage", fix="pass --range A..B (two revisions)"
         )
-    proc = run(
-        repo, "rev-parse", "-q", "--verify", "--end-of-options", rev + "^{commit}", check=False
-    )
-    if proc.returncode != 0:
+    found = verify_commit(repo, rev, end_of_options=True)
+    if found is None:
         raise GitError(
             f"unknown revision {rev!r}: the repository lacks it",
             code="bad_revision",
             fix="name an existing commit; in CI, " + FIXES["history_missing"],
         )
-    return proc.stdout.decode().strip()
+    return found
 
 
 def is_ancestor(repo: Repo, old: str, new: str) -> bool:
-    proc = run(repo, "merge-base", "--is-ancestor", old, new, check=False)
-    if proc.returncode not in (0, 1):
+    answer = git_is_ancestor(repo, old, new)
+    if answer is None:
         raise GitError(
             f"cannot compare {old[:12]} with {new[:12]}",
             code="git_failed",
             fix=FIXES["history_missing"],
         )
-    return proc.returncode == 0
+    return answer
 
 
 def _read_history(repo: Repo, revs: Sequence[str]) -> list[LogEntry]:
@@ -143,7 +142,7 @@ class _Settings:
                 parsed[key] = self._parse(texts)
             self.raw[commit] = parsed[key]
         self.effective: dict[str, Config] = {}
-        self.parsers: dict[tuple[object, ...], _Parser] = {}
+        self.parsers: dict[tuple[object, ...], Parser] = {}
 
     def _parse(self, texts: Mapping[str, bytes | None]) -> Config | ConfigError:
         if all(t is None for t in texts.values()):
@@ -163,13 +162,18 @@ class _Settings:
                 self.of(first_parent) if first_parent is not None else self.fallback
             )
 
+    def own(self, commit: str) -> Config:
+        """``commit``'s own settings, else the fallback (its parents' are not inherited)."""
+        got = self.raw.get(commit, self.fallback)
+        return got if isinstance(got, Config) else self.fallback
+
     def of(self, commit: str) -> Config:
         if commit not in self.effective:
             got = self.raw.get(commit, self.fallback)
             self.effective[commit] = got if isinstance(got, Config) else self.fallback
         return self.effective[commit]
 
-    def parser(self, config: Config) -> _Parser:
+    def parser(self, config: Config) -> Parser:
         key = (
             tuple(sorted(config.paths.items())),
             tuple(sorted(config.section_aliases.items())),
@@ -177,7 +181,7 @@ class _Settings:
             config.max_ledger_bytes,
         )
         if key not in self.parsers:
-            self.parsers[key] = _Parser(config)
+            self.parsers[key] = Parser(config)
         return self.parsers[key]
 
 
@@ -239,7 +243,7 @@ class _Walk:
     def _parse(
         self, kind: str, path: str, entry: tuple[str, str] | None, config: Config
     ) -> Ledger | None:
-        if entry is None or not _regular(entry[0]) or not entry[1]:
+        if entry is None or entry[0] not in REGULAR or not entry[1]:
             return None
         blob = entry[1]
         if blob not in self.data:
@@ -302,7 +306,7 @@ class _Walk:
         kind: str,
         change: RawChange,
         data: Mapping[str, bytes],
-        parser: _Parser,
+        parser: Parser,
         parent_state: _State,
         others: list[_State],
         commit: str,
@@ -312,26 +316,21 @@ class _Walk:
         """One ledger of one commit against one parent (``parent_state``; ``others``: the
         other parents' states): (violations, the new ledger)."""
         other_ids = frozenset().union(*(_ids(o.ledger) for o in others))
-        result, _old, new = check_change(
+        kept = [o.ledger for o in others if o.ledger is not None]
+        named = [c for c in parents if c is not None]
+        good = parent_state.good
+        context = Context(
             kind,
-            change,
-            data,
+            change.path,
             parser,
             reserved_ids=parent_state.seen - other_ids,
-            old_ledger=parent_state.good,
             renamed_to=lambda: find_rename(
                 self.repo, parent or EMPTY_TREE[self.repo.object_format], commit, change.path
             ),
+            baseline=good,
+            merge=(lambda: Merge(good, kept, lambda: self.bases(named, kind))) if others else None,
         )
-        if others and result and parent_state.good is not None and new is not None:
-            from .excuses import excuse_merge
-
-            kept = [o.ledger for o in others if o.ledger is not None]
-            if kept:
-                named = [c for c in parents if c is not None]
-                result = excuse_merge(
-                    result, parent_state.good, new, kept, lambda: self.bases(named, kind)
-                )
+        result, _old, new = judge(*sides(change, data), context)
         return result, new
 
 
@@ -405,75 +404,100 @@ def _settings_findings(
     return settings_violations(old, new, bool(present))
 
 
+def default_settings(repo: Repo) -> Config:
+    """The settings of a commit without its own: a bare repository's ``.rehydrate.toml``,
+    else the defaults."""
+    return load_config(repo.root) if repo.root == repo.git_dir else Config()
+
+
 def settings_at(repo: Repo, commit: str, fallback: Config | None = None) -> Config:
     """The settings in force at ``commit`` (its own files, else ``fallback``: a bare
     repository's ``.rehydrate.toml``, else the defaults); unreadable ones: the fallback."""
     if fallback is None:
-        fallback = load_config(repo.root) if repo.root == repo.git_dir else Config()
-    return _Settings(repo, [commit], fallback).of(commit)
+        fallback = default_settings(repo)
+    return _Settings(repo, [commit], fallback).own(commit)
 
 
 def check_range(
     repo: Repo, spec: RangeSpec, *, mode: str = "range", fallback: Config | None = None
 ) -> GuardReport:
     """Every commit of ``spec.revs`` against each of its parents, and each tip pair."""
+    return _check(repo, spec, mode, fallback)[0]
+
+
+def check_range_at(
+    repo: Repo, spec: RangeSpec, tip: str, *, mode: str, fallback: Config | None = None
+) -> tuple[GuardReport, Config]:
+    """``check_range``, and the settings in force at ``tip`` (``settings_at``) from the
+    same reading of the history's settings."""
+    report, settings = _check(repo, spec, mode, fallback)
+    if tip in settings.raw:
+        return report, settings.own(tip)
+    return report, settings_at(repo, tip, settings.fallback)
+
+
+def _check(
+    repo: Repo, spec: RangeSpec, mode: str, fallback: Config | None
+) -> tuple[GuardReport, _Settings]:
     entries = _read_history(repo, spec.revs)
     if fallback is None:
-        fallback = load_config(repo.root) if repo.root == repo.git_dir else Config()
-    commits = [e.commit for e in entries]
+        fallback = default_settings(repo)
     everything = [
-        *commits,
+        *(e.commit for e in entries),
         *(p for e in entries for p in e.parents),
         *(c for tip in spec.tips for c in tip),
     ]
     settings = _Settings(repo, everything, fallback)
     for entry in entries:
         settings.settle(entry.commit, entry.parents[0] if entry.parents else None)
-    pairs = [(e.commit, p) for e in entries for p in (e.parents or (None,))]
-    changes = _pair_changes(repo, settings, pairs)
-    blobs = [
-        b
-        for cs in changes.values()
-        for c in cs
-        for b, m in ((c.old_blob, c.old_mode), (c.new_blob, c.new_mode))
-        if b not in ZERO and _regular(m)
-    ]
     walk = _Walk(repo, settings)
-    data = cat_blobs(repo, blobs)
-    walk.data.update(data)
-    violations: list[Violation] = []
-    waived: list[Waived] = []
-    for entry in entries:
-        found = [
-            f
-            for p in (entry.parents or (None,))
-            for f in _settings_findings(repo, settings, entry.commit, p)
-        ]
-        found += walk.judge(
-            entry, {p: changes[(entry.commit, p)] for p in (entry.parents or (None,))}, walk.data
-        )
-        found = [_at(v, entry.commit) for v in found]
-        if found and entry.waiver:
-            waived.append(Waived(entry.commit, entry.waiver, _sorted(found)))
-        else:
-            violations.extend(found)
+    violations, waived = _judge_commits(walk, entries)
     for new, old in spec.tips:
-        tip_found = _tip_violations(walk, new, old)
-        covered = {(v.path, v.item_id): w for w in waived for v in w.violations}
-        for violation in tip_found:
-            by = covered.get((violation.path, violation.item_id)) or covered.get(
-                (violation.path, None)
-            )
-            if by is None:
-                violations.append(violation)
-            else:
-                waived.append(Waived(new, f"{by.reason} (commit {by.commit[:12]})", (violation,)))
+        _judge_tip(_tip_violations(walk, new, old), new, violations, waived)
     paths = (
         sorted({settings.of(c).path_of(k) for c in everything for k in KINDS})
         if everything
         else sorted(fallback.paths.values())
     )
-    return GuardReport(mode, tuple(violations), tuple(waived), tuple(paths), len(entries))
+    report = GuardReport(mode, tuple(violations), tuple(waived), tuple(paths), len(entries))
+    return report, settings
+
+
+def _judge_commits(
+    walk: _Walk, entries: Sequence[LogEntry]
+) -> tuple[list[Violation], list[Waived]]:
+    """Every commit against each of its parents: (violations, waived commits)."""
+    repo, settings = walk.repo, walk.settings
+    pairs = [(e.commit, p) for e in entries for p in (e.parents or (None,))]
+    changes = _pair_changes(repo, settings, pairs)
+    walk.data.update(cat_blobs(repo, blob_ids(c for cs in changes.values() for c in cs)))
+    violations: list[Violation] = []
+    waived: list[Waived] = []
+    for entry in entries:
+        parents = entry.parents or (None,)
+        found = [f for p in parents for f in _settings_findings(repo, settings, entry.commit, p)]
+        found += walk.judge(entry, {p: changes[(entry.commit, p)] for p in parents}, walk.data)
+        found = [_at(v, entry.commit) for v in found]
+        reason = waiver(entry.trailers) if found else None
+        if reason:
+            waived.append(Waived(entry.commit, reason, _sorted(found)))
+        else:
+            violations.extend(found)
+    return violations, waived
+
+
+def _judge_tip(
+    found: list[Violation], new: str, violations: list[Violation], waived: list[Waived]
+) -> None:
+    """A rewritten tip's findings: waived when the waived commit that made the loss is in
+    the range, else refused."""
+    covered = {(v.path, v.item_id): w for w in waived for v in w.violations}
+    for violation in found:
+        by = covered.get((violation.path, violation.item_id)) or covered.get((violation.path, None))
+        if by is None:
+            violations.append(violation)
+        else:
+            waived.append(Waived(new, f"{by.reason} (commit {by.commit[:12]})", (violation,)))
 
 
 def _at(violation: Violation, commit: str, note: str = "") -> Violation:
@@ -491,7 +515,7 @@ def _at(violation: Violation, commit: str, note: str = "") -> Violation:
 def _tip_violations(walk: _Walk, new: str, old: str) -> list[Violation]:
     """The old tip's ledgers against the new tip's, when the new does not descend from the
     old: every row of the old tip must still be there, or be renumbered with its content."""
-    from .excuses import renumbered_content
+    from .excuses import renumbered_content, renumbered_order
 
     note = (
         f" (the new tip {new[:12]} does not contain the old tip {old[:12]}, so the two "
@@ -514,16 +538,9 @@ def _tip_violations(walk: _Walk, new: str, old: str) -> list[Violation]:
             )
             out.append(_at(Violation(code, path, None, None, message, FIXES[code]), new, note))
             continue
-        found = check_ledger(kind, before, after)
         moved = renumbered_content(before, after, _shared_ids(walk, new, old, kind))
-        if moved:
-            found = [
-                v
-                for v in found
-                if v.item_id not in moved
-                and not (v.code == "phase_reordered" and _same_order(before, after, moved))
-            ]
-        out.extend(_at(v, new, note) for v in found)
+        found = [v for v in check_ledger(kind, before, after) if v.item_id not in moved]
+        out.extend(_at(v, new, note) for v in renumbered_order(found, before, after, moved))
     return out
 
 
@@ -534,10 +551,3 @@ def _shared_ids(walk: _Walk, new: str, old: str, kind: str) -> frozenset[str] | 
     if not walk.merge_bases[(new, old)]:
         return None
     return frozenset().union(*(_ids(b) for b in bases))
-
-
-def _same_order(old: Ledger, new: Ledger, moved: Mapping[str, str]) -> bool:
-    """Whether the phases keep their order once renumbered IDs are read as their new IDs."""
-    order = [moved.get(r.id, r.id) for r in old.section("phases")]
-    wanted = set(order)
-    return order == [r.id for r in new.section("phases") if r.id in wanted]

@@ -16,14 +16,22 @@ A ref whose new tip holds no ledger at the paths in force is reported on stderr
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import NamedTuple
 
+from ..config import Config
 from ..errors import RehydrateError
-from ..git import Repo, run
-from .range import ZERO, RangeSpec, check_range, is_ancestor, settings_at
-from .report import GuardReport, Waived
+from ..git import (
+    Repo,
+    config_get_all,
+    symbolic_head,
+    verify_commit,
+    write_ref_unquarantined,
+)
+from .judge import ZERO
+from .range import RangeSpec, check_range_at, default_settings, is_ancestor
+from .report import GuardReport
 from .rules import FIXES, Violation
 from .unjudged import unjudged
 
@@ -32,11 +40,10 @@ def protected_refs(repo: Repo) -> frozenset[str]:
     """Branches whose deletion a server refuses: the default branch (HEAD) and every
     ``rehydrate.protectedBranch`` (git config, repeatable; a name or a full ref)."""
     out: set[str] = set()
-    proc = run(repo, "symbolic-ref", "-q", "HEAD", check=False)
-    if proc.returncode == 0:
-        out.add(proc.stdout.decode().strip())
-    proc = run(repo, "config", "--get-all", "rehydrate.protectedBranch", check=False)
-    for name in proc.stdout.decode().split():
+    default = symbolic_head(repo)
+    if default is not None:
+        out.add(default)
+    for name in config_get_all(repo, "rehydrate.protectedBranch"):
         out.add(name if name.startswith("refs/") else f"refs/heads/{name}")
     return frozenset(out)
 
@@ -79,22 +86,15 @@ DELETED = "refs/rehydrate/deleted/"
 
 def _deleted_tip(repo: Repo, ref: str) -> str | None:
     """The tip ``ref`` had when it was last deleted, as recorded, or None."""
-    proc = run(repo, "rev-parse", "-q", "--verify", DELETED + ref[5:] + "^{commit}", check=False)
-    return proc.stdout.decode().strip() if proc.returncode == 0 else None
+    return verify_commit(repo, DELETED + ref[5:])
 
 
 def _record_deleted(repo: Repo, deleted: Sequence[Update]) -> None:
     """Keep each deleted branch's tip under ``refs/rehydrate/deleted/``. git forbids ref
     updates inside pre-receive's object quarantine; the tip was on the server already,
     so the ref is written to the repository itself, outside the quarantine."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("GIT_QUARANTINE_PATH", "GIT_OBJECT_DIRECTORY")
-        and k != "GIT_ALTERNATE_OBJECT_DIRECTORIES"
-    }
     for update in deleted:
-        run(repo, "update-ref", DELETED + update.ref[5:], update.old, env=env)
+        write_ref_unquarantined(repo, DELETED + update.ref[5:], update.old)
 
 
 def _reserved(repo: Repo, update: Update) -> Violation | None:
@@ -130,50 +130,55 @@ def check_pre_receive(repo: Repo, lines: Sequence[str]) -> GuardReport:
     updates = parse_updates(lines)
     protected = protected_refs(repo) if any(u.new in ZERO for u in updates) else frozenset()
     violations: list[Violation] = []
-    waived: list[Waived] = []
-    notes: list[str] = []
+    reports: list[GuardReport] = []
     deleted: list[Update] = []
-    commits = 0
-    ledgers: set[str] = set()
+    fallback: list[Config] = []  # the bare repository's settings, read once when needed
     for update in updates:
         reserved = _reserved(repo, update)
         if reserved is not None:
             violations.append(reserved)
-            continue
-        if update.ref.startswith("refs/rehydrate/claims/"):
+        elif update.ref.startswith("refs/rehydrate/claims/"):
             continue  # a lease, judged whole by _reserved: no ledger history to walk
-        if update.new in ZERO:
+        elif update.new in ZERO:
             if update.ref in protected:
                 violations.append(_protected(update))
             elif update.ref.startswith("refs/heads/"):
                 deleted.append(update)
-            continue
-        old = update.old
-        if old in ZERO and update.ref.startswith("refs/heads/"):
-            old = _deleted_tip(repo, update.ref) or old
-        forced = old not in ZERO and not is_ancestor(repo, old, update.new)
-        where = f" [{Update(old, update.new, update.ref).describe(forced)}]"
-        if old != update.old:
-            where = f" [{update.ref}: created again at {update.new[:12]}, deleted at {old[:12]}]"
-        spec = RangeSpec((update.new, "--not", "--all"), ((update.new, old),) if forced else ())
-        report = check_range(repo, spec, mode="pre-receive")
-        commits += report.commits
-        ledgers.update(report.ledgers)
-        violations.extend(
-            Violation(v.code, v.path, v.line, v.item_id, v.message + where, v.fix, commit=v.commit)
-            for v in report.violations
-        )
-        waived.extend(report.waived)
-        notes.extend(unjudged(repo, update.ref, update.new, settings_at(repo, update.new)))
+        else:
+            fallback = fallback or [default_settings(repo)]
+            reports.append(_pushed(repo, update, fallback[0]))
+            violations.extend(reports[-1].violations)
     if deleted and not violations:
         _record_deleted(repo, deleted)
     return GuardReport(
         "pre-receive",
         tuple(violations),
-        tuple(waived),
-        tuple(sorted(ledgers)),
-        commits,
-        tuple(notes),
+        tuple(w for r in reports for w in r.waived),
+        tuple(sorted({p for r in reports for p in r.ledgers})),
+        sum(r.commits for r in reports),
+        tuple(n for r in reports for n in r.notes),
+    )
+
+
+def _pushed(repo: Repo, update: Update, fallback: Config) -> GuardReport:
+    """One ref's new commits (and a forced update's old tip against the new), each refusal
+    naming the update; the notes: what could not be judged at the new tip."""
+    old = update.old
+    if old in ZERO and update.ref.startswith("refs/heads/"):
+        old = _deleted_tip(repo, update.ref) or old
+    forced = old not in ZERO and not is_ancestor(repo, old, update.new)
+    where = f" [{Update(old, update.new, update.ref).describe(forced)}]"
+    if old != update.old:
+        where = f" [{update.ref}: created again at {update.new[:12]}, deleted at {old[:12]}]"
+    spec = RangeSpec((update.new, "--not", "--all"), ((update.new, old),) if forced else ())
+    report, config = check_range_at(repo, spec, update.new, mode="pre-receive", fallback=fallback)
+    return GuardReport(
+        report.mode,
+        tuple(replace(v, message=v.message + where) for v in report.violations),
+        report.waived,
+        report.ledgers,
+        report.commits,
+        tuple(unjudged(repo, update.ref, update.new, config)),
     )
 
 

@@ -4,10 +4,28 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from .rules import Violation
+
+WAIVER_KEY = "Rehydrate-Waiver:"
+
+
+def waiver(trailers: Iterable[str]) -> str | None:
+    """The first ``Rehydrate-Waiver:`` trailer whose reason shows something. The key is
+    matched exactly (git matches trailer keys in any case; a waiver is spelled one way),
+    and a reason of blanks or invisible characters is no reason."""
+    from ..ledgers import visible
+
+    for item in trailers:
+        if item.startswith(WAIVER_KEY):
+            reason = item[len(WAIVER_KEY) :].strip()
+            if reason and visible(reason):
+                return reason
+    return None
 
 
 @dataclass(frozen=True)
@@ -18,7 +36,7 @@ class Waived:
     reason: str
     violations: tuple[Violation, ...]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "commit": self.commit,
             "reason": self.reason,
@@ -46,7 +64,7 @@ class GuardReport:
     def ok(self) -> bool:
         return not self.violations
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "schema": "rehydrate/guard-v1",
             "ok": self.ok,

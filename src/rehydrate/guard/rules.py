@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..diff import (
     ADDED,
@@ -50,7 +49,7 @@ class Violation:
             text += f" (commit {self.commit[:12]})"
         return text
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "code": self.code,
             "path": self.path,

@@ -1,7 +1,8 @@
 """A merge being concluded in the index (``git commit`` with ``MERGE_HEAD``, or the
 ``pre-merge-commit`` hook): each parent's version of each ledger, the merge bases'
-versions (read only when a finding needs them), the merge excuses against every parent
-(``excuses.excuse_merge``) and the merge's own findings (``conflicts``)."""
+versions (read only when a finding needs them), the merge seen from each parent for
+``judge``'s merge excuses (``excuses.excuse_merge``) and the merge's own findings
+(``conflicts``)."""
 
 from __future__ import annotations
 
@@ -10,15 +11,13 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..ledgers import Ledger
 from .conflicts import single_value_findings
+from .judge import REGULAR, ZERO, Merge
 from .rules import Violation
 
 if TYPE_CHECKING:
     from ..errors import LedgerParseError
     from ..git import Repo
     from ..git.changes import RawChange
-
-_ZERO = frozenset({"0" * 40, "0" * 64})
-_REGULAR = ("100644", "100755")
 
 
 class _Parses(Protocol):
@@ -92,18 +91,12 @@ class StagedMerge:
             self._bases[path] = out
         return self._bases[path]
 
-    def excuse(self, kind: str, path: str, index: int, found: list[Violation]) -> list[Violation]:
-        """``found`` against parent ``index`` without what the merge cannot avoid."""
-        from .excuses import excuse_merge
-
-        if not found:
-            return found
-        merged, parents = self._sides(kind, path)
+    def sides(self, kind: str, path: str, index: int) -> Merge:
+        """The merge seen from parent ``index``: for ``judge``'s merge excuses."""
+        parents = self._sides(kind, path)[1]
         parent = parents[index] if index < len(parents) else None
         others = [p for i, p in enumerate(parents) if i != index and p is not None]
-        if parent is None or merged is None or not others:
-            return found
-        return excuse_merge(found, parent, merged, others, lambda: self.bases(kind, path))
+        return Merge(parent, others, lambda: self.bases(kind, path))
 
     def findings(self, kind: str, path: str) -> list[Violation]:
         """The merge's own findings for one ledger: Task's single values."""
@@ -115,4 +108,4 @@ class StagedMerge:
 
 
 def _blob(blob: str, mode: str) -> str | None:
-    return blob if blob not in _ZERO and mode in _REGULAR else None
+    return blob if blob not in ZERO and mode in REGULAR else None

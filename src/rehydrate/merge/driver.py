@@ -89,13 +89,12 @@ def register_merge_driver(
         (f"merge.{DRIVER}.name", NAME),
         (f"merge.{DRIVER}.driver", command or driver_command()),
     ):
-        proc = git.run(repo, "config", "--local", "--get", key, check=False)
-        current = proc.stdout.decode("utf-8", "surrogateescape").rstrip("\n")
-        if proc.returncode == 0 and current == value:
+        current = git.config_get(repo, key, local=True)
+        if current == value:
             actions.append(f"{'kept':<9} git config {key}")
             continue
-        git.run(repo, "config", "--local", key, value)
-        actions.append(f"{'updated' if proc.returncode == 0 else 'set':<9} git config {key}")
+        git.config_set(repo, key, value)
+        actions.append(f"{'updated' if current is not None else 'set':<9} git config {key}")
     return actions
 
 

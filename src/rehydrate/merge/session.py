@@ -258,7 +258,7 @@ def _write(
         write_in_repo(repo.root, path, result.data)
     staged = not result.conflicts
     if staged:
-        git.run(repo, "add", "--", f":(literal){path}")
+        git.stage_path(repo, path)
         state.pop(path, None)
     else:
         state[path] = {**entry, "written": git.hash_blob(result.data, repo.object_format)}

@@ -138,8 +138,7 @@ def check_start(repo: git.Repo, config: Config) -> StartCheck:
         judged = None
     if judged is not None and head is not None:
         base = judged.base
-        known = git.run(repo, "cat-file", "-e", f"{base}^{{commit}}", check=False)
-        if known.returncode != 0:  # gone (gc after a rewrite): nothing to compare with
+        if not git.commit_exists(repo, base):  # gone (gc after a rewrite): nothing to compare with
             notes.append(f"rehydrate run: the last judged state {base[:12]} is gone")
             base = None
         paths = [config.path_of(k) for k in KINDS]
