@@ -42,7 +42,6 @@ _EMPTY_BLOB = {  # what an intent-to-add entry (git add -N) stages: no content y
     "sha1": "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391",
     "sha256": "473a0f4c3be8a93681a267e3b1e9a7dcda1185436fe141f7749120a303721813",
 }
-_EMPTY = frozenset(_EMPTY_BLOB.values())
 MAX_INDEX_SCAN = 64 << 20  # bytes of .git/index searched for ledger names when git fails
 
 
@@ -182,7 +181,8 @@ def read_standing(repo: git.Repo, head: str | None) -> Standing:
     ledger_paths = list(DEFAULT_PATHS.values())
     worktree = _read_worktree(repo, [*names, *ledger_paths])
     ids = _ids(repo, head, [*names, *ledger_paths])
-    read = git.cat_blobs(repo, _unread(ids, worktree, {}, names))
+    read = dict.fromkeys(_EMPTY_BLOB.values(), b"")  # the empty blob's bytes need no git
+    read.update(git.cat_blobs(repo, _unread(ids, worktree, read, names)))
     texts = {w: {n: _settings_bytes(w, n, ids, worktree, read) for n in names} for w in WHERES}
     in_force_at = HEAD if head is not None else (INDEX if _any(texts[INDEX]) else WORK_TREE)
     config = _settings(texts[in_force_at]) or Config()  # ConfigError: the ones in force
@@ -283,13 +283,13 @@ def _unread(
     ids: Ids, worktree: Mapping[str, git.Blob], read: Mapping[str, bytes], paths: Iterable[str]
 ) -> list[str]:
     """The ids of the index's and HEAD's blobs of ``paths`` that git must be asked for:
-    not the work tree's bytes, not ``read`` before, not the empty blob."""
+    not the work tree's bytes, not ``read`` before."""
     wanted: list[str] = []
     for path in paths:
         here = worktree.get(path)
         for where in (INDEX, HEAD):
             found = ids[where].get(path)
-            if found is None or found[1] != "blob" or found[0] in _EMPTY or found[0] in read:
+            if found is None or found[1] != "blob" or found[0] in read:
                 continue
             if here is None or here.blob != found[0]:
                 wanted.append(found[0])
@@ -309,7 +309,7 @@ def _settings_bytes(
         return None
     if here is not None and here.blob == found[0] and here.data is not None:
         return here.data
-    return b"" if found[0] in _EMPTY else read[found[0]]
+    return read[found[0]]
 
 
 def _marks_of_use(top: Path) -> bool:
