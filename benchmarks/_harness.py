@@ -130,5 +130,5 @@ def report(
         if target is not None:
             verdict = f"  target <= {target:g}x  {'ok' if ratio <= target else 'MISSED'}"
             ok = ok and ratio <= target
-        print(f"  {name:<40} {value * 1000:8.1f} ms  {ratio:6.2f}x{verdict}")
+        print(f"  {name:<48} {value * 1000:8.1f} ms  {ratio:6.2f}x{verdict}")
     return ok

@@ -31,7 +31,9 @@ def _click_events() -> dict[str, set[str]]:
     ctx = click.Context(click.Group())
     for name, target in SUBCOMMANDS.items():
         module, _, attr = target.partition(":")
-        group = getattr(__import__(f"rehydrate.cli.{module}", fromlist=[attr]), attr)
+        made = getattr(__import__(f"rehydrate.cli.{module}", fromlist=[attr]), attr)
+        # a command, or (as cli.LazyGroup makes it) a function making the group of a name
+        group = made if isinstance(made, click.Command) else made(name)
         if isinstance(group, click.Group):
             found[name] = set(group.list_commands(ctx)) - NOT_EVENTS.get(name, set())
     return found
@@ -46,6 +48,22 @@ def test_the_fast_table_is_the_click_groups() -> None:
     assert {runtime: set(hookfast.events(runtime)) for runtime in CLICK_EVENTS} == CLICK_EVENTS
     assert hookfast.events("aider") == frozenset()  # no hooks: click says so
     assert hookfast.events("../claude") == frozenset()
+    for name in ("Claude", "_claude", "core", "tools", "runtimes", "claude_install"):
+        assert hookfast.events(name) == frozenset(), name
+
+
+def test_every_module_answering_hooks_is_a_runtimes() -> None:
+    """The fast path finds an adapter by its runtime's name: a module of agents/ with a
+    ``run_hook`` must be a ``RUNTIMES`` row's, which the click groups are built from."""
+    import pkgutil
+
+    import rehydrate.agents
+    from rehydrate.agents.runtimes import RUNTIMES
+
+    names = [m.name for m in pkgutil.iter_modules(rehydrate.agents.__path__)]
+    adapters = {n for n in names if hookfast.events(n)}
+    assert adapters == set(CLICK_EVENTS)
+    assert adapters <= set(RUNTIMES)
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,8 @@ LAYERS = (
     ("run",),  # the ephemeral-worker loop: prompt, guard, continuity and agents together
     ("mcp_server",),  # `rehydrate mcp`: the writers, prompt and views behind the MCP SDK
     ("doctor",),  # checks the wiring every capability installed
-    ("cli", "hookfast", "__main__"),  # hookfast: `hook RUNTIME EVENT` without click
+    # hookfast: `hook RUNTIME EVENT` without click; exits: how both end on an exception
+    ("cli", "hookfast", "exits", "__main__"),
 )
 LAYER = {unit: depth for depth, units in enumerate(LAYERS) for unit in units}
 

@@ -9,9 +9,11 @@ same exit code and message as ``cli.main``. Anything else (``--help``, an extra
 argument, an unknown event) goes to the click CLI, which says what is wrong.
 
 The events are each adapter's own ``HANDLERS`` (what its ``run_hook`` dispatches on),
-the runtimes those of ``agents.runtimes.RUNTIMES``: no second list. A test walks the
-click groups and compares; another runs both paths on every runtime × event and
-compares the bytes (tests/test_hookfast.py).
+the adapter of a runtime the module of ``agents/`` named after it (an
+``agents.runtimes.RUNTIMES`` key; that table is not imported, ~1.6 ms a call): no second
+list. A test walks the click groups and compares, and requires every module of
+``agents/`` with a ``run_hook`` to be a runtime's; another runs both paths on every
+runtime × event and compares the bytes (tests/test_hookfast.py).
 """
 
 from __future__ import annotations
@@ -20,18 +22,20 @@ import codecs
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from .agents.events import HookResult
 
 
 def events(runtime: str) -> frozenset[str]:
-    """The events ``rehydrate hook RUNTIME`` answers: its adapter's ``HANDLERS``."""
-    from .agents.runtimes import RUNTIMES
-
-    if runtime not in RUNTIMES:
+    """The events ``rehydrate hook RUNTIME`` answers: its adapter's ``HANDLERS`` (none for
+    a name that is no module of ``agents/``, or one without a ``run_hook``)."""
+    if not (runtime.isidentifier() and runtime.islower()) or runtime.startswith("_"):
         return frozenset()
     try:
         module = importlib.import_module(f"rehydrate.agents.{runtime}")
-    except ImportError:  # a runtime with no hooks (aider)
+    except ImportError:  # no such module: a runtime with no hooks (aider), or none at all
         return frozenset()
     if not callable(getattr(module, "run_hook", None)):
         return frozenset()
@@ -58,46 +62,24 @@ def _plain(stream: TextIO | None) -> bool:
 
 def run(runtime: str, event: str) -> int:
     """The hook's exit code, its answer and note written as the click command writes them;
-    errors become exit codes and messages as in ``cli.main``."""
-    from .errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, RehydrateError
-
+    errors become exit codes and messages as in ``cli.main`` (``exits.fatal``)."""
     try:
         return _answer(runtime, event)
-    except RehydrateError as exc:
-        _echo(f"rehydrate: {exc}", err=True)
-        return exc.exit_code
     except (KeyboardInterrupt, EOFError):
+        from .errors import EXIT_INTERRUPTED
+        from .exits import INTERRUPTED
+
         _echo("", err=True)  # click's blank line after ^C
-        _echo("rehydrate: interrupted", err=True)
+        _echo(INTERRUPTED, err=True)
         return EXIT_INTERRUPTED
-    except OSError as exc:
+    except Exception as exc:  # noqa: BLE001 - every outcome gets its exit code and message
         import errno
 
-        if exc.errno == errno.EPIPE:  # the reader went away: no verdict recorded, 0
-            return 0
-        from .quote import line
+        from .exits import fatal
 
-        where = f" {line(exc.filename)}:" if exc.filename else ""
-        _echo(
-            f"rehydrate: io_error:{where} {line(exc.strerror or exc)}; check the path and "
-            "its permissions",
-            err=True,
-        )
-        return EXIT_USAGE
-    except Exception as exc:  # noqa: BLE001 - a bug: never let a traceback pass for an answer
-        import traceback
-
-        from .environment import DEBUG, flag
-        from .quote import line
-
-        _echo(
-            f"rehydrate: internal error ({type(exc).__name__}: {line(exc)}). This is a bug; please "
-            "report it with the command you ran. Set REHYDRATE_DEBUG=1 for the traceback.",
-            err=True,
-        )
-        if flag(DEBUG):
-            traceback.print_exc(file=sys.stderr)
-        return EXIT_INTERNAL
+        if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
+            return 0  # the reader went away: no verdict recorded, 0
+        return fatal(exc, _stderr)
 
 
 def _answer(runtime: str, event: str) -> int:
@@ -111,7 +93,7 @@ def _answer(runtime: str, event: str) -> int:
     except InputTooLarge:
         raw = ""  # an event no runtime sends: unparseable, let through with a message
     module = importlib.import_module(f"rehydrate.agents.{runtime}")
-    result: Any = module.run_hook(event, raw)
+    result: HookResult = module.run_hook(event, raw)
     if result.output is not None:
         _echo(json.dumps(outgoing_json(result.output), ensure_ascii=False))
     elif result.text:
@@ -121,6 +103,10 @@ def _answer(runtime: str, event: str) -> int:
         _echo(outgoing(result.message), err=True)
     code: int = result.exit_code
     return code
+
+
+def _stderr(text: str) -> None:
+    _echo(text, err=True)
 
 
 def _echo(text: str, *, err: bool = False, nl: bool = True) -> None:

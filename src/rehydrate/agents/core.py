@@ -22,13 +22,12 @@ the runtime's own unit (``units``).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from .. import git
 from ..config import Config
 from ..errors import GitError
-from .judging import Standing, judge
+from .judging import KINDS, Standing, judge
 from .units import Cap
 
 # What an outcome asks the adapter to do.
@@ -41,8 +40,7 @@ SHOW = "show"  # show ``text`` to the person (and to the model where the runtime
 ACTIONS = (ALLOW, INJECT, REFUSE, BLOCK, INSTRUCT, SHOW)
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(NamedTuple):
     """What the core decided for one event; the adapter renders it for its runtime."""
 
     action: str = ALLOW
@@ -93,8 +91,6 @@ def uncommitted_ledgers(project: Project) -> list[str]:
     """Ledger paths whose work tree or index differs from HEAD (untracked included), by
     content: a change staged and then undone in the work tree still counts, and so does
     one that an index flag (skip-worktree, assume-unchanged) hides from ``git status``."""
-    from ..ledgers import KINDS
-
     if project.standing is not None:
         return project.standing.differing()
     paths = [project.config.path_of(k) for k in KINDS]

@@ -20,7 +20,7 @@ the ledger is parsed in full first, which also fails closed on a broken ledger.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
 from .. import git
@@ -38,6 +38,7 @@ MAX_SEARCHED = 64  # distinct commands searched for; more: every row is read
 NEEDLES = 8  # terms searched for per command
 ADVICE_LINES = 64  # an option name on more lines than this is looked for no further
 _QUOTING = b"'\"\\$"
+_QUOTES = tuple(bytes([q]) for q in _QUOTING)
 _BARE = str.maketrans("", "", "'\"\\$")
 
 
@@ -164,11 +165,14 @@ def candidate_lines(data: bytes, commands: Iterable[Command]) -> set[int] | None
     Each command's lines are found from its rarest exact term (one C count per term)
     and each of its option names found on at most ``ADVICE_LINES`` lines (a name on
     more is no sign of a near miss), then checked whole: a row the ledger holds for the
-    command is never left out, and a megabyte ledger costs a few scans of its bytes."""
+    command is never left out, and a megabyte ledger costs a few scans of its bytes. A
+    command whose program is on no line, or one of whose exact terms is on none, needs
+    no more counting for that part: no line can hold it."""
     commands = list(commands)
     if len(commands) > MAX_SEARCHED:
         return None
-    bare = data.translate(None, _QUOTING)  # same lines: no line feed is removed
+    quoted = any(q in data for q in _QUOTES)  # a memchr each: cheaper than a copy
+    bare = data.translate(None, _QUOTING) if quoted else data  # same lines either way
     counts: dict[bytes, int] = {}
 
     def count(term: bytes) -> int:
@@ -177,14 +181,18 @@ def candidate_lines(data: bytes, commands: Iterable[Command]) -> set[int] | None
         return counts[term]
 
     tests = []
+    firsts: list[bytes] = []  # the terms whose places are looked at
     for program, exact, advice in dict.fromkeys(_needles(c) for c in commands):
+        if not count(program):
+            continue  # every line a command's terms must be on holds its program
         rare = tuple(n for n in advice if count(n) <= ADVICE_LINES)
         tests.append((program, exact, rare))
+        rarest = _rarest([program, *exact], count)
+        firsts += [rarest] if rarest is not None else []
+        firsts += [t for t in rare if count(t)]
     starts: set[int] = set()
-    for program, exact, rare in tests:
-        for term in [min([program, *exact], key=count), *rare]:
-            if count(term):
-                starts.update(m.start() for m in re.finditer(re.escape(term), bare))
+    for term in dict.fromkeys(firsts):
+        starts.update(m.start() for m in re.finditer(re.escape(term), bare))
     lines: set[int] = set()
     number, previous, line_end = 1, 0, -1
     for offset in sorted(starts):
@@ -202,6 +210,15 @@ def candidate_lines(data: bytes, commands: Iterable[Command]) -> set[int] | None
         ):
             lines.add(number)
     return lines
+
+
+def _rarest(terms: list[bytes], count: Callable[[bytes], int]) -> bytes | None:
+    """The term of ``terms`` on fewest lines (the first of those); None when one is on
+    none, which no line then holds them all with: the others need not be counted."""
+    for term in terms:
+        if not count(term):
+            return None
+    return min(terms, key=count)
 
 
 def _cells_as_rows(raw: list[bytes], lines: set[int] | None, programs: set[str]) -> Iterable[Row]:

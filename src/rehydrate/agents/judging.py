@@ -24,15 +24,15 @@ the work tree (docs/agent-hooks.md, "What the agent hooks judge").
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from .. import git
 from ..config import CONFIG_FILES, DEFAULT_PATHS, Config, config_from_files
 from ..errors import ConfigError, GitError, LedgerParseError
 
+KINDS = tuple(DEFAULT_PATHS)  # the ledger kinds (``ledgers.KINDS``; the parser not imported)
 WORK_TREE = "work tree"
 INDEX = "index"
 HEAD = "HEAD"
@@ -50,8 +50,10 @@ class NotOptedIn(Exception):
     in: the hook does nothing."""
 
 
-@dataclass
-class Standing:
+Ids = Mapping[str, Mapping[str, tuple[str, str] | None]]  # where -> path -> (id, type)
+
+
+class Standing(NamedTuple):
     """The settings in force and every ledger and settings file in each of the three
     places; blobs other than the work tree's are read from git only when asked for."""
 
@@ -59,11 +61,11 @@ class Standing:
     head: str | None
     config: Config  # in force: as committed
     others: tuple[Config, ...]  # valid settings of the index and the work tree, if other
-    ids: Mapping[str, Mapping[str, tuple[str, str] | None]]  # where -> path -> (id, type)
+    ids: Ids
     worktree: Mapping[str, git.Blob]
     settings_changes: tuple[str, ...]  # settings files that differ from HEAD, named
     opted_in: bool
-    _read: dict[str, bytes] = field(default_factory=dict)
+    read: dict[str, bytes]  # blob id -> bytes: what was read from git so far
 
     @property
     def configs(self) -> tuple[Config, ...]:
@@ -77,8 +79,8 @@ class Standing:
         """``path`` in ``where`` (absent: data and mode None); read from git on demand."""
         if where == WORK_TREE:
             return self.worktree.get(path) or git.Blob(path, None, None, None)
-        found = self.ids[where].get(path)
-        if found is None or (where == INDEX and found[0] == _EMPTY_BLOB[self.repo.object_format]):
+        found = self._id(where, path)
+        if found is None:
             return git.Blob(path, None, None, None)
         oid, kind = found
         if kind != "blob":
@@ -86,12 +88,31 @@ class Standing:
         here = self.worktree.get(path)
         if here is not None and here.blob == oid and here.data is not None:
             return git.Blob(path, here.data, oid, "100644")
-        if oid not in self._read:
-            self._read.update(git.cat_blobs(self.repo, [oid]))
-        return git.Blob(path, self._read[oid], oid, "100644")
+        if oid not in self.read:
+            self.read.update(git.cat_blobs(self.repo, [oid]))
+        return git.Blob(path, self.read[oid], oid, "100644")
+
+    def _id(self, where: str, path: str) -> tuple[str, str] | None:
+        """(id, type) of ``path`` in the index or HEAD; None where absent (an entry added
+        with intent to add, ``git add -N``, holds no content yet: absent too)."""
+        found = self.ids[where].get(path)
+        if found is None or (where == INDEX and found[0] == _EMPTY_BLOB[self.repo.object_format]):
+            return None
+        return found
+
+    def holds(self, path: str) -> bool:
+        """Whether any of the three places holds ``path`` (a file or not), read or not."""
+        here = self.worktree.get(path)
+        if here is not None and (here.data is not None or here.mode is not None):
+            return True
+        return any(self._id(where, path) is not None for where in (INDEX, HEAD))
 
     def versions(self, path: str) -> list[tuple[tuple[str, ...], git.Blob]]:
-        """(the places that hold it, blob) of each present content of ``path``."""
+        """(the places that hold it, blob) of each present content of ``path``; the blobs
+        the work tree does not hold are read together, with one git process."""
+        self.read.update(
+            git.cat_blobs(self.repo, _unread(self.ids, self.worktree, self.read, [path]))
+        )
         found: dict[str | None, tuple[list[str], git.Blob]] = {}
         for where in WHERES:
             blob = self.blob(where, path)
@@ -102,8 +123,6 @@ class Standing:
 
     def differing(self) -> list[str]:
         """Ledger paths whose work tree, index and HEAD do not hold the same content."""
-        from ..ledgers import KINDS
-
         paths = dict.fromkeys(p for k in KINDS for p in self.paths(k))
         return sorted(p for p in paths if len(set(self._ids_of(p))) > 1)
 
@@ -156,14 +175,15 @@ def work_tree_root(where: str) -> Path | None:
 
 
 def read_standing(repo: git.Repo, head: str | None) -> Standing:
-    """Settings and ledgers in the three places (one or two ``cat-file --batch-check``)."""
-    from ..ledgers import KINDS
-
+    """Settings and ledgers in the three places (one or two ``cat-file --batch-check``, and
+    one ``cat-file --batch`` for settings files whose copies the work tree does not hold)."""
     names = list(CONFIG_FILES)
     ledger_paths = list(DEFAULT_PATHS.values())
     worktree = _read_worktree(repo, [*names, *ledger_paths])
     ids = _ids(repo, head, [*names, *ledger_paths])
-    texts = {w: {n: _settings_bytes(repo, w, n, ids, worktree) for n in names} for w in WHERES}
+    read = dict.fromkeys(_EMPTY_BLOB.values(), b"")  # the empty blob's bytes need no git
+    read.update(git.cat_blobs(repo, _unread(ids, worktree, read, names)))
+    texts = {w: {n: _settings_bytes(w, n, ids, worktree, read) for n in names} for w in WHERES}
     in_force_at = HEAD if head is not None else (INDEX if _any(texts[INDEX]) else WORK_TREE)
     config = _settings(texts[in_force_at]) or Config()  # ConfigError: the ones in force
     others: list[Config] = []
@@ -196,12 +216,10 @@ def read_standing(repo: git.Repo, head: str | None) -> Standing:
         more = _ids(repo, head, extra)
         ids = {w: {**ids[w], **more[w]} for w in ids}
     standing = Standing(
-        repo, head, config, tuple(others), ids, worktree, tuple(dict.fromkeys(changes)), False
+        repo, head, config, tuple(others), ids, worktree, tuple(dict.fromkeys(changes)), False, read
     )
-    standing.opted_in = has_settings or any(
-        standing.versions(p) for k in KINDS for p in standing.paths(k)
-    )
-    return standing
+    opted_in = has_settings or any(standing.holds(p) for k in KINDS for p in standing.paths(k))
+    return standing._replace(opted_in=opted_in)
 
 
 def _settings(texts: Mapping[str, bytes | None]) -> Config | None:
@@ -212,17 +230,17 @@ def _settings(texts: Mapping[str, bytes | None]) -> Config | None:
         return config_from_files(texts)
     except ConfigError as exc:
         pyproject = texts.get("pyproject.toml") or b""
-        if exc.file == "pyproject.toml" and not _TABLE.search(pyproject):
+        import re
+
+        if exc.file == "pyproject.toml" and not re.search(_TABLE, pyproject, re.M):
             if texts.get(".rehydrate.toml") is None:
                 return None
         raise
 
 
 # A [tool.rehydrate] table header, or an inline `rehydrate = {…}` (linear: no run of one
-# class is followed by the same class).
-_TABLE = re.compile(
-    rb"^[ \t]*\[+[ \t]*tool[ \t]*\.[ \t]*rehydrate\b|\brehydrate[ \t]*=[ \t]*\{", re.M
-)
+# class is followed by the same class); compiled only when a pyproject.toml fails to parse.
+_TABLE = rb"^[ \t]*\[+[ \t]*tool[ \t]*\.[ \t]*rehydrate\b|\brehydrate[ \t]*=[ \t]*\{"
 
 
 def _any(texts: Mapping[str, bytes | None]) -> bool:
@@ -261,13 +279,28 @@ def _ids(
     return ids
 
 
+def _unread(
+    ids: Ids, worktree: Mapping[str, git.Blob], read: Mapping[str, bytes], paths: Iterable[str]
+) -> list[str]:
+    """The ids of the index's and HEAD's blobs of ``paths`` that git must be asked for:
+    not the work tree's bytes, not ``read`` before."""
+    wanted: list[str] = []
+    for path in paths:
+        here = worktree.get(path)
+        for where in (INDEX, HEAD):
+            found = ids[where].get(path)
+            if found is None or found[1] != "blob" or found[0] in read:
+                continue
+            if here is None or here.blob != found[0]:
+                wanted.append(found[0])
+    return list(dict.fromkeys(wanted))
+
+
 def _settings_bytes(
-    repo: git.Repo,
-    where: str,
-    name: str,
-    ids: Mapping[str, Mapping[str, tuple[str, str] | None]],
-    worktree: Mapping[str, git.Blob],
+    where: str, name: str, ids: Ids, worktree: Mapping[str, git.Blob], read: Mapping[str, bytes]
 ) -> bytes | None:
+    """The settings file ``name`` in ``where`` (absent: None): the work tree's bytes, or
+    the blob ``read`` from git."""
     here = worktree.get(name)
     if where == WORK_TREE:
         return here.data if here is not None else None
@@ -276,7 +309,7 @@ def _settings_bytes(
         return None
     if here is not None and here.blob == found[0] and here.data is not None:
         return here.data
-    return git.cat_blobs(repo, [found[0]])[found[0]]
+    return read[found[0]]
 
 
 def _marks_of_use(top: Path) -> bool:

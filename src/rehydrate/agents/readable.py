@@ -96,11 +96,11 @@ def _present_in_worktree(standing: Standing, kind: str) -> list[git.Blob]:
 
 
 def _readable_in_worktree(standing: Standing, kind: str) -> None:
-    from ..state import parse_file
-
     for blob in _present_in_worktree(standing, kind):
         if _parsed_before(standing, kind, blob):
             continue
+        from ..state import parse_file  # the parser: only for a blob not parsed before
+
         error: LedgerParseError | None = None
         for config in standing.configs:
             try:

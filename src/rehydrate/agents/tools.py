@@ -54,15 +54,7 @@ def check_tool_call(
     except NotOptedIn:
         return Outcome()  # a repository that has not opted in: stay out of the way
     except GitError as exc:
-        return Outcome(
-            REFUSE,
-            error(
-                "rehydrate cannot check this command (git's error is quoted below). Commands "
-                "stay blocked until git works here again, so that no failed attempt is "
-                "repeated unchecked.",
-                exc,
-            ),
-        )
+        return _git_fails(exc)
     except RehydrateError as exc:
         return Outcome(
             REFUSE,
@@ -76,6 +68,19 @@ def check_tool_call(
     if held is not None:
         return held
     return refuse_repeat(project, command)
+
+
+def _git_fails(exc: GitError) -> Outcome:
+    """Every shell command refused while git fails here, with git's error quoted."""
+    return Outcome(
+        REFUSE,
+        error(
+            "rehydrate cannot check this command (git's error is quoted below). Commands "
+            "stay blocked until git works here again, so that no failed attempt is "
+            "repeated unchecked.",
+            exc,
+        ),
+    )
 
 
 def _held(root: Path, runtime: Runtime, session: str | None) -> Outcome | None:
@@ -117,15 +122,7 @@ def refuse_repeat(project: Project, command: str) -> Outcome:
             files, notes = failure_files(project.standing)
         found = [(where, check(command, failures)) for where, failures in files]
     except GitError as exc:
-        return Outcome(
-            REFUSE,
-            error(
-                "rehydrate cannot check this command (git's error is quoted below). Commands "
-                "stay blocked until git works here again, so that no failed attempt is "
-                "repeated unchecked.",
-                exc,
-            ),
-        )
+        return _git_fails(exc)
     except RehydrateError as exc:
         failures = project.standing.paths("failures") if project.standing else []
         failures.append(project.config.path_of("failures"))

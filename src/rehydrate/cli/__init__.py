@@ -13,7 +13,8 @@ from typing import Any
 
 import click
 
-from ..errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, RehydrateError
+from ..errors import EXIT_INTERRUPTED, EXIT_USAGE, RehydrateError
+from ..exits import INTERRUPTED, fatal
 
 # command name -> "module:attribute" under rehydrate.cli
 COMMANDS: dict[str, str] = {
@@ -175,13 +176,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             standalone_mode=False,
         )
     except RehydrateError as exc:
-        click.echo(f"rehydrate: {exc}", err=True)
-        return exc.exit_code
-    except click.exceptions.Abort:
-        click.echo("rehydrate: interrupted", err=True)
-        return EXIT_INTERRUPTED
-    except KeyboardInterrupt:
-        click.echo("rehydrate: interrupted", err=True)
+        return fatal(exc, _say)
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        click.echo(INTERRUPTED, err=True)
         return EXIT_INTERRUPTED
     except click.ClickException as exc:
         import io
@@ -217,26 +214,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     err=True,
                 )
             return _verdict[0]
-
-        where = f" {line(exc.filename)}:" if exc.filename else ""
-        click.echo(
-            f"rehydrate: io_error:{where} {line(exc.strerror or exc)}; check the path and "
-            "its permissions",
-            err=True,
-        )
-        return EXIT_USAGE
+        return fatal(exc, _say)
     except Exception as exc:  # a bug: never let a traceback pass for an answer
-        import traceback
-
-        from ..environment import DEBUG, flag
-        from ..quote import line
-
-        click.echo(
-            f"rehydrate: internal error ({type(exc).__name__}: {line(exc)}). This is a bug; please "
-            "report it with the command you ran. Set REHYDRATE_DEBUG=1 for the traceback.",
-            err=True,
-        )
-        if flag(DEBUG):
-            traceback.print_exc(file=sys.stderr)
-        return EXIT_INTERNAL
+        return fatal(exc, _say)
     return result if isinstance(result, int) else 0
+
+
+def _say(text: str) -> None:
+    click.echo(text, err=True)
