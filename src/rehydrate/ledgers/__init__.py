@@ -16,7 +16,7 @@ from ._document import (
 )
 from ._frontmatter import split as split_front_matter
 from ._markdown import Section, split_sections
-from ._render import code_spans, hidden_markup, visible
+from ._render import hidden_markup, visible
 from ._table import Table, escape_cell, normalize, render_row, split_row
 from .model import Ledger
 
@@ -33,7 +33,6 @@ __all__ = [
     "Table",
     "canonical_section",
     "check_text",
-    "code_spans",
     "entity_forbidden",
     "escape_cell",
     "forbidden",

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from ..errors import LedgerParseError
+from ..mdblocks import front_matter_bounds
 
 MAX_FRONT_MATTER_BYTES = 65536
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
@@ -21,13 +22,10 @@ _PLAIN_UNSAFE_START = set("'\"&*!|>%@`{[#-?:,")
 
 def split(lines: list[str], path: str) -> tuple[dict[str, Any], int]:
     """Return (metadata, number of lines the front matter block takes)."""
-    if not lines or lines[0].rstrip(" \t") != "---":
+    index = front_matter_bounds(lines)
+    if index is None:
         return {}, 0
-    for index in range(1, len(lines)):
-        if lines[index].rstrip(" \t") in ("---", "..."):
-            block = lines[1:index]
-            break
-    else:
+    if index == len(lines):
         raise LedgerParseError(
             "front matter starts with '---' but is never closed",
             file=path,
@@ -35,6 +33,7 @@ def split(lines: list[str], path: str) -> tuple[dict[str, Any], int]:
             code="frontmatter_invalid",
             fix="close it with a '---' line",
         )
+    block = lines[1:index]
     if sum(len(b) + 1 for b in block) > MAX_FRONT_MATTER_BYTES:
         raise LedgerParseError(
             "front matter is larger than 64 KiB",

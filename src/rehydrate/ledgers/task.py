@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import LedgerParseError
+from ..mdblocks import front_matter_bounds
 from ._document import Context, check_text, decode, read, tables_by_section
 from ._markdown import Section
 from ._render import action_words, chaining_problem
@@ -172,13 +173,10 @@ def _plainly_written(lines: Callable[[], list[str]], raw: object) -> bool:
 
 def _meta_line(lines: list[str], key: str) -> int:
     """The line of ``key:`` in the front matter (1 when it has none)."""
-    if lines and lines[0].rstrip(" \t") == "---":
-        for index in range(1, len(lines)):
-            text = lines[index]
-            if text.rstrip(" \t") in ("---", "..."):
-                break
-            if text.startswith(key) and text[len(key) :].lstrip(" \t").startswith(":"):
-                return index + 1
+    for index in range(1, front_matter_bounds(lines) or 0):
+        text = lines[index]
+        if text.startswith(key) and text[len(key) :].lstrip(" \t").startswith(":"):
+            return index + 1
     return 1
 
 
