@@ -78,6 +78,25 @@ def kind_of(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
+def read_upto(fd: int, size: int) -> bytes:
+    """At most ``size`` bytes from the open descriptor ``fd`` (fewer at its end), read in
+    chunks of at most 1 MiB: the one read loop of every bounded read."""
+    chunks, left = [], size
+    while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _not_a_file(mode: int, shown: str) -> NotAFile:
+    return NotAFile(
+        f"is {kind_of(mode)}, not a regular file; refusing to read it",
+        file=shown,
+        code="not_a_regular_file",
+        fix="replace it with a regular file",
+    )
+
+
 def read_file(
     path: Path | str,
     limit: int,
@@ -100,12 +119,7 @@ def read_file(
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise NotAFile(
-                f"is {kind_of(info.st_mode)}, not a regular file; refusing to read it",
-                file=shown,
-                code="not_a_regular_file",
-                fix="replace it with a regular file",
-            )
+            raise _not_a_file(info.st_mode, shown)
         if info.st_size > limit:
             raise too_large(
                 f"is {info.st_size} bytes, over the {limit}-byte limit; refusing to read it",
@@ -113,15 +127,7 @@ def read_file(
                 code=code,
                 fix=fix,
             )
-        chunks = []
-        left = limit + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        data = b"".join(chunks)
+        data = read_upto(fd, limit + 1)
     finally:
         os.close(fd)
     if len(data) > limit:  # it grew while being read
@@ -157,11 +163,7 @@ def read_head(path: Path | str, head: int) -> bytes:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, f"is {kind_of(info.st_mode)}, not a regular file", path)
-        chunks, left = [], head
-        while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
+        return read_upto(fd, head)
     finally:
         os.close(fd)
 
@@ -174,18 +176,9 @@ def read_tail(path: Path | str, tail: int) -> bytes:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise NotAFile(
-                f"is {kind_of(info.st_mode)}, not a regular file; refusing to read it",
-                file=str(path),
-                code="not_a_regular_file",
-                fix="replace it with a regular file",
-            )
+            raise _not_a_file(info.st_mode, str(path))
         os.lseek(fd, max(0, info.st_size - tail), os.SEEK_SET)
-        chunks, left = [], tail
-        while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
+        return read_upto(fd, tail)
     finally:
         os.close(fd)
 

@@ -7,6 +7,7 @@ from itertools import repeat
 from typing import Any, NamedTuple, cast
 
 from ..errors import LedgerParseError
+from ..quote import CELL, HIDDEN_ASCII, hidden_class
 from . import _frontmatter
 from ._markdown import Section, split_sections
 from ._render import visible
@@ -24,12 +25,7 @@ _ID_COLUMNS = frozenset({"id", "replaced_by"})  # cells that hold an ID (or noth
 _ID_LINES = re.compile(rf"(?:{ID_PATTERN}\n)*").fullmatch
 _ASCII_MARKUP = b" \t*_~`\\"  # ASCII that never shows by itself (ledgers.md)
 # Cc except tab; Cf except ZWNJ/ZWJ (U+200C/D); line/paragraph separators; tag characters.
-_FORBIDDEN = (
-    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
-    "\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
-    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
-    "\U000e0000-\U000e007f]"
-)
+_FORBIDDEN = hidden_class(CELL)
 
 
 @cache
@@ -87,7 +83,7 @@ def decode(data: bytes, ctx: Context) -> list[str]:
 
 
 # Every character _FORBIDDEN refuses that is ASCII, but for the line feed.
-_ASCII_FORBIDDEN = bytes(c for c in range(0x20) if c not in (0x09, 0x0A)) + b"\x7f"
+_ASCII_FORBIDDEN = HIDDEN_ASCII
 
 
 def has_forbidden(lines: list[str], data: bytes | None = None) -> bool:
