@@ -88,13 +88,24 @@ def read_upto(fd: int, size: int) -> bytes:
     return b"".join(chunks)
 
 
-def _not_a_file(mode: int, shown: str) -> NotAFile:
-    return NotAFile(
-        f"is {kind_of(mode)}, not a regular file; refusing to read it",
-        file=shown,
-        code="not_a_regular_file",
-        fix="replace it with a regular file",
-    )
+def _open_regular(path: Path | str, shown: str, dir_fd: int | None = None) -> tuple[int, int]:
+    """(descriptor, size) of the regular file at ``path``, opened without blocking;
+    anything else is ``NotAFile`` (``not_a_regular_file``), its descriptor closed."""
+    fd = os.open(path, _FLAGS, dir_fd=dir_fd)
+    try:
+        info = os.fstat(fd)
+    except OSError:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise NotAFile(
+            f"is {kind_of(info.st_mode)}, not a regular file; refusing to read it",
+            file=shown,
+            code="not_a_regular_file",
+            fix="replace it with a regular file",
+        )
+    return fd, info.st_size
 
 
 def read_file(
@@ -115,14 +126,11 @@ def read_file(
     OSError (missing, permissions) reaches the caller as it is.
     """
     shown = str(path) if name is None else name
-    fd = os.open(path, _FLAGS, dir_fd=dir_fd)
+    fd, size = _open_regular(path, shown, dir_fd)
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise _not_a_file(info.st_mode, shown)
-        if info.st_size > limit:
+        if size > limit:
             raise too_large(
-                f"is {info.st_size} bytes, over the {limit}-byte limit; refusing to read it",
+                f"is {size} bytes, over the {limit}-byte limit; refusing to read it",
                 file=shown,
                 code=code,
                 fix=fix,
@@ -172,12 +180,9 @@ def read_tail(path: Path | str, tail: int) -> bytes:
     """The last ``tail`` bytes of the regular file at ``path`` (a transcript: only its end
     matters, however large or sparse it is); a FIFO or device is ``NotAFile``, never a
     wait."""
-    fd = os.open(path, _FLAGS)
+    fd, size = _open_regular(path, str(path))
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise _not_a_file(info.st_mode, str(path))
-        os.lseek(fd, max(0, info.st_size - tail), os.SEEK_SET)
+        os.lseek(fd, max(0, size - tail), os.SEEK_SET)
         return read_upto(fd, tail)
     finally:
         os.close(fd)
