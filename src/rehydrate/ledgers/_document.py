@@ -483,37 +483,44 @@ def _check_ids(items: Mapping[str, list[Record]], retired: list[Retired], ctx: C
     known = set(ids)
     if len(known) == len(ids) and len(set(gone)) == len(gone) and known.issuperset(gone):
         return  # the usual case, checked with sets; the loops below find the line to blame
+    problem = _id_problem(items, retired)
+    if problem is not None:
+        message, row, code, fix = problem
+        raise LedgerParseError(
+            message, file=ctx.path, line=row.line, item_id=row.id, code=code, fix=fix
+        )
+
+
+def _id_problem(
+    items: Mapping[str, list[Record]], retired: list[Retired]
+) -> tuple[str, Record | Retired, str, str] | None:
+    """(message, row to blame, code, fix) of the first reused or badly retired ID."""
     first: dict[str, int] = {}
     for records_ in items.values():
         for record in records_:
             if record.id in first:
-                raise LedgerParseError(
+                return (
                     f"duplicate ID (first used at line {first[record.id]})",
-                    file=ctx.path,
-                    line=record.line,
-                    item_id=record.id,
-                    code="duplicate_id",
-                    fix="IDs are never reused: give this row the next free ID",
+                    record,
+                    "duplicate_id",
+                    "IDs are never reused: give this row the next free ID",
                 )
             first[record.id] = record.line
     done: dict[str, int] = {}
     for row in retired:
         if row.id not in first:
-            raise LedgerParseError(
+            return (
                 "retired row names no item of this ledger",
-                file=ctx.path,
-                line=row.line,
-                item_id=row.id,
-                code="retired_unknown_id",
-                fix="retire an existing item by its ID; the item's own row stays where it is",
+                row,
+                "retired_unknown_id",
+                "retire an existing item by its ID; the item's own row stays where it is",
             )
         if row.id in done:
-            raise LedgerParseError(
+            return (
                 f"item is retired twice (first at line {done[row.id]})",
-                file=ctx.path,
-                line=row.line,
-                item_id=row.id,
-                code="duplicate_id",
-                fix="keep one retirement row per item",
+                row,
+                "duplicate_id",
+                "keep one retirement row per item",
             )
         done[row.id] = row.line
+    return None

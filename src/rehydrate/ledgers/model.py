@@ -300,23 +300,21 @@ CHECKS = Schema(
 FAILURES = Schema("failures", Failure, _cols("ID!, Tried!, Failure!, Workaround!"))
 RETIRED = Schema("retired", Retired, _cols("ID!, Reason!, Date, Replaced by"))
 
-KNOWN_COLUMNS = frozenset(
-    c.header
-    for s in (
-        CONSTRAINTS,
-        CONTRACTS,
-        DECISIONS,
-        PHASES,
-        OBLIGATIONS,
-        WRITES,
-        APPROVALS,
-        VERIFIED,
-        CHECKS,
-        FAILURES,
-        RETIRED,
-    )
-    for c in s.columns
+# Every table schema of the three ledgers, in the order the writers list them.
+ALL_SCHEMAS = (
+    CONSTRAINTS,
+    CONTRACTS,
+    DECISIONS,
+    PHASES,
+    OBLIGATIONS,
+    WRITES,
+    APPROVALS,
+    VERIFIED,
+    CHECKS,
+    FAILURES,
+    RETIRED,
 )
+KNOWN_COLUMNS = frozenset(c.header for s in ALL_SCHEMAS for c in s.columns)
 
 
 class ProseSection(NamedTuple):

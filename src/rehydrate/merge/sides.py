@@ -11,7 +11,7 @@ from ..ledgers import (
     Context,
     Ledger,
     canonical_section,
-    parse_ledger,
+    parse_with,
     split_front_matter,
     split_sections,
     tables_by_section,
@@ -95,14 +95,7 @@ def front_line(side: Side, key: str) -> str | None:
 
 
 def read_side(kind: str, ctx: Context, name: str, data: bytes) -> Side:
-    ledger = parse_ledger(
-        kind,
-        ctx.path,
-        data,
-        section_aliases=ctx.section_aliases,
-        column_aliases=ctx.column_aliases,
-        max_bytes=ctx.max_bytes,
-    )
+    ledger = parse_with(kind, data, ctx)
     text = split_text(data)
     lines = list(text.lines)
     _, front = split_front_matter(lines, ctx.path)
