@@ -135,26 +135,18 @@ def _add_block(text: Text, index: int, block: list[str]) -> Text:
     return insert_lines(text, index, block)
 
 
-def _after_each(order: Sequence[str]) -> dict[str, tuple[str, ...]]:
-    """Each section of ``order`` -> the sections before it, nearest first."""
-    return {name: tuple(reversed(order[:index])) for index, name in enumerate(order)}
+def _after_each(first: str, last: str) -> dict[str, tuple[str, ...]]:
+    """Each section from ``first`` to ``last`` of one ledger (TITLES lists each ledger's
+    sections in its template's order) -> the sections before it, nearest first."""
+    order = list(TITLES)
+    run = order[order.index(first) : order.index(last) + 1]
+    return {name: tuple(reversed(run[:index])) for index, name in enumerate(run)}
 
 
 # A missing section is created after the nearest earlier one that exists.
 SECTION_ORDER: Mapping[str, tuple[str, ...]] = {
-    **_after_each(("constraints", "contracts", "decisions")),
-    **_after_each(
-        (
-            "phases",
-            "next action",
-            "obligations",
-            "external writes",
-            "approvals",
-            "verified",
-            "completion checks",
-            "rollback",
-        )
-    ),
+    **_after_each("constraints", "decisions"),
+    **_after_each("phases", "rollback"),
     "failures": (),
     "retired": (),
 }
