@@ -17,7 +17,7 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Any, BinaryIO, TextIO
+from typing import BinaryIO, TextIO
 
 from .errors import RehydrateError
 
@@ -197,7 +197,7 @@ class JSONUnreadable(ValueError):
     """JSON nested deeper than ``MAX_JSON_DEPTH``: unreadable input, like invalid JSON."""
 
 
-def load_json(data: str | bytes, max_depth: int = MAX_JSON_DEPTH) -> Any:
+def load_json(data: str | bytes, max_depth: int = MAX_JSON_DEPTH) -> object:
     """``json.loads`` of input rehydrate did not write, nesting bounded: deeper than
     ``max_depth`` raises ``JSONUnreadable`` (a ``ValueError``, as invalid JSON does)
     before the parser recurses; so does anything the parser cannot take (recursion)."""

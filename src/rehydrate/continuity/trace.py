@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..readlimit import load_json, read_text
 from .decision import BLOCKED_ON_RECONCILIATION, REAUTHORIZATION_REQUIRED, Decision, Reason
@@ -160,4 +160,5 @@ def read_events(root: Path) -> list[dict[str, Any]]:
     path = events_path(root)
     if not path.exists():
         return []
-    return [load_json(line) for line in read_text(path, 64 << 20).splitlines() if line]
+    lines = read_text(path, 64 << 20).splitlines()
+    return [cast("dict[str, Any]", load_json(line)) for line in lines if line]  # ours: objects

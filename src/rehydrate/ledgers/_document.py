@@ -4,7 +4,7 @@ import re
 from collections.abc import Callable, Mapping
 from functools import cache, partial
 from itertools import repeat
-from typing import Any, NamedTuple, cast
+from typing import NamedTuple, cast
 
 from ..errors import LedgerParseError
 from ..quote import CELL, HIDDEN_ASCII, hidden_class
@@ -13,7 +13,7 @@ from ._markdown import Section, split_sections
 from ._render import visible
 from ._table import Table, normalize
 from .ids import ID_PATTERN, id_problem
-from .model import RETIRED, Ledger, ProseSection, Record, Retired, Schema
+from .model import RETIRED, Item, Ledger, NextAction, ProseSection, Record, Retired, Schema
 
 MAX_LEDGER_BYTES = 32 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
@@ -34,6 +34,13 @@ def forbidden() -> re.Pattern[str]:
     return re.compile(_FORBIDDEN)
 
 
+class Finished(NamedTuple):
+    """What a ledger kind's own reading adds: its typed front matter, its Next action."""
+
+    meta: Mapping[str, object]
+    next_action: NextAction | None = None
+
+
 class Context(NamedTuple):
     """What a ledger reader needs besides the bytes."""
 
@@ -42,6 +49,10 @@ class Context(NamedTuple):
     column_aliases: Mapping[str, str]  # lowercase alias -> canonical header
     max_bytes: int = MAX_LEDGER_BYTES
     scan_cells: bool = True  # False once the whole text is known to hold no forbidden char
+
+
+# A ledger kind's own reading: (front matter, sections by key, context) -> what it adds.
+Finish = Callable[[Mapping[str, object], Mapping[str | None, Section], Context], Finished | None]
 
 
 def decode(data: bytes, ctx: Context) -> list[str]:
@@ -312,7 +323,9 @@ def read(
     ctx: Context,
     schemas: Mapping[str, Schema | None],
     pick_tables: Callable[[list[tuple[str | None, Section]]], dict[int, Schema]],
-    finish: Callable[[Mapping[str, Any], Mapping[str | None, Section], Context], dict[str, Any]],
+    finish: Callable[
+        [Mapping[str, object], Mapping[str | None, Section], Context], Finished | None
+    ],
 ) -> Ledger:
     """Parse one ledger. ``pick_tables`` maps id(table) -> schema for item tables."""
     lines = decode(data, ctx)
@@ -348,7 +361,7 @@ def read(
         if key == "retired":
             for table in section.tables:
                 chosen[id(table)] = RETIRED
-    items: dict[str, list[Record]] = {}
+    items: dict[str, list[Item]] = {}
     blocks: dict[str, str | None] = {}
     retired: list[Retired] = []
     prose: list[ProseSection] = []
@@ -364,7 +377,7 @@ def read(
             if schema is RETIRED:
                 retired.extend(cast("list[Retired]", built))
             else:
-                items.setdefault(schema.section, []).extend(built)
+                items.setdefault(schema.section, []).extend(cast("list[Item]", built))
                 # verbatim rows only for a section made of one table
                 blocks[schema.section] = None if schema.section in blocks else block
         prose.append(
@@ -373,16 +386,16 @@ def read(
     if ctx.scan_cells or b"&" in data:
         _check_everywhere(lines, ctx, raw=ctx.scan_cells)
     _check_ids(items, retired, ctx)
-    extra = finish(meta, {k: s for k, s in keyed}, ctx)
+    finished = finish(meta, {k: s for k, s in keyed}, ctx) or Finished(meta)
     return Ledger(
         kind=kind,
         path=ctx.path,
-        meta=extra.pop("meta", meta),
+        meta=finished.meta,
         prose=tuple(prose),
         items={k: tuple(v) for k, v in items.items()},
         retired=tuple(retired),
         plain_rows={k: v for k, v in blocks.items() if v},
-        **extra,
+        next_action=finished.next_action,
     )
 
 
@@ -477,7 +490,7 @@ def tables_by_section(
     return pick
 
 
-def _check_ids(items: Mapping[str, list[Record]], retired: list[Retired], ctx: Context) -> None:
+def _check_ids(items: Mapping[str, list[Item]], retired: list[Retired], ctx: Context) -> None:
     ids = [record.id for records_ in items.values() for record in records_]
     gone = [row.id for row in retired]
     known = set(ids)
@@ -492,8 +505,8 @@ def _check_ids(items: Mapping[str, list[Record]], retired: list[Retired], ctx: C
 
 
 def _id_problem(
-    items: Mapping[str, list[Record]], retired: list[Retired]
-) -> tuple[str, Record | Retired, str, str] | None:
+    items: Mapping[str, list[Item]], retired: list[Retired]
+) -> tuple[str, Record, str, str] | None:
     """(message, row to blame, code, fix) of the first reused or badly retired ID."""
     first: dict[str, int] = {}
     for records_ in items.values():

@@ -10,7 +10,6 @@ refused).
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ..errors import LedgerParseError
 from ..mdblocks import front_matter_bounds
@@ -20,7 +19,7 @@ _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _PLAIN_UNSAFE_START = set("'\"&*!|>%@`{[#-?:,")
 
 
-def split(lines: list[str], path: str) -> tuple[dict[str, Any], int]:
+def split(lines: list[str], path: str) -> tuple[dict[str, object], int]:
     """Return (metadata, number of lines the front matter block takes)."""
     index = front_matter_bounds(lines)
     if index is None:
@@ -48,8 +47,8 @@ def split(lines: list[str], path: str) -> tuple[dict[str, Any], int]:
     return meta, index + 1
 
 
-def _simple(block: list[str], path: str) -> dict[str, Any] | None:
-    meta: dict[str, Any] = {}
+def _simple(block: list[str], path: str) -> dict[str, object] | None:
+    meta: dict[str, object] = {}
     for offset, text in enumerate(block, start=2):
         if not text.strip() or text.lstrip().startswith("#"):
             continue
@@ -86,7 +85,7 @@ def _key_value(text: str) -> tuple[str, str] | None:
     return text[:colon], rest.strip(" \t")
 
 
-def _yaml(block: list[str], path: str) -> dict[str, Any]:
+def _yaml(block: list[str], path: str) -> dict[str, object]:
     from .yamlsafe import YAMLInputError, load
 
     try:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from ..errors import LedgerParseError
 from ..mdblocks import front_matter_bounds
-from ._document import Context, check_text, decode, read, tables_by_section
+from ._document import Context, Finished, check_text, decode, read, tables_by_section
 from ._markdown import Section
 from ._render import action_words, chaining_problem
 from .ids import id_problem
@@ -113,11 +112,11 @@ def revision_problem(raw: object) -> str | None:
 
 
 def _finish(
-    meta: Mapping[str, Any],
+    meta: Mapping[str, object],
     sections: Mapping[str | None, Section],
     ctx: Context,
     lines: Callable[[], list[str]],
-) -> dict[str, Any]:
+) -> Finished:
     """Type the front matter; ``lines`` gives the decoded lines (only an error needs them)."""
     raw = meta.get("revision")
     problem = revision_problem(raw)
@@ -145,7 +144,7 @@ def _finish(
                 fix=f"write '{key}: <text>'",
             )
         check_text(value, ctx, 1)
-    task_id = meta.get("task", "")
+    task_id = str(meta.get("task", ""))  # a string: checked just above
     if task_id and id_problem(task_id) is not None:  # it rides into the prompt header
         raise LedgerParseError(
             f"front matter 'task' is not an ID: {id_problem(task_id)}",
@@ -155,7 +154,7 @@ def _finish(
             fix="write 'task: T-1': an ASCII letter, then up to 31 letters, digits, "
             "'.', '_' or '-'",
         )
-    return {"meta": fixed, "next_action": _next_action(sections.get("next action"), ctx)}
+    return Finished(fixed, _next_action(sections.get("next action"), ctx))
 
 
 def _plainly_written(lines: Callable[[], list[str]], raw: object) -> bool:
@@ -195,8 +194,8 @@ def body_digest(data: bytes) -> str:
 
 def parse(data: bytes, ctx: Context) -> Ledger:
     def finish(
-        meta: Mapping[str, Any], sections: Mapping[str | None, Section], ctx: Context
-    ) -> dict[str, Any]:
+        meta: Mapping[str, object], sections: Mapping[str | None, Section], ctx: Context
+    ) -> Finished:
         return _finish(meta, sections, ctx, lambda: decode(data, ctx))
 
     ledger = read("task", data, ctx, SCHEMAS, tables_by_section(SCHEMAS), finish)

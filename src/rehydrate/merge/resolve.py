@@ -13,7 +13,7 @@ is what the hook accepts. Pure (bytes in, bytes out).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import LedgerParseError, RehydrateError
 from ..guard.conflicts import SINGLE_VALUES, describe, question_for, short
@@ -44,7 +44,7 @@ class Recorded(NamedTuple):
     question_section: str
     question_text: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "target": self.target,
             "take": self.take,

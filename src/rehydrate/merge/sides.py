@@ -21,7 +21,7 @@ from ..ledgers.rowedit import split_text
 
 if TYPE_CHECKING:
     from ..ledgers import Section
-    from ..ledgers.model import Record, Retired, Schema
+    from ..ledgers.model import Item, Retired, Schema
 
 MARK = "\x1erehydrate-merge\x1e"
 
@@ -55,7 +55,7 @@ class Side(NamedTuple):
     slots: dict[str, Slot]  # token -> slot, in file order
     skeleton: tuple[str, ...]
     source: tuple[int, ...]  # skeleton line -> index into lines (-1 for a token)
-    items: dict[str, tuple[str, Record]]  # id -> (section, record)
+    items: dict[str, tuple[str, Item]]  # id -> (section, record)
     retired: dict[str, Retired]
     slot_of: dict[str, Slot]  # id (item or retired row) -> its slot
     id_at: dict[int, str]  # row line number -> its ID
