@@ -50,6 +50,14 @@ class Context(NamedTuple):
     max_bytes: int = MAX_LEDGER_BYTES
     scan_cells: bool = True  # False once the whole text is known to hold no forbidden char
 
+    def refused(
+        self, message: str, line: int | None, code: str, fix: str, item_id: str | None = None
+    ) -> LedgerParseError:
+        """The error for this ledger at ``line`` (and row ``item_id``): what, rule, fix."""
+        return LedgerParseError(
+            message, file=self.path, line=line, item_id=item_id, code=code, fix=fix
+        )
+
 
 # A ledger kind's own reading: (front matter, sections by key, context) -> what it adds.
 Finish = Callable[[Mapping[str, object], Mapping[str | None, Section], Context], Finished | None]
@@ -58,32 +66,29 @@ Finish = Callable[[Mapping[str, object], Mapping[str | None, Section], Context],
 def decode(data: bytes, ctx: Context) -> list[str]:
     """Bytes to lines: size cap first, BOM and CRLF folded, invalid UTF-8 refused."""
     if len(data) > ctx.max_bytes:
-        raise LedgerParseError(
+        raise ctx.refused(
             f"ledger is {len(data)} bytes, over the {ctx.max_bytes}-byte cap",
-            file=ctx.path,
-            line=1,
-            code="too_large",
-            fix="retire and archive old rows, or raise max_ledger_bytes in the configuration",
+            1,
+            "too_large",
+            "retire and archive old rows, or raise max_ledger_bytes in the configuration",
         )
     if data.startswith(_BOM):
         data = data[3:]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise LedgerParseError(
+        raise ctx.refused(
             f"invalid UTF-8 at byte {exc.start}",
-            file=ctx.path,
-            line=data[: exc.start].count(b"\n") + 1,
-            code="bad_encoding",
-            fix="save the file as UTF-8",
+            data[: exc.start].count(b"\n") + 1,
+            "bad_encoding",
+            "save the file as UTF-8",
         ) from None
     if "\x00" in text:
-        raise LedgerParseError(
+        raise ctx.refused(
             "NUL byte in ledger",
-            file=ctx.path,
-            line=text[: text.index("\x00")].count("\n") + 1,
-            code="bad_encoding",
-            fix="remove the NUL byte; ledgers are text",
+            text[: text.index("\x00")].count("\n") + 1,
+            "bad_encoding",
+            "remove the NUL byte; ledgers are text",
         )
     lines = text.split("\n")
     if lines and lines[-1] == "":
@@ -115,14 +120,13 @@ def check_text(value: str, ctx: Context, line: int, item_id: str | None = None) 
     """Refuse invisible, bidi, control and tag characters inside an item."""
     bad = forbidden().search(value)
     if bad:
-        raise LedgerParseError(
+        raise ctx.refused(
             f"invisible or control character U+{ord(bad.group()):04X} in an item "
             f"(column {bad.start() + 1} of the cell)",
-            file=ctx.path,
-            line=line,
-            item_id=item_id,
-            code="forbidden_character",
-            fix="remove it; it changes what the model reads without showing",
+            line,
+            "forbidden_character",
+            "remove it; it changes what the model reads without showing",
+            item_id,
         )
 
 
@@ -144,12 +148,11 @@ def records(  # noqa: C901
         name = raw.lower()
         name = ctx.column_aliases.get(name, name)
         if name in index or name in extra_names:
-            raise LedgerParseError(
+            raise ctx.refused(
                 f"column {raw!r} appears twice",
-                file=ctx.path,
-                line=table.line,
-                code="table_malformed",
-                fix="keep one column of each name",
+                table.line,
+                "table_malformed",
+                "keep one column of each name",
             )
         if any(c.header == name for c in schema.columns):
             index[name] = pos
@@ -158,12 +161,11 @@ def records(  # noqa: C901
             extra_names.add(name)
     for column in schema.columns:
         if column.required and column.header not in index:
-            raise LedgerParseError(
+            raise ctx.refused(
                 f"the {schema.section!r} table has no {column.header!r} column",
-                file=ctx.path,
-                line=table.line,
-                code="missing_column",
-                fix="columns: " + ", ".join(c.header for c in schema.columns if c.required),
+                table.line,
+                "missing_column",
+                "columns: " + ", ".join(c.header for c in schema.columns if c.required),
             )
     out = []
     positions = [index.get(c.header) for c in schema.columns]  # column 0 is the ID
@@ -214,12 +216,11 @@ def records(  # noqa: C901
             for cell in cells:
                 check_text(cell, ctx, row.line, item_id if shaped else None)
         if not item_id:
-            raise LedgerParseError(
+            raise ctx.refused(
                 "row has an empty ID",
-                file=ctx.path,
-                line=row.line,
-                code="empty_id",
-                fix="give every row an ID (e.g. C-001, F-012, P3)",
+                row.line,
+                "empty_id",
+                "give every row an ID (e.g. C-001, F-012, P3)",
             )
         if not shaped:
             _refuse_id(item_id, "ID", ctx, row.line, None)
@@ -230,27 +231,25 @@ def records(  # noqa: C901
             if not visible(values[i]):
                 header = schema.columns[i].header
                 retiring = schema is RETIRED
-                raise LedgerParseError(
+                raise ctx.refused(
                     f"required cell {header!r} is empty"
                     + (" (nothing in it renders)" if values[i] else ""),
-                    file=ctx.path,
-                    line=row.line,
-                    item_id=item_id,
-                    code="retire_without_reason" if retiring else "empty_cell",
-                    fix="retiring needs a reason (visible text)"
+                    row.line,
+                    "retire_without_reason" if retiring else "empty_cell",
+                    "retiring needs a reason (visible text)"
                     if retiring
                     else f"fill in {header!r} with visible text",
+                    item_id,
                 )
         for i, name in closed:
             values[i] = _vocabulary(schema, name, values[i], ctx, row.line, item_id)
         if schema.section == "verified" and not re.match(_BLOB, values[3]):
-            raise LedgerParseError(
+            raise ctx.refused(
                 "Blob must be a full git blob id",
-                file=ctx.path,
-                line=row.line,
-                item_id=item_id,
-                code="bad_blob",
-                fix="record `git hash-object <artifact>` (or use `rehydrate task verified add`)",
+                row.line,
+                "bad_blob",
+                "record `git hash-object <artifact>` (or use `rehydrate task verified add`)",
+                item_id,
             )
         more = tuple((name, cells[pos]) for pos, name in extra) if extra else ()
         out.append(build(item_id, row.line, *values[1:], extra=more))
@@ -280,14 +279,13 @@ def _bulk_clean(
 
 
 def _refuse_id(value: str, header: str, ctx: Context, line: int, item_id: str | None) -> None:
-    raise LedgerParseError(
+    raise ctx.refused(
         f"{header!r} cell is not an ID: {id_problem(value)}",
-        file=ctx.path,
-        line=line,
-        item_id=item_id,
-        code="id_invalid",
-        fix="IDs are ASCII: a letter, then up to 31 letters, digits, '.', '_' or '-' "
+        line,
+        "id_invalid",
+        "IDs are ASCII: a letter, then up to 31 letters, digits, '.', '_' or '-' "
         "(e.g. C-001, F-012, P3)",
+        item_id,
     )
 
 
@@ -299,13 +297,12 @@ def _vocabulary(
     canon = (value.upper() if name == "level" else value.lower()) if value.isascii() else value
     if canon not in allowed:
         what = "Level" if name == "level" else "Status"
-        raise LedgerParseError(
+        raise ctx.refused(
             f"unknown {what} {value!r} in {schema.section!r}",
-            file=ctx.path,
-            line=line,
-            item_id=item_id,
-            code=f"unknown_{name}",
-            fix="use one of: " + ", ".join(allowed),
+            line,
+            f"unknown_{name}",
+            "use one of: " + ", ".join(allowed),
+            item_id,
         )
     return canon
 
@@ -335,12 +332,11 @@ def read(
     meta, skip = _frontmatter.split(lines, ctx.path)
     declared = meta.get("ledger")
     if declared is not None and declared != kind:
-        raise LedgerParseError(
+        raise ctx.refused(
             f"front matter says ledger: {declared!r}, but this path is the {kind} ledger",
-            file=ctx.path,
-            line=1,
-            code="frontmatter_invalid",
-            fix=f"set 'ledger: {kind}' or fix the configured path",
+            1,
+            "frontmatter_invalid",
+            f"set 'ledger: {kind}' or fix the configured path",
         )
     sections = list(split_sections(lines[skip:], ctx.path, skip + 1, markup=markup))
     keyed = [(canonical_section(s, ctx), s) for s in sections]
@@ -348,12 +344,11 @@ def read(
     for key, section in keyed:
         if key in schemas or key == "retired":
             if key in seen:
-                raise LedgerParseError(
+                raise ctx.refused(
                     f"section {section.title!r} appears twice (first at line {seen[key]})",
-                    file=ctx.path,
-                    line=section.line,
-                    code="duplicate_section",
-                    fix="merge the two sections into one",
+                    section.line,
+                    "duplicate_section",
+                    "merge the two sections into one",
                 )
             seen[key] = section.line
     chosen = pick_tables(keyed)
@@ -422,12 +417,11 @@ def _check_everywhere(lines: list[str], ctx: Context, *, raw: bool) -> None:
             hit = entity_forbidden(text)
             how = " written as an HTML entity"
         if hit is not None:
-            raise LedgerParseError(
+            raise ctx.refused(
                 f"invisible or control character U+{ord(hit.group()):04X}{how}",
-                file=ctx.path,
-                line=no,
-                code="forbidden_character",
-                fix="remove it; it changes what the model reads without showing",
+                no,
+                "forbidden_character",
+                "remove it; it changes what the model reads without showing",
             )
 
 
@@ -463,12 +457,11 @@ def _refuse_stray_items(
         required = {c.header for c in schema.columns if c.required}
         if required <= names:
             where = f"under '## {section.title}'" if section.title else "before any section"
-            raise LedgerParseError(
+            raise ctx.refused(
                 f"a {schema.section!r} table sits {where}, where its rows would not count as items",
-                file=ctx.path,
-                line=table.line,
-                code="table_outside_section",
-                fix=f"move it under '## {schema.section.capitalize()}' (a level-2 heading)"
+                table.line,
+                "table_outside_section",
+                f"move it under '## {schema.section.capitalize()}' (a level-2 heading)"
                 " or rename its columns if it is not meant as items",
             )
 
