@@ -45,9 +45,8 @@ def attempts_in_cell(cell: str, budget: Budget | None = None) -> list[Command]:
     like commands; failing that, the whole cell if it does."""
     # each distinct span once, and a bounded number of them: a cell of a megabyte of code
     # spans is no record of commands, and must not cost minutes (issue 13)
-    spans = list(dict.fromkeys(cell[s + n : e - n].strip() for s, e, n in code_spans(cell)))[
-        :MAX_SPANS
-    ]
+    texts = (cell[start + run : end - run].strip() for start, end, run in code_spans(cell))
+    spans = list(dict.fromkeys(texts))[:MAX_SPANS]
     found: list[Command] = []
     for span in spans or [cell]:
         if not spans and not re.match(r"^[a-z0-9_./~+-]", span):
