@@ -20,7 +20,7 @@ PACKAGE = "rehydrate"
 LAYERS = (
     # the one quoting path (quote, with redact) sits under errors, which render through it
     ("errors", "readlimit", "environment", "quote", "redact"),
-    ("ledgers", "failtable", "git"),
+    ("ledgers", "mdblocks", "failtable", "git"),  # mdblocks: code spans, fences, front matter
     ("config", "terminal", "launchline"),  # launchline: how every hook starts rehydrate
     ("state", "diff"),
     ("guard", "merge", "continuity", "prompt", "writers", "views", "agents", "coord"),

@@ -222,3 +222,24 @@ def test_main_renders_an_error_quoted() -> None:
         sys.stderr = old
     said = buffer.getvalue()
     assert said and TOKEN not in said and "\x1b" not in said
+
+
+def test_one_table_of_hidden_characters_serves_the_cell_the_quote_and_the_terminal() -> None:
+    """``quote.HIDDEN_CHARACTERS`` is the one table: the ledger refuses its CELL rows,
+    ``visible`` escapes its QUOTE rows, ``terminal.printable`` its TERMINAL rows."""
+    from rehydrate import quote, terminal
+    from rehydrate.ledgers import forbidden
+
+    rows = quote.HIDDEN_CHARACTERS
+    assert all(a[1] < b[0] for a, b in zip(rows, rows[1:], strict=False))  # sorted, apart
+    cell = set(quote.hidden_codes(quote.CELL))
+    hidden = set(quote.hidden_codes(quote.QUOTE))
+    shown = set(terminal._TABLE)
+    assert shown <= cell  # what people see escaped, a ledger item refuses
+    assert cell - hidden == {0x0A, 0x2028, 0x2029}  # line breaks: LF by the time it quotes
+    assert hidden - cell >= {0x200C, 0x200D}  # joiners: allowed in a cell, escaped in a quote
+    for code in (0x1B, 0x200B, 0x202E, 0xE0001, 0x0A):
+        assert forbidden().match(chr(code))
+    assert not forbidden().match("\u200d") and not forbidden().match("\t")
+    assert quote.visible("a\u200db\x1b") == "a\\u200db\\x1b"
+    assert terminal.printable("a\u202eb\u200bc") == "a\\u202eb\u200bc"

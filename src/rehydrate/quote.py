@@ -33,28 +33,84 @@ _LEADING_TILDES = re.compile(r"^[ \t]*+(~{3,}+)", re.MULTILINE)
 _LABELS = re.compile(r"(ledger|git|quoted)-data-")
 _DATA = re.compile("-data-")
 
-# What a reader acts on without showing it: the characters the ledger parser refuses in
-# a cell (ledgers/_document.py), less LF and TAB, which are shown as what they are, plus
-# the lone surrogates that stand for bytes that are not UTF-8.
-_HIDDEN = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891"
-    "\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ud800-\udfff"
-    "\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
-    "\U0001d173-\U0001d17a\U000e0000-\U000e007f]"
+# The one table of the characters a reader acts on without showing them: (first, last,
+# who hides them). CELL: refused inside a ledger item (ledgers/_document.py); QUOTE:
+# escaped by ``visible`` (LF and TAB show as what they are, ZWNJ/ZWJ are invisible, lone
+# surrogates stand for bytes that are not UTF-8; U+2028/9 are line breaks, LF by then);
+# TERMINAL: escaped for people by ``terminal.printable`` (controls and bidi only).
+CELL = "cell"
+QUOTE = "quote"
+TERMINAL = "terminal"
+_ALL = frozenset({CELL, QUOTE, TERMINAL})
+_INVISIBLE = frozenset({CELL, QUOTE})
+HIDDEN_CHARACTERS: tuple[tuple[int, int, frozenset[str]], ...] = (
+    (0x0000, 0x0008, _ALL),
+    (0x000A, 0x000A, frozenset({CELL})),
+    (0x000B, 0x001F, _ALL),
+    (0x007F, 0x009F, _ALL),
+    (0x00AD, 0x00AD, _INVISIBLE),
+    (0x0600, 0x0605, _INVISIBLE),
+    (0x061C, 0x061C, _ALL),
+    (0x06DD, 0x06DD, _INVISIBLE),
+    (0x070F, 0x070F, _INVISIBLE),
+    (0x0890, 0x0891, _INVISIBLE),
+    (0x08E2, 0x08E2, _INVISIBLE),
+    (0x180E, 0x180E, _INVISIBLE),
+    (0x200B, 0x200B, _INVISIBLE),
+    (0x200C, 0x200D, frozenset({QUOTE})),
+    (0x200E, 0x200F, _ALL),
+    (0x2028, 0x2029, frozenset({CELL, TERMINAL})),
+    (0x202A, 0x202E, _ALL),
+    (0x2060, 0x2064, _INVISIBLE),
+    (0x2066, 0x2069, _ALL),
+    (0x206A, 0x206F, _INVISIBLE),
+    (0xD800, 0xDFFF, frozenset({QUOTE})),
+    (0xFEFF, 0xFEFF, _INVISIBLE),
+    (0xFFF9, 0xFFFB, _INVISIBLE),
+    (0x110BD, 0x110BD, _INVISIBLE),
+    (0x110CD, 0x110CD, _INVISIBLE),
+    (0x13430, 0x1343F, _INVISIBLE),
+    (0x1BCA0, 0x1BCA3, _INVISIBLE),
+    (0x1D173, 0x1D17A, _INVISIBLE),
+    (0xE0000, 0xE007F, _INVISIBLE),
 )
-_ASCII_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
-_ASCII_HIDDEN_BYTES = bytes(c for c in range(0x20) if c not in (0x09, 0x0A)) + b"\x7f"
+
+
+def hidden_class(who: str) -> str:
+    """A regular-expression character class of ``HIDDEN_CHARACTERS`` that ``who`` hides."""
+    ranges = "".join(
+        chr(first) if first == last else f"{chr(first)}-{chr(last)}"
+        for first, last, hiders in HIDDEN_CHARACTERS
+        if who in hiders
+    )
+    return f"[{ranges}]"
+
+
+def hidden_codes(who: str) -> list[int]:
+    """Every code point of ``HIDDEN_CHARACTERS`` that ``who`` hides."""
+    return [
+        code
+        for first, last, hiders in HIDDEN_CHARACTERS
+        if who in hiders
+        for code in range(first, last + 1)
+    ]
+
+
+_HIDDEN = re.compile(hidden_class(QUOTE))
+# The ASCII ones, for a scan of bytes (no ledger text holds LF inside an item line).
+HIDDEN_ASCII = bytes(code for code in hidden_codes(QUOTE) if code < 0x80)
+_ASCII_HIDDEN = re.compile(f"[{re.escape(HIDDEN_ASCII.decode('ascii'))}]")
+
+
+def escaped(code: int) -> str:
+    """The visible escape of the code point ``code``: ``\\x1b``, ``\\u202e``, ``\\U000e0001``."""
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def _escape(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return (
-        f"\\x{code:02x}"
-        if code < 0x100
-        else f"\\u{code:04x}"
-        if code < 0x10000
-        else (f"\\U{code:08x}")
-    )
+    return escaped(ord(match.group()))
 
 
 # Line breaks other than LF: CommonMark ends a line at CR too; VT, FF, NEL, U+2028 and
@@ -147,7 +203,7 @@ def visible(text: str) -> str:
     text = one_line_break(text)
     if text.isascii():  # one C pass: delete the hidden bytes, compare the lengths
         data = text.encode("ascii")
-        if len(data.translate(None, _ASCII_HIDDEN_BYTES)) == len(data):
+        if len(data.translate(None, HIDDEN_ASCII)) == len(data):
             return text
         return _ASCII_HIDDEN.sub(_escape, text)
     return _HIDDEN.sub(_escape, text)

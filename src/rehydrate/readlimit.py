@@ -17,7 +17,7 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Any, BinaryIO, TextIO
+from typing import BinaryIO, TextIO
 
 from .errors import RehydrateError
 
@@ -78,6 +78,36 @@ def kind_of(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
+def read_upto(fd: int, size: int) -> bytes:
+    """At most ``size`` bytes from the open descriptor ``fd`` (fewer at its end), read in
+    chunks of at most 1 MiB: the one read loop of every bounded read."""
+    chunks, left = [], size
+    while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _open_regular(path: Path | str, shown: str, dir_fd: int | None = None) -> tuple[int, int]:
+    """(descriptor, size) of the regular file at ``path``, opened without blocking;
+    anything else is ``NotAFile`` (``not_a_regular_file``), its descriptor closed."""
+    fd = os.open(path, _FLAGS, dir_fd=dir_fd)
+    try:
+        info = os.fstat(fd)
+    except OSError:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise NotAFile(
+            f"is {kind_of(info.st_mode)}, not a regular file; refusing to read it",
+            file=shown,
+            code="not_a_regular_file",
+            fix="replace it with a regular file",
+        )
+    return fd, info.st_size
+
+
 def read_file(
     path: Path | str,
     limit: int,
@@ -96,32 +126,16 @@ def read_file(
     OSError (missing, permissions) reaches the caller as it is.
     """
     shown = str(path) if name is None else name
-    fd = os.open(path, _FLAGS, dir_fd=dir_fd)
+    fd, size = _open_regular(path, shown, dir_fd)
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise NotAFile(
-                f"is {kind_of(info.st_mode)}, not a regular file; refusing to read it",
-                file=shown,
-                code="not_a_regular_file",
-                fix="replace it with a regular file",
-            )
-        if info.st_size > limit:
+        if size > limit:
             raise too_large(
-                f"is {info.st_size} bytes, over the {limit}-byte limit; refusing to read it",
+                f"is {size} bytes, over the {limit}-byte limit; refusing to read it",
                 file=shown,
                 code=code,
                 fix=fix,
             )
-        chunks = []
-        left = limit + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        data = b"".join(chunks)
+        data = read_upto(fd, limit + 1)
     finally:
         os.close(fd)
     if len(data) > limit:  # it grew while being read
@@ -157,11 +171,7 @@ def read_head(path: Path | str, head: int) -> bytes:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, f"is {kind_of(info.st_mode)}, not a regular file", path)
-        chunks, left = [], head
-        while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
+        return read_upto(fd, head)
     finally:
         os.close(fd)
 
@@ -170,22 +180,10 @@ def read_tail(path: Path | str, tail: int) -> bytes:
     """The last ``tail`` bytes of the regular file at ``path`` (a transcript: only its end
     matters, however large or sparse it is); a FIFO or device is ``NotAFile``, never a
     wait."""
-    fd = os.open(path, _FLAGS)
+    fd, size = _open_regular(path, str(path))
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise NotAFile(
-                f"is {kind_of(info.st_mode)}, not a regular file; refusing to read it",
-                file=str(path),
-                code="not_a_regular_file",
-                fix="replace it with a regular file",
-            )
-        os.lseek(fd, max(0, info.st_size - tail), os.SEEK_SET)
-        chunks, left = [], tail
-        while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
+        os.lseek(fd, max(0, size - tail), os.SEEK_SET)
+        return read_upto(fd, tail)
     finally:
         os.close(fd)
 
@@ -199,7 +197,7 @@ class JSONUnreadable(ValueError):
     """JSON nested deeper than ``MAX_JSON_DEPTH``: unreadable input, like invalid JSON."""
 
 
-def load_json(data: str | bytes, max_depth: int = MAX_JSON_DEPTH) -> Any:
+def load_json(data: str | bytes, max_depth: int = MAX_JSON_DEPTH) -> object:
     """``json.loads`` of input rehydrate did not write, nesting bounded: deeper than
     ``max_depth`` raises ``JSONUnreadable`` (a ``ValueError``, as invalid JSON does)
     before the parser recurses; so does anything the parser cannot take (recursion)."""

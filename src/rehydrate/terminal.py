@@ -11,12 +11,9 @@ untrusted text through it; JSON output needs nothing (``json.dumps`` escapes con
 
 from __future__ import annotations
 
-_BIDI = (0x061C, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
-_TABLE = {
-    code: (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-    for code in (*range(0x00, 0x20), *range(0x7F, 0xA0), *_BIDI)
-    if code not in (0x09, 0x0A)
-}
+from .quote import TERMINAL, escaped, hidden_codes
+
+_TABLE = {code: escaped(code) for code in hidden_codes(TERMINAL)}
 
 
 def printable(text: str) -> str:

@@ -71,6 +71,8 @@ def read(repo: Repo, config: Config, blob: str) -> Index | None:
     try:
         path = _path(repo, blob, config)
         data = load_json(read_file(path, MAX_RECORD_BYTES))
+        if not isinstance(data, dict):
+            return None
         columns = {name: int(data["columns"][name]) for name in _COLUMNS}
         active = [(int(a), int(b)) for a, b in data["active"]]
         return Index(int(data["width"]), columns, active)

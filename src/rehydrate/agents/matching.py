@@ -14,42 +14,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..mdblocks import code_spans
 from .commandline import Command, Reading, read
 from .invocation import compare
 from .shell import Budget
 from .tooltable import GENERIC_COSMETIC
 
-_BACKTICKS = re.compile(r"`++")
 MAX_SPANS = 256  # inline-code spans read from one Tried cell
-
-
-def _code_spans(cell: str) -> list[str]:
-    """The inline-code spans of ``cell`` as CommonMark reads them (a run of N backticks
-    up to the next run of exactly N), in linear time: each run's next run of the same
-    length is found in one right-to-left pass, not by a backtracking search."""
-    if cell.count("`") == 2:  # the common cell: one span, found without the general scan
-        start = cell.index("`")
-        end = cell.index("`", start + 1)
-        return [cell[start + 1 : end]] if end > start + 1 else []
-    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(cell)] if "`" in cell else []
-    following: list[int | None] = [None] * len(runs)
-    last: dict[int, int] = {}
-    for i in range(len(runs) - 1, -1, -1):
-        length = runs[i][1] - runs[i][0]
-        following[i] = last.get(length)
-        last[length] = i
-    spans = []
-    i = 0
-    while i < len(runs):
-        j = following[i]
-        if j is None:
-            i += 1
-            continue
-        content = cell[runs[i][1] : runs[j][0]]
-        if content:
-            spans.append(content)
-        i = j + 1
-    return spans
 
 
 # Flags (without dashes) that only change how much is printed or how fast.
@@ -74,7 +45,8 @@ def attempts_in_cell(cell: str, budget: Budget | None = None) -> list[Command]:
     like commands; failing that, the whole cell if it does."""
     # each distinct span once, and a bounded number of them: a cell of a megabyte of code
     # spans is no record of commands, and must not cost minutes (issue 13)
-    spans = list(dict.fromkeys(span.strip() for span in _code_spans(cell)))[:MAX_SPANS]
+    texts = (cell[start + run : end - run].strip() for start, end, run in code_spans(cell))
+    spans = list(dict.fromkeys(texts))[:MAX_SPANS]
     found: list[Command] = []
     for span in spans or [cell]:
         if not spans and not re.match(r"^[a-z0-9_./~+-]", span):

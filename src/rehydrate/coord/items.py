@@ -15,10 +15,12 @@ OPEN_OBLIGATION = ("open",)
 
 def claimable(task: Ledger, item_id: str, *, path: str) -> None:
     """Raise unless ``item_id`` is an open phase or obligation of ``task``."""
+    from ..ledgers.model import Obligation, Phase  # loaded already: ``task`` was parsed
+
     retired = task.retired_ids
     for section, open_states in (("phases", OPEN_PHASE), ("obligations", OPEN_OBLIGATION)):
         for item in task.section(section):
-            if item.id != item_id:
+            if item.id != item_id or not isinstance(item, Phase | Obligation):
                 continue
             if item_id in retired:
                 why = "is retired"

@@ -16,7 +16,7 @@ from ._document import (
 )
 from ._frontmatter import split as split_front_matter
 from ._markdown import Section, split_sections
-from ._render import code_spans, hidden_markup, visible
+from ._render import hidden_markup, visible
 from ._table import Table, escape_cell, normalize, render_row, split_row
 from .model import Ledger
 
@@ -33,7 +33,6 @@ __all__ = [
     "Table",
     "canonical_section",
     "check_text",
-    "code_spans",
     "entity_forbidden",
     "escape_cell",
     "forbidden",
@@ -41,6 +40,7 @@ __all__ = [
     "hidden_markup",
     "normalize",
     "parse_ledger",
+    "parse_with",
     "render_row",
     "split_front_matter",
     "split_row",
@@ -60,7 +60,14 @@ def parse_ledger(
     max_bytes: int = MAX_LEDGER_BYTES,
 ) -> Ledger:
     """Parse one ledger of ``kind``; raises LedgerParseError, never returns 'empty'."""
-    ctx = Context(path, section_aliases or {}, column_aliases or {}, max_bytes)
+    return parse_with(
+        kind, data, Context(path, section_aliases or {}, column_aliases or {}, max_bytes)
+    )
+
+
+def parse_with(kind: str, data: bytes, ctx: Context) -> Ledger:
+    """``parse_ledger`` with the path and settings of ``ctx`` (a merge's, a writer's)."""
+    ctx = ctx._replace(scan_cells=True)  # decided afresh for these bytes
     if kind == "spec":
         from .spec import parse
     elif kind == "task":

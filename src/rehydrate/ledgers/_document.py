@@ -4,15 +4,16 @@ import re
 from collections.abc import Callable, Mapping
 from functools import cache, partial
 from itertools import repeat
-from typing import Any, NamedTuple, cast
+from typing import NamedTuple, cast
 
 from ..errors import LedgerParseError
+from ..quote import CELL, HIDDEN_ASCII, hidden_class
 from . import _frontmatter
 from ._markdown import Section, split_sections
 from ._render import visible
 from ._table import Table, normalize
 from .ids import ID_PATTERN, id_problem
-from .model import RETIRED, Ledger, ProseSection, Record, Retired, Schema
+from .model import RETIRED, Item, Ledger, NextAction, ProseSection, Record, Retired, Schema
 
 MAX_LEDGER_BYTES = 32 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
@@ -24,18 +25,20 @@ _ID_COLUMNS = frozenset({"id", "replaced_by"})  # cells that hold an ID (or noth
 _ID_LINES = re.compile(rf"(?:{ID_PATTERN}\n)*").fullmatch
 _ASCII_MARKUP = b" \t*_~`\\"  # ASCII that never shows by itself (ledgers.md)
 # Cc except tab; Cf except ZWNJ/ZWJ (U+200C/D); line/paragraph separators; tag characters.
-_FORBIDDEN = (
-    "[\x00-\x08\x0a-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
-    "\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
-    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
-    "\U000e0000-\U000e007f]"
-)
+_FORBIDDEN = hidden_class(CELL)
 
 
 @cache
 def forbidden() -> re.Pattern[str]:
     """The characters refused inside items, compiled on first use (clean ASCII never asks)."""
     return re.compile(_FORBIDDEN)
+
+
+class Finished(NamedTuple):
+    """What a ledger kind's own reading adds: its typed front matter, its Next action."""
+
+    meta: Mapping[str, object]
+    next_action: NextAction | None = None
 
 
 class Context(NamedTuple):
@@ -47,36 +50,45 @@ class Context(NamedTuple):
     max_bytes: int = MAX_LEDGER_BYTES
     scan_cells: bool = True  # False once the whole text is known to hold no forbidden char
 
+    def refused(
+        self, message: str, line: int | None, code: str, fix: str, item_id: str | None = None
+    ) -> LedgerParseError:
+        """The error for this ledger at ``line`` (and row ``item_id``): what, rule, fix."""
+        return LedgerParseError(
+            message, file=self.path, line=line, item_id=item_id, code=code, fix=fix
+        )
+
+
+# A ledger kind's own reading: (front matter, sections by key, context) -> what it adds.
+Finish = Callable[[Mapping[str, object], Mapping[str | None, Section], Context], Finished | None]
+
 
 def decode(data: bytes, ctx: Context) -> list[str]:
     """Bytes to lines: size cap first, BOM and CRLF folded, invalid UTF-8 refused."""
     if len(data) > ctx.max_bytes:
-        raise LedgerParseError(
+        raise ctx.refused(
             f"ledger is {len(data)} bytes, over the {ctx.max_bytes}-byte cap",
-            file=ctx.path,
-            line=1,
-            code="too_large",
-            fix="retire and archive old rows, or raise max_ledger_bytes in the configuration",
+            1,
+            "too_large",
+            "retire and archive old rows, or raise max_ledger_bytes in the configuration",
         )
     if data.startswith(_BOM):
         data = data[3:]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise LedgerParseError(
+        raise ctx.refused(
             f"invalid UTF-8 at byte {exc.start}",
-            file=ctx.path,
-            line=data[: exc.start].count(b"\n") + 1,
-            code="bad_encoding",
-            fix="save the file as UTF-8",
+            data[: exc.start].count(b"\n") + 1,
+            "bad_encoding",
+            "save the file as UTF-8",
         ) from None
     if "\x00" in text:
-        raise LedgerParseError(
+        raise ctx.refused(
             "NUL byte in ledger",
-            file=ctx.path,
-            line=text[: text.index("\x00")].count("\n") + 1,
-            code="bad_encoding",
-            fix="remove the NUL byte; ledgers are text",
+            text[: text.index("\x00")].count("\n") + 1,
+            "bad_encoding",
+            "remove the NUL byte; ledgers are text",
         )
     lines = text.split("\n")
     if lines and lines[-1] == "":
@@ -87,7 +99,7 @@ def decode(data: bytes, ctx: Context) -> list[str]:
 
 
 # Every character _FORBIDDEN refuses that is ASCII, but for the line feed.
-_ASCII_FORBIDDEN = bytes(c for c in range(0x20) if c not in (0x09, 0x0A)) + b"\x7f"
+_ASCII_FORBIDDEN = HIDDEN_ASCII
 
 
 def has_forbidden(lines: list[str], data: bytes | None = None) -> bool:
@@ -108,14 +120,13 @@ def check_text(value: str, ctx: Context, line: int, item_id: str | None = None) 
     """Refuse invisible, bidi, control and tag characters inside an item."""
     bad = forbidden().search(value)
     if bad:
-        raise LedgerParseError(
+        raise ctx.refused(
             f"invisible or control character U+{ord(bad.group()):04X} in an item "
             f"(column {bad.start() + 1} of the cell)",
-            file=ctx.path,
-            line=line,
-            item_id=item_id,
-            code="forbidden_character",
-            fix="remove it; it changes what the model reads without showing",
+            line,
+            "forbidden_character",
+            "remove it; it changes what the model reads without showing",
+            item_id,
         )
 
 
@@ -137,12 +148,11 @@ def records(  # noqa: C901
         name = raw.lower()
         name = ctx.column_aliases.get(name, name)
         if name in index or name in extra_names:
-            raise LedgerParseError(
+            raise ctx.refused(
                 f"column {raw!r} appears twice",
-                file=ctx.path,
-                line=table.line,
-                code="table_malformed",
-                fix="keep one column of each name",
+                table.line,
+                "table_malformed",
+                "keep one column of each name",
             )
         if any(c.header == name for c in schema.columns):
             index[name] = pos
@@ -151,12 +161,11 @@ def records(  # noqa: C901
             extra_names.add(name)
     for column in schema.columns:
         if column.required and column.header not in index:
-            raise LedgerParseError(
+            raise ctx.refused(
                 f"the {schema.section!r} table has no {column.header!r} column",
-                file=ctx.path,
-                line=table.line,
-                code="missing_column",
-                fix="columns: " + ", ".join(c.header for c in schema.columns if c.required),
+                table.line,
+                "missing_column",
+                "columns: " + ", ".join(c.header for c in schema.columns if c.required),
             )
     out = []
     positions = [index.get(c.header) for c in schema.columns]  # column 0 is the ID
@@ -207,12 +216,11 @@ def records(  # noqa: C901
             for cell in cells:
                 check_text(cell, ctx, row.line, item_id if shaped else None)
         if not item_id:
-            raise LedgerParseError(
+            raise ctx.refused(
                 "row has an empty ID",
-                file=ctx.path,
-                line=row.line,
-                code="empty_id",
-                fix="give every row an ID (e.g. C-001, F-012, P3)",
+                row.line,
+                "empty_id",
+                "give every row an ID (e.g. C-001, F-012, P3)",
             )
         if not shaped:
             _refuse_id(item_id, "ID", ctx, row.line, None)
@@ -223,27 +231,25 @@ def records(  # noqa: C901
             if not visible(values[i]):
                 header = schema.columns[i].header
                 retiring = schema is RETIRED
-                raise LedgerParseError(
+                raise ctx.refused(
                     f"required cell {header!r} is empty"
                     + (" (nothing in it renders)" if values[i] else ""),
-                    file=ctx.path,
-                    line=row.line,
-                    item_id=item_id,
-                    code="retire_without_reason" if retiring else "empty_cell",
-                    fix="retiring needs a reason (visible text)"
+                    row.line,
+                    "retire_without_reason" if retiring else "empty_cell",
+                    "retiring needs a reason (visible text)"
                     if retiring
                     else f"fill in {header!r} with visible text",
+                    item_id,
                 )
         for i, name in closed:
             values[i] = _vocabulary(schema, name, values[i], ctx, row.line, item_id)
         if schema.section == "verified" and not re.match(_BLOB, values[3]):
-            raise LedgerParseError(
+            raise ctx.refused(
                 "Blob must be a full git blob id",
-                file=ctx.path,
-                line=row.line,
-                item_id=item_id,
-                code="bad_blob",
-                fix="record `git hash-object <artifact>` (or use `rehydrate task verified add`)",
+                row.line,
+                "bad_blob",
+                "record `git hash-object <artifact>` (or use `rehydrate task verified add`)",
+                item_id,
             )
         more = tuple((name, cells[pos]) for pos, name in extra) if extra else ()
         out.append(build(item_id, row.line, *values[1:], extra=more))
@@ -273,14 +279,13 @@ def _bulk_clean(
 
 
 def _refuse_id(value: str, header: str, ctx: Context, line: int, item_id: str | None) -> None:
-    raise LedgerParseError(
+    raise ctx.refused(
         f"{header!r} cell is not an ID: {id_problem(value)}",
-        file=ctx.path,
-        line=line,
-        item_id=item_id,
-        code="id_invalid",
-        fix="IDs are ASCII: a letter, then up to 31 letters, digits, '.', '_' or '-' "
+        line,
+        "id_invalid",
+        "IDs are ASCII: a letter, then up to 31 letters, digits, '.', '_' or '-' "
         "(e.g. C-001, F-012, P3)",
+        item_id,
     )
 
 
@@ -292,13 +297,12 @@ def _vocabulary(
     canon = (value.upper() if name == "level" else value.lower()) if value.isascii() else value
     if canon not in allowed:
         what = "Level" if name == "level" else "Status"
-        raise LedgerParseError(
+        raise ctx.refused(
             f"unknown {what} {value!r} in {schema.section!r}",
-            file=ctx.path,
-            line=line,
-            item_id=item_id,
-            code=f"unknown_{name}",
-            fix="use one of: " + ", ".join(allowed),
+            line,
+            f"unknown_{name}",
+            "use one of: " + ", ".join(allowed),
+            item_id,
         )
     return canon
 
@@ -316,7 +320,9 @@ def read(
     ctx: Context,
     schemas: Mapping[str, Schema | None],
     pick_tables: Callable[[list[tuple[str | None, Section]]], dict[int, Schema]],
-    finish: Callable[[Mapping[str, Any], Mapping[str | None, Section], Context], dict[str, Any]],
+    finish: Callable[
+        [Mapping[str, object], Mapping[str | None, Section], Context], Finished | None
+    ],
 ) -> Ledger:
     """Parse one ledger. ``pick_tables`` maps id(table) -> schema for item tables."""
     lines = decode(data, ctx)
@@ -326,12 +332,11 @@ def read(
     meta, skip = _frontmatter.split(lines, ctx.path)
     declared = meta.get("ledger")
     if declared is not None and declared != kind:
-        raise LedgerParseError(
+        raise ctx.refused(
             f"front matter says ledger: {declared!r}, but this path is the {kind} ledger",
-            file=ctx.path,
-            line=1,
-            code="frontmatter_invalid",
-            fix=f"set 'ledger: {kind}' or fix the configured path",
+            1,
+            "frontmatter_invalid",
+            f"set 'ledger: {kind}' or fix the configured path",
         )
     sections = list(split_sections(lines[skip:], ctx.path, skip + 1, markup=markup))
     keyed = [(canonical_section(s, ctx), s) for s in sections]
@@ -339,12 +344,11 @@ def read(
     for key, section in keyed:
         if key in schemas or key == "retired":
             if key in seen:
-                raise LedgerParseError(
+                raise ctx.refused(
                     f"section {section.title!r} appears twice (first at line {seen[key]})",
-                    file=ctx.path,
-                    line=section.line,
-                    code="duplicate_section",
-                    fix="merge the two sections into one",
+                    section.line,
+                    "duplicate_section",
+                    "merge the two sections into one",
                 )
             seen[key] = section.line
     chosen = pick_tables(keyed)
@@ -352,7 +356,7 @@ def read(
         if key == "retired":
             for table in section.tables:
                 chosen[id(table)] = RETIRED
-    items: dict[str, list[Record]] = {}
+    items: dict[str, list[Item]] = {}
     blocks: dict[str, str | None] = {}
     retired: list[Retired] = []
     prose: list[ProseSection] = []
@@ -368,7 +372,7 @@ def read(
             if schema is RETIRED:
                 retired.extend(cast("list[Retired]", built))
             else:
-                items.setdefault(schema.section, []).extend(built)
+                items.setdefault(schema.section, []).extend(cast("list[Item]", built))
                 # verbatim rows only for a section made of one table
                 blocks[schema.section] = None if schema.section in blocks else block
         prose.append(
@@ -377,16 +381,16 @@ def read(
     if ctx.scan_cells or b"&" in data:
         _check_everywhere(lines, ctx, raw=ctx.scan_cells)
     _check_ids(items, retired, ctx)
-    extra = finish(meta, {k: s for k, s in keyed}, ctx)
+    finished = finish(meta, {k: s for k, s in keyed}, ctx) or Finished(meta)
     return Ledger(
         kind=kind,
         path=ctx.path,
-        meta=extra.pop("meta", meta),
+        meta=finished.meta,
         prose=tuple(prose),
         items={k: tuple(v) for k, v in items.items()},
         retired=tuple(retired),
         plain_rows={k: v for k, v in blocks.items() if v},
-        **extra,
+        next_action=finished.next_action,
     )
 
 
@@ -413,12 +417,11 @@ def _check_everywhere(lines: list[str], ctx: Context, *, raw: bool) -> None:
             hit = entity_forbidden(text)
             how = " written as an HTML entity"
         if hit is not None:
-            raise LedgerParseError(
+            raise ctx.refused(
                 f"invisible or control character U+{ord(hit.group()):04X}{how}",
-                file=ctx.path,
-                line=no,
-                code="forbidden_character",
-                fix="remove it; it changes what the model reads without showing",
+                no,
+                "forbidden_character",
+                "remove it; it changes what the model reads without showing",
             )
 
 
@@ -454,12 +457,11 @@ def _refuse_stray_items(
         required = {c.header for c in schema.columns if c.required}
         if required <= names:
             where = f"under '## {section.title}'" if section.title else "before any section"
-            raise LedgerParseError(
+            raise ctx.refused(
                 f"a {schema.section!r} table sits {where}, where its rows would not count as items",
-                file=ctx.path,
-                line=table.line,
-                code="table_outside_section",
-                fix=f"move it under '## {schema.section.capitalize()}' (a level-2 heading)"
+                table.line,
+                "table_outside_section",
+                f"move it under '## {schema.section.capitalize()}' (a level-2 heading)"
                 " or rename its columns if it is not meant as items",
             )
 
@@ -481,43 +483,50 @@ def tables_by_section(
     return pick
 
 
-def _check_ids(items: Mapping[str, list[Record]], retired: list[Retired], ctx: Context) -> None:
+def _check_ids(items: Mapping[str, list[Item]], retired: list[Retired], ctx: Context) -> None:
     ids = [record.id for records_ in items.values() for record in records_]
     gone = [row.id for row in retired]
     known = set(ids)
     if len(known) == len(ids) and len(set(gone)) == len(gone) and known.issuperset(gone):
         return  # the usual case, checked with sets; the loops below find the line to blame
+    problem = _id_problem(items, retired)
+    if problem is not None:
+        message, row, code, fix = problem
+        raise LedgerParseError(
+            message, file=ctx.path, line=row.line, item_id=row.id, code=code, fix=fix
+        )
+
+
+def _id_problem(
+    items: Mapping[str, list[Item]], retired: list[Retired]
+) -> tuple[str, Record, str, str] | None:
+    """(message, row to blame, code, fix) of the first reused or badly retired ID."""
     first: dict[str, int] = {}
     for records_ in items.values():
         for record in records_:
             if record.id in first:
-                raise LedgerParseError(
+                return (
                     f"duplicate ID (first used at line {first[record.id]})",
-                    file=ctx.path,
-                    line=record.line,
-                    item_id=record.id,
-                    code="duplicate_id",
-                    fix="IDs are never reused: give this row the next free ID",
+                    record,
+                    "duplicate_id",
+                    "IDs are never reused: give this row the next free ID",
                 )
             first[record.id] = record.line
     done: dict[str, int] = {}
     for row in retired:
         if row.id not in first:
-            raise LedgerParseError(
+            return (
                 "retired row names no item of this ledger",
-                file=ctx.path,
-                line=row.line,
-                item_id=row.id,
-                code="retired_unknown_id",
-                fix="retire an existing item by its ID; the item's own row stays where it is",
+                row,
+                "retired_unknown_id",
+                "retire an existing item by its ID; the item's own row stays where it is",
             )
         if row.id in done:
-            raise LedgerParseError(
+            return (
                 f"item is retired twice (first at line {done[row.id]})",
-                file=ctx.path,
-                line=row.line,
-                item_id=row.id,
-                code="duplicate_id",
-                fix="keep one retirement row per item",
+                row,
+                "duplicate_id",
+                "keep one retirement row per item",
             )
         done[row.id] = row.line
+    return None

@@ -10,24 +10,21 @@ refused).
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ..errors import LedgerParseError
+from ..mdblocks import front_matter_bounds
 
 MAX_FRONT_MATTER_BYTES = 65536
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _PLAIN_UNSAFE_START = set("'\"&*!|>%@`{[#-?:,")
 
 
-def split(lines: list[str], path: str) -> tuple[dict[str, Any], int]:
+def split(lines: list[str], path: str) -> tuple[dict[str, object], int]:
     """Return (metadata, number of lines the front matter block takes)."""
-    if not lines or lines[0].rstrip(" \t") != "---":
+    index = front_matter_bounds(lines)
+    if index is None:
         return {}, 0
-    for index in range(1, len(lines)):
-        if lines[index].rstrip(" \t") in ("---", "..."):
-            block = lines[1:index]
-            break
-    else:
+    if index == len(lines):
         raise LedgerParseError(
             "front matter starts with '---' but is never closed",
             file=path,
@@ -35,6 +32,7 @@ def split(lines: list[str], path: str) -> tuple[dict[str, Any], int]:
             code="frontmatter_invalid",
             fix="close it with a '---' line",
         )
+    block = lines[1:index]
     if sum(len(b) + 1 for b in block) > MAX_FRONT_MATTER_BYTES:
         raise LedgerParseError(
             "front matter is larger than 64 KiB",
@@ -49,8 +47,8 @@ def split(lines: list[str], path: str) -> tuple[dict[str, Any], int]:
     return meta, index + 1
 
 
-def _simple(block: list[str], path: str) -> dict[str, Any] | None:
-    meta: dict[str, Any] = {}
+def _simple(block: list[str], path: str) -> dict[str, object] | None:
+    meta: dict[str, object] = {}
     for offset, text in enumerate(block, start=2):
         if not text.strip() or text.lstrip().startswith("#"):
             continue
@@ -87,7 +85,7 @@ def _key_value(text: str) -> tuple[str, str] | None:
     return text[:colon], rest.strip(" \t")
 
 
-def _yaml(block: list[str], path: str) -> dict[str, Any]:
+def _yaml(block: list[str], path: str) -> dict[str, object]:
     from .yamlsafe import YAMLInputError, load
 
     try:

@@ -12,10 +12,10 @@ from itertools import repeat
 from typing import NamedTuple
 
 from ..errors import LedgerParseError
+from ..mdblocks import fence_closes, fence_open
 from ._render import hidden_markup
 from ._table import Table, parse_table
 
-_FENCE_OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _CONFLICT = re.compile(r"^(?:<{7}|>{7}|\|{7})(?: |$)|^={7}$")
 _DELIMITER_CELL = re.compile(r":?-+:?")
 # A line at column 0 that starts a block of its own (a list item, a heading, a quote):
@@ -135,17 +135,14 @@ def _prose_mask(lines: list[str], piped: list[bool]) -> list[bool]:
     for index, text in enumerate(lines):
         if fence is not None:
             keep[index] = False
-            stripped = text.lstrip(" ")
-            if len(text) - len(stripped) <= 3 and stripped.startswith(fence[0] * fence[1]):
-                if stripped.rstrip(" \t").strip(fence[0]) == "":
-                    fence = None
+            if fence_closes(text, fence):
+                fence = None
             continue
         if piped[index] or text.lstrip(" \t").startswith("|"):
             keep[index] = False
             continue
-        opened = _FENCE_OPEN.match(text)
-        if opened and not (opened.group(2)[0] == "`" and "`" in opened.group(3)):
-            fence = (opened.group(2)[0], len(opened.group(2)))
+        fence = fence_open(text)
+        if fence is not None:
             keep[index] = False
     return keep
 
@@ -245,10 +242,8 @@ def split_sections(  # noqa: C901
         shadow.append("" if fence is None and text.lstrip(" \t").startswith("|") else text)
         if fence is not None:
             body.append((no, text))
-            stripped = text.lstrip(" ")
-            if len(text) - len(stripped) <= 3 and stripped.startswith(fence[0] * fence[1]):
-                if stripped.rstrip(" \t").strip(fence[0]) == "":
-                    fence = None
+            if fence_closes(text, fence):
+                fence = None
             continue
         if text.lstrip(" \t").startswith("|"):
             if markup:
@@ -257,9 +252,8 @@ def split_sections(  # noqa: C901
             body.append((no, text))
             continue
         flush_table()
-        opened = _FENCE_OPEN.match(text)
-        if opened and not (opened.group(2)[0] == "`" and "`" in opened.group(3)):
-            fence = (opened.group(2)[0], len(opened.group(2)))
+        fence = fence_open(text)
+        if fence is not None:
             fence_line = no
             body.append((no, text))
             continue

@@ -8,45 +8,12 @@ answers plain text itself (the grammar says such text shows as written).
 
 from __future__ import annotations
 
-import re
-
 # Letters, symbols that render as nothing: Hangul fillers, braille blank, the
 # ideographic half fill space. (Whitespace, Cf, Cc, Co, Cn and lone marks never count.)
 _BLANK_GRAPHICS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u303f")
 # ASCII that is Markdown syntax, never the visible character of a cell by itself.
 _MARKUP = frozenset("*_~`\\")
 _VISIBLE_CATEGORY = frozenset("LNPS")
-_TICKS = re.compile(r"`+")
-
-
-def code_spans(text: str) -> list[tuple[int, int, int]]:
-    """(start, end, run length) of each inline code span, CommonMark's pairing of runs.
-
-    A run of N backticks opens a span closed by the next run of exactly N. Runs are
-    found once and each length's runs kept in order with a cursor that only moves
-    forward, so pairing is linear (rescanning for each opener would be quadratic).
-    """
-    runs = [(m.start(), m.end()) for m in _TICKS.finditer(text)]
-    by_length: dict[int, list[int]] = {}
-    for index, (start, end) in enumerate(runs):
-        by_length.setdefault(end - start, []).append(index)
-    cursor = dict.fromkeys(by_length, 0)
-    spans: list[tuple[int, int, int]] = []
-    index = 0
-    while index < len(runs):
-        start, end = runs[index]
-        length = end - start
-        same, at = by_length[length], cursor[length]
-        while at < len(same) and same[at] <= index:
-            at += 1
-        cursor[length] = at
-        if at == len(same):
-            index += 1
-            continue
-        close = same[at]
-        spans.append((start, runs[close][1], length))
-        index = close + 1
-    return spans
 
 
 def _has_visible(text: str, markup: frozenset[str] = _MARKUP) -> bool:

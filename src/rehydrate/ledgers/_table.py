@@ -65,24 +65,23 @@ def normalize(value: str) -> str:
     return value
 
 
+def _refused(
+    message: str, path: str, line: int, fix: str, code: str = "table_malformed"
+) -> LedgerParseError:
+    """The error of a table line that breaks the table grammar (most are malformed)."""
+    return LedgerParseError(message, file=path, line=line, code=code, fix=fix)
+
+
 def split_row(text: str, path: str, line: int) -> tuple[str, ...]:
     """Split one table line into unescaped, trimmed cells."""
     body = text.strip(" \t")
     if not body.startswith("|"):
-        raise LedgerParseError(
-            "table row must start with '|'",
-            file=path,
-            line=line,
-            code="table_malformed",
-            fix="write every row as '| a | b |'",
+        raise _refused(
+            "table row must start with '|'", path, line, "write every row as '| a | b |'"
         )
     if len(body) < 2 or not body.endswith("|") or body.endswith("\\|"):
-        raise LedgerParseError(
-            "table row must end with an unescaped '|'",
-            file=path,
-            line=line,
-            code="table_malformed",
-            fix="close the row with ' |'",
+        raise _refused(
+            "table row must end with an unescaped '|'", path, line, "close the row with ' |'"
         )
     inner = body[1:-1]
     if "\\" in inner:
@@ -150,41 +149,34 @@ def parse_table(lines: list[tuple[int, str]], path: str) -> Table:
     """Parse consecutive '|' lines (header, delimiter, rows) into a Table."""
     first_no, first_text = lines[0]
     if len(lines) < 2:
-        raise LedgerParseError(
+        raise _refused(
             "a line starting with '|' is not part of a table (no delimiter row follows)",
-            file=path,
-            line=first_no,
-            code="stray_table_line",
-            fix="add a '|---|' delimiter row under the header, or remove the leading '|'",
+            path,
+            first_no,
+            "add a '|---|' delimiter row under the header, or remove the leading '|'",
+            "stray_table_line",
         )
     header = split_row(first_text, path, first_no)
     delim_no, delim_text = lines[1]
     delim = split_row(delim_text, path, delim_no)
     if not is_delimiter_row(delim):
-        raise LedgerParseError(
+        raise _refused(
             "second line of a table must be the delimiter row ('|---|---|')",
-            file=path,
-            line=delim_no,
-            code="stray_table_line",
-            fix="put a delimiter row under the header; a '|' line outside a table is not allowed",
+            path,
+            delim_no,
+            "put a delimiter row under the header; a '|' line outside a table is not allowed",
+            "stray_table_line",
         )
     width = len(header)
     if len(delim) != width:
-        raise LedgerParseError(
+        raise _refused(
             f"delimiter row has {len(delim)} cells, header has {width}",
-            file=path,
-            line=delim_no,
-            code="table_malformed",
-            fix="give the delimiter row one '---' per header column",
+            path,
+            delim_no,
+            "give the delimiter row one '---' per header column",
         )
     if any(not h for h in header):
-        raise LedgerParseError(
-            "table header has an empty column name",
-            file=path,
-            line=first_no,
-            code="table_malformed",
-            fix="name every column",
-        )
+        raise _refused("table header has an empty column name", path, first_no, "name every column")
     pipes = width + 1
     bulk = _plain_columns([text for _, text in lines[2:]], width)
     if bulk is not None:
@@ -208,12 +200,11 @@ def parse_table(lines: list[tuple[int, str]], path: str) -> Table:
         else:
             cells = split_row(text, path, no)
         if len(cells) != width:
-            raise LedgerParseError(
+            raise _refused(
                 f"row has {len(cells)} cells, the header has {width}",
-                file=path,
-                line=no,
-                code="table_malformed",
-                fix="give the row exactly one cell per column (write a literal pipe as '\\|')",
+                path,
+                no,
+                "give the row exactly one cell per column (write a literal pipe as '\\|')",
             )
         rows.append(TableRow(no, cells))
     return Table(first_no, header, tuple(rows), lines[-1][0])

@@ -29,9 +29,14 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from mistune import Markdown
+
+_Token = Mapping[str, Any]  # Any: mistune's own type of its AST tokens and state env
 
 # Elements whose content renders as text and which carry nothing else when bare.
 SHOWN_TAGS = frozenset(
@@ -125,7 +130,7 @@ def needs_ast(text: str) -> bool:
 
 
 @lru_cache(maxsize=1)
-def _parser() -> Any:
+def _parser() -> Markdown:
     import mistune
 
     return mistune.create_markdown(renderer=None, plugins=["table", "footnotes", "strikethrough"])
@@ -216,8 +221,8 @@ def _render(markdown: str) -> Rendered:
     tokens, state = _parser().parse(markdown)
     pieces: list[tuple[str, str]] = []
     hidden: list[str] = []
-    _walk(tokens, pieces, hidden)
-    env: Mapping[str, Any] = state.env
+    _walk(tokens if isinstance(tokens, list) else [], pieces, hidden)  # a list: no renderer
+    env: _Token = state.env
     for key in env.get("ref_links") or {}:
         hidden.append(
             f"a link reference definition ('[{key.lower()}]: ...'), which renders nothing"
@@ -227,17 +232,17 @@ def _render(markdown: str) -> Rendered:
     return Rendered(tuple(pieces), tuple(hidden))
 
 
-def _walk(tokens: list[Any], pieces: list[tuple[str, str]], hidden: list[str]) -> None:
+def _walk(tokens: Sequence[_Token], pieces: list[tuple[str, str]], hidden: list[str]) -> None:
     """Append the visible pieces and hidden constructs of ``tokens``, in document order.
 
     Iterative (an explicit stack): nesting depth comes from the input."""
-    stack: list[Iterator[Any]] = [iter(tokens)]
+    stack: list[Iterator[_Token]] = [iter(tokens)]
     while stack:
         token = next(stack[-1], None)
         if token is None:
             stack.pop()
             continue
-        kind = token.get("type")
+        kind = token.get("type", "")
         if _leaf(kind, token, pieces, hidden):
             continue
         attrs = token.get("attrs") or {}
@@ -250,9 +255,7 @@ def _walk(tokens: list[Any], pieces: list[tuple[str, str]], hidden: list[str]) -
             stack.append(iter(children))
 
 
-def _leaf(
-    kind: str, token: Mapping[str, Any], pieces: list[tuple[str, str]], hidden: list[str]
-) -> bool:
+def _leaf(kind: str, token: _Token, pieces: list[tuple[str, str]], hidden: list[str]) -> bool:
     """Record a token that has no children to walk; False for a container."""
     raw = token.get("raw", "")
     if kind == "text":

@@ -10,7 +10,7 @@ verdict on such a change is ``guard.fastpath.table_edit``.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from .ids import ID_PATTERN
 
@@ -19,7 +19,7 @@ BOM = b"\xef\xbb\xbf"
 SIMPLE_ID = re.compile(rf"{ID_PATTERN}\Z")
 REQUIRED = ("id", "tried", "failure", "workaround")  # the failure table's own columns
 _TABLE_END = re.compile(rb"\n(?![ \t]*\|)")
-_FENCE = re.compile(rb"^ {0,3}(?:```|~~~)")
+_SCAN = 262144  # bytes read for the text before the table; past them the full parse decides
 
 
 def common_prefix(a: bytes, b: bytes) -> int:
@@ -49,16 +49,15 @@ def common_suffix(a: bytes, b: bytes, limit: int) -> int:
 def failure_table(old: bytes, section_aliases: Mapping[str, str]) -> tuple[bytes, int, int] | None:
     """(header line, offset of the first data row, offset just past the table) of the
     failure table, when the text before it is plain enough to find it without parsing."""
+    from ..mdblocks import fence_open
     from ._markdown import heading2_title
     from ._table import normalize
 
-    pos, size = 0, len(old)
-    if old.startswith(b"---\n") or old.startswith(b"---\r\n"):
-        close = re.search(rb"\n(?:---|\.\.\.)[ \t]*\r?\n", old)
-        if close is None:
-            return None
-        pos = close.end()
-    while pos < size and pos < 262144:
+    size = len(old)
+    pos = _past_front_matter(old[:_SCAN]) if old.startswith(b"---") else 0
+    if pos is None:
+        return None
+    while pos < size and pos < _SCAN:
         end = old.find(b"\n", pos)
         end = size if end < 0 else end
         line = old[pos:end].rstrip(b"\r")
@@ -69,15 +68,38 @@ def failure_table(old: bytes, section_aliases: Mapping[str, str]) -> tuple[bytes
                 return None
             stop = _TABLE_END.search(old, delim_end)
             return header, delim_end + 1, (stop.start() + 1 if stop else size)
-        if _FENCE.match(line):
+        text = line.decode("utf-8", "replace")
+        if fence_open(text) is not None:
             return None
-        heading = heading2_title(line.decode("utf-8", "replace"))
+        heading = heading2_title(text)
         if heading is not None:
             name = normalize(heading).lower()
             if section_aliases.get(name, name) == "retired":
                 return None
         pos = end + 1
     return None
+
+
+def _past_front_matter(head: bytes) -> int | None:
+    """The offset just past the front matter block that opens ``head`` (0 when it has
+    none), or None when no whole line within it closes the block (the full parse then
+    decides)."""
+    from ..mdblocks import front_matter_bounds
+
+    ends: list[int] = []  # offset past each whole line read so far
+
+    def whole_lines() -> Iterator[str]:
+        pos = 0
+        while (newline := head.find(b"\n", pos)) >= 0:
+            ends.append(newline + 1)
+            # latin-1: every byte one character, and only ASCII ('---', '...') decides
+            yield head[pos:newline].rstrip(b"\r").decode("latin-1")
+            pos = newline + 1
+
+    end = front_matter_bounds(whole_lines())
+    if end is None:
+        return 0
+    return ends[end] if end < len(ends) else None
 
 
 def failure_header(

@@ -115,6 +115,13 @@ def open_dir(
         raise
 
 
+def resolves_inside(root: Path | str, relpath: str) -> bool:
+    """Whether ``relpath`` under ``root``, every symlink followed, is still inside it."""
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(os.path.join(real_root, relpath))
+    return os.path.commonpath([real, real_root]) == real_root
+
+
 def split_relpath(relpath: str) -> tuple[list[str], str]:
     """(directory components, file name) of a repository-relative POSIX path."""
     parts = [p for p in relpath.replace("\\", "/").split("/") if p not in ("", ".")]

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
-from ._document import Context, read
+from ._document import Context, Finished, read
 from ._markdown import Section
 from .model import FAILURES, Ledger, Schema
 
@@ -21,9 +20,9 @@ def pick(keyed: list[tuple[str | None, Section]]) -> dict[int, Schema]:
 
 
 def _finish(
-    meta: Mapping[str, Any], sections: Mapping[str | None, Section], ctx: Context
-) -> dict[str, Any]:
-    return {}
+    meta: Mapping[str, object], sections: Mapping[str | None, Section], ctx: Context
+) -> Finished | None:
+    return None
 
 
 def parse(data: bytes, ctx: Context) -> Ledger:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Literal, NamedTuple, overload
 
 from ._table import normalize
 
@@ -26,11 +26,11 @@ LEVEL_POLARITY: Mapping[str, int] = {
 
 def _cells(record: Record) -> dict[str, str]:
     """Every cell by column name (canonical names, then extra columns lowercased)."""
-    out: dict[str, Any] = record._asdict()
-    del out["line"]
-    extra = out.pop("extra")
-    if extra:  # rare: most tables have only the schema's columns
-        out.update(extra)
+    out: dict[str, str] = record._asdict()
+    del out["line"]  # an int: the cells are every other field but ``extra``
+    del out["extra"]
+    if record.extra:  # rare: most tables have only the schema's columns
+        out.update(record.extra)
     return out
 
 
@@ -300,23 +300,21 @@ CHECKS = Schema(
 FAILURES = Schema("failures", Failure, _cols("ID!, Tried!, Failure!, Workaround!"))
 RETIRED = Schema("retired", Retired, _cols("ID!, Reason!, Date, Replaced by"))
 
-KNOWN_COLUMNS = frozenset(
-    c.header
-    for s in (
-        CONSTRAINTS,
-        CONTRACTS,
-        DECISIONS,
-        PHASES,
-        OBLIGATIONS,
-        WRITES,
-        APPROVALS,
-        VERIFIED,
-        CHECKS,
-        FAILURES,
-        RETIRED,
-    )
-    for c in s.columns
+# Every table schema of the three ledgers, in the order the writers list them.
+ALL_SCHEMAS = (
+    CONSTRAINTS,
+    CONTRACTS,
+    DECISIONS,
+    PHASES,
+    OBLIGATIONS,
+    WRITES,
+    APPROVALS,
+    VERIFIED,
+    CHECKS,
+    FAILURES,
+    RETIRED,
 )
+KNOWN_COLUMNS = frozenset(c.header for s in ALL_SCHEMAS for c in s.columns)
 
 
 class ProseSection(NamedTuple):
@@ -338,9 +336,9 @@ class Ledger(NamedTuple):
 
     kind: str  # "spec" | "task" | "failures"
     path: str
-    meta: Mapping[str, Any]
+    meta: Mapping[str, object]
     prose: tuple[ProseSection, ...]
-    items: Mapping[str, tuple[Any, ...]]  # canonical section -> records in file order
+    items: Mapping[str, tuple[Item, ...]]  # canonical section -> records in file order
     retired: tuple[Retired, ...]
     next_action: NextAction | None = None
     # canonical section -> its rows exactly as a pipe table of its records in the
@@ -350,7 +348,31 @@ class Ledger(NamedTuple):
     # that any other change, comments and quoting included, needs a new revision
     digest: str = ""
 
-    def section(self, name: str) -> tuple[Any, ...]:
+    @overload
+    def section(self, name: Literal["constraints"]) -> tuple[Constraint, ...]: ...
+    @overload
+    def section(self, name: Literal["contracts"]) -> tuple[Contract, ...]: ...
+    @overload
+    def section(self, name: Literal["decisions"]) -> tuple[Decision, ...]: ...
+    @overload
+    def section(self, name: Literal["phases"]) -> tuple[Phase, ...]: ...
+    @overload
+    def section(self, name: Literal["obligations"]) -> tuple[Obligation, ...]: ...
+    @overload
+    def section(self, name: Literal["external writes"]) -> tuple[ExternalWrite, ...]: ...
+    @overload
+    def section(self, name: Literal["approvals"]) -> tuple[Approval, ...]: ...
+    @overload
+    def section(self, name: Literal["verified"]) -> tuple[Verification, ...]: ...
+    @overload
+    def section(self, name: Literal["completion checks"]) -> tuple[CompletionCheck, ...]: ...
+    @overload
+    def section(self, name: Literal["failures"]) -> tuple[Failure, ...]: ...
+    @overload
+    def section(self, name: str) -> tuple[Item, ...]: ...
+    def section(self, name: str) -> tuple[Item, ...]:
+        """The records of section ``name`` (canonical), typed by the section when it is
+        named literally."""
         return self.items.get(name, ())
 
     def all_items(self) -> Iterator[Item]:
@@ -361,7 +383,30 @@ class Ledger(NamedTuple):
     def retired_ids(self) -> frozenset[str]:
         return frozenset(r.id for r in self.retired)
 
-    def active(self, name: str) -> tuple[Any, ...]:
+    @overload
+    def active(self, name: Literal["constraints"]) -> tuple[Constraint, ...]: ...
+    @overload
+    def active(self, name: Literal["contracts"]) -> tuple[Contract, ...]: ...
+    @overload
+    def active(self, name: Literal["decisions"]) -> tuple[Decision, ...]: ...
+    @overload
+    def active(self, name: Literal["phases"]) -> tuple[Phase, ...]: ...
+    @overload
+    def active(self, name: Literal["obligations"]) -> tuple[Obligation, ...]: ...
+    @overload
+    def active(self, name: Literal["external writes"]) -> tuple[ExternalWrite, ...]: ...
+    @overload
+    def active(self, name: Literal["approvals"]) -> tuple[Approval, ...]: ...
+    @overload
+    def active(self, name: Literal["verified"]) -> tuple[Verification, ...]: ...
+    @overload
+    def active(self, name: Literal["completion checks"]) -> tuple[CompletionCheck, ...]: ...
+    @overload
+    def active(self, name: Literal["failures"]) -> tuple[Failure, ...]: ...
+    @overload
+    def active(self, name: str) -> tuple[Item, ...]: ...
+    def active(self, name: str) -> tuple[Item, ...]:
+        """``section`` without the retired records."""
         if not self.retired:
             return self.section(name)
         gone = self.retired_ids

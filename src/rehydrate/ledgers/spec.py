@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
-from ._document import Context, read, tables_by_section
+from ._document import Context, Finished, read, tables_by_section
 from ._markdown import Section
 from .model import CONSTRAINTS, CONTRACTS, DECISIONS, Ledger, Schema
 
@@ -17,9 +16,9 @@ SCHEMAS: Mapping[str, Schema | None] = {
 
 
 def _finish(
-    meta: Mapping[str, Any], sections: Mapping[str | None, Section], ctx: Context
-) -> dict[str, Any]:
-    return {}
+    meta: Mapping[str, object], sections: Mapping[str | None, Section], ctx: Context
+) -> Finished | None:
+    return None
 
 
 def parse(data: bytes, ctx: Context) -> Ledger:

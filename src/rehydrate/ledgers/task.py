@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
 
-from ..errors import LedgerParseError
-from ._document import Context, check_text, decode, read, tables_by_section
+from ..mdblocks import front_matter_bounds
+from ._document import Context, Finished, check_text, decode, read, tables_by_section
 from ._markdown import Section
 from ._render import action_words, chaining_problem
 from .ids import id_problem
@@ -69,12 +68,11 @@ def _next_action(section: Section | None, ctx: Context) -> NextAction | None:
     if not body:
         return None
     if len(body) > 1 or section.tables:
-        raise LedgerParseError(
+        raise ctx.refused(
             f"Next action has {len(body)} lines; it must be exactly one action on one line",
-            file=ctx.path,
-            line=body[1][0] if len(body) > 1 else body[0][0],
-            code="next_action_not_single",
-            fix="keep one concrete action; move the rest into Phases or Obligations",
+            body[1][0] if len(body) > 1 else body[0][0],
+            "next_action_not_single",
+            "keep one concrete action; move the rest into Phases or Obligations",
         )
     no, line = body[0]
     text = _BULLET.sub("", line.strip())
@@ -82,12 +80,11 @@ def _next_action(section: Section | None, ctx: Context) -> NextAction | None:
     # judged with its list marker: '1. build 2. deploy' counts on from the marker
     problem = next_action_problem(line.strip())
     if problem:
-        raise LedgerParseError(
+        raise ctx.refused(
             problem,
-            file=ctx.path,
-            line=no,
-            code="next_action_not_single",
-            fix="write one action; record the follow-up as a phase or obligation",
+            no,
+            "next_action_not_single",
+            "write one action; record the follow-up as a phase or obligation",
         )
     return NextAction(text, no)
 
@@ -112,23 +109,22 @@ def revision_problem(raw: object) -> str | None:
 
 
 def _finish(
-    meta: Mapping[str, Any],
+    meta: Mapping[str, object],
     sections: Mapping[str | None, Section],
     ctx: Context,
     lines: Callable[[], list[str]],
-) -> dict[str, Any]:
+) -> Finished:
     """Type the front matter; ``lines`` gives the decoded lines (only an error needs them)."""
     raw = meta.get("revision")
     problem = revision_problem(raw)
     if problem is None and not _plainly_written(lines, raw):
         problem = "found it quoted, tagged or otherwise spelled; write the digits alone"
     if problem is not None:
-        raise LedgerParseError(
+        raise ctx.refused(
             f"front matter 'revision' must be a plain decimal integer ({problem})",
-            file=ctx.path,
-            line=_meta_line(lines(), "revision"),
-            code="revision_invalid",
-            fix="write 'revision: N' in the front matter, N a plain decimal integer of at "
+            _meta_line(lines(), "revision"),
+            "revision_invalid",
+            "write 'revision: N' in the front matter, N a plain decimal integer of at "
             f"most {MAX_REVISION_DIGITS} digits (e.g. 'revision: 1')",
         )
     fixed = dict(meta)
@@ -136,25 +132,22 @@ def _finish(
     for key in ("task", "objective"):
         value = meta.get(key, "")
         if not isinstance(value, str):
-            raise LedgerParseError(
+            raise ctx.refused(
                 f"front matter '{key}' must be a single line of text",
-                file=ctx.path,
-                line=1,
-                code="frontmatter_invalid",
-                fix=f"write '{key}: <text>'",
+                1,
+                "frontmatter_invalid",
+                f"write '{key}: <text>'",
             )
         check_text(value, ctx, 1)
-    task_id = meta.get("task", "")
+    task_id = str(meta.get("task", ""))  # a string: checked just above
     if task_id and id_problem(task_id) is not None:  # it rides into the prompt header
-        raise LedgerParseError(
+        raise ctx.refused(
             f"front matter 'task' is not an ID: {id_problem(task_id)}",
-            file=ctx.path,
-            line=_meta_line(lines(), "task"),
-            code="id_invalid",
-            fix="write 'task: T-1': an ASCII letter, then up to 31 letters, digits, "
-            "'.', '_' or '-'",
+            _meta_line(lines(), "task"),
+            "id_invalid",
+            "write 'task: T-1': an ASCII letter, then up to 31 letters, digits, '.', '_' or '-'",
         )
-    return {"meta": fixed, "next_action": _next_action(sections.get("next action"), ctx)}
+    return Finished(fixed, _next_action(sections.get("next action"), ctx))
 
 
 def _plainly_written(lines: Callable[[], list[str]], raw: object) -> bool:
@@ -172,13 +165,10 @@ def _plainly_written(lines: Callable[[], list[str]], raw: object) -> bool:
 
 def _meta_line(lines: list[str], key: str) -> int:
     """The line of ``key:`` in the front matter (1 when it has none)."""
-    if lines and lines[0].rstrip(" \t") == "---":
-        for index in range(1, len(lines)):
-            text = lines[index]
-            if text.rstrip(" \t") in ("---", "..."):
-                break
-            if text.startswith(key) and text[len(key) :].lstrip(" \t").startswith(":"):
-                return index + 1
+    for index in range(1, front_matter_bounds(lines) or 0):
+        text = lines[index]
+        if text.startswith(key) and text[len(key) :].lstrip(" \t").startswith(":"):
+            return index + 1
     return 1
 
 
@@ -197,8 +187,8 @@ def body_digest(data: bytes) -> str:
 
 def parse(data: bytes, ctx: Context) -> Ledger:
     def finish(
-        meta: Mapping[str, Any], sections: Mapping[str | None, Section], ctx: Context
-    ) -> dict[str, Any]:
+        meta: Mapping[str, object], sections: Mapping[str | None, Section], ctx: Context
+    ) -> Finished:
         return _finish(meta, sections, ctx, lambda: decode(data, ctx))
 
     ledger = read("task", data, ctx, SCHEMAS, tables_by_section(SCHEMAS), finish)

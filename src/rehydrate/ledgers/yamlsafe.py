@@ -18,10 +18,11 @@ pure-Python composer.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 MAX_BYTES = 1024 * 1024
+_Constructed = dict[Hashable, Any]  # Any: PyYAML's BaseConstructor.construct_mapping returns it
 MAX_DEPTH = 32
 _SAFE_TAGS = (
     "tag:yaml.org,2002:null",
@@ -34,10 +35,12 @@ _SAFE_TAGS = (
 if TYPE_CHECKING:
     from typing import Protocol
 
+    from yaml.events import Event
+
     class _Loader(Protocol):
         """A PyYAML loader, as ``load`` drives one."""
 
-        def get_single_data(self) -> Any: ...
+        def get_single_data(self) -> object: ...
 
         def dispose(self) -> None: ...
 
@@ -51,7 +54,7 @@ class YAMLInputError(ValueError):
         self.line = line
 
 
-def load(text: str, *, typed: bool = False) -> Any:
+def load(text: str, *, typed: bool = False) -> object:
     """Load one YAML document strictly (see the module docstring).
 
     Every scalar is a string unless ``typed`` (then null, bool, int and float too). An empty
@@ -90,7 +93,7 @@ def load(text: str, *, typed: bool = False) -> Any:
             loader.dispose()
 
 
-def dump(data: Mapping[str, Any]) -> str:
+def dump(data: Mapping[str, object]) -> str:
     """Serialise a mapping of plain values as block YAML, key order kept."""
     import yaml
 
@@ -100,7 +103,7 @@ def dump(data: Mapping[str, Any]) -> str:
     return text
 
 
-def _check_event(event: Any, depth: int) -> None:
+def _check_event(event: Event, depth: int) -> None:
     import yaml
 
     line = event.start_mark.line + 1 if event.start_mark else None
@@ -112,7 +115,7 @@ def _check_event(event: Any, depth: int) -> None:
         raise YAMLInputError(f"nested deeper than {MAX_DEPTH} levels", line)
 
 
-def _check_events(events: Any) -> None:
+def _check_events(events: Iterable[Event]) -> None:
     """The composer's checks over a parser's event stream (the C parser's)."""
     import yaml
 
@@ -140,7 +143,7 @@ def _loader(typed: bool, fast: bool) -> Callable[[str], _Loader]:
     class StrictKeys(BaseConstructor):
         """Mapping keys plain strings only: no merge keys, no duplicates."""
 
-        def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Hashable, Any]:
+        def construct_mapping(self, node: MappingNode, deep: bool = False) -> _Constructed:
             seen: set[str] = set()
             for key_node, _ in node.value:
                 line = key_node.start_mark.line + 1

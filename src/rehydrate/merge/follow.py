@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from ..errors import LedgerParseError
 from ..guard.excuses import renumbered_content
-from ..ledgers import Context, Ledger, parse_ledger
+from ..ledgers import Context, Ledger, parse_with
 from ..ledgers.rowedit import join_text, rewrite_cells, split_cells, split_text
 from .result import Allocator
 
@@ -44,14 +44,7 @@ def _all_rows_kept(base: bytes, ours: bytes) -> bool:
 
 
 def _parse(kind: str, ctx: Context, data: bytes) -> Ledger:
-    return parse_ledger(
-        kind,
-        ctx.path,
-        data,
-        section_aliases=ctx.section_aliases,
-        column_aliases=ctx.column_aliases,
-        max_bytes=ctx.max_bytes,
-    )
+    return parse_with(kind, data, ctx)
 
 
 def follow_renumbering(

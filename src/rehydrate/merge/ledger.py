@@ -23,7 +23,7 @@ from collections.abc import Mapping
 
 from ..errors import LedgerParseError
 from ..failtable import FailureTable, find, row
-from ..ledgers import MAX_LEDGER_BYTES, Context, parse_ledger
+from ..ledgers import MAX_LEDGER_BYTES, Context, parse_with
 from ..ledgers.rowedit import rewrite_cells
 from .result import Allocator, MergeResult, MergeText
 
@@ -142,14 +142,7 @@ def _appends_only(
         everything, base_ids = named | set(mine), named
     else:
         try:
-            ledger = parse_ledger(
-                "failures",
-                ctx.path,
-                ours,
-                section_aliases=ctx.section_aliases,
-                column_aliases=ctx.column_aliases,
-                max_bytes=ctx.max_bytes,
-            )
+            ledger = parse_with("failures", ours, ctx)
         except LedgerParseError:
             return None  # the full merge names the side that does not parse
         everything = {r.id for r in ledger.all_items()}

@@ -13,11 +13,11 @@ is what the hook accepts. Pure (bytes in, bytes out).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import LedgerParseError, RehydrateError
 from ..guard.conflicts import SINGLE_VALUES, describe, question_for, short
-from ..ledgers import Context, Ledger, parse_ledger, split_front_matter
+from ..ledgers import Context, Ledger, parse_with, split_front_matter
 from ..ledgers.ids import next_id, style_of
 from ..ledgers.model import record_cells, record_content
 from ..ledgers.rowedit import join_text, replace_line, split_text
@@ -44,7 +44,7 @@ class Recorded(NamedTuple):
     question_section: str
     question_text: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "target": self.target,
             "take": self.take,
@@ -105,14 +105,7 @@ class _Sides:
 
 def parse_side(kind: str, ctx: Context, name: str, data: bytes) -> Ledger:
     try:
-        return parse_ledger(
-            kind,
-            ctx.path,
-            data,
-            section_aliases=ctx.section_aliases,
-            column_aliases=ctx.column_aliases,
-            max_bytes=ctx.max_bytes,
-        )
+        return parse_with(kind, data, ctx)
     except LedgerParseError as exc:
         raise RehydrateError(
             f"the {name} side cannot be parsed: {exc.message}",

@@ -20,7 +20,7 @@ from ..ledgers import (
     Context,
     Ledger,
     normalize,
-    parse_ledger,
+    parse_with,
     render_row,
 )
 from ..ledgers.model import record_cells as _cells
@@ -518,14 +518,7 @@ class Merger:
         from ..guard.rules import check_ledger
 
         try:
-            merged = parse_ledger(
-                self.kind,
-                self.ctx.path,
-                data,
-                section_aliases=self.ctx.section_aliases,
-                column_aliases=self.ctx.column_aliases,
-                max_bytes=self.ctx.max_bytes,
-            )
+            merged = parse_with(self.kind, data, self.ctx)
         except LedgerParseError as exc:
             return [Conflict("merge_unparseable", None, f"the merged file would not parse: {exc}")]
         base, ours, theirs = self.judge or (b.ledger if b else None, o.ledger, t.ledger)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from .. import git
 from ..config import Config
@@ -38,7 +38,7 @@ class Outcome(NamedTuple):
     remaining: list[Conflict]
     staged: bool
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "schema": "rehydrate/merge-resolve-v1",
             "path": self.path,
@@ -80,7 +80,7 @@ def _state_file(repo: git.Repo) -> Path:
     return repo.git_dir / "rehydrate" / STATE
 
 
-def _load(repo: git.Repo, heads: list[str]) -> dict[str, Any]:
+def _load(repo: git.Repo, heads: list[str]) -> dict[str, object]:
     from ..errors import RehydrateError
     from ..readlimit import SUMMARY_LIMIT, load_json, read_file
 
@@ -94,7 +94,7 @@ def _load(repo: git.Repo, heads: list[str]) -> dict[str, Any]:
     return paths if isinstance(paths, dict) else {}
 
 
-def _save(repo: git.Repo, heads: list[str], paths: dict[str, Any]) -> None:
+def _save(repo: git.Repo, heads: list[str], paths: dict[str, object]) -> None:
     from ..ledgers.atomicfile import atomic_write
 
     target = _state_file(repo)
@@ -175,13 +175,13 @@ def _unmerged_ledgers(
 def _the_one(
     repo: git.Repo,
     runs: list[_Merge | str],
-    state: dict[str, Any],
+    state: dict[str, object],
     names: Names,
     target: str,
     take: str,
-) -> tuple[str, Resolution, dict[str, Any]]:
+) -> tuple[str, Resolution, dict[str, object]]:
     """The ledger where ``target`` conflicts, merged with it and the earlier resolutions."""
-    found: list[tuple[str, Resolution, dict[str, Any]]] = []
+    found: list[tuple[str, Resolution, dict[str, object]]] = []
     misses: list[str] = []
     for run in runs:
         if isinstance(run, str):
@@ -191,7 +191,9 @@ def _the_one(
         if not is_contested(run.kind, run.ctx, base, ours, theirs, target):
             misses.append(f"{run.path}: {_conflict_ids(run, names)}")
             continue
-        saved = state.get(run.path, {})
+        saved = state.get(run.path)
+        if not isinstance(saved, dict):  # a state file rehydrate wrote, but read as untrusted
+            saved = {}
         current = git.read_worktree(repo, [run.path])[run.path].blob
         still = saved.get("stages") == run.blobs and saved.get("written") == current
         takes = dict(saved.get("takes", {})) if still else {}
@@ -244,11 +246,11 @@ def _conflict_ids(run: _Merge, names: Names) -> str:
 def _write(
     repo: git.Repo,
     heads: list[str],
-    state: dict[str, Any],
+    state: dict[str, object],
     path: str,
     kind: str,
     resolution: Resolution,
-    entry: dict[str, Any],
+    entry: dict[str, object],
     recorded: Recorded,
 ) -> Outcome:
     from ..ledgers.atomicfile import ledger_lock, write_in_repo

@@ -11,7 +11,7 @@ from ..ledgers import (
     Context,
     Ledger,
     canonical_section,
-    parse_ledger,
+    parse_with,
     split_front_matter,
     split_sections,
     tables_by_section,
@@ -21,7 +21,7 @@ from ..ledgers.rowedit import split_text
 
 if TYPE_CHECKING:
     from ..ledgers import Section
-    from ..ledgers.model import Record, Retired, Schema
+    from ..ledgers.model import Item, Retired, Schema
 
 MARK = "\x1erehydrate-merge\x1e"
 
@@ -55,7 +55,7 @@ class Side(NamedTuple):
     slots: dict[str, Slot]  # token -> slot, in file order
     skeleton: tuple[str, ...]
     source: tuple[int, ...]  # skeleton line -> index into lines (-1 for a token)
-    items: dict[str, tuple[str, Record]]  # id -> (section, record)
+    items: dict[str, tuple[str, Item]]  # id -> (section, record)
     retired: dict[str, Retired]
     slot_of: dict[str, Slot]  # id (item or retired row) -> its slot
     id_at: dict[int, str]  # row line number -> its ID
@@ -95,14 +95,7 @@ def front_line(side: Side, key: str) -> str | None:
 
 
 def read_side(kind: str, ctx: Context, name: str, data: bytes) -> Side:
-    ledger = parse_ledger(
-        kind,
-        ctx.path,
-        data,
-        section_aliases=ctx.section_aliases,
-        column_aliases=ctx.column_aliases,
-        max_bytes=ctx.max_bytes,
-    )
+    ledger = parse_with(kind, data, ctx)
     text = split_text(data)
     lines = list(text.lines)
     _, front = split_front_matter(lines, ctx.path)

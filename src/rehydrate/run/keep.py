@@ -52,7 +52,7 @@ def recorded(before: Mapping[str, Ledger], after: Mapping[str, Ledger]) -> list[
                 cells = {k: v for k, v in row.cells().items() if k != "id"}
                 rows.append(Row(kind, section, change.item_id, cells, None))
             elif change.kind == CHANGED and moves and change.moved("status"):
-                rows.append(Row(kind, section, change.item_id, None, row.status))
+                rows.append(Row(kind, section, change.item_id, None, row.cells().get("status")))
     return rows
 
 

@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 from .. import git
 from ..continuity.sessions import SESSIONS_DIR, sessions_dir
 from ..errors import RehydrateError
+from ..readlimit import read_upto
 
 LOCK = "rehydrate/run.lock"  # under the git directory: never in a commit
 JUDGED = "judged.json"
@@ -132,14 +133,7 @@ def read_regular(path: Path, limit: int) -> bytes:
             raise OSError(f"{path} is not a regular file")
         if info.st_size > limit:
             raise OSError(f"{path} is over {limit} bytes")
-        chunks, left = [], limit + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        data = b"".join(chunks)
+        data = read_upto(fd, limit + 1)
         if len(data) > limit:
             raise OSError(f"{path} is over {limit} bytes")
         return data

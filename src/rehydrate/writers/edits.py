@@ -23,38 +23,10 @@ from ..ledgers import (
     split_front_matter,
     split_sections,
 )
-from ..ledgers.model import (
-    APPROVALS,
-    CHECKS,
-    CONSTRAINTS,
-    CONTRACTS,
-    DECISIONS,
-    FAILURES,
-    OBLIGATIONS,
-    PHASES,
-    RETIRED,
-    VERIFIED,
-    WRITES,
-    Schema,
-)
+from ..ledgers.model import ALL_SCHEMAS, Schema
 from ..ledgers.rowedit import Text, insert_lines, join_text, replace_line, rewrite_cells, split_text
 
-SCHEMAS: Mapping[str, Schema] = {
-    s.section: s
-    for s in (
-        CONSTRAINTS,
-        CONTRACTS,
-        DECISIONS,
-        PHASES,
-        OBLIGATIONS,
-        WRITES,
-        APPROVALS,
-        VERIFIED,
-        CHECKS,
-        FAILURES,
-        RETIRED,
-    )
-}
+SCHEMAS: Mapping[str, Schema] = {s.section: s for s in ALL_SCHEMAS}
 
 
 TITLES: Mapping[str, str] = {
@@ -163,34 +135,18 @@ def _add_block(text: Text, index: int, block: list[str]) -> Text:
     return insert_lines(text, index, block)
 
 
+def _after_each(first: str, last: str) -> dict[str, tuple[str, ...]]:
+    """Each section from ``first`` to ``last`` of one ledger (TITLES lists each ledger's
+    sections in its template's order) -> the sections before it, nearest first."""
+    order = list(TITLES)
+    run = order[order.index(first) : order.index(last) + 1]
+    return {name: tuple(reversed(run[:index])) for index, name in enumerate(run)}
+
+
+# A missing section is created after the nearest earlier one that exists.
 SECTION_ORDER: Mapping[str, tuple[str, ...]] = {
-    # a missing section is created after the nearest earlier one that exists
-    "constraints": (),
-    "contracts": ("constraints",),
-    "decisions": ("contracts", "constraints"),
-    "phases": (),
-    "next action": ("phases",),
-    "obligations": ("next action", "phases"),
-    "external writes": ("obligations", "next action", "phases"),
-    "approvals": ("external writes", "obligations", "next action", "phases"),
-    "verified": ("approvals", "external writes", "obligations", "next action", "phases"),
-    "completion checks": (
-        "verified",
-        "approvals",
-        "external writes",
-        "obligations",
-        "next action",
-        "phases",
-    ),
-    "rollback": (
-        "completion checks",
-        "verified",
-        "approvals",
-        "external writes",
-        "obligations",
-        "next action",
-        "phases",
-    ),
+    **_after_each("constraints", "decisions"),
+    **_after_each("phases", "rollback"),
     "failures": (),
     "retired": (),
 }

@@ -12,6 +12,7 @@ import re
 from ..errors import LedgerParseError, RehydrateError
 from ..ledgers import split_front_matter
 from ..ledgers.rowedit import Text, insert_lines, join_text, replace_line, split_text
+from ..mdblocks import front_matter_bounds
 
 _REVISION = re.compile(r"^(revision:[ \t]*[\"']?)(\d+)([\"']?[ \t]*(?:#.*)?)$")
 _PLAIN_START = re.compile(r"[A-Za-z0-9(]")  # a plain YAML scalar may start with these
@@ -19,10 +20,9 @@ _PLAIN_START = re.compile(r"[A-Za-z0-9(]")  # a plain YAML scalar may start with
 
 def _closing_line(text: Text, path: str) -> int:
     """0-based index of the line closing the front matter block."""
-    if text.lines and text.lines[0].rstrip(" \t") == "---":
-        for index in range(1, len(text.lines)):
-            if text.lines[index].rstrip(" \t") in ("---", "..."):
-                return index
+    index = front_matter_bounds(text.lines)
+    if index is not None and index < len(text.lines):
+        return index
     raise LedgerParseError(
         "Task.md has no front matter block to write to",
         file=path,
@@ -35,16 +35,12 @@ def _closing_line(text: Text, path: str) -> int:
 def bump_revision(data: bytes, path: str) -> tuple[bytes, int]:
     """Raise Task's front-matter ``revision`` by exactly one, editing only its digits."""
     text = split_text(data)
-    if text.lines and text.lines[0].rstrip(" \t") == "---":
-        for index in range(1, len(text.lines)):
-            line = text.lines[index]
-            if line.rstrip(" \t") in ("---", "..."):
-                break
-            match = _REVISION.match(line)
-            if match:
-                value = int(match.group(2)) + 1
-                new = match.group(1) + str(value) + match.group(3)
-                return join_text(replace_line(text, index, new)), value
+    for index in range(1, front_matter_bounds(text.lines) or 0):
+        match = _REVISION.match(text.lines[index])
+        if match:
+            value = int(match.group(2)) + 1
+            new = match.group(1) + str(value) + match.group(3)
+            return join_text(replace_line(text, index, new)), value
     raise LedgerParseError(
         "front matter has no 'revision: N' line to raise",
         file=path,

@@ -24,7 +24,7 @@ from ..ledgers import (
     KINDS,
     Context,
     Ledger,
-    parse_ledger,
+    parse_with,
 )
 from ..ledgers.atomicfile import (
     ledger_lock,
@@ -150,14 +150,7 @@ def write(
         if op.kind == "task":
             data, revision = bump_revision(data, path)
         try:
-            new = parse_ledger(
-                op.kind,
-                path,
-                data,
-                section_aliases=config.section_aliases,
-                column_aliases=config.column_aliases,
-                max_bytes=config.max_ledger_bytes,
-            )
+            new = parse_with(op.kind, data, ctx)
         except LedgerParseError as exc:
             raise Refused(
                 f"the change would leave the ledger unparseable: {exc.message}",

@@ -20,6 +20,7 @@ from ..ledgers import (
     split_row,
     visible,
 )
+from ..ledgers.atomicfile import resolves_inside
 from ..ledgers.model import (
     LEVEL_STRENGTH,
 )
@@ -284,7 +285,6 @@ def status(section: str, value: str) -> str:
 def artifact_blob(repo: git.Repo, path: str, cwd: str | None = None) -> tuple[str, str]:
     """(repo-relative path, git blob id) of a work-tree file; refuses what leaves the repo."""
     absolute = os.path.normpath(os.path.join(cwd or os.getcwd(), path))
-    root = os.path.realpath(repo.root)
     relative = os.path.relpath(absolute, repo.root)
     relative = relative.replace(os.sep, "/")
     if relative == ".." or relative.startswith("../") or os.path.isabs(relative):
@@ -303,8 +303,7 @@ def artifact_blob(repo: git.Repo, path: str, cwd: str | None = None) -> tuple[st
         )
     blob = git.read_worktree(repo, [relative])[relative]  # refuses symlinked dirs leaving it
     if blob.mode == "120000":
-        real = os.path.realpath(repo.root / relative)
-        if os.path.commonpath([real, root]) != root:
+        if not resolves_inside(repo.root, relative):
             raise RehydrateError(
                 f"{path} is a symlink that leaves the repository",
                 file=path,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,7 +9,7 @@ from ..config import DEFAULT_PATHS, Config, safe_relpath
 from ..errors import ConfigError
 from ..git import Repo
 from ..ledgers import KINDS
-from ..ledgers.atomicfile import write_in_repo
+from ..ledgers.atomicfile import resolves_inside, write_in_repo
 from ..readlimit import read_text
 from .templates import LEDGER_TEMPLATES, read_template
 
@@ -46,17 +45,14 @@ def _new_in_repo(repo: Repo, relpath: str, text: str) -> bool:
 
 
 def _refuse_escape(repo: Repo, relpath: str) -> Path:
-    target = repo.root / relpath
-    real = os.path.realpath(target)
-    root = os.path.realpath(repo.root)
-    if os.path.commonpath([real, root]) != root:
+    if not resolves_inside(repo.root, relpath):
         raise ConfigError(
             f"{relpath} resolves outside the repository",
             file=relpath,
             code="path_outside_repo",
             fix="remove the symlink",
         )
-    return target
+    return repo.root / relpath
 
 
 def init_repo(

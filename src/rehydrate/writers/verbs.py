@@ -15,6 +15,7 @@ from .. import git
 from ..config import Config
 from ..errors import Refused, RehydrateError
 from ..ledgers import Context, Ledger, normalize
+from ..mdblocks import fence_open
 from .edits import set_prose
 from .frontmatter import set_meta
 from .operations import (
@@ -228,7 +229,7 @@ def objective(text: str) -> Operation:
 
 # A line that would end the Rollback prose or change what follows it: a heading (ATX or a
 # setext underline), a table row, a code fence, front matter's fence.
-_STRUCTURE = re.compile(r"^ {0,3}(#{1,6}(\s|$)|=+\s*$|-{2,}\s*$|\||```|~~~)")
+_STRUCTURE = re.compile(r"^ {0,3}(#{1,6}(\s|$)|=+\s*$|-{2,}\s*$|\|)")
 
 
 def rollback(text: str) -> Operation:
@@ -239,7 +240,7 @@ def rollback(text: str) -> Operation:
             "TEXT is empty", code="empty_value", fix="say how to undo this task's changes"
         )
     for number, line in enumerate(lines, start=1):
-        if _STRUCTURE.match(line):
+        if _STRUCTURE.match(line) or fence_open(line) is not None:
             raise RehydrateError(
                 f"line {number} of TEXT would start a heading, table or code block: {line!r}",
                 code="prose_structure",
