@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import click
@@ -38,6 +38,46 @@ def source_options(*, staged: bool = False, default: str = "rev") -> Callable[[F
         return func
 
     return decorate
+
+
+def json_option(help: str = "Print one JSON object on stdout.") -> Callable[[F], F]:
+    """--json (``as_json``): the command's output as one JSON object."""
+    return click.option("--json", "as_json", is_flag=True, help=help)
+
+
+def file_option(*names: str, help: str, metavar: str | None = "FILE") -> Callable[[F], F]:
+    """An optional path to a file to write or read (None when not given)."""
+    return click.option(
+        *names, type=click.Path(dir_okay=False), default=None, metavar=metavar, help=help
+    )
+
+
+def output_option(
+    help: str = "Write to FILE instead of stdout.", metavar: str | None = None
+) -> Callable[[F], F]:
+    """-o/--output: where the command's output goes instead of stdout."""
+    return file_option("-o", "--output", metavar=metavar, help=help)
+
+
+def choice_option(*names: str, choices: Sequence[str], default: str, help: str) -> Callable[[F], F]:
+    """One of ``choices``, the default shown in the help."""
+    return click.option(
+        *names, type=click.Choice(choices), default=default, show_default=True, help=help
+    )
+
+
+def count_option(
+    *names: str, minimum: int, default: int | None = None, metavar: str | None = None, help: str
+) -> Callable[[F], F]:
+    """A whole number >= ``minimum``; the default, when there is one, shown in the help."""
+    return click.option(
+        *names,
+        type=click.IntRange(min=minimum),
+        default=default,
+        show_default=True if default is not None else None,
+        metavar=metavar,
+        help=help,
+    )
 
 
 def pick_source(

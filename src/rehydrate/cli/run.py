@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..errors import EXIT_OK
+from ._common import F, choice_option, count_option, json_option
 
 if TYPE_CHECKING:
     from ..continuity.sessions import SessionRecord
@@ -43,42 +45,42 @@ exactly the command line you wrote (docs/run.md).
 """
 
 
+def _positive(name: str, *, help: str, metavar: str | None = None) -> Callable[[F], F]:
+    """A number of minutes or dollars > 0, no limit when not given."""
+    return click.option(
+        name, type=click.FloatRange(min=0, min_open=True), default=None, metavar=metavar, help=help
+    )
+
+
+def _seconds(name: str, default: float, help: str) -> Callable[[F], F]:
+    """A number of seconds >= 0, the default shown."""
+    return click.option(
+        name, type=click.FloatRange(min=0), default=default, show_default=True, help=help
+    )
+
+
 @click.command(
     "run",
     help=_HELP,
     short_help="Fresh agent sessions from the ledgers until the work is done.",
     context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
 )
-@click.option(
+@count_option(
     "--max-sessions",
-    type=click.IntRange(min=1),
+    minimum=1,
     default=10,
-    show_default=True,
     help="Run at most N sessions (then exit 1 if the task is not done).",
 )
-@click.option(
+@count_option(
     "--stall",
-    type=click.IntRange(min=1),
+    minimum=1,
     default=2,
-    show_default=True,
     help="Stop (exit 1) after N sessions in a row without ledger progress.",
 )
-@click.option(
-    "--max-minutes",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    help="End a session after M minutes (then exit 1).",
-)
-@click.option(
-    "--max-total-minutes",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    help="End the run after M minutes in all (then exit 1).",
-)
-@click.option(
+@_positive("--max-minutes", help="End a session after M minutes (then exit 1).")
+@_positive("--max-total-minutes", help="End the run after M minutes in all (then exit 1).")
+@_positive(
     "--max-cost",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
     metavar="USD",
     help="Stop once the agents reported this much cost (claude: "
     "total_cost_usd of --output-format stream-json or json).",
@@ -90,33 +92,23 @@ exactly the command line you wrote (docs/run.md).
     help="Tell the agent to record its state and end the session at this context "
     "use (e.g. 50% of --context-window; Claude Code hooks).",
 )
-@click.option(
+@count_option(
     "--context-window",
-    type=click.IntRange(min=1),
-    default=None,
+    minimum=1,
     metavar="TOKENS",
     help="The model's context window, for a percentage limit (default 200000).",
 )
-@click.option(
+@_seconds(
     "--wrap-up-seconds",
-    type=click.FloatRange(min=0),
-    default=120.0,
-    show_default=True,
-    help="After the context-limit instruction, end the session "
+    120.0,
+    "After the context-limit instruction, end the session "
     "at the latest this long after it (sooner once the ledgers are committed).",
 )
-@click.option(
-    "--grace-seconds",
-    type=click.FloatRange(min=0),
-    default=10.0,
-    show_default=True,
-    help="Between SIGTERM and SIGKILL when a session is ended.",
-)
-@click.option(
+@_seconds("--grace-seconds", 10.0, "Between SIGTERM and SIGKILL when a session is ended.")
+@choice_option(
     "--on-violation",
-    type=click.Choice(["stop", "revert"]),
+    choices=["stop", "revert"],
     default="stop",
-    show_default=True,
     help="stop: exit 1 and leave everything as it is; revert: "
     "git reset --keep to the session's start (its commits kept under "
     "refs/rehydrate/run/), then go on.",
@@ -131,20 +123,14 @@ exactly the command line you wrote (docs/run.md).
     is_flag=True,
     help="Commit ledger changes a session left uncommitted (hooks run).",
 )
-@click.option(
-    "--max-tokens",
-    type=click.IntRange(min=1),
-    default=None,
-    metavar="N",
-    help="The prompt's token budget.",
-)
+@count_option("--max-tokens", minimum=1, metavar="N", help="The prompt's token budget.")
 @click.option(
     "--status",
     "show_status",
     is_flag=True,
     help="Show the last sessions from .rehydrate/sessions/index.jsonl and exit.",
 )
-@click.option("--json", "as_json", is_flag=True, help="With --status: one JSON object.")
+@json_option("With --status: one JSON object.")
 @click.option(
     "--claim",
     is_flag=True,
