@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import click
 
@@ -12,7 +12,7 @@ from ..errors import RehydrateError
 from ..git import Repo, find_repo
 from ..state import Source
 
-F = TypeVar("F", bound=Callable[..., Any])
+F = TypeVar("F", bound=Callable[..., object])
 
 
 def open_repo() -> tuple[Repo, Config]:
@@ -98,7 +98,7 @@ def pick_source(
     return Source(kind, (rev or "HEAD") if kind == "rev" else None)
 
 
-def emit_json(obj: Any) -> None:
+def emit_json(obj: object) -> None:
     """One JSON object on stdout, deterministic."""
     import json
 

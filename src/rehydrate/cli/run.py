@@ -6,7 +6,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 import click
 
@@ -14,8 +14,31 @@ from ..errors import EXIT_OK
 from ._common import F, choice_option, count_option, json_option
 
 if TYPE_CHECKING:
+    from types import FrameType
+    from typing import Unpack
+
+    from ..config import Config
     from ..continuity.sessions import SessionRecord
+    from ..git import Repo
+    from ..run.claimed import ClaimOptions
     from ..run.options import RunOptions
+
+
+class _Limits(TypedDict):
+    """The options ``run`` hands to ``RunOptions`` as they are."""
+
+    max_sessions: int
+    stall: int
+    max_minutes: float | None
+    max_total_minutes: float | None
+    max_cost: float | None
+    wrap_up_seconds: float
+    grace_seconds: float
+    on_violation: str
+    end_at_phase: bool
+    commit_ledgers: bool
+    max_tokens: int | None
+
 
 _HELP = """Run agent sessions from the ledgers until every completion check passed.
 
@@ -148,7 +171,17 @@ def _seconds(name: str, default: float, help: str) -> Callable[[F], F]:
 )
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def command(
-    show_status: bool, as_json: bool, raw: bool, command: tuple[str, ...], **limits: Any
+    show_status: bool,
+    as_json: bool,
+    raw: bool,
+    command: tuple[str, ...],
+    context_limit: str | None,
+    context_window: int | None,
+    claim: bool,
+    remote: str | None,
+    ttl: str,
+    holder: str | None,
+    **limits: Unpack[_Limits],
 ) -> int:
     from ..run.options import check_command
 
@@ -165,43 +198,32 @@ def command(
     check_command(command)
     from ..config import Config
     from ..git import find_repo_and_head
+    from ..run.options import DEFAULT_WINDOW, RunOptions, context_tokens
     from ..run.settings import committed
 
     # settings as HEAD has them, never the work tree's (which the agent can write)
     repo, head = find_repo_and_head()
     config = committed(repo, head)[0] if head is not None else Config()
-    claim = _claim_options(limits)
-    options = _options(command, limits)
-    return _run(repo, config, options, claim, raw)
+    claimed = None
+    if claim:
+        from ..coord.lease import parse_ttl
+        from ..run.claimed import ClaimOptions
+
+        claimed = ClaimOptions(remote, parse_ttl(ttl), holder)
+    window = context_window or DEFAULT_WINDOW
+    tokens = context_tokens(context_limit, window) if context_limit else None
+    options = RunOptions(command=command, context_limit=tokens, **limits)
+    return _run(repo, config, options, claimed, raw)
 
 
-def _claim_options(limits: dict[str, Any]) -> Any:
-    """--claim and its options (taken out of ``limits``), or None without --claim."""
-    from ..coord.lease import parse_ttl
-    from ..run.claimed import ClaimOptions
-
-    claim, remote, ttl, holder = (limits.pop(k) for k in ("claim", "remote", "ttl", "holder"))
-    return ClaimOptions(remote, parse_ttl(ttl), holder) if claim else None
-
-
-def _options(command: tuple[str, ...], limits: dict[str, Any]) -> RunOptions:
-    from ..run.options import DEFAULT_WINDOW, RunOptions, context_tokens
-
-    text = limits.pop("context_limit")
-    window = limits.pop("context_window") or DEFAULT_WINDOW
-    return RunOptions(
-        command=command,
-        context_limit=context_tokens(text, window) if text else None,
-        **limits,
-    )
-
-
-def _run(repo: Any, config: Any, options: RunOptions, claim: Any = None, raw: bool = False) -> int:
+def _run(
+    repo: Repo, config: Config, options: RunOptions, claim: ClaimOptions | None, raw: bool
+) -> int:
     from ..run.claimed import run_claimed
     from ..run.loop import run_loop
     from . import verdict
 
-    def interrupted(signum: int, frame: Any) -> None:
+    def interrupted(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, interrupted)
