@@ -1,21 +1,27 @@
-"""Helpers shared by commands: repository, configuration, sources, output."""
+"""Helpers shared by commands: repository, configuration, sources, options, output.
+
+Importing it costs click only (a command module imports it at its top, ``--help``
+included); the library is imported by the helper that needs it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
-from ..config import Config, load_config
-from ..errors import RehydrateError
-from ..git import Repo, find_repo
-from ..state import Source
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..git import Repo
+    from ..state import Source
 
 F = TypeVar("F", bound=Callable[..., object])
 
 
 def open_repo() -> tuple[Repo, Config]:
+    from ..config import load_config
+    from ..git import find_repo
+
     repo = find_repo()
     return repo, load_config(repo.root)
 
@@ -83,6 +89,9 @@ def count_option(
 def pick_source(
     rev: str | None, worktree: bool, staged: bool = False, default: str = "rev"
 ) -> Source:
+    from ..errors import RehydrateError
+    from ..state import Source
+
     chosen = [
         name
         for name, on in (("rev", rev is not None), ("worktree", worktree), ("staged", staged))
