@@ -124,6 +124,12 @@ def test_a_long_line_is_cut_and_nesting_does_not_crash() -> None:
     assert len(cut) <= 240 and cut.endswith("\u2026")
 
 
+@pytest.mark.parametrize("denials", [5, 1.5, True, "rm -rf /", {"tool_name": "Bash"}, None])
+def test_a_result_whose_denials_are_no_list_renders_without_them(denials: object) -> None:
+    event = {"type": "result", "subtype": "success", "num_turns": 1, "permission_denials": denials}
+    assert render_all(_jsonl(event)) == ["= result: success (1 turns)"]
+
+
 @pytest.mark.parametrize(
     ("text", "shown"),
     [

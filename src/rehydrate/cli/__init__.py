@@ -103,10 +103,10 @@ class LazyGroup(click.Group):
 
     def __init__(
         self,
-        *args: Any,
+        *args: Any,  # Any: click.Group.__init__'s own parameters, passed on as they are
         lazy_commands: Mapping[str, str] | None = None,
         summaries: Mapping[str, str] | None = None,
-        **kwargs: Any,
+        **kwargs: Any,  # Any: the same
     ) -> None:
         super().__init__(*args, **kwargs)
         self.lazy_commands = lazy_commands if lazy_commands is not None else {}

@@ -1,21 +1,27 @@
-"""Helpers shared by commands: repository, configuration, sources, output."""
+"""Helpers shared by commands: repository, configuration, sources, options, output.
+
+Importing it costs click only (a command module imports it at its top, ``--help``
+included); the library is imported by the helper that needs it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
-from ..config import Config, load_config
-from ..errors import RehydrateError
-from ..git import Repo, find_repo
-from ..state import Source
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..git import Repo
+    from ..state import Source
 
-F = TypeVar("F", bound=Callable[..., Any])
+F = TypeVar("F", bound=Callable[..., object])
 
 
 def open_repo() -> tuple[Repo, Config]:
+    from ..config import load_config
+    from ..git import find_repo
+
     repo = find_repo()
     return repo, load_config(repo.root)
 
@@ -40,9 +46,52 @@ def source_options(*, staged: bool = False, default: str = "rev") -> Callable[[F
     return decorate
 
 
+def json_option(help: str = "Print one JSON object on stdout.") -> Callable[[F], F]:
+    """--json (``as_json``): the command's output as one JSON object."""
+    return click.option("--json", "as_json", is_flag=True, help=help)
+
+
+def file_option(*names: str, help: str, metavar: str | None = "FILE") -> Callable[[F], F]:
+    """An optional path to a file to write or read (None when not given)."""
+    return click.option(
+        *names, type=click.Path(dir_okay=False), default=None, metavar=metavar, help=help
+    )
+
+
+def output_option(
+    help: str = "Write to FILE instead of stdout.", metavar: str | None = None
+) -> Callable[[F], F]:
+    """-o/--output: where the command's output goes instead of stdout."""
+    return file_option("-o", "--output", metavar=metavar, help=help)
+
+
+def choice_option(*names: str, choices: Sequence[str], default: str, help: str) -> Callable[[F], F]:
+    """One of ``choices``, the default shown in the help."""
+    return click.option(
+        *names, type=click.Choice(choices), default=default, show_default=True, help=help
+    )
+
+
+def count_option(
+    *names: str, minimum: int, default: int | None = None, metavar: str | None = None, help: str
+) -> Callable[[F], F]:
+    """A whole number >= ``minimum``; the default, when there is one, shown in the help."""
+    return click.option(
+        *names,
+        type=click.IntRange(min=minimum),
+        default=default,
+        show_default=True if default is not None else None,
+        metavar=metavar,
+        help=help,
+    )
+
+
 def pick_source(
     rev: str | None, worktree: bool, staged: bool = False, default: str = "rev"
 ) -> Source:
+    from ..errors import RehydrateError
+    from ..state import Source
+
     chosen = [
         name
         for name, on in (("rev", rev is not None), ("worktree", worktree), ("staged", staged))
@@ -58,7 +107,7 @@ def pick_source(
     return Source(kind, (rev or "HEAD") if kind == "rev" else None)
 
 
-def emit_json(obj: Any) -> None:
+def emit_json(obj: object) -> None:
     """One JSON object on stdout, deterministic."""
     import json
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, NotRequired, TypedDict, TypeVar
 
 import click
 
@@ -16,7 +16,17 @@ if TYPE_CHECKING:
     from ..git import Repo
     from ..writers.operations import Operation
 
-F = TypeVar("F", bound=Callable[..., Any])
+F = TypeVar("F", bound=Callable[..., object])
+
+
+class WriteOptions(TypedDict):
+    """What ``write_options`` (and ``task_write_options``: --expect-revision) give a command."""
+
+    expect_blob: str | None
+    commit: bool
+    as_json: bool
+    expect_revision: NotRequired[int | None]
+
 
 _EXPECT_REVISION = click.option(
     "--expect-revision",
@@ -48,7 +58,8 @@ _COMMON = (
 )
 
 
-def _apply(func: F, options: tuple[Callable[[F], F], ...]) -> F:
+def apply_options(func: F, options: tuple[Callable[[F], F], ...]) -> F:
+    """``options`` applied as decorators written in this order would be."""
     for option in reversed(options):
         func = option(func)
     return func
@@ -56,17 +67,17 @@ def _apply(func: F, options: tuple[Callable[[F], F], ...]) -> F:
 
 def write_options(func: F) -> F:
     """--expect-blob, --commit, --json: what a Spec or Failed-attempts writer takes."""
-    return _apply(func, _COMMON)
+    return apply_options(func, _COMMON)
 
 
 def task_write_options(func: F) -> F:
     """--expect-revision too: what a Task writer takes."""
-    return _apply(func, (_EXPECT_REVISION, *_COMMON))
+    return apply_options(func, (_EXPECT_REVISION, *_COMMON))
 
 
 def retire_options(func: F) -> F:
     """ID, --reason, --replaced-by, --date, --ledger: what every ``retire`` command takes."""
-    return _apply(
+    return apply_options(
         func,
         (
             click.argument("item_id", metavar="ID"),
@@ -84,7 +95,7 @@ def retire_options(func: F) -> F:
 
 def any_ledger_options(func: F) -> F:
     """--ledger and --expect-revision (Task items only): a retire that finds the ledger."""
-    return _apply(
+    return apply_options(
         func,
         (
             click.option(

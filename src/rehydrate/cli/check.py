@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
@@ -111,7 +111,7 @@ def command(
     return decision.exit_code
 
 
-def _note_uncommitted(repo: Repo, config: Config, pins: Mapping[str, Any] | None) -> None:
+def _note_uncommitted(repo: Repo, config: Config, pins: Mapping[str, object] | None) -> None:
     """Say so when the decision was taken on HEAD but the work tree holds newer ledgers.
 
     The blobs just read at HEAD are compared with the work tree; no second git read."""
@@ -120,8 +120,8 @@ def _note_uncommitted(repo: Repo, config: Config, pins: Mapping[str, Any] | None
     from ..state import uncommitted_ledgers
 
     try:
-        if pins:
-            committed = pins["ledgers"]
+        committed = pins["ledgers"] if pins else None  # path -> blob id, as pinned
+        if isinstance(committed, Mapping):
             current = read_worktree(repo, list(committed))
             differ = [p for p, blob in committed.items() if current[p].blob != blob]
         else:  # the ledgers at HEAD could not be read: ask git

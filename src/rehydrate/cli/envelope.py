@@ -7,7 +7,15 @@ from typing import BinaryIO
 import click
 
 from ..errors import EXIT_OK
-from ._common import emit_json, note, open_repo, pick_source, source_options
+from ._common import (
+    choice_option,
+    emit_json,
+    note,
+    open_repo,
+    output_option,
+    pick_source,
+    source_options,
+)
 from ._record import record_option
 
 
@@ -20,23 +28,16 @@ def command() -> None:
     "create", short_help="Write a continuity envelope: pins, checksum, pending writes."
 )
 @source_options()
-@click.option(
+@choice_option(
     "--reset-reason",
-    type=click.Choice(["context_compaction", "context_reset", "process_restart", "handoff"]),
+    choices=["context_compaction", "context_reset", "process_restart", "handoff"],
     default="context_compaction",
-    show_default=True,
     help="Why the context is reset.",
 )
 @click.option(
     "--summary", type=click.File("rb"), default=None, help="The summary to bind by its sha256."
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Write to FILE instead of stdout.",
-)
+@output_option()
 @record_option
 def create(
     rev: str | None,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import re
+import shlex
 import subprocess
 import textwrap
 from collections.abc import Mapping, Sequence
@@ -197,7 +198,7 @@ class Step:
     date: str  # ISO 8601, used as author and committer date
     message: str
     files: Mapping[str, str] = field(default_factory=dict)
-    commands: Sequence[Sequence[str]] = ()
+    commands: Sequence[str] = ()  # each as a user types it (split like a shell)
 
 
 STEPS: tuple[Step, ...] = (
@@ -217,47 +218,28 @@ STEPS: tuple[Step, ...] = (
         "Reproduce the duplicate upload in a test",
         files={"tests/test_export.py": TEST},
         commands=(
-            (
-                "fail",
-                "add",
-                "--tried",
-                "`pytest -k duplicate` against the staging bucket",
-                "--failure",
-                "staging credentials expire after 15 minutes; the test hangs",
-                "--workaround",
-                "use the in-memory FakeBucket in tests/test_export.py",
-            ),
-            ("task", "phase", "P1", "done"),
-            ("task", "phase", "P2", "doing"),
-            ("task", "next", "Add an idempotency key to upload_batch() in src/export.py"),
+            "fail add"
+            " --tried '`pytest -k duplicate` against the staging bucket'"
+            " --failure 'staging credentials expire after 15 minutes; the test hangs'"
+            " --workaround 'use the in-memory FakeBucket in tests/test_export.py'",
+            "task phase P1 done",
+            "task phase P2 doing",
+            "task next 'Add an idempotency key to upload_batch() in src/export.py'",
         ),
     ),
     Step(
         "2026-03-02T15:10:00+00:00",
         "A longer timeout does not stop the duplicate",
         commands=(
-            (
-                "fail",
-                "add",
-                "--tried",
-                "`UPLOAD_TIMEOUT=120 python -m export --month 2026-01`",
-                "--failure",
-                "still uploads twice: the retry fires after the first upload "
-                "succeeded but before its response arrived",
-                "--workaround",
-                "never retry blindly; look the object up by its idempotency key",
-            ),
-            (
-                "spec",
-                "constraint",
-                "add",
-                "--level",
-                "MUST NOT",
-                "--rule",
-                "Retry an upload before checking whether the object already exists",
-                "--source",
-                "F-002",
-            ),
+            "fail add"
+            " --tried '`UPLOAD_TIMEOUT=120 python -m export --month 2026-01`'"
+            " --failure 'still uploads twice: the retry fires after the first upload"
+            " succeeded but before its response arrived'"
+            " --workaround 'never retry blindly; look the object up by its idempotency key'",
+            "spec constraint add"
+            " --level 'MUST NOT'"
+            " --rule 'Retry an upload before checking whether the object already exists'"
+            " --source F-002",
         ),
     ),
     Step(
@@ -265,56 +247,31 @@ STEPS: tuple[Step, ...] = (
         "Idempotent uploads; compression decided",
         files={"src/export.py": EXPORT_V2},
         commands=(
-            ("spec", "constraint", "strengthen", "C-002", "--level", "MUST"),
-            (
-                "task",
-                "verified",
-                "add",
-                "--check",
-                "pytest tests/test_export.py: 1 passed",
-                "--artifact",
-                "src/export.py",
-            ),
-            (
-                "spec",
-                "decide",
-                "D-001",
-                "--decision",
-                "gzip: the finance tool reads .csv.gz",
-                "--source",
-                "Maya Chen in #invoices, 2026-03-03",
-            ),
-            ("task", "phase", "P2", "done"),
-            ("task", "phase", "P3", "doing"),
-            ("task", "next", "Run the January backfill once with idempotency key inv-2026-01"),
+            "spec constraint strengthen C-002 --level MUST",
+            "task verified add"
+            " --check 'pytest tests/test_export.py: 1 passed'"
+            " --artifact src/export.py",
+            "spec decide D-001"
+            " --decision 'gzip: the finance tool reads .csv.gz'"
+            " --source 'Maya Chen in #invoices, 2026-03-03'",
+            "task phase P2 done",
+            "task phase P3 doing",
+            "task next 'Run the January backfill once with idempotency key inv-2026-01'",
         ),
     ),
     Step(
         "2026-03-03T10:05:00+00:00",
         "Only the backfill job may write to production",
         commands=(
-            (
-                "spec",
-                "constraint",
-                "add",
-                "--level",
-                "MUST NOT",
-                "--rule",
-                "Write to the production bucket except through the backfill job under an approval",
-                "--source",
-                "security policy, 2026-03-03 revision",
-            ),
-            (
-                "spec",
-                "retire",
-                "C-003",
-                "--reason",
-                "superseded by the stricter backfill-only rule",
-                "--replaced-by",
-                "C-005",
-                "--date",
-                "2026-03-03",
-            ),
+            "spec constraint add"
+            " --level 'MUST NOT'"
+            " --rule 'Write to the production bucket except through the backfill job"
+            " under an approval'"
+            " --source 'security policy, 2026-03-03 revision'",
+            "spec retire C-003"
+            " --reason 'superseded by the stricter backfill-only rule'"
+            " --replaced-by C-005"
+            " --date 2026-03-03",
         ),
     ),
     Step(
@@ -322,39 +279,27 @@ STEPS: tuple[Step, ...] = (
         "January backfill: the upload's outcome is unknown",
         files={"src/export.py": EXPORT_V3},
         commands=(
-            (
-                "task",
-                "write",
-                "add",
-                "--operation",
-                "Upload invoices-2026-01.csv.gz to s3://acme-archive/",
-                "--idempotency-key",
-                "inv-2026-01",
-            ),
-            ("task", "approval", "consume", "A-001"),
-            ("task", "write", "settle", "E-001", "--status", "unknown"),
-            ("task", "next", "Look up key inv-2026-01 in s3://acme-archive/ by reading only"),
+            "task write add"
+            " --operation 'Upload invoices-2026-01.csv.gz to s3://acme-archive/'"
+            " --idempotency-key inv-2026-01",
+            "task approval consume A-001",
+            "task write settle E-001 --status unknown",
+            "task next 'Look up key inv-2026-01 in s3://acme-archive/ by reading only'",
         ),
     ),
     Step(
         "2026-03-04T09:15:00+00:00",
         "Reconcile E-001 from the bucket listing",
         commands=(
-            (
-                "task",
-                "write",
-                "settle",
-                "E-001",
-                "--status",
-                "confirmed",
-                "--evidence",
-                "`aws s3api head-object`: one object tagged inv-2026-01, 2026-03-03T11:01:58Z",
-            ),
-            ("task", "check", "pass", "X-002"),
-            ("task", "obligation", "done", "O-001"),
-            ("task", "phase", "P3", "done"),
-            ("task", "phase", "P4", "doing"),
-            ("task", "next", "Write the backfill runbook in docs/runbook.md"),
+            "task write settle E-001"
+            " --status confirmed"
+            " --evidence '`aws s3api head-object`: one object tagged inv-2026-01,"
+            " 2026-03-03T11:01:58Z'",
+            "task check pass X-002",
+            "task obligation done O-001",
+            "task phase P3 done",
+            "task phase P4 doing",
+            "task next 'Write the backfill runbook in docs/runbook.md'",
         ),
     ),
 )
@@ -482,7 +427,7 @@ def build_example(target: Path, anchor: _dt.date = ANCHOR) -> Example:
         for relpath, text in step.files.items():
             _write(root, relpath, shifted(text, days))
         for command in step.commands:
-            _rehydrate([shifted(arg, days) for arg in command], root, env)
+            _rehydrate([shifted(arg, days) for arg in shlex.split(command)], root, env)
         _run(["git", "add", "-A"], root, env)
         _run(["git", "commit", "-q", "-m", step.message], root, env)  # the guard hook runs
         commits.append(_run(["git", "rev-parse", "HEAD"], root, env).strip())

@@ -4,11 +4,16 @@ the table, and settle the failed commands the agent hooks captured."""
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from ._write import retire_options, run_write, write_options
+
+if TYPE_CHECKING:
+    from typing import Unpack
+
+    from ._write import WriteOptions
 
 
 @click.group("fail")
@@ -21,7 +26,7 @@ def command() -> None:
 @click.option("--failure", required=True, help="How it failed.")
 @click.option("--workaround", required=True, help="What to do instead.")
 @write_options
-def add(tried: str, failure: str, workaround: str, **opts: Any) -> int:
+def add(tried: str, failure: str, workaround: str, **opts: Unpack[WriteOptions]) -> int:
     """Append a failed attempt with the next free ID; print the ID."""
     from ..agents.outcomes import check_warning
     from ..writers.verbs import fail_add
@@ -37,7 +42,9 @@ def add(tried: str, failure: str, workaround: str, **opts: Any) -> int:
 @command.command("retire")
 @retire_options
 @write_options
-def retire(item_id: str, reason: str, replaced_by: str, date: str | None, **opts: Any) -> int:
+def retire(
+    item_id: str, reason: str, replaced_by: str, date: str | None, **opts: Unpack[WriteOptions]
+) -> int:
     """Retire failed attempt ID with a reason (its row stays)."""
     from ..writers.verbs import retire_item
 

@@ -5,17 +5,16 @@ from __future__ import annotations
 import click
 
 from ..errors import EXIT_OK
-from ._common import open_repo, pick_source, source_options
+from ._common import choice_option, open_repo, output_option, pick_source, source_options
 
 
 @click.command("manifest")
 @source_options()
-@click.option(
+@choice_option(
     "--format",
     "fmt",
-    type=click.Choice(["yaml", "json"]),
+    choices=["yaml", "json"],
     default="yaml",
-    show_default=True,
     help="Serialisation of the manifest.",
 )
 @click.option(
@@ -23,13 +22,7 @@ from ._common import open_repo, pick_source, source_options
     is_flag=True,
     help="Wrap it in a ```resume-manifest block, ready to paste into a summary.",
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Write to FILE instead of stdout.",
-)
+@output_option()
 def command(rev: str | None, worktree: bool, fmt: str, fenced: bool, output: str | None) -> int:
     """Emit the resume manifest (rehydrate/resume-manifest-v1): IDs, statuses, pins, checksum."""
     from ..continuity.manifest import FENCE_INFO, build_manifest, dump_manifest

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ..errors import EXIT_OK
+from ._common import json_option
 
 
 @click.group("merge")
@@ -33,7 +34,7 @@ def group() -> None:
     metavar="YYYY-MM-DD",
     help="Date of the copy's retirement (default: today, UTC).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option()
 def resolve(target: str, take: str, kind: str | None, date: str | None, as_json: bool) -> int:
     """Resolve conflict ID of a stopped `git merge` by keeping one side's version.
 

@@ -9,54 +9,42 @@ import click
 
 from ..config import load_config
 from ..git import find_repo_and_head
-from ._common import note, pick_source, source_options
+from ._common import (
+    choice_option,
+    count_option,
+    file_option,
+    note,
+    output_option,
+    pick_source,
+    source_options,
+)
 
 
 @click.command("prompt")
 @source_options()
-@click.option(
+@count_option(
     "--max-tokens",
-    type=click.IntRange(min=1),
-    default=None,
+    minimum=1,
     metavar="N",
     help="Token budget; optional parts are cut first, mandatory ones never.",
 )
-@click.option(
+@count_option(
     "--diff-lines",
-    type=click.IntRange(min=0),
-    default=None,
+    minimum=0,
     metavar="N",
     help="Show at most N lines of the latest commit's diff (default 200).",
 )
-@click.option(
-    "--template",
-    type=click.Path(dir_okay=False),
-    default=None,
-    metavar="FILE",
-    help="Working protocol template (default: templates/protocol.md).",
-)
-@click.option(
+@file_option("--template", help="Working protocol template (default: templates/protocol.md).")
+@choice_option(
     "--format",
     "fmt",
-    type=click.Choice(["md", "json"]),
+    choices=["md", "json"],
     default="md",
-    show_default=True,
     help="Markdown text, or one rehydrate/prompt-v1 JSON object.",
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False),
-    default=None,
-    metavar="FILE",
-    help="Write to FILE atomically instead of stdout.",
-)
-@click.option(
-    "--envelope-out",
-    type=click.Path(dir_okay=False),
-    default=None,
-    metavar="FILE",
-    help="Also write a continuity envelope for the prompt's pins to FILE.",
+@output_option("Write to FILE atomically instead of stdout.", metavar="FILE")
+@file_option(
+    "--envelope-out", help="Also write a continuity envelope for the prompt's pins to FILE."
 )
 @click.option(
     "--record",

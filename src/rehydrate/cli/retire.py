@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from ._write import any_ledger_options, retire_options, run_write, write_options
+
+if TYPE_CHECKING:
+    from typing import Unpack
+
+    from ._write import WriteOptions
 
 
 @click.command("retire")
@@ -15,7 +20,12 @@ from ._write import any_ledger_options, retire_options, run_write, write_options
 @any_ledger_options
 @write_options
 def command(
-    item_id: str, reason: str, replaced_by: str, date: str | None, kind: str | None, **opts: Any
+    item_id: str,
+    reason: str,
+    replaced_by: str,
+    date: str | None,
+    kind: str | None,
+    **opts: Unpack[WriteOptions],
 ) -> int:
     """Retire item ID with a reason, in whichever ledger holds it; its row stays where it is.
 

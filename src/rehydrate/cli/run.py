@@ -5,15 +5,40 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypedDict
 
 import click
 
 from ..errors import EXIT_OK
+from ._common import F, choice_option, count_option, json_option
 
 if TYPE_CHECKING:
+    from types import FrameType
+    from typing import Unpack
+
+    from ..config import Config
     from ..continuity.sessions import SessionRecord
+    from ..git import Repo
+    from ..run.claimed import ClaimOptions
     from ..run.options import RunOptions
+
+
+class _Limits(TypedDict):
+    """The options ``run`` hands to ``RunOptions`` as they are."""
+
+    max_sessions: int
+    stall: int
+    max_minutes: float | None
+    max_total_minutes: float | None
+    max_cost: float | None
+    wrap_up_seconds: float
+    grace_seconds: float
+    on_violation: str
+    end_at_phase: bool
+    commit_ledgers: bool
+    max_tokens: int | None
+
 
 _HELP = """Run agent sessions from the ledgers until every completion check passed.
 
@@ -43,42 +68,42 @@ exactly the command line you wrote (docs/run.md).
 """
 
 
+def _positive(name: str, *, help: str, metavar: str | None = None) -> Callable[[F], F]:
+    """A number of minutes or dollars > 0, no limit when not given."""
+    return click.option(
+        name, type=click.FloatRange(min=0, min_open=True), default=None, metavar=metavar, help=help
+    )
+
+
+def _seconds(name: str, default: float, help: str) -> Callable[[F], F]:
+    """A number of seconds >= 0, the default shown."""
+    return click.option(
+        name, type=click.FloatRange(min=0), default=default, show_default=True, help=help
+    )
+
+
 @click.command(
     "run",
     help=_HELP,
     short_help="Fresh agent sessions from the ledgers until the work is done.",
     context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
 )
-@click.option(
+@count_option(
     "--max-sessions",
-    type=click.IntRange(min=1),
+    minimum=1,
     default=10,
-    show_default=True,
     help="Run at most N sessions (then exit 1 if the task is not done).",
 )
-@click.option(
+@count_option(
     "--stall",
-    type=click.IntRange(min=1),
+    minimum=1,
     default=2,
-    show_default=True,
     help="Stop (exit 1) after N sessions in a row without ledger progress.",
 )
-@click.option(
-    "--max-minutes",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    help="End a session after M minutes (then exit 1).",
-)
-@click.option(
-    "--max-total-minutes",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    help="End the run after M minutes in all (then exit 1).",
-)
-@click.option(
+@_positive("--max-minutes", help="End a session after M minutes (then exit 1).")
+@_positive("--max-total-minutes", help="End the run after M minutes in all (then exit 1).")
+@_positive(
     "--max-cost",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
     metavar="USD",
     help="Stop once the agents reported this much cost (claude: "
     "total_cost_usd of --output-format stream-json or json).",
@@ -90,33 +115,23 @@ exactly the command line you wrote (docs/run.md).
     help="Tell the agent to record its state and end the session at this context "
     "use (e.g. 50% of --context-window; Claude Code hooks).",
 )
-@click.option(
+@count_option(
     "--context-window",
-    type=click.IntRange(min=1),
-    default=None,
+    minimum=1,
     metavar="TOKENS",
     help="The model's context window, for a percentage limit (default 200000).",
 )
-@click.option(
+@_seconds(
     "--wrap-up-seconds",
-    type=click.FloatRange(min=0),
-    default=120.0,
-    show_default=True,
-    help="After the context-limit instruction, end the session "
+    120.0,
+    "After the context-limit instruction, end the session "
     "at the latest this long after it (sooner once the ledgers are committed).",
 )
-@click.option(
-    "--grace-seconds",
-    type=click.FloatRange(min=0),
-    default=10.0,
-    show_default=True,
-    help="Between SIGTERM and SIGKILL when a session is ended.",
-)
-@click.option(
+@_seconds("--grace-seconds", 10.0, "Between SIGTERM and SIGKILL when a session is ended.")
+@choice_option(
     "--on-violation",
-    type=click.Choice(["stop", "revert"]),
+    choices=["stop", "revert"],
     default="stop",
-    show_default=True,
     help="stop: exit 1 and leave everything as it is; revert: "
     "git reset --keep to the session's start (its commits kept under "
     "refs/rehydrate/run/), then go on.",
@@ -131,20 +146,14 @@ exactly the command line you wrote (docs/run.md).
     is_flag=True,
     help="Commit ledger changes a session left uncommitted (hooks run).",
 )
-@click.option(
-    "--max-tokens",
-    type=click.IntRange(min=1),
-    default=None,
-    metavar="N",
-    help="The prompt's token budget.",
-)
+@count_option("--max-tokens", minimum=1, metavar="N", help="The prompt's token budget.")
 @click.option(
     "--status",
     "show_status",
     is_flag=True,
     help="Show the last sessions from .rehydrate/sessions/index.jsonl and exit.",
 )
-@click.option("--json", "as_json", is_flag=True, help="With --status: one JSON object.")
+@json_option("With --status: one JSON object.")
 @click.option(
     "--claim",
     is_flag=True,
@@ -162,7 +171,17 @@ exactly the command line you wrote (docs/run.md).
 )
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def command(
-    show_status: bool, as_json: bool, raw: bool, command: tuple[str, ...], **limits: Any
+    show_status: bool,
+    as_json: bool,
+    raw: bool,
+    command: tuple[str, ...],
+    context_limit: str | None,
+    context_window: int | None,
+    claim: bool,
+    remote: str | None,
+    ttl: str,
+    holder: str | None,
+    **limits: Unpack[_Limits],
 ) -> int:
     from ..run.options import check_command
 
@@ -179,43 +198,32 @@ def command(
     check_command(command)
     from ..config import Config
     from ..git import find_repo_and_head
+    from ..run.options import DEFAULT_WINDOW, RunOptions, context_tokens
     from ..run.settings import committed
 
     # settings as HEAD has them, never the work tree's (which the agent can write)
     repo, head = find_repo_and_head()
     config = committed(repo, head)[0] if head is not None else Config()
-    claim = _claim_options(limits)
-    options = _options(command, limits)
-    return _run(repo, config, options, claim, raw)
+    claimed = None
+    if claim:
+        from ..coord.lease import parse_ttl
+        from ..run.claimed import ClaimOptions
+
+        claimed = ClaimOptions(remote, parse_ttl(ttl), holder)
+    window = context_window or DEFAULT_WINDOW
+    tokens = context_tokens(context_limit, window) if context_limit else None
+    options = RunOptions(command=command, context_limit=tokens, **limits)
+    return _run(repo, config, options, claimed, raw)
 
 
-def _claim_options(limits: dict[str, Any]) -> Any:
-    """--claim and its options (taken out of ``limits``), or None without --claim."""
-    from ..coord.lease import parse_ttl
-    from ..run.claimed import ClaimOptions
-
-    claim, remote, ttl, holder = (limits.pop(k) for k in ("claim", "remote", "ttl", "holder"))
-    return ClaimOptions(remote, parse_ttl(ttl), holder) if claim else None
-
-
-def _options(command: tuple[str, ...], limits: dict[str, Any]) -> RunOptions:
-    from ..run.options import DEFAULT_WINDOW, RunOptions, context_tokens
-
-    text = limits.pop("context_limit")
-    window = limits.pop("context_window") or DEFAULT_WINDOW
-    return RunOptions(
-        command=command,
-        context_limit=context_tokens(text, window) if text else None,
-        **limits,
-    )
-
-
-def _run(repo: Any, config: Any, options: RunOptions, claim: Any = None, raw: bool = False) -> int:
+def _run(
+    repo: Repo, config: Config, options: RunOptions, claim: ClaimOptions | None, raw: bool
+) -> int:
     from ..run.claimed import run_claimed
     from ..run.loop import run_loop
     from . import verdict
 
-    def interrupted(signum: int, frame: Any) -> None:
+    def interrupted(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, interrupted)

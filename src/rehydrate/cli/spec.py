@@ -6,12 +6,17 @@ are the older spellings, kept.
 
 from __future__ import annotations
 
-from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
-from ._write import any_ledger_options, retire_options, run_write, write_options
+from ._write import F, apply_options, run_write, write_options
+from .retire import command as retire_command
+
+if TYPE_CHECKING:
+    from typing import Unpack
+
+    from ._write import WriteOptions
 
 
 @click.group("spec")
@@ -29,7 +34,7 @@ def constraint() -> None:
 @click.option("--rule", required=True, help="The rule, one line.")
 @click.option("--source", default="", help="Where it comes from (person, ticket, doc).")
 @write_options
-def constraint_add(level_: str, rule: str, source: str, **opts: Any) -> int:
+def constraint_add(level_: str, rule: str, source: str, **opts: Unpack[WriteOptions]) -> int:
     """Add a constraint with the next free ID; print the ID."""
     from ..writers.verbs import constraint_add as build
 
@@ -40,7 +45,7 @@ def constraint_add(level_: str, rule: str, source: str, **opts: Any) -> int:
 @click.argument("item_id", metavar="ID")
 @click.option("--level", "level_", required=True, help="The stricter level (SHOULD -> MUST, ...).")
 @write_options
-def constraint_strengthen(item_id: str, level_: str, **opts: Any) -> int:
+def constraint_strengthen(item_id: str, level_: str, **opts: Unpack[WriteOptions]) -> int:
     """Raise constraint ID's level (MAY -> anything, SHOULD -> MUST, SHOULD NOT -> MUST NOT)."""
     from ..writers.verbs import constraint_strengthen as build
 
@@ -57,7 +62,7 @@ def contract() -> None:
 @click.option("--contract", "text", required=True, help="What other code may rely on.")
 @click.option("--source", default="", help="Where it comes from (person, ticket, doc).")
 @write_options
-def contract_add(subject: str, text: str, source: str, **opts: Any) -> int:
+def contract_add(subject: str, text: str, source: str, **opts: Unpack[WriteOptions]) -> int:
     """Add a contract with the next free ID; print the ID."""
     from ..writers.verbs import contract_add as build
 
@@ -75,7 +80,9 @@ def decision() -> None:
 @click.option("--due", default="", metavar="DATE", help="When it must be decided.")
 @click.option("--source", default="", help="Where the question comes from.")
 @write_options
-def decision_add(question: str, owner: str, due: str, source: str, **opts: Any) -> int:
+def decision_add(
+    question: str, owner: str, due: str, source: str, **opts: Unpack[WriteOptions]
+) -> int:
     """Add an open (not decided) decision with the next free ID; print the ID."""
     from ..writers.verbs import decision_add as build
 
@@ -87,29 +94,28 @@ def decision_add(question: str, owner: str, due: str, source: str, **opts: Any) 
 @click.option("--owner", default="", help="Who decides it now.")
 @click.option("--due", default="", metavar="DATE", help="When it must be decided now.")
 @write_options
-def decision_assign(item_id: str, owner: str, due: str, **opts: Any) -> int:
+def decision_assign(item_id: str, owner: str, due: str, **opts: Unpack[WriteOptions]) -> int:
     """Change the Owner and/or Due of open decision ID (a decided one is immutable)."""
     from ..writers.verbs import decision_assign as build
 
     return run_write(build(item_id, owner, due), **opts)
 
 
-def _decide_options(func: Any) -> Any:
-    for option in reversed(
+def _decide_options(func: F) -> F:
+    return apply_options(
+        func,
         (
             click.argument("item_id", metavar="ID"),
             click.option("--decision", required=True, help="The answer."),
             click.option("--source", required=True, help="Who or what decided it."),
             write_options,
-        )
-    ):
-        func = option(func)
-    return func
+        ),
+    )
 
 
 @decision.command("decide")
 @_decide_options
-def decision_decide(item_id: str, decision: str, source: str, **opts: Any) -> int:
+def decision_decide(item_id: str, decision: str, source: str, **opts: Unpack[WriteOptions]) -> int:
     """Move open decision ID to decided, with the decision and its source."""
     from ..writers.verbs import decision_decide as build
 
@@ -118,24 +124,19 @@ def decision_decide(item_id: str, decision: str, source: str, **opts: Any) -> in
 
 @command.command("decide", short_help="Decide open decision ID (= spec decision decide).")
 @_decide_options
-def decide(item_id: str, decision: str, source: str, **opts: Any) -> int:
+def decide(item_id: str, decision: str, source: str, **opts: Unpack[WriteOptions]) -> int:
     """Move open decision ID to decided (the same as `spec decision decide`)."""
     from ..writers.verbs import decision_decide as build
 
     return run_write(build(item_id, decision, source, "spec decide"), **opts)
 
 
-@command.command("retire", short_help="Retire item ID of any ledger (= rehydrate retire).")
-@retire_options
-@any_ledger_options
-@write_options
-def retire(
-    item_id: str, reason: str, replaced_by: str, date: str | None, kind: str | None, **opts: Any
-) -> int:
-    """Retire item ID of any ledger with a reason (the same as `rehydrate retire`)."""
-    from ..writers.verbs import retire_item
-
-    build = partial(
-        retire_item, kind=kind, item_id=item_id, reason=reason, replaced_by=replaced_by, date=date
-    )
-    return run_write(build, **opts)
+# the same command as `rehydrate retire`, told apart by its help only
+retire = click.Command(
+    "retire",
+    callback=retire_command.callback,
+    params=retire_command.params,
+    help="Retire item ID of any ledger with a reason (the same as `rehydrate retire`).",
+    short_help="Retire item ID of any ledger (= rehydrate retire).",
+)
+command.add_command(retire)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -13,6 +13,7 @@ from ..errors import EXIT_OK
 from ._common import emit_json, open_repo, pick_source, source_options
 
 if TYPE_CHECKING:
+    from ..prompt.claims import ClaimRow
     from ..views.status import OpenDecision, StatusView
 
 Style = Callable[..., str]
@@ -58,7 +59,7 @@ def fit(text: str, width: int | None) -> str:
     return "\n".join(out)
 
 
-def plain(text: str, **_: Any) -> str:
+def plain(text: str, **_: object) -> str:
     """click.style's signature, no styling (piped output, NO_COLOR)."""
     return text
 
@@ -94,7 +95,7 @@ def command(rev: str | None, staged: bool, worktree: bool, as_json: bool) -> int
     return EXIT_OK
 
 
-def _claims(rows: tuple[Any, ...]) -> str:
+def _claims(rows: tuple[ClaimRow, ...]) -> str:
     """Who holds which item until when (the leases this clone knows; `rehydrate claims`
     asks the remote)."""
     if not rows:

@@ -7,7 +7,7 @@ from typing import BinaryIO
 import click
 
 from ..errors import EXIT_OK, EXIT_REFUSED
-from ._common import emit_json, note, open_repo
+from ._common import emit_json, json_option, note, open_repo
 
 
 @click.group("summary")
@@ -41,7 +41,7 @@ def propose(file: BinaryIO) -> int:
     metavar="CURRENT",
     help="The current summary id you verified against, or 'none' for the first.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object on stdout.")
+@json_option()
 def promote(candidate: str, expect: str, as_json: bool) -> int:
     """Verify CANDIDATE against HEAD, then move the current summary ref with a
     compare-and-swap; a failed verification keeps the candidate under rejected/."""

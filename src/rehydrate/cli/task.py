@@ -3,11 +3,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from ._write import run_write, task_write_options
+
+if TYPE_CHECKING:
+    from typing import Unpack
+
+    from ._write import WriteOptions
 
 
 @click.group("task")
@@ -18,7 +23,7 @@ def command() -> None:
 @command.command("next")
 @click.argument("text")
 @task_write_options
-def next_(text: str, **opts: Any) -> int:
+def next_(text: str, **opts: Unpack[WriteOptions]) -> int:
     """Set the single Next action to TEXT."""
     from ..writers.operations import cell, next_action
 
@@ -28,7 +33,7 @@ def next_(text: str, **opts: Any) -> int:
 @command.command("objective")
 @click.argument("text")
 @task_write_options
-def objective(text: str, **opts: Any) -> int:
+def objective(text: str, **opts: Unpack[WriteOptions]) -> int:
     """Set the task's objective (front matter) to TEXT, one line."""
     from ..writers.verbs import objective as build
 
@@ -38,7 +43,7 @@ def objective(text: str, **opts: Any) -> int:
 @command.command("rollback", short_help="Set the Rollback section (how to undo the task).")
 @click.argument("text")
 @task_write_options
-def rollback(text: str, **opts: Any) -> int:
+def rollback(text: str, **opts: Unpack[WriteOptions]) -> int:
     """Set the Rollback section (how to undo this task's changes) to TEXT, replacing it."""
     from ..writers.verbs import rollback as build
 
@@ -70,7 +75,7 @@ def phase() -> None:
     "--before", default="", metavar="ID", help="Insert it above todo phase ID (default: last)."
 )
 @task_write_options
-def phase_add(text: str, before: str, **opts: Any) -> int:
+def phase_add(text: str, before: str, **opts: Unpack[WriteOptions]) -> int:
     """Add a todo phase (last, or above a todo phase); print its ID."""
     from ..writers.verbs import phase_add as build
 
@@ -81,7 +86,7 @@ def phase_add(text: str, before: str, **opts: Any) -> int:
 @click.argument("item_id", metavar="ID")
 @click.argument("status", metavar="STATUS")
 @task_write_options
-def phase_move(item_id: str, status: str, **opts: Any) -> int:
+def phase_move(item_id: str, status: str, **opts: Unpack[WriteOptions]) -> int:
     """Move phase ID to STATUS (todo, doing, done; forward only)."""
     from ..writers.verbs import phase_move as build
 
@@ -96,7 +101,7 @@ def obligation() -> None:
 @obligation.command("add")
 @click.argument("text")
 @task_write_options
-def obligation_add(text: str, **opts: Any) -> int:
+def obligation_add(text: str, **opts: Unpack[WriteOptions]) -> int:
     """Add an open obligation; print its ID."""
     from ..writers.verbs import obligation_add as build
 
@@ -112,7 +117,7 @@ def write_group() -> None:
 @click.option("--operation", required=True, help="The side effect outside the repository.")
 @click.option("--idempotency-key", default="", help="The key that makes a retry safe.")
 @task_write_options
-def write_add(operation: str, idempotency_key: str, **opts: Any) -> int:
+def write_add(operation: str, idempotency_key: str, **opts: Unpack[WriteOptions]) -> int:
     """Record a pending external write before performing it; print its ID."""
     from ..writers.verbs import write_add as build
 
@@ -130,7 +135,7 @@ def write_add(operation: str, idempotency_key: str, **opts: Any) -> int:
 )
 @click.option("--evidence", default="", help="How it was established (required unless unknown).")
 @task_write_options
-def write_settle(item_id: str, new_status: str, evidence: str, **opts: Any) -> int:
+def write_settle(item_id: str, new_status: str, evidence: str, **opts: Unpack[WriteOptions]) -> int:
     """Record the outcome of external write ID (pending -> unknown/confirmed/not_applied)."""
     from ..writers.verbs import write_settle as build
 
@@ -146,7 +151,7 @@ def approval() -> None:
 @click.option("--scope", required=True, help="Exactly what the person allowed.")
 @click.option("--source", required=True, help="Who granted it, where and when.")
 @task_write_options
-def approval_add(scope: str, source: str, **opts: Any) -> int:
+def approval_add(scope: str, source: str, **opts: Unpack[WriteOptions]) -> int:
     """Record an approval a person granted; print its ID.
 
     It records a fact and grants nothing: the runtime decides what an agent may do.
@@ -166,7 +171,7 @@ def verified() -> None:
 @click.option("--artifact", required=True, metavar="PATH", help="The file that was checked.")
 @click.option("--report", default="", help="Where the evidence is (path or URL).")
 @task_write_options
-def verified_add(check_text: str, artifact: str, report: str, **opts: Any) -> int:
+def verified_add(check_text: str, artifact: str, report: str, **opts: Unpack[WriteOptions]) -> int:
     """Record a passed check with the artifact's current blob id; print its ID."""
     from ..writers.verbs import verified_add as build
 
@@ -181,7 +186,7 @@ def check() -> None:
 @check.command("add")
 @click.argument("text")
 @task_write_options
-def check_add(text: str, **opts: Any) -> int:
+def check_add(text: str, **opts: Unpack[WriteOptions]) -> int:
     """Add an open completion check; print its ID."""
     from ..writers.verbs import check_add as build
 
@@ -195,7 +200,7 @@ def _status_move(group: click.Group, verb: str, help_text: str) -> None:
     @group.command(verb, help=help_text)
     @click.argument("item_id", metavar="ID")
     @task_write_options
-    def move(item_id: str, **opts: Any) -> int:
+    def move(item_id: str, **opts: Unpack[WriteOptions]) -> int:
         from ..writers.verbs import move as build
 
         return run_write(build(action, item_id), **opts)

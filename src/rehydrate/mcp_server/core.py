@@ -14,7 +14,6 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from .. import git
 from ..config import Config, load_config
@@ -30,7 +29,7 @@ def open_project(root: Path) -> tuple[git.Repo, Config]:
     return repo, load_config(repo.root)
 
 
-def dumps(obj: Any) -> str:
+def dumps(obj: object) -> str:
     """One JSON object exactly as the CLI's ``--json`` prints it (``emit_json``)."""
     return json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
 

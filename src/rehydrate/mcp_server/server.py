@@ -2,7 +2,10 @@
 
 Each tool is a typed function (the SDK derives its input schema from the signature and
 validates the arguments against it, strictly: a number is no string, "true" no boolean)
-that makes one call into ``core`` with the writer function the CLI command calls. A
+that makes one call into ``core`` with the writer function the CLI command calls. The
+writer tools are rows of ``_WRITERS`` (and one per ``STATUS_MOVES`` row): their own
+parameters, the writer they call, the guards they take; ``_Call`` gives each the
+signature the SDK reads, so adding a writer tool is adding a row. A
 ``RehydrateError`` (guard, CAS, bad input) becomes a tool result with ``isError`` whose
 text is the CLI's stderr line (``rehydrate: CODE: ...; FIX``); nothing was written and the
 server stays up. Calls run one at a time (``_LOCK``): the writers lock the ledger file
@@ -11,10 +14,12 @@ against other processes; within this one, a call sees the previous call's result
 
 from __future__ import annotations
 
+import functools
+import inspect
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NamedTuple
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
@@ -109,9 +114,7 @@ def build(root: Path) -> MCPServer:
         )
 
     _reads(server, root)
-    _failures(server, write)
-    _spec(server, write)
-    _task(server, write)
+    _writers(server, write)
     return server
 
 
@@ -166,271 +169,326 @@ def _resource(call: Callable[[], str]) -> str:
         raise ResourceError(str(exc)) from None
 
 
-def _failures(server: MCPServer, write: Write) -> None:
-    @server.tool(name="fail_add", structured_output=False)
-    def fail_add(
-        tried: Annotated[Text, Field(description="What was tried; the command in `backticks`.")],
-        failure: Annotated[Text, Field(description="How it failed.")],
-        workaround: Annotated[Text, Field(description="What to do instead.")],
-        commit: Commit = False,
-        expect_blob: ExpectBlob = None,
-    ) -> str:
-        """Record a failed attempt (as `rehydrate fail add`); the result's `id` is the new
-        F- ID."""
-        return write(lambda: verbs.fail_add(tried, failure, workaround), commit, expect_blob)
-
-    @server.tool(name="fail_retire", structured_output=False)
-    def fail_retire(
-        id: ItemId,
-        reason: Annotated[Text, Field(description="Why it no longer applies.")],
-        replaced_by: OptionalText = "",
-        date: Annotated[StrictStr, Field(description="YYYY-MM-DD; empty: today (UTC).")] = "",
-        commit: Commit = False,
-        expect_blob: ExpectBlob = None,
-    ) -> str:
-        """Retire failed attempt ID with a reason (as `rehydrate fail retire`)."""
-        return write(
-            lambda: _retire("failures", id, reason, replaced_by, date), commit, expect_blob
-        )
+_REQUIRED = inspect.Parameter.empty
 
 
-def _retire(
-    kind: str | None, item_id: str, reason: str, replaced_by: str, date: str
-) -> Callable[[git.Repo, Config], Operation]:
-    def make(repo: git.Repo, config: Config) -> Operation:
-        return verbs.retire_item(repo, config, kind, item_id, reason, replaced_by, date or None)
-
-    return make
-
-
-def _spec(server: MCPServer, write: Write) -> None:
-    @server.tool(name="constraint_add", structured_output=False)
-    def constraint_add(
-        level: Annotated[Level, Field(description="How binding the rule is.")],
-        rule: Annotated[Text, Field(description="The rule.")],
-        source: Annotated[Text, Field(description="Where it comes from (person, ticket, doc).")],
-        commit: Commit = False,
-        expect_blob: ExpectBlob = None,
-    ) -> str:
-        """Add a constraint (as `rehydrate spec constraint add`); `id` is the new C- ID."""
-        return write(lambda: verbs.constraint_add(level, rule, source), commit, expect_blob)
-
-    @server.tool(name="constraint_strengthen", structured_output=False)
-    def constraint_strengthen(
-        id: ItemId,
-        level: Annotated[Level, Field(description="The stricter level.")],
-        commit: Commit = False,
-        expect_blob: ExpectBlob = None,
-    ) -> str:
-        """Raise constraint ID's level, never lower it (as `rehydrate spec constraint
-        strengthen`)."""
-        return write(lambda: verbs.constraint_strengthen(id, level), commit, expect_blob)
-
-    @server.tool(name="contract_add", structured_output=False)
-    def contract_add(
-        subject: Annotated[Text, Field(description="What the contract is about.")],
-        contract: Annotated[Text, Field(description="What other code may rely on.")],
-        source: OptionalText = "",
-        commit: Commit = False,
-        expect_blob: ExpectBlob = None,
-    ) -> str:
-        """Add a contract, immutable once written (as `rehydrate spec contract add`)."""
-        return write(lambda: verbs.contract_add(subject, contract, source), commit, expect_blob)
-
-    @server.tool(name="decision_add", structured_output=False)
-    def decision_add(
-        question: Annotated[Text, Field(description="The open question.")],
-        owner: OptionalText = "",
-        due: Annotated[StrictStr, Field(description="When it must be decided.")] = "",
-        source: OptionalText = "",
-        commit: Commit = False,
-        expect_blob: ExpectBlob = None,
-    ) -> str:
-        """Add an open decision (as `rehydrate spec decision add`); `id` is the new D- ID."""
-        return write(lambda: verbs.decision_add(question, owner, due, source), commit, expect_blob)
-
-    @server.tool(name="decision_assign", structured_output=False)
-    def decision_assign(
-        id: ItemId,
-        owner: OptionalText = "",
-        due: Annotated[StrictStr, Field(description="When it must be decided.")] = "",
-        commit: Commit = False,
-        expect_blob: ExpectBlob = None,
-    ) -> str:
-        """Change an open decision's Owner and/or Due (as `rehydrate spec decision
-        assign`)."""
-        return write(lambda: verbs.decision_assign(id, owner, due), commit, expect_blob)
-
-    @server.tool(name="decision_decide", structured_output=False)
-    def decision_decide(
-        id: ItemId,
-        decision: Annotated[Text, Field(description="The answer.")],
-        source: Annotated[Text, Field(description="Who or what decided it.")],
-        commit: Commit = False,
-        expect_blob: ExpectBlob = None,
-    ) -> str:
-        """Decide open decision ID (as `rehydrate spec decision decide`)."""
-        return write(lambda: verbs.decision_decide(id, decision, source), commit, expect_blob)
-
-    @server.tool(name="retire", structured_output=False)
-    def retire(
-        id: ItemId,
-        reason: Annotated[Text, Field(description="Why it no longer applies.")],
-        ledger: Literal["spec", "task", "failures"] | None = None,
-        replaced_by: OptionalText = "",
-        date: Annotated[StrictStr, Field(description="YYYY-MM-DD; empty: today (UTC).")] = "",
-        commit: Commit = False,
-        expect_blob: ExpectBlob = None,
-        expect_revision: ExpectRevision = None,
-    ) -> str:
-        """Retire item ID of any ledger with a reason; its row stays (as `rehydrate
-        retire`)."""
-        return write(
-            lambda: _retire(ledger, id, reason, replaced_by, date),
-            commit,
-            expect_blob,
-            expect_revision,
-        )
-
-
-def _task(server: MCPServer, write: Write) -> None:
-    @server.tool(name="task_next", structured_output=False)
-    def task_next(
-        action: Annotated[Text, Field(description="The single next action.")],
-        commit: Commit = False,
-        expect_revision: ExpectRevision = None,
-        expect_blob: ExpectBlob = None,
-    ) -> str:
-        """Set Task's single Next action (as `rehydrate task next`)."""
-        return write(
-            lambda: next_action(cell("TEXT", action)), commit, expect_blob, expect_revision
-        )
-
-    @server.tool(name="task_objective", structured_output=False)
-    def task_objective(
-        text: Annotated[Text, Field(description="The task's objective.")],
-        commit: Commit = False,
-        expect_revision: ExpectRevision = None,
-        expect_blob: ExpectBlob = None,
-    ) -> str:
-        """Set the task's objective (as `rehydrate task objective`)."""
-        return write(lambda: verbs.objective(text), commit, expect_blob, expect_revision)
-
-    @server.tool(name="task_phase_add", structured_output=False)
-    def task_phase_add(
-        phase: Annotated[Text, Field(description="What the phase achieves.")],
-        before: Annotated[
-            StrictStr, Field(description="Insert it above this todo phase ID; empty: last.")
-        ] = "",
-        commit: Commit = False,
-        expect_revision: ExpectRevision = None,
-        expect_blob: ExpectBlob = None,
-    ) -> str:
-        """Add a todo phase (as `rehydrate task phase add`); `id` is the new phase ID."""
-        return write(lambda: verbs.phase_add(phase, before), commit, expect_blob, expect_revision)
-
-    @server.tool(name="task_phase_move", structured_output=False)
-    def task_phase_move(
-        id: ItemId,
-        status: Literal["todo", "doing", "done"],
-        commit: Commit = False,
-        expect_revision: ExpectRevision = None,
-        expect_blob: ExpectBlob = None,
-    ) -> str:
-        """Move phase ID to STATUS, forward only (as `rehydrate task phase move`)."""
-        return write(lambda: verbs.phase_move(id, status), commit, expect_blob, expect_revision)
-
-    @server.tool(name="task_obligation_add", structured_output=False)
-    def task_obligation_add(
-        text: Annotated[Text, Field(description="The obligation.")],
-        commit: Commit = False,
-        expect_revision: ExpectRevision = None,
-        expect_blob: ExpectBlob = None,
-    ) -> str:
-        """Add an open obligation (as `rehydrate task obligation add`)."""
-        return write(lambda: verbs.obligation_add(text), commit, expect_blob, expect_revision)
-
-    @server.tool(name="task_write_add", structured_output=False)
-    def task_write_add(
-        operation: Annotated[Text, Field(description="The side effect outside the repository.")],
-        idempotency_key: OptionalText = "",
-        commit: Commit = False,
-        expect_revision: ExpectRevision = None,
-        expect_blob: ExpectBlob = None,
-    ) -> str:
-        """Record a pending external write before performing it (as `rehydrate task write
-        add`)."""
-        make = lambda: verbs.write_add(operation, idempotency_key)  # noqa: E731
-        return write(make, commit, expect_blob, expect_revision)
-
-    @server.tool(name="task_write_settle", structured_output=False)
-    def task_write_settle(
-        id: ItemId,
-        status: Literal["unknown", "confirmed", "not_applied"],
-        evidence: Annotated[
-            StrictStr, Field(description="How it was established (required unless unknown).")
-        ] = "",
-        commit: Commit = False,
-        expect_revision: ExpectRevision = None,
-        expect_blob: ExpectBlob = None,
-    ) -> str:
-        """Record the outcome of external write ID (as `rehydrate task write settle`)."""
-        make = lambda: verbs.write_settle(id, status, evidence)  # noqa: E731
-        return write(make, commit, expect_blob, expect_revision)
-
-    @server.tool(name="task_verified_add", structured_output=False)
-    def task_verified_add(
-        check: Annotated[Text, Field(description="What was checked.")],
-        artifact: Annotated[
-            StrictStr, Field(description="The checked file, relative to the repository root.")
-        ],
-        report: OptionalText = "",
-        commit: Commit = False,
-        expect_revision: ExpectRevision = None,
-        expect_blob: ExpectBlob = None,
-    ) -> str:
-        """Record a passed check pinned to the artifact's git blob id (as `rehydrate task
-        verified add`); a path outside the repository is refused."""
-
-        def make() -> core.Builder:
-            return lambda repo, _: verbs.verified_add(repo, check, artifact, report, str(repo.root))
-
-        return write(make, commit, expect_blob, expect_revision)
-
-    @server.tool(name="task_check_add", structured_output=False)
-    def task_check_add(
-        text: Annotated[Text, Field(description="The completion check.")],
-        commit: Commit = False,
-        expect_revision: ExpectRevision = None,
-        expect_blob: ExpectBlob = None,
-    ) -> str:
-        """Add an open completion check (as `rehydrate task check add`)."""
-        return write(lambda: verbs.check_add(text), commit, expect_blob, expect_revision)
-
-    for action in verbs.STATUS_MOVES:
-        if action.startswith("task "):
-            _status_move(server, write, action)
-
-
-def _status_move(server: MCPServer, write: Write, action: str) -> None:
-    """``task <group> <verb> ID`` as tool ``task_<group>_<verb>``: a STATUS_MOVES row."""
-    section, new = verbs.STATUS_MOVES[action]
-
-    def move(
-        id: ItemId,
-        commit: Commit = False,
-        expect_revision: ExpectRevision = None,
-        expect_blob: ExpectBlob = None,
-    ) -> str:
-        return write(lambda: verbs.move(action, id), commit, expect_blob, expect_revision)
-
-    server.add_tool(
-        move,
-        name=action.replace(" ", "_"),
-        description=f"Mark {section[:-1] if section.endswith('s') else section} ID {new} "
-        f"(as `rehydrate {action} ID`).",
-        structured_output=False,
+def _param(name: str, annotation: object, default: object = _REQUIRED) -> inspect.Parameter:
+    """One parameter of a tool's function, as the SDK reads it into the input schema."""
+    return inspect.Parameter(
+        name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=annotation, default=default
     )
+
+
+def _text(name: str, description: str) -> inspect.Parameter:
+    """A required one-line cell."""
+    return _param(name, Annotated[Text, Field(description=description)])
+
+
+# the write's guards, and which of them (in the schema's order) each kind of tool takes
+_GUARDS = {
+    "commit": _param("commit", Commit, False),
+    "expect_blob": _param("expect_blob", ExpectBlob, None),
+    "expect_revision": _param("expect_revision", ExpectRevision, None),
+}
+_CAS = {
+    "blob": ("commit", "expect_blob"),  # Spec and Failed attempts
+    "task": ("commit", "expect_revision", "expect_blob"),
+    "any": ("commit", "expect_blob", "expect_revision"),  # retire: any ledger
+}
+_ID = _param("id", ItemId)
+_REASON = _text("reason", "Why it no longer applies.")
+_DATE = _param(
+    "date", Annotated[StrictStr, Field(description="YYYY-MM-DD; empty: today (UTC).")], ""
+)
+_DUE = _param("due", Annotated[StrictStr, Field(description="When it must be decided.")], "")
+
+
+def _optional(name: str) -> inspect.Parameter:
+    """A one-line cell that may stay empty."""
+    return _param(name, OptionalText, "")
+
+
+def _doc(*lines: str) -> str:
+    """A tool's description as its docstring was: lines after the first keep the
+    docstring's indent (clients have always been sent it so)."""
+    return "\n        ".join(lines)
+
+
+class _Tool(NamedTuple):
+    """One writer tool: its name, what it says, its own parameters, the writer call they
+    make (the values in that order -> the operation) and the guards it takes."""
+
+    name: str
+    description: str
+    params: tuple[inspect.Parameter, ...]
+    make: Callable[..., core.Builder]
+    cas: str
+    title: str = ""  # the schema's "<title>Arguments"; empty: the name
+
+
+def _retire(kind: str | None) -> Callable[[str, str, str, str], core.Builder]:
+    """A retire in ``kind``'s ledger (None: the one holding the ID)."""
+
+    def retire(item_id: str, reason: str, replaced_by: str, date: str) -> core.Builder:
+        def make(repo: git.Repo, config: Config) -> Operation:
+            return verbs.retire_item(repo, config, kind, item_id, reason, replaced_by, date or None)
+
+        return make
+
+    return retire
+
+
+def _retire_any(
+    item_id: str, reason: str, ledger: str | None, replaced: str, date: str
+) -> core.Builder:
+    return _retire(ledger)(item_id, reason, replaced, date)
+
+
+def _verified(check: str, artifact: str, report: str) -> core.Builder:
+    """The artifact is relative to the repository root, whatever the server's directory."""
+    return lambda repo, _: verbs.verified_add(repo, check, artifact, report, str(repo.root))
+
+
+_WRITERS = (
+    _Tool(
+        "fail_add",
+        _doc(
+            "Record a failed attempt (as `rehydrate fail add`); the result's `id` is the new",
+            "F- ID.",
+        ),
+        (
+            _text("tried", "What was tried; the command in `backticks`."),
+            _text("failure", "How it failed."),
+            _text("workaround", "What to do instead."),
+        ),
+        verbs.fail_add,
+        "blob",
+    ),
+    _Tool(
+        "fail_retire",
+        "Retire failed attempt ID with a reason (as `rehydrate fail retire`).",
+        (_ID, _REASON, _optional("replaced_by"), _DATE),
+        _retire("failures"),
+        "blob",
+    ),
+    _Tool(
+        "constraint_add",
+        "Add a constraint (as `rehydrate spec constraint add`); `id` is the new C- ID.",
+        (
+            _param("level", Annotated[Level, Field(description="How binding the rule is.")]),
+            _text("rule", "The rule."),
+            _text("source", "Where it comes from (person, ticket, doc)."),
+        ),
+        verbs.constraint_add,
+        "blob",
+    ),
+    _Tool(
+        "constraint_strengthen",
+        _doc(
+            "Raise constraint ID's level, never lower it (as `rehydrate spec constraint",
+            "strengthen`).",
+        ),
+        (_ID, _param("level", Annotated[Level, Field(description="The stricter level.")])),
+        verbs.constraint_strengthen,
+        "blob",
+    ),
+    _Tool(
+        "contract_add",
+        "Add a contract, immutable once written (as `rehydrate spec contract add`).",
+        (
+            _text("subject", "What the contract is about."),
+            _text("contract", "What other code may rely on."),
+            _optional("source"),
+        ),
+        verbs.contract_add,
+        "blob",
+    ),
+    _Tool(
+        "decision_add",
+        "Add an open decision (as `rehydrate spec decision add`); `id` is the new D- ID.",
+        (_text("question", "The open question."), _optional("owner"), _DUE, _optional("source")),
+        verbs.decision_add,
+        "blob",
+    ),
+    _Tool(
+        "decision_assign",
+        _doc(
+            "Change an open decision's Owner and/or Due (as `rehydrate spec decision",
+            "assign`).",
+        ),
+        (_ID, _optional("owner"), _DUE),
+        verbs.decision_assign,
+        "blob",
+    ),
+    _Tool(
+        "decision_decide",
+        "Decide open decision ID (as `rehydrate spec decision decide`).",
+        (_ID, _text("decision", "The answer."), _text("source", "Who or what decided it.")),
+        verbs.decision_decide,
+        "blob",
+    ),
+    _Tool(
+        "retire",
+        _doc(
+            "Retire item ID of any ledger with a reason; its row stays (as `rehydrate",
+            "retire`).",
+        ),
+        (
+            _ID,
+            _REASON,
+            _param("ledger", Literal["spec", "task", "failures"] | None, None),
+            _optional("replaced_by"),
+            _DATE,
+        ),
+        _retire_any,
+        "any",
+    ),
+    _Tool(
+        "task_next",
+        "Set Task's single Next action (as `rehydrate task next`).",
+        (_text("action", "The single next action."),),
+        lambda action: next_action(cell("TEXT", action)),
+        "task",
+    ),
+    _Tool(
+        "task_objective",
+        "Set the task's objective (as `rehydrate task objective`).",
+        (_text("text", "The task's objective."),),
+        verbs.objective,
+        "task",
+    ),
+    _Tool(
+        "task_phase_add",
+        "Add a todo phase (as `rehydrate task phase add`); `id` is the new phase ID.",
+        (
+            _text("phase", "What the phase achieves."),
+            _param(
+                "before",
+                Annotated[
+                    StrictStr, Field(description="Insert it above this todo phase ID; empty: last.")
+                ],
+                "",
+            ),
+        ),
+        verbs.phase_add,
+        "task",
+    ),
+    _Tool(
+        "task_phase_move",
+        "Move phase ID to STATUS, forward only (as `rehydrate task phase move`).",
+        (_ID, _param("status", Literal["todo", "doing", "done"])),
+        verbs.phase_move,
+        "task",
+    ),
+    _Tool(
+        "task_obligation_add",
+        "Add an open obligation (as `rehydrate task obligation add`).",
+        (_text("text", "The obligation."),),
+        verbs.obligation_add,
+        "task",
+    ),
+    _Tool(
+        "task_write_add",
+        _doc(
+            "Record a pending external write before performing it (as `rehydrate task write",
+            "add`).",
+        ),
+        (
+            _text("operation", "The side effect outside the repository."),
+            _optional("idempotency_key"),
+        ),
+        verbs.write_add,
+        "task",
+    ),
+    _Tool(
+        "task_write_settle",
+        "Record the outcome of external write ID (as `rehydrate task write settle`).",
+        (
+            _ID,
+            _param("status", Literal["unknown", "confirmed", "not_applied"]),
+            _param(
+                "evidence",
+                Annotated[
+                    StrictStr,
+                    Field(description="How it was established (required unless unknown)."),
+                ],
+                "",
+            ),
+        ),
+        verbs.write_settle,
+        "task",
+    ),
+    _Tool(
+        "task_verified_add",
+        _doc(
+            "Record a passed check pinned to the artifact's git blob id (as `rehydrate task",
+            "verified add`); a path outside the repository is refused.",
+        ),
+        (
+            _text("check", "What was checked."),
+            _param(
+                "artifact",
+                Annotated[
+                    StrictStr,
+                    Field(description="The checked file, relative to the repository root."),
+                ],
+            ),
+            _optional("report"),
+        ),
+        _verified,
+        "task",
+    ),
+    _Tool(
+        "task_check_add",
+        "Add an open completion check (as `rehydrate task check add`).",
+        (_text("text", "The completion check."),),
+        verbs.check_add,
+        "task",
+    ),
+)
+
+
+def _status_moves() -> tuple[_Tool, ...]:
+    """``task <group> <verb> ID`` as tool ``task_<group>_<verb>``: a STATUS_MOVES row."""
+    tools = []
+    for action, (section, new) in verbs.STATUS_MOVES.items():
+        if action.startswith("task "):
+            item = section[:-1] if section.endswith("s") else section
+            description = f"Mark {item} ID {new} (as `rehydrate {action} ID`)."
+            make = functools.partial(verbs.move, action)
+            tools.append(_Tool(action.replace(" ", "_"), description, (_ID,), make, "task", "move"))
+    return tuple(tools)
+
+
+class _Call:
+    """A tool's function as the SDK reads it: its signature (the tool's own parameters,
+    then its guards) makes the input schema; a call writes through ``write``."""
+
+    def __init__(self, tool: _Tool, write: Write) -> None:
+        params = [*tool.params, *(_GUARDS[g] for g in _CAS[tool.cas])]
+        self.__signature__ = inspect.Signature(params, return_annotation=str)
+        self.__annotations__ = {p.name: p.annotation for p in params} | {"return": str}
+        self.__name__ = tool.title or tool.name
+        self.tool, self.write = tool, write
+
+    def __call__(self, **args: object) -> str:
+        values = [args[p.name] for p in self.tool.params]
+        return self.write(
+            lambda: self.tool.make(*values),
+            args["commit"],
+            args["expect_blob"],
+            args.get("expect_revision"),
+        )
+
+
+def _writers(server: MCPServer, write: Write) -> None:
+    for tool in (*_WRITERS, *_status_moves()):
+        server.add_tool(
+            _Call(tool, write),
+            name=tool.name,
+            description=tool.description,
+            structured_output=False,
+        )
 
 
 def serve(root: Path) -> None:

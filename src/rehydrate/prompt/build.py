@@ -12,7 +12,7 @@ data line can close; every instruction of the prompt stays outside the fences.
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from .. import git
 from ..config import Config
@@ -79,7 +79,7 @@ class Prompt(NamedTuple):
     def section(self, name: str) -> PromptSection | None:
         return next((s for s in self.sections if s.name == name), None)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """``rehydrate/prompt-v1``: pins, decision, sections and the text, deterministic."""
         return {
             "schema": SCHEMA,

@@ -18,8 +18,7 @@ from .sections import (
     constraints,
     failures_listing,
     next_action,
-    open_decisions,
-    open_obligations,
+    open_items,
     reconcile_action,
     unknown_writes,
 )
@@ -153,14 +152,14 @@ def _core_listings(state: State) -> list[Listing]:
     strong = [c for c in constraints(state) if LEVEL_STRENGTH[c.level] == 3]
     return [
         unknown_writes(state),
-        open_obligations(state),
+        open_items(state, "obligations"),
         listing(
             "MUST/MUST NOT constraints",
             "### Active MUST / MUST NOT constraints",
             strong,
             (("ID", "id"), ("Level", "level"), ("Rule", "rule")),
         ),
-        open_decisions(state),
+        open_items(state, "decisions"),
     ]
 
 

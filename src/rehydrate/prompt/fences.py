@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeVar, overload
 
 from ..quote import (
     GIT_LABEL,
@@ -23,6 +23,8 @@ from ..quote import (
 
 if TYPE_CHECKING:
     from ..ledgers.model import Record
+
+R = TypeVar("R", bound="Record")
 
 __all__ = [
     "GIT_LABEL",
@@ -101,19 +103,23 @@ class _Rows(Sequence[tuple[str, ...]]):
     def __len__(self) -> int:
         return len(self._records)
 
-    def __getitem__(self, index: Any) -> Any:
+    @overload
+    def __getitem__(self, index: int) -> tuple[str, ...]: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[tuple[str, ...]]: ...
+    def __getitem__(self, index: int | slice) -> tuple[str, ...] | Sequence[tuple[str, ...]]:
         return self._all()[index]
 
 
 def listing(
     key: str,
     heading: str,
-    records: Sequence[Record],
+    records: Sequence[R],
     columns: Sequence[tuple[str, str]],
     *,
     empty: str = "None.",
     preface: str = "",
-    extra_cells: Callable[[Any], Sequence[str]] | None = None,
+    extra_cells: Callable[[R], Sequence[str]] | None = None,
     extra_header: Sequence[str] = (),
     verbatim: str | None = None,
 ) -> Listing:

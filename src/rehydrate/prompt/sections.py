@@ -126,16 +126,28 @@ def constraints(state: State) -> list[Constraint]:
     return sorted(active, key=lambda c: -LEVEL_STRENGTH[c.level])  # stable: file order ties
 
 
-def open_decisions(state: State) -> Listing:
-    rows = [d for d in state.ledgers["spec"].active("decisions") if d.status == "open"]
-    return listing(
-        "open decisions",
+# section -> (ledger, heading, columns, preface): the open items a session must see.
+_OPEN: Mapping[str, tuple[str, str, tuple[tuple[str, str], ...], str]] = {
+    "decisions": (
+        "spec",
         "### Open decisions (open — not decided; do not assume an answer)",
-        rows,
         (("ID", "id"), ("Question", "question"), ("Owner", "owner"), ("Due", "due")),
-        preface="Ask the owner when your work depends on one of these; never act "
-        "as if it were decided.",
-    )
+        "Ask the owner when your work depends on one of these; never act as if it were decided.",
+    ),
+    "obligations": (
+        "task",
+        "### Open obligations",
+        (("ID", "id"), ("Obligation", "obligation"), ("Status", "status")),
+        "",
+    ),
+}
+
+
+def open_items(state: State, section: str) -> Listing:
+    """The ``open`` rows of ``section`` (decisions, obligations) as the prompt lists them."""
+    kind, heading, columns, preface = _OPEN[section]
+    rows = [r for r in state.ledgers[kind].active(section) if r.status == "open"]
+    return listing(f"open {section}", heading, rows, columns, preface=preface)
 
 
 def _shown(listings: Sequence[Listing]) -> list[str]:
@@ -165,7 +177,7 @@ def spec_section(state: State) -> str:
             spec.active("contracts"),
             (("ID", "id"), ("Subject", "subject"), ("Contract", "contract"), ("Source", "source")),
         ),
-        open_decisions(state),
+        open_items(state, "decisions"),
         listing(
             "decided decisions",
             "### Decided decisions",
@@ -285,16 +297,6 @@ def unknown_writes(state: State) -> Listing:
     )
 
 
-def open_obligations(state: State) -> Listing:
-    rows = [o for o in state.ledgers["task"].active("obligations") if o.status == "open"]
-    return listing(
-        "open obligations",
-        "### Open obligations",
-        rows,
-        (("ID", "id"), ("Obligation", "obligation"), ("Status", "status")),
-    )
-
-
 def task_section(
     state: State, decision: Decision, artifacts: Mapping[str, str | None] | None
 ) -> str:
@@ -310,7 +312,7 @@ def task_section(
         (("ID", "id"), ("Phase", "phase"), ("Status", "status")),
     )
     listings = [
-        open_obligations(state),
+        open_items(state, "obligations"),
         unknown_writes(state),
         listing(
             "pending external writes",

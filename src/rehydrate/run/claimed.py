@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 from .. import git
@@ -23,11 +24,11 @@ from ..coord.items import open_phases
 from ..errors import EXIT_OK, EXIT_REFUSED, RehydrateError
 from ..prompt.claims import ClaimRow, ClaimsView
 from .display import Display
-from .loop import Prepare, RunResult, run_loop
+from .loop import Prepare, RunResult, RunState, run_loop
 from .options import RunOptions
 
 if TYPE_CHECKING:
-    from ..continuity.sessions import SessionRecord
+    pass
 
 CLAIMED_ENV = "REHYDRATE_CLAIMED_ITEM"  # the item the session holds, for the agent
 
@@ -100,28 +101,17 @@ def _place_and_identity(repo: git.Repo, claim: ClaimOptions) -> tuple[coord.Plac
     return place, coord.default_identity(repo, claim.holder or default, secrets.token_hex(8))
 
 
-class _Turns:
+@dataclass
+class _Turns(RunState):
     """The state of one ``run --claim``: where, who, the claim held, the sessions so far."""
 
-    def __init__(
-        self,
-        repo: git.Repo,
-        config: Config,
-        options: RunOptions,
-        display: Display,
-        claim: ClaimOptions,
-    ) -> None:
-        self.repo, self.config, self.options, self.display = repo, config, options, display
-        self.claim = claim
-        self.place, self.me = _place_and_identity(repo, claim)
-        self.poll = claim.poll_seconds or min(max(claim.ttl / 10, 0.5), 10.0)
-        self.started = time.monotonic()
-        self.sessions: list[SessionRecord] = []
-        self.held: str | None = None
-        self.waiting = ""
+    claim: ClaimOptions
+    held: str | None = field(default=None, init=False)
+    waiting: str = field(default="", init=False)
 
-    def result(self, code: int, reason: str, message: str) -> RunResult:
-        return RunResult(code, reason, message, tuple(self.sessions))
+    def __post_init__(self) -> None:
+        self.place, self.me = _place_and_identity(self.repo, self.claim)
+        self.poll = self.claim.poll_seconds or min(max(self.claim.ttl / 10, 0.5), 10.0)
 
     def open_ids(self) -> list[str]:
         return [p.id for p in open_phases(coord.read_task(self.repo, self.config))]

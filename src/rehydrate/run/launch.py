@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import IO, NamedTuple
 
 from ..continuity.sessions import EXITED, INTERRUPTED
 from ..errors import RehydrateError
@@ -116,7 +116,9 @@ def _feed(stdin: IO[bytes], data: bytes) -> None:
             stdin.close()
 
 
-def start(argv: Sequence[str], cwd: Path, env: Mapping[str, str], piped: bool) -> Any:
+def start(
+    argv: Sequence[str], cwd: Path, env: Mapping[str, str], piped: bool
+) -> subprocess.Popen[bytes]:
     from .reaper import die_with_parent
 
     try:
@@ -154,7 +156,7 @@ class Launch(NamedTuple):
     log: Path
     echo: Callable[[bytes], None]
     watch: Callable[[], str | None]  # a reason to end the session now, or None
-    quiesce: Callable[[], AbstractContextManager[Any]]  # held while the group is ended
+    quiesce: Callable[[], AbstractContextManager[object]]  # held while the group is ended
     grace: float
     interrupts: Sequence[int] = ()  # Ctrl-Cs so far (a second one skips the grace)
 
@@ -163,6 +165,7 @@ def run_session(launch: Launch, usage: Usage) -> Ending:
     """Run the session to its end (its own exit, a reason from ``watch``, or Ctrl-C)."""
     with launch.log.open("ab") as log:
         proc = start(launch.argv, launch.cwd, launch.env, launch.stdin is not None)
+        assert proc.stdout is not None  # stdout=PIPE
         pump = _Pump(proc.stdout, log, launch.echo, usage)
         pump.start()
         if launch.stdin is not None:

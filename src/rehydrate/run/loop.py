@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -47,29 +47,37 @@ if TYPE_CHECKING:
 Prepare = Callable[["PromptOptions"], "PromptOptions"]
 
 
-class _Run:
+@dataclass
+class RunState:
+    """What a run holds, the loop's or ``run --claim``'s: where, with which settings, shown
+    where, since when, and the sessions so far."""
+
+    repo: git.Repo
+    config: Config
+    options: RunOptions
+    display: Display
+    started: float = field(default_factory=time.monotonic, init=False)
+    sessions: list[record.SessionRecord] = field(default_factory=list, init=False)
+
+    def result(self, code: int, reason: str, message: str) -> RunResult:
+        return RunResult(code, reason, message, tuple(self.sessions))
+
+
+@dataclass
+class _Run(RunState):
     """The state of one ``rehydrate run``: options, totals, the sessions so far."""
 
-    def __init__(
-        self,
-        repo: git.Repo,
-        config: Config,
-        options: RunOptions,
-        display: Display,
-        environ: Mapping[str, str],
-        prepare: Prepare | None = None,
-    ) -> None:
-        self.repo, self.config, self.options, self.display = repo, config, options, display
-        self.environ = environ
-        self.prepare = prepare
-        self.started = time.monotonic()
-        self.cost = 0.0
-        self.stalled = 0
-        self.sessions: list[record.SessionRecord] = []
-        self.number = record.read_index(repo.root).next_number
-        self.protocol: str | None = None
-        self.hooks: SessionHooks = NO_HOOKS
-        self.revert_problem: str | None = None  # a revert that could not keep every row
+    environ: Mapping[str, str]
+    prepare: Prepare | None = None
+    hooks: SessionHooks = NO_HOOKS
+    cost: float = field(default=0.0, init=False)
+    stalled: int = field(default=0, init=False)
+    number: int = field(default=0, init=False)
+    protocol: str | None = field(default=None, init=False)
+    revert_problem: str | None = field(default=None, init=False)  # a revert lost rows
+
+    def __post_init__(self) -> None:
+        self.number = record.read_index(self.repo.root).next_number
 
     def settings(self) -> tuple[Config, str | None]:
         """HEAD's settings and prompt template (``run.settings``); before the first
@@ -80,9 +88,6 @@ class _Run:
         if head is None:
             return self.config, None
         return committed(self.repo, head)
-
-    def result(self, code: int, reason: str, message: str) -> RunResult:
-        return RunResult(code, reason, message, tuple(self.sessions))
 
     def total_left(self) -> float | None:
         if self.options.max_total_minutes is None:
@@ -107,28 +112,20 @@ def run_loop(
     after each session (none by default)."""
     from .owner import run_lock
     from .reaper import become_subreaper
+    from .startcheck import settle_orphans
 
     with run_lock(repo):
         become_subreaper()
-        return _loop(repo, config, options, display, environ, hooks or NO_HOOKS, prepare)
+        for text in settle_orphans(repo, config, now()):
+            display.note(text)
+        run = _Run(repo, config, options, display, environ, prepare, hooks or NO_HOOKS)
+        return _loop(run)
 
 
-def _loop(
-    repo: git.Repo,
-    config: Config,
-    options: RunOptions,
-    display: Display,
-    environ: Mapping[str, str],
-    hooks: SessionHooks,
-    prepare: Prepare | None = None,
-) -> RunResult:
+def _loop(run: _Run) -> RunResult:
     from ..state import uncommitted_ledgers
-    from .startcheck import settle_orphans
 
-    for text in settle_orphans(repo, config, now()):
-        display.note(text)
-    run = _Run(repo, config, options, display, environ, prepare)
-    run.hooks = hooks
+    repo, options, display, hooks = run.repo, run.options, run.display, run.hooks
     refused = _check_since_judged(run)
     if refused is not None:
         return refused

@@ -23,7 +23,7 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from .. import git
 from ..continuity.sessions import SESSIONS_DIR, sessions_dir
@@ -141,7 +141,7 @@ def read_regular(path: Path, limit: int) -> bytes:
         os.close(fd)
 
 
-def _read_json(path: Path) -> Any:
+def _read_json(path: Path) -> object:
     try:
         return json.loads(read_regular(path, MARK_LIMIT))
     except (OSError, ValueError, RecursionError):

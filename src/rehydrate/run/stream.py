@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
 
 from ..terminal import one_line
 
@@ -25,7 +24,7 @@ MAX_EVENT = 4 << 20  # a longer line is not parsed (shown cut, as text)
 HOLD = 1 << 16  # a partial line longer than this is shown without waiting for its end
 
 
-def _short(value: Any, limit: int = LINE) -> str:
+def _short(value: object, limit: int = LINE) -> str:
     if isinstance(value, str):
         text = value
     else:
@@ -37,7 +36,7 @@ def _short(value: Any, limit: int = LINE) -> str:
     return one_line(text if len(text) <= limit else text[: limit - 1] + "\u2026")
 
 
-def _first_line(value: Any) -> str:
+def _first_line(value: object) -> str:
     if isinstance(value, list):  # claude tool_result content blocks
         value = " ".join(str(b.get("text", "")) for b in value if isinstance(b, dict))
     text = value if isinstance(value, str) else _short(value)
@@ -46,7 +45,7 @@ def _first_line(value: Any) -> str:
     return _short(lines[0] if lines else "(no output)", LINE - len(more)) + more
 
 
-def _tool_call(name: Any, args: Any) -> str:
+def _tool_call(name: object, args: object) -> str:
     if isinstance(args, dict):
         for key in ("command", "cmd", "file_path", "path", "pattern", "url", "query"):
             if isinstance(args.get(key), (str, list)):
@@ -55,7 +54,7 @@ def _tool_call(name: Any, args: Any) -> str:
     return f"-> {_short(name, 40)}: {_short(args)}"
 
 
-def _claude(obj: Mapping[str, Any]) -> Iterator[str]:
+def _claude(obj: Mapping[str, object]) -> Iterator[str]:
     kind, sub = obj.get("type"), obj.get("subtype")
     if kind == "system":
         if sub == "init":
@@ -87,16 +86,18 @@ def _claude(obj: Mapping[str, Any]) -> Iterator[str]:
         cost = obj.get("total_cost_usd")
         money = f", ${cost:.2f}" if isinstance(cost, (int, float)) else ""
         yield f"= result: {_short(sub, 40)} ({_short(obj.get('num_turns'), 10)} turns{money})"
-        for denial in obj.get("permission_denials") or []:
+        denials = obj.get("permission_denials")
+        for denial in denials if isinstance(denials, list) else []:
             if isinstance(denial, dict):
                 yield (
                     "x denied: " + _tool_call(denial.get("tool_name"), denial.get("tool_input"))[3:]
                 )
-        if isinstance(obj.get("result"), str) and obj["result"].strip():
-            yield f"  {_first_line(obj['result'])}"
+        result = obj.get("result")
+        if isinstance(result, str) and result.strip():
+            yield f"  {_first_line(result)}"
 
 
-def _codex(obj: Mapping[str, Any]) -> Iterator[str]:
+def _codex(obj: Mapping[str, object]) -> Iterator[str]:
     kind = str(obj.get("type"))
     item = obj.get("item")
     if kind == "thread.started":
@@ -132,7 +133,7 @@ def _codex(obj: Mapping[str, Any]) -> Iterator[str]:
         yield f"x error: {_first_line(obj.get('message', ''))}"
 
 
-def _gemini(obj: Mapping[str, Any]) -> Iterator[str]:
+def _gemini(obj: Mapping[str, object]) -> Iterator[str]:
     kind = obj.get("type")
     if kind == "init":
         yield f". session started (model {_short(obj.get('model'), 60)})"
@@ -151,7 +152,7 @@ def _gemini(obj: Mapping[str, Any]) -> Iterator[str]:
         yield f"= result: {_short(obj.get('status'), 40)}"
 
 
-def _which(obj: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], Iterator[str]] | None:
+def _which(obj: Mapping[str, object]) -> Callable[[Mapping[str, object]], Iterator[str]] | None:
     kind = obj.get("type")
     if not isinstance(kind, str):
         return None
@@ -200,7 +201,7 @@ class Render:
     def _event(self, raw: bytes) -> list[str]:
         text = raw.decode("utf-8", "replace").rstrip("\r")
         stripped = text.strip()
-        obj: Any = None
+        obj: object = None
         if stripped.startswith("{") and len(stripped) <= MAX_EVENT:
             try:
                 obj = json.loads(stripped)

@@ -10,7 +10,7 @@ JSON object is just output.
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
 
 from ..agents.contextuse import usage_tokens
 
@@ -50,7 +50,7 @@ class Usage:
         if isinstance(obj, dict):
             self.take(obj)
 
-    def take(self, obj: dict[str, Any]) -> None:
+    def take(self, obj: Mapping[str, object]) -> None:
         cost = obj.get("total_cost_usd")
         if isinstance(cost, (int, float)) and not isinstance(cost, bool) and cost >= 0:
             self.cost_usd = float(cost)

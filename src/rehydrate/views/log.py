@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from .. import diff as d
 from .. import git
@@ -18,7 +17,16 @@ from ..config import Config
 from ..errors import LedgerParseError
 from ..git import changes as git_changes
 from ..ledgers import KINDS, Ledger, parse_ledger
-from ..ledgers.model import LEVEL_POLARITY, LEVEL_STRENGTH
+from ..ledgers.model import (
+    LEVEL_POLARITY,
+    LEVEL_STRENGTH,
+    Constraint,
+    Contract,
+    Decision,
+    Failure,
+    Record,
+    Verification,
+)
 
 SCHEMA = "rehydrate/log-v1"
 _ZERO_MODE = "000000"
@@ -101,10 +109,10 @@ class Event:
         return "~"
 
     @property
-    def key(self) -> tuple[Any, ...]:
+    def key(self) -> tuple[str | None, ...]:
         return (self.code, self.ledger, self.id, self.text, self.old, self.new)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "code": self.code,
             "ledger": self.ledger,
@@ -130,7 +138,7 @@ class Entry:
     subject: str
     events: tuple[Event, ...]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "commit": self.commit,
             "parents": list(self.parents),
@@ -141,21 +149,21 @@ class Entry:
         }
 
 
-def _summary(section: str, record: Any, with_status: bool = True) -> str:
-    """The one-line text of an item, by section."""
-    if section == "constraints":
+def _summary(section: str, record: Record, with_status: bool = True) -> str:
+    """The one-line text of an item, by its kind (a row of ``section``)."""
+    if isinstance(record, Constraint):
         return f"{record.level} {record.rule}"
-    if section == "contracts":
+    if isinstance(record, Contract):
         return f"{record.subject}: {record.contract}"
-    if section == "failures":
+    if isinstance(record, Failure):
         return f"{record.tried}: {record.failure} (workaround: {record.workaround})"
-    if section == "decisions":
+    if isinstance(record, Decision):
         return (
             f"{record.question} -> {record.decision}"
             if record.status == "decided"
             else f"{record.question} (open" + (f", due {record.due})" if record.due else ")")
         )
-    if section == "verified":
+    if isinstance(record, Verification):
         return f"{record.check} on {record.artifact} at {record.blob[:12]}"
     main = {
         "phases": "phase",
@@ -455,5 +463,5 @@ def ledger_history(repo: git.Repo, config: Config, revs: Sequence[str]) -> list[
     return entries
 
 
-def history_to_json(entries: Sequence[Entry], revs: Sequence[str]) -> dict[str, Any]:
+def history_to_json(entries: Sequence[Entry], revs: Sequence[str]) -> dict[str, object]:
     return {"schema": SCHEMA, "range": " ".join(revs), "commits": [e.to_json() for e in entries]}

@@ -11,7 +11,7 @@ import datetime as _dt
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import git
 from ..config import Config
@@ -54,7 +54,7 @@ class OpenDecision:
     def overdue(self) -> bool:
         return self.overdue_days is not None and self.overdue_days > 0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "id": self.id,
             "question": self.question,
@@ -99,7 +99,7 @@ class StatusView:
     def overdue(self) -> tuple[OpenDecision, ...]:
         return tuple(d for d in self.open_decisions if d.overdue)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """The view as JSON, every string through ``quote.outgoing`` (agents read it too:
         ``status --json`` and the MCP ``status`` tool)."""
         from ..quote import outgoing_json
@@ -108,7 +108,7 @@ class StatusView:
         assert isinstance(value, dict)
         return value
 
-    def _json(self) -> dict[str, Any]:
+    def _json(self) -> dict[str, object]:
         return {
             "schema": SCHEMA,
             "source": self.source.kind,
@@ -176,7 +176,7 @@ def open_decisions(spec: Ledger, today: _dt.date) -> tuple[OpenDecision, ...]:
     return tuple(item for *_, item in sorted(out, key=lambda t: (t[0], t[1])))
 
 
-def counts(ledgers: Mapping[str, Any]) -> dict[str, dict[str, int]]:
+def counts(ledgers: Mapping[str, Ledger]) -> dict[str, dict[str, int]]:
     """Active/retired counts per counted section, and open counts for task sections."""
     out: dict[str, dict[str, int]] = {}
     for kind, section in COUNTED:
