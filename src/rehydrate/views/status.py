@@ -187,7 +187,8 @@ def counts(ledgers: Mapping[str, Ledger]) -> dict[str, dict[str, int]]:
     task = ledgers["task"]
     for section, status in OPEN_COUNTS:
         active = task.active(section)
-        out[section] = {status: sum(1 for r in active if r.status == status), "total": len(active)}
+        count = sum(getattr(r, "status", None) == status for r in active)
+        out[section] = {status: count, "total": len(active)}
     spec = ledgers["spec"]
     decisions = spec.active("decisions")
     out["decisions"] = {
