@@ -49,12 +49,25 @@ MAX_CELL_BYTES = 4096
 # Every character some reader ends a line at (str.splitlines is the widest: \v, \f, the
 # file separators, NEL, U+2028/9): a value any reader sees as two lines could start a row.
 _LINE_END = re.compile("[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def utf8_text(option: str, value: str) -> str:
+    """Refuse text that is not Unicode: argv bytes that are not UTF-8 reach Python as lone
+    surrogates, and no ledger can hold them."""
+    if _SURROGATE.search(value):
+        raise RehydrateError(
+            f"{option} holds bytes that are not UTF-8 text",
+            code="bad_value",
+            fix=f"write {option} as UTF-8 text (check the terminal's or the script's encoding)",
+        )
+    return value
 
 
 def cell(option: str, value: str | None, *, required: bool = True) -> str:
     """Validate one cell's input: at most ``MAX_CELL_BYTES``, one line, no invisible
     characters, reading back as exactly one cell, non-empty if required."""
-    value = value or ""
+    value = utf8_text(option, value or "")
     size = len(value) if len(value) > MAX_CELL_BYTES else len(value.encode("utf-8", "replace"))
     if size > MAX_CELL_BYTES:
         raise RehydrateError(

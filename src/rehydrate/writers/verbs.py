@@ -29,6 +29,7 @@ from .operations import (
     retire,
     status,
     update_row,
+    utf8_text,
 )
 
 # action -> (section, new status): the moves that take nothing but the row's ID.
@@ -234,7 +235,7 @@ _STRUCTURE = re.compile(r"^ {0,3}(#{1,6}(\s|$)|=+\s*$|-{2,}\s*$|\|)")
 
 def rollback(text: str) -> Operation:
     """Task's Rollback section (prose: how to undo the task's changes), replaced whole."""
-    lines = text.replace("\r\n", "\n").strip("\n").split("\n")
+    lines = utf8_text("TEXT", text).replace("\r\n", "\n").strip("\n").split("\n")
     if not text.strip():
         raise RehydrateError(
             "TEXT is empty", code="empty_value", fix="say how to undo this task's changes"
