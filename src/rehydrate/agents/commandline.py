@@ -67,8 +67,17 @@ WRAPPERS: dict[str, frozenset[str]] = {
         | {"--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"}
     ),
 }
-# Wrappers whose first positional arguments are theirs, not the command's.
+# Wrappers whose first positional arguments are theirs, not the command's, unless one of
+# the options named gave them (``taskset -c 0 CMD``: the CPU list is the option's value).
 _WRAPPER_ARGS = {"timeout": 1, "flock": 1, "faketime": 1, "taskset": 1, "chrt": 1}
+_ARGS_GIVEN_BY = {"taskset": frozenset({"-c", "--cpu-list"})}
+# ``env`` options that take the environment away: a command run without what the row ran
+# with is another invocation (the removal may be the workaround), never refused by it.
+_ENV_CLEARED = frozenset({"-i", "-", "--ignore-environment"})
+_ENV_UNSET = frozenset({"-u", "--unset"})
+# Wrapper options that run the command in another directory (``env -C DIR``, ``sudo -D
+# DIR``): kept with the environment as ``--chdir=DIR``, another invocation unless ``.``.
+_CHDIR = {"env": frozenset({"-C", "--chdir"}), "sudo": frozenset({"-D", "--chdir"})}
 # Options whose value is a script the wrapper hands to a shell (``env -S``, ``flock -c``).
 _SCRIPT_VALUES = {
     "env": frozenset({"-S", "--split-string"}),
@@ -100,6 +109,8 @@ _PY_SHELL = re.compile(
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "su"})
 _SCRIPT_OPTION = re.compile(r"^-[A-Zabd-z]*+c[A-Za-z]*+$")  # -c, -lc, -ec, -xec ...
 _SHELL_VALUED = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
+_SHELL_CLUSTER = re.compile(r"^[-+][A-Za-bd-z]++$")  # `-euo pipefail`: -o's value is next
+_SOURCES = frozenset({"source", "."})  # read a script into this shell: `. <(echo '...')`
 _EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
 
@@ -265,7 +276,7 @@ def _options_end(
 ) -> int:
     """Where a wrapper's own options (and arguments) end."""
     takes_value, end = WRAPPERS[wrapper], len(words)
-    scripts = _SCRIPT_VALUES.get(wrapper, frozenset())
+    given = _ARGS_GIVEN_BY.get(wrapper, frozenset())
     while index < end and (
         words[index].startswith("-") or (wrapper == "env" and _ASSIGNMENT.match(words[index]))
     ):
@@ -277,20 +288,21 @@ def _options_end(
         if option == "--":
             break
         name, eq, value = option.partition("=")
+        if wrapper == "env" and (option in _ENV_CLEARED or _clears(option)):
+            env.add("-i")  # `env -i`, `env -iu X`: the environment is cleared
         if eq and name in takes_value:  # `--split-string='go test'`
-            if name in scripts:
-                inner.append(value)
+            _value(wrapper, name, value, env, inner)
+            args = args and name not in given
             continue
         taken = _valued_letter(option, takes_value)
         if taken is None:
             continue
         letter, attached = taken
+        args = args and letter not in given
         if attached:  # `-S'go test'`, `-n5`
-            if letter in scripts:
-                inner.append(attached)
+            _value(wrapper, letter, attached, env, inner)
         elif index < end:  # `-u root`, `-Eu root`
-            if letter in scripts:
-                inner.append(words[index])
+            _value(wrapper, letter, words[index], env, inner)
             index += 1
     if not args or wrapper not in _WRAPPER_ARGS:
         return index
@@ -298,6 +310,27 @@ def _options_end(
     if index < end and words[index].startswith("-"):  # `flock FILE -c '...'`
         return _options_end(words, index, wrapper, env, inner, args=False)
     return index
+
+
+def _value(wrapper: str, option: str, value: str, env: set[str], inner: list[str]) -> None:
+    """Take in what the value of a wrapper's ``option`` changes: a script it hands to a
+    shell (``env -S``), a variable it unsets (``env -u``), the directory (``env -C``)."""
+    if option in _SCRIPT_VALUES.get(wrapper, ()):
+        inner.append(value)
+    elif wrapper == "env" and option in _ENV_UNSET:
+        env.add(value)  # a name without `=`: unset
+    elif option in _CHDIR.get(wrapper, ()) and value.rstrip("/") not in (".", ""):
+        env.add(f"--chdir={value}")
+
+
+def _clears(option: str) -> bool:
+    """``env``'s ``-i`` in a cluster of its switches (``-vi``, ``-iu NAME``)."""
+    for letter in option[1:] if option[1:2] != "-" else "":
+        if letter == "i":
+            return True
+        if not letter.isalpha() or "-" + letter in WRAPPERS["env"]:
+            return False
+    return False
 
 
 def _valued_letter(option: str, takes_value: frozenset[str]) -> tuple[str, str] | None:
@@ -337,6 +370,29 @@ class _Variables:
         self.values: dict[str, str] = {}
         self._exported: dict[str, str] = {}  # name -> "name=value"
         self._frozen: frozenset[str] | None = frozenset()
+        # (name, value, export) before each change, and where each open subshell began:
+        # leaving a subshell undoes what it set (linear: each change is undone once)
+        self._journal: list[tuple[str, str | None, str | None]] = []
+        self._opened: list[int] = []
+
+    def scope(self, simple: shell.Simple) -> bool:
+        """Take in a subshell's start or end marker (``shell.SCOPE_OPEN``)."""
+        if simple.words == shell.SCOPE_OPEN.words:
+            self._opened.append(len(self._journal))
+            return True
+        if simple.words != shell.SCOPE_CLOSE.words:
+            return False
+        start = self._opened.pop() if self._opened else 0
+        while len(self._journal) > start:
+            name, value, exported = self._journal.pop()
+            self.values.pop(name, None)
+            self._exported.pop(name, None)
+            if value is not None:
+                self.values[name] = value
+            if exported is not None:
+                self._exported[name] = exported
+            self._frozen = None
+        return True
 
     @property
     def exported(self) -> frozenset[str]:
@@ -344,6 +400,16 @@ class _Variables:
         if self._frozen is None:
             self._frozen = frozenset(self._exported.values())
         return self._frozen
+
+    def exported_to(self, words: tuple[str, ...]) -> frozenset[str]:
+        """The exported assignments a command written ``words`` is given as its
+        environment: not those it expands itself (``export T=musl; go test -tags=$T``
+        sets T to spell a word of the command line, not for the program to read)."""
+        exported = self.exported
+        if not exported:
+            return exported
+        named = {a or b for w in words if "$" in w for a, b in _VARIABLE.findall(w)}
+        return frozenset(e for e in exported if e.partition("=")[0] not in named)
 
     def record(self, words: tuple[str, ...]) -> bool:
         """Take in ``words`` when they only set, export or unset variables."""
@@ -368,6 +434,7 @@ class _Variables:
         return False
 
     def _set(self, name: str, value: str, export: bool) -> None:
+        self._remember(name)
         self._drop(name)
         if any(mark in value for mark in _DYNAMIC):
             return  # not known before it runs
@@ -376,7 +443,12 @@ class _Variables:
             self._exported[name] = f"{name}={value}"
             self._frozen = None
 
+    def _remember(self, name: str) -> None:
+        if self._opened:
+            self._journal.append((name, self.values.get(name), self._exported.get(name)))
+
     def _drop(self, name: str) -> None:
+        self._remember(name)
         self.values.pop(name, None)
         if self._exported.pop(name, None) is not None:
             self._frozen = None
@@ -391,6 +463,21 @@ class _Variables:
             return values.get(name, found[0])
 
         return tuple(_VARIABLE.sub(value, w) if "$" in w else w for w in words)
+
+
+# `$(echo WORD)` (or backticks) with one literal word that is not an option: that word.
+_ECHOED = re.compile(
+    r"\$\(\s*+echo\s++([A-Za-z0-9_./:+@%][A-Za-z0-9_./:+@%-]*+)\s*+\)"
+    r"|`\s*+echo\s++([A-Za-z0-9_./:+@%][A-Za-z0-9_./:+@%-]*+)\s*+`"
+)
+
+
+def _echoed(words: tuple[str, ...]) -> tuple[str, ...]:
+    """``words`` with each ``$(echo WORD)`` replaced by what it prints (``"$(echo go)"
+    test`` runs ``go test``): the one substitution whose output is known before it runs."""
+    if not any("$(" in w or "`" in w for w in words):
+        return words
+    return tuple(_ECHOED.sub(lambda m: m[1] or m[2], w) for w in words)
 
 
 class Reading(NamedTuple):
@@ -417,17 +504,19 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
             simples = [shell.Simple(item)]
         known = _Variables()  # what earlier commands of this text set, in order
         for simple in simples:
-            if known.record(simple.words):
+            if known.scope(simple) or known.record(simple.words):
                 continue
-            simple = simple._replace(words=known.expand(simple.words))
+            written = simple.words
+            simple = simple._replace(words=_echoed(known.expand(written)))
             if simple.words in read_words and not simple.stdin and not known.exported:
                 continue
             read_words.add(simple.words)
             command = normalize(simple.words)
             if command is None:
                 continue
-            if known.exported:  # `export CGO_ENABLED=0; go build` runs with it set
-                command = replace(command, env=command.env | known.exported)
+            exported = known.exported_to(written)
+            if exported:  # `export CGO_ENABLED=0; go build` runs with it set
+                command = replace(command, env=command.env | exported)
             key = (command.program, command.env, command.words, command.rest)
             if key in seen:
                 continue
@@ -453,31 +542,41 @@ def _handed_on(command: Command, simple: shell.Simple) -> Iterator[str | tuple[s
     elif program in SCRIPT_RUNNERS:
         yield from _runner_script(program, args)
     elif program in SHELLS:
-        skip = False
-        for index, token in enumerate(args):
-            if skip:
-                skip = False
-            elif _SCRIPT_OPTION.match(token):
-                script = next((t for t in args[index + 1 :] if not t.startswith("-")), None)
-                if script is not None:
-                    yield script
-                return
-            elif token in _SHELL_VALUED:
-                skip = True  # `-o pipefail`
-            elif token.startswith("<(") and token.endswith(")"):
-                yield from _substituted_script(token[2:-1])  # `bash <(echo '...')`
-                return
-            elif not token.startswith(("-", "+")):
-                return  # `bash script.sh`: a file we do not read
-        yield from simple.stdin  # `bash <<'EOF'`, `sh -s <<<'...'`
+        yield from _shell_scripts(args, simple)
+    elif program in _SOURCES:
+        if args and args[0].startswith("<(") and args[0].endswith(")"):
+            yield from _substituted_script(args[0][2:-1])
     elif program == "python" or _PYTHON.match(program):
         yield from _python_scripts(args)
+    elif program in ONE_LINERS:
+        yield from _one_liner_scripts(program, args)
     elif program == "find":
         for index, token in enumerate(args):
             if token in _EXEC:
                 tail = args[index + 1 :]
                 stop = next((i for i, t in enumerate(tail) if t in (";", "+")), len(tail))
                 yield tuple(tail[:stop])
+
+
+def _shell_scripts(args: Sequence[str], simple: shell.Simple) -> Iterator[str]:
+    """The scripts a shell is handed: ``-c STRING``, ``<(echo '...')``, its stdin."""
+    skip = False
+    for index, token in enumerate(args):
+        if skip:
+            skip = False
+        elif _SCRIPT_OPTION.match(token):
+            script = next((t for t in args[index + 1 :] if not t.startswith("-")), None)
+            if script is not None:
+                yield script
+            return
+        elif token in _SHELL_VALUED or (token[-1] in "oO" and _SHELL_CLUSTER.match(token)):
+            skip = True  # `-o pipefail`, `-euo pipefail`
+        elif token.startswith("<(") and token.endswith(")"):
+            yield from _substituted_script(token[2:-1])  # `bash <(echo '...')`
+            return
+        elif not token.startswith(("-", "+")):
+            return  # `bash script.sh`: a file we do not read
+    yield from simple.stdin  # `bash <<'EOF'`, `sh -s <<<'...'`
 
 
 def _runner_script(program: str, args: Sequence[str]) -> Iterator[str]:
@@ -530,3 +629,87 @@ def _python_scripts(args: Sequence[str]) -> Iterator[str | tuple[str, ...]]:
             return
         if not token.startswith("-"):
             return
+
+
+# Interpreters that run a one-liner (``node -e CODE``, ``perl -e CODE``, ``ruby -e CODE``):
+# program -> the options whose value is the code. What the code hands to a shell or runs
+# as an argument list is read like ``python -c``'s: a call with string literals only.
+# A loop over input lines (``perl -ne``, ``ruby -pe``) may run it no time: not read.
+ONE_LINERS: dict[str, frozenset[str]] = {
+    "node": frozenset({"-e", "--eval", "-p", "--print"}),
+    "perl": frozenset({"-e", "-E"}),
+    "ruby": frozenset({"-e"}),
+}
+_LOOPS = frozenset("np")
+_STR = r"'([^'\\\n]*+)'|" + r'"([^"\\\n]*+)"'
+_LITERAL = re.compile(_STR)
+# node: child_process's execSync/exec take a command line; execFile*/spawn* a program
+# and its arguments. Called on the module (`require('child_process').exec`,
+# `child_process.exec`) or bare (destructured), never as another object's method.
+_CALLED = r"(?:child_process\.|\)\.|(?<![\w$.]))"
+_NODE_SHELL = re.compile(_CALLED + r"(?:execSync|exec)\(\s*+(?:" + _STR + r"|`([^`\\$\n]*+)`)")
+_NODE_ARGV = re.compile(
+    _CALLED
+    + r"(?:execFileSync|execFile|spawnSync|spawn)\(\s*+(?:"
+    + _STR
+    + r")\s*+(?:,\s*+\[((?:\s*+(?:"
+    + _STR
+    + r")\s*+,?)*+)\])?+"
+)
+# perl and ruby: system/exec/spawn with one string (a command line) or several (a
+# program and its arguments), with or without parentheses; backticks, qx(), %x().
+_SYSTEM = re.compile(
+    r"(?<![\w$@%&.>:])(?:system|exec|spawn)\b\s*+\(?+\s*+((?:"
+    + _STR
+    + r")(?:\s*+,\s*+(?:"
+    + _STR
+    + r"))*+)"
+)
+_BACKTICK = re.compile(r"`([^`\\\n]*+)`|(?:qx|%x)(?:\(([^()\\\n]*+)\)|\{([^{}\\\n]*+)\})")
+
+
+def _one_liner_scripts(program: str, args: Sequence[str]) -> Iterator[str | tuple[str, ...]]:
+    """What ``node -e``/``perl -e``/``ruby -e`` code runs: command lines and argument lists."""
+    options = ONE_LINERS[program]
+    codes: list[str] = []
+    index = 0
+    while index < len(args) and args[index].startswith("-"):
+        token = args[index]
+        index += 1
+        name, eq, value = token.partition("=")
+        letters = token[1:] if program != "node" and token[1:].isalpha() else ""
+        if _LOOPS & set(letters):
+            return  # `perl -ne`, `ruby -n -e`: run once per input line, maybe never
+        if eq and name in options:
+            codes.append(value)
+        elif (token in options or letters[-1:] in ("e", "E")) and index < len(args):
+            codes.append(args[index])
+            index += 1
+    for code in codes:
+        yield from _calls(program, code)
+
+
+def _calls(program: str, code: str) -> Iterator[str | tuple[str, ...]]:
+    """The command lines (strings) and argument lists (tuples) ``code`` runs."""
+    if program == "node":
+        for found in _NODE_SHELL.finditer(code):
+            yield next(g for g in found.groups() if g is not None)
+        for found in _NODE_ARGV.finditer(code):
+            first = found[1] if found[1] is not None else found[2]
+            rest = tuple(a or b for a, b in _LITERAL.findall(found[3] or ""))
+            yield (first, *rest)
+        return
+    for found in _SYSTEM.finditer(code):
+        words = tuple(a or b for a, b in _LITERAL.findall(found[1]))
+        if all(_literal(program, w) for w in words):
+            yield words[0] if len(words) == 1 else words
+    for found in _BACKTICK.finditer(code):
+        text = next(g for g in found.groups() if g is not None)
+        if _literal(program, text):
+            yield text
+
+
+def _literal(program: str, text: str) -> bool:
+    """Whether a string of ``program``'s code is the text it runs: a Ruby ``#{...}``
+    is filled in when it runs (a shell would read it as a comment)."""
+    return program != "ruby" or "#{" not in text

@@ -46,6 +46,13 @@ class Simple(NamedTuple):
     stdin: tuple[str, ...] = ()
 
 
+# Markers around the commands of a subshell (``( … )``, ``$( … )``, ``<( … )``) among the
+# simple commands ``parse`` gives: no command has these words.
+SCOPE_OPEN = Simple(("\x00(",))
+SCOPE_CLOSE = Simple(("\x00)",))
+_SCOPES = frozenset({"subshell", "command_substitution", "process_substitution"})
+
+
 class Script(NamedTuple):
     commands: tuple[Simple, ...]
     problems: tuple[str, ...]  # why parts were read word by word
@@ -314,7 +321,15 @@ class _Walk:
         stack = [root]
         while stack:
             node = stack.pop()
+            if node is None:
+                yield SCOPE_CLOSE
+                continue
             kind = node.type
+            if kind in _SCOPES:  # what is set inside a subshell is not seen after it
+                yield SCOPE_OPEN
+                stack.append(None)
+                stack.extend(reversed(node.children))
+                continue
             if kind == "command":
                 yield self.command(node)  # then its words, for the $( ) inside them
             elif kind in _DECLARATIONS or (

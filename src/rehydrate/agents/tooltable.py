@@ -20,7 +20,19 @@ compare equal and two different invocations do not:
   tool itself is a test runner);
 * ``stops``: subcommand paths whose first argument ends the tool's own options: what
   follows belongs to what it runs (``docker run IMAGE --rm``, ``go run . -v``,
-  ``python script.py -x``), so it is compared in order, as written.
+  ``python script.py -x``), so it is compared in order, as written;
+* ``files``: its positional arguments are paths (``rm``, ``pytest``), and ``path_values``
+  the options whose value is one (``pip -r``): ``build``, ``build/``, ``./build`` and
+  ``build//`` are one path (never for a tool whose words may be names: ``pip install
+  ./pkg`` is not ``pip install pkg``, ``make build/`` not ``make build``);
+* ``numeric``: options whose value is optional and a number (``make -j deploy``: ``-j``
+  takes no value, ``make -j 4 deploy`` takes ``4``);
+* ``flags_env``: the variable whose value the tool reads as options given first
+  (``GOFLAGS=-tags=musl go test`` is ``go test -tags=musl``);
+* ``forcing``: subcommand paths where a ``+`` before every ref (``git push origin +main``)
+  is the option named (``--force``); a ``+`` on some refs only forces those, as written;
+* ``cosmetic_values``: option values that make the option cosmetic (``git -c
+  core.pager=cat``, ``-c color.ui=never``): option name -> value prefixes.
 
 A tool that is not in the table is compared on its words as written (the generic row):
 flags as a set (one written ``--name=value`` in either command takes a value), the
@@ -47,6 +59,12 @@ class Tool(NamedTuple):
     paths: Mapping[tuple[str, ...], tuple[str, ...]] = {}  # ("run", "test") -> ("test",)
     stops: frozenset[str] = frozenset()  # paths whose first argument ends the options
     checks: frozenset[str] = frozenset()  # paths (or make targets) that run the tests
+    files: bool = False  # positional arguments are paths: `build/` is `build`
+    path_values: frozenset[str] = frozenset()  # option names whose value is a path
+    numeric: frozenset[str] = frozenset()  # options taking a value only when it is a number
+    flags_env: str = ""  # the variable read as options given first (GOFLAGS)
+    forcing: Mapping[str, str] = {}  # path -> option a `+` before every ref spells
+    cosmetic_values: Mapping[str, tuple[str, ...]] = {}  # option -> value prefixes
 
     def name(self, spelling: str, sub: str = "") -> str:
         """The option's name: its last spelling (``-f`` -> ``--force``)."""
@@ -94,6 +112,12 @@ def _tool(
     paths: Mapping[tuple[str, ...], tuple[str, ...]] | None = None,
     stops: str | None = None,
     checks: str | None = None,
+    files: bool = False,
+    path_values: str = "",
+    numeric: str = "",
+    flags_env: str = "",
+    forcing: Mapping[str, str] | None = None,
+    cosmetic_values: Mapping[str, tuple[str, ...]] | None = None,
 ) -> Tool:
     names: dict[str, str] = {}
     for group in options:
@@ -124,7 +148,17 @@ def _tool(
         paths or {},
         _paths(stops),
         _paths(checks),
+        files,
+        named(path_values),
+        named(numeric),
+        flags_env,
+        {path: _one(names, option) for path, option in (forcing or {}).items()},
+        {_one(names, o): v for o, v in (cosmetic_values or {}).items()},
     )
+
+
+def _one(names: Mapping[str, str], spelling: str) -> str:
+    return names.get(spelling, spelling)
 
 
 def _paths(text: str | None) -> frozenset[str]:
@@ -157,6 +191,11 @@ TOOLS: dict[str, Tool] = {
         " --until --grep --pretty, checkout: -B, switch: -c -C, reset: --pathspec-from-file",
         cosmetic="-v --verbose -q --quiet --progress --no-progress --color --no-color --stat"
         " --no-pager --porcelain",
+        forcing={"push": "--force"},
+        # `-c NAME=VALUE` settings that change only what is printed
+        cosmetic_values={
+            "-c": ("core.pager=", "color.", "pager.", "advice.", "column.", "core.quotepath=")
+        },
     ),
     "go": _tool(
         nested="mod work tool env",
@@ -168,6 +207,7 @@ TOOLS: dict[str, Tool] = {
         " pgo buildmode compiler installsuffix modfile",
         cosmetic="-v -x -n -json -count -p -parallel -a",
         style="go",
+        flags_env="GOFLAGS",
     ),
     "pip": _tool(
         options=[
@@ -187,6 +227,7 @@ TOOLS: dict[str, Tool] = {
         cosmetic="-v --verbose -q --quiet --no-color --disable-pip-version-check"
         " --no-input --progress-bar --log --no-cache-dir --cache-dir --timeout --retries",
         subcommands={"i": "install"},
+        path_values="--requirement --constraint",
     ),
     "python": _tool(depth=0, valued="-m -c -W -X", cosmetic="-u -B -q", stops=""),
     "node": _tool(depth=0, valued="-r --require -e --eval --import", stops=""),
@@ -255,9 +296,12 @@ TOOLS: dict[str, Tool] = {
         valued="--directory --makefile --jobs --load-average -I --include-dir -o -W",
         cosmetic="--jobs --load-average --output-sync -s --silent --quiet -w"
         " --print-directory --no-print-directory --debug",
+        numeric="--jobs --load-average",
+        path_values="--directory --makefile",
     ),
     "cargo": _tool(
         nested="nextest",
+        subcommands={"b": "build", "c": "check", "t": "test", "r": "run", "d": "doc"},
         checks="test, nextest run",
         options=[
             "-p --package",
@@ -301,6 +345,7 @@ TOOLS: dict[str, Tool] = {
         " --network --platform --build-arg --target --entrypoint --mount --label --host"
         " --context --config --log-level --cpus --memory -m --restart --cache-from",
         cosmetic="-q --quiet --progress --log-level",
+        path_values="--file --env-file",
     ),
     "kubectl": _tool(
         nested="rollout config create set auth top certificate cluster-info",
@@ -321,6 +366,7 @@ TOOLS: dict[str, Tool] = {
         " --kubeconfig --user --kustomize --field-selector --image --replicas --timeout"
         " --server -s --token --as --request-timeout --sort-by",
         cosmetic="--v --output -w --watch --no-headers --show-labels --request-timeout",
+        path_values="--filename --kustomize",
     ),
     "pytest": _tool(
         depth=0,
@@ -343,6 +389,8 @@ TOOLS: dict[str, Tool] = {
         cosmetic="-v -vv -vvv --verbose -q -qq --quiet -r --tb --durations --color"
         " --no-header --no-summary -s --capture --showlocals --numprocesses --dist"
         " --junitxml --cov-report",
+        files=True,
+        path_values="--config-file --rootdir --deselect --ignore",
     ),
     "terraform": _tool(
         nested="state workspace providers",
@@ -355,6 +403,7 @@ TOOLS: dict[str, Tool] = {
         depth=0,
         options=["-r -R --recursive", "-f --force", "-i --interactive", "-d --dir"],
         cosmetic="-v --verbose",
+        files=True,
     ),
     "cp": _tool(
         depth=0,
