@@ -580,13 +580,15 @@ HOLDOUT_28: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("git -C ../fork push --force origin main", A, N),
             ("git fetch origin main", A, N),
             (
-                "python3 -c \"import subprocess; subprocess.run(['git', 'push', '--force', 'origin', 'main'])\"",
+                "python3 -c \"import subprocess; subprocess.run(['git', "
+                "'push', '--force', 'origin', 'main'])\"",
                 R,
                 S,
             ),
             ("node -e \"require('child_process').execSync('git push --force origin main')\"", R, S),
             (
-                "node -e \"require('child_process').execFileSync('git', ['push', '-f', 'origin', 'main'])\"",
+                "node -e \"require('child_process').execFileSync('git', "
+                "['push', '-f', 'origin', 'main'])\"",
                 R,
                 S,
             ),
@@ -601,7 +603,8 @@ HOLDOUT_28: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("node -e \"require('child_process').execSync('git push --force origin dev')\"", A, N),
             ("perl -e 'system(\"git push origin main\")'", A, N),
             (
-                "python3 -c \"import subprocess; subprocess.run(['git', 'push', 'origin', 'main'])\"",
+                "python3 -c \"import subprocess; subprocess.run(['git', "
+                "'push', 'origin', 'main'])\"",
                 A,
                 N,
             ),
@@ -686,17 +689,20 @@ HOLDOUT_28: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("go test \\\n  -tags=musl \\\n  ./...", R, S),
             ('"$(echo go)" test -tags=musl ./...', R, S),
             (
-                "python3 -c \"import subprocess; subprocess.check_call('go test -tags=musl ./...', shell=True)\"",
+                "python3 -c \"import subprocess; subprocess.check_call('go "
+                "test -tags=musl ./...', shell=True)\"",
                 R,
                 S,
             ),
             (
-                "node -e \"require('child_process').spawnSync('go', ['test', '-tags=musl', './...'], {stdio: 'inherit'})\"",
+                "node -e \"require('child_process').spawnSync('go', ['test', "
+                "'-tags=musl', './...'], {stdio: 'inherit'})\"",
                 R,
                 S,
             ),
             (
-                "node -e \"const {execSync} = require('child_process'); execSync('go test -tags=musl ./...')\"",
+                "node -e \"const {execSync} = require('child_process'); "
+                "execSync('go test -tags=musl ./...')\"",
                 R,
                 S,
             ),
