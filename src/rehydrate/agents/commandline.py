@@ -15,7 +15,8 @@ import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple
+from functools import cached_property
+from typing import NamedTuple
 
 from . import shell
 from .tooltable import program_name
@@ -121,6 +122,9 @@ class Flag:
     value: str | None  # the '=value' (or, where unambiguous, the next word)
 
 
+Parsed = tuple[frozenset[Flag], tuple[str, ...], tuple[Flag, ...]]
+
+
 @dataclass(frozen=True)
 class Command:
     """One simple command, normalised."""
@@ -131,35 +135,34 @@ class Command:
     rest: tuple[str, ...]  # everything after the subcommand words, quoting removed
     text: str  # as written
     inner: tuple[str, ...] = ()  # scripts it hands to a shell (``env -S STRING``)
-    # readings of this command remembered per key (one candidate meets many attempts)
-    cache: dict[object, Any] = field(default_factory=dict, compare=False, repr=False)
+    # readings of this command remembered per (valued, greedy): one candidate meets many
+    # attempts. Not init fields: a copy (``dataclasses.replace``) reads itself afresh.
+    parsed: dict[tuple[frozenset[str], bool], Parsed] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
+    models: dict[tuple[frozenset[str], bool], object] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
 
-    def parse(
-        self, valued: frozenset[str], greedy: bool = False
-    ) -> tuple[frozenset[Flag], tuple[str, ...], tuple[Flag, ...]]:
+    def parse(self, valued: frozenset[str], greedy: bool = False) -> Parsed:
         """(flag set, positional args, flags in order). A flag named in ``valued`` (every
         flag when ``greedy``) takes the next word as its value when written without '='.
         Remembered per ``valued``: one candidate is compared with many attempts."""
         key = (valued, greedy)
-        found = self.cache.get(key)
+        found = self.parsed.get(key)
         if found is None:
-            found = self.cache[key] = _parse(self.rest, valued, greedy)
+            found = self.parsed[key] = _parse(self.rest, valued, greedy)
         return found
 
-    @property
+    @cached_property
     def valued(self) -> frozenset[str]:
         """Names of the flags written ``--name=value``."""
-        found = self.cache.get("valued")
-        if found is None:
-            found = self.cache["valued"] = frozenset(
-                t.lstrip("-").partition("=")[0] for t in self.rest if t[:1] == "-" and "=" in t
-            )
-        return found
+        return frozenset(
+            t.lstrip("-").partition("=")[0] for t in self.rest if t[:1] == "-" and "=" in t
+        )
 
 
-def _parse(
-    tokens: Sequence[str], valued: frozenset[str], greedy: bool
-) -> tuple[frozenset[Flag], tuple[str, ...], tuple[Flag, ...]]:
+def _parse(tokens: Sequence[str], valued: frozenset[str], greedy: bool) -> Parsed:
     flags: list[Flag] = []
     positional: list[str] = []
     index = 0

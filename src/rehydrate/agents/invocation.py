@@ -46,13 +46,14 @@ def model(command: Command, valued: frozenset[str] = frozenset(), greedy: bool =
     """``command`` as what it runs. ``valued``: names of unknown options that take the
     next word (written ``--name=value`` in one of the commands compared); ``greedy``:
     every unknown option written without ``=`` takes the next word."""
-    key = ("model", valued, greedy)
-    found = command.cache.get(key)
-    if found is not None:
-        return found  # type: ignore[no-any-return]
+    key = (valued, greedy)
+    found = command.models.get(key)
+    if isinstance(found, Model):
+        return found
     row = tool(command.program)
-    found = command.cache[key] = _read(command, row, command.words + command.rest, valued, greedy)
-    return found
+    model = _read(command, row, command.words + command.rest, valued, greedy)
+    command.models[key] = model
+    return model
 
 
 def _read(

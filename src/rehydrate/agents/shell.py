@@ -18,7 +18,10 @@ import os
 import re
 import time
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:  # the grammar is loaded on first use, never at import
+    from tree_sitter import Node, Parser
 
 # The grammar's error recovery is quadratic on some hostile text (`a|a|...|`: 4 KB costs
 # ~0.4 s, 16 KB seconds, and its cancellation is not polled then). Short text is parsed
@@ -108,7 +111,7 @@ def _grammar(data: bytes, budget: Budget) -> tuple[Parsed | None, str]:
     return _parse_in_child(data), f"the shell grammar did not finish in {CHILD_SECONDS} s"
 
 
-_PARSER: list[Any] = []
+_PARSER: list[Parser] = []
 
 
 def _parse_here(data: bytes) -> Parsed | None:
@@ -131,7 +134,7 @@ def _parse_here(data: bytes) -> Parsed | None:
     return list(_Walk(data).run(root)), (_first_error(root) if root.has_error else None)
 
 
-def _bash() -> Any:
+def _bash() -> object:
     """The bash grammar, from the package's compiled binding alone: importing the package
     (or any module of it) runs its ``__init__``, whose ``importlib.resources`` costs ~30 ms
     for query files the check never reads."""
@@ -146,7 +149,8 @@ def _bash() -> Any:
             if os.path.isfile(path) and binding is not None and binding.loader is not None:
                 module = importlib.util.module_from_spec(binding)
                 binding.loader.exec_module(module)
-                return module.language()
+                found: object = module.language()
+                return found
     from tree_sitter_bash import language  # pragma: no cover - another layout of the package
 
     return language()  # pragma: no cover
@@ -202,7 +206,7 @@ def _parse_in_child(data: bytes) -> Parsed | None:
             os.waitpid(pid, 0)
 
 
-def _first_error(root: Any) -> tuple[int, int]:
+def _first_error(root: Node) -> tuple[int, int]:
     """Where the parse went wrong: the first missing token, else the first error node."""
     stack, first = [root], None
     while stack:
@@ -234,10 +238,10 @@ class _Walk:
     def __init__(self, data: bytes) -> None:
         self.data = data
 
-    def text(self, node: Any) -> str:
+    def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "surrogatepass")
 
-    def word(self, node: Any) -> str:
+    def word(self, node: Node) -> str:
         """A word as the shell passes it: quoting removed, expansions as written."""
         kind = node.type
         if kind in _WORD_NODES:
@@ -255,7 +259,7 @@ class _Walk:
             return "".join(self.word(c) for c in node.children)
         return self.text(node)
 
-    def command(self, node: Any) -> Simple:
+    def command(self, node: Node) -> Simple:
         words: list[str] = []
         stdin: list[str] = []
         for child in node.children:
@@ -272,7 +276,7 @@ class _Walk:
                 words.append(self.word(child))
         return Simple(tuple(words), tuple(stdin))
 
-    def redirected(self, body: Any, statement: Any) -> Simple:
+    def redirected(self, body: Node, statement: Node) -> Simple:
         """A command with redirections after it: heredoc bodies are its input, and the
         words after a redirection's target are its arguments (``go >x test``: the grammar
         reads ``test`` as a second target)."""
@@ -286,7 +290,7 @@ class _Walk:
                 stdin.extend(self.text(c) for c in redirect.children if c.type == "heredoc_body")
         return Simple(tuple(words), tuple(stdin))
 
-    def pipeline(self, node: Any) -> Iterator[tuple[Simple | None, Any]]:
+    def pipeline(self, node: Node) -> Iterator[tuple[Simple | None, Node]]:
         """Each stage of a pipeline (a command, with what an ``echo``/``printf`` stage
         before it prints as its input: ``echo 'go test' | sh``), or another node."""
         fed: tuple[str, ...] = ()
@@ -299,7 +303,7 @@ class _Walk:
             yield simple._replace(stdin=simple.stdin + fed), stage
             fed = printed(simple.words)
 
-    def declaration(self, node: Any) -> Simple:
+    def declaration(self, node: Node) -> Simple:
         """``export A=1 B``, ``unset A``, ``A=1 B=2`` as words, for the variables that
         later commands of the line see (``commandline.read``)."""
         if node.type == "variable_assignment":
@@ -317,8 +321,8 @@ class _Walk:
                 words.append(self.text(child))
         return Simple(tuple(words))
 
-    def run(self, root: Any) -> Iterator[Simple]:
-        stack = [root]
+    def run(self, root: Node) -> Iterator[Simple]:
+        stack: list[Node | None] = [root]
         while stack:
             node = stack.pop()
             if node is None:
