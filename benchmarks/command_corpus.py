@@ -869,6 +869,46 @@ HOLDOUT_28: list[tuple[str, list[tuple[str, str, str]]]] = [
         ],
     ),
 ]
+# Twins found after the hold-out was fixed: a value that may not be set, an interpreter
+# that gives what it runs another environment (all allowed; each a wrong refusal once).
+HOLDOUT_28 += [
+    (
+        "`go test -tags=musl ./...`",
+        [
+            ("while false; do T=musl; done; go test -tags=$T ./...", A, N),
+            ("false && T=musl; go test -tags=$T ./...", A, N),
+            ("true || T=musl; go test -tags=$T ./...", A, N),
+            ("f() { T=musl; }; go test -tags=$T ./...", A, N),
+            ("if true; then export T=musl; fi; go test -tags=$T ./...", A, N),
+            ("T=musl; if x; then T=darwin; fi; go test -tags=$T ./...", A, N),
+            ("T=musl; for T in darwin; do :; done; go test -tags=$T ./...", A, N),
+            ("T=musl; read T < f; go test -tags=$T ./...", A, N),
+            ("export T=musl | true; go test -tags=$T ./...", A, N),
+            ("cd svc && export T=musl && go test -tags=$T ./...", R, S),
+            ("{ T=musl; }; go test -tags=$T ./...", R, S),
+            ("T=musl; while x; do go test -tags=$T ./...; done", R, S),
+            (
+                'python3 -c "import subprocess; '
+                "subprocess.run(['go', 'test', '-tags=musl', './...'], env={'A': '1'})\"",
+                A,
+                N,
+            ),
+            (
+                "python3 -c \"import os; os.environ['GOFLAGS'] = '-mod=mod'; "
+                "os.system('go test -tags=musl ./...')\"",
+                A,
+                N,
+            ),
+            (
+                "node -e \"require('child_process').execSync('go test -tags=musl ./...', "
+                '{env: {}})"',
+                A,
+                N,
+            ),
+            ('perl -e \'$ENV{GOFLAGS} = ""; system("go test -tags=musl ./...")\'', A, N),
+        ],
+    ),
+]
 CORPUS += HOLDOUT_28
 
 # Commands from agent transcripts that share no failed attempt above: all allowed.

@@ -24,12 +24,13 @@ def _match(tried: str, command: str) -> object:
     return [match(c, a) for a in attempts_in_cell(tried) for c in commands_in(command)]
 
 
-def _scopes(n: int) -> object:
-    """``n`` nested subshells, each setting the variable, left one by one."""
+def _scopes(n: int, opener: shell.Simple = shell.SCOPE_OPEN) -> object:
+    """``n`` nested scopes (subshells, or ``&&`` parts), each setting two variables (one
+    of them the same), left one by one."""
     known = _Variables()
-    for _ in range(n):
-        known.scope(shell.SCOPE_OPEN)
-        known.record(("T=musl",))
+    for i in range(n):
+        known.scope(opener)
+        known.record(("T=musl", f"V{i}=1"))
     for _ in range(n):
         known.scope(shell.SCOPE_CLOSE)
     return known.values
@@ -69,6 +70,9 @@ CASES: list[tuple[str, Callable[[], object]]] = [
     ("perl-qx-openers", lambda: read("perl -e '" + "qx(" * (N // 3) + "'")),
     ("echo-substitutions", lambda: _echoed(("$(echo " * (N // 7) + "go)",))),
     ("subshell-scopes", lambda: _scopes(N // 4)),
+    ("chain-scopes", lambda: _scopes(N // 4, shell.MAYBE_OPEN)),
+    ("branch-scopes", lambda: _scopes(N // 4, shell.UNKNOWN_OPEN)),
+    ("readers", lambda: read("T=1; read " + "T " * (N // 2))),
     ("goflags-options", lambda: _match("`go test ./...`", "GOFLAGS='" + "-v " * (N // 3) + "' go")),
     ("path-spellings", lambda: _match("`rm -rf build`", "rm -rf " + "./" * (N // 2) + "b//")),
     ("shell-clusters", lambda: read("bash -" + "e" * N + "o pipefail -c 'go test'")),

@@ -365,6 +365,12 @@ _PY_ARGV = re.compile(
 _PY_STRING = re.compile(r"'([^'\\\n]*+)'|\"([^\"\\\n]*+)\"")
 
 
+# Builtins that set the variables they name to what they read or compute.
+_SETTERS = frozenset({"read", "mapfile", "readarray", "getopts", "printf", "let", "select"})
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*+$")
+_OPENERS = frozenset({shell.SCOPE_OPEN.words, shell.MAYBE_OPEN.words, shell.UNKNOWN_OPEN.words})
+
+
 class _Variables:
     """The shell variables a command line sets before a command runs, when their values
     are written out (``T=musl; go test -tags=$T``), and those it exports."""
@@ -373,28 +379,40 @@ class _Variables:
         self.values: dict[str, str] = {}
         self._exported: dict[str, str] = {}  # name -> "name=value"
         self._frozen: frozenset[str] | None = frozenset()
-        # (name, value, export) before each change, and where each open subshell began:
-        # leaving a subshell undoes what it set (linear: each change is undone once)
+        # (name, value, export) before each change, for undoing a subshell's changes
         self._journal: list[tuple[str, str | None, str | None]] = []
-        self._opened: list[int] = []
+        # each open scope: its marker, where its changes start, the names it set itself
+        self._opened: list[tuple[tuple[str, ...], int, list[str]]] = []
+        self._unknown = 0  # open scopes whose assignments may not run
 
     def scope(self, simple: shell.Simple) -> bool:
-        """Take in a subshell's start or end marker (``shell.SCOPE_OPEN``)."""
-        if simple.words == shell.SCOPE_OPEN.words:
-            self._opened.append(len(self._journal))
+        """Take in a scope's marker (``shell.SCOPE_OPEN`` and the others): leaving a
+        subshell undoes what it set; leaving a part that may not have run (``a && T=1;``)
+        forgets what it set. Linear: each change is undone or forgotten once."""
+        words = simple.words
+        if words in _OPENERS:
+            self._unknown += words == shell.UNKNOWN_OPEN.words
+            self._opened.append((words, len(self._journal), []))
             return True
-        if simple.words != shell.SCOPE_CLOSE.words:
+        if words != shell.SCOPE_CLOSE.words:
             return False
-        start = self._opened.pop() if self._opened else 0
-        while len(self._journal) > start:
-            name, value, exported = self._journal.pop()
-            self.values.pop(name, None)
-            self._exported.pop(name, None)
-            if value is not None:
-                self.values[name] = value
-            if exported is not None:
-                self._exported[name] = exported
-            self._frozen = None
+        if not self._opened:
+            return True
+        opener, start, names = self._opened.pop()
+        self._unknown -= opener == shell.UNKNOWN_OPEN.words
+        if opener == shell.SCOPE_OPEN.words:
+            while len(self._journal) > start:
+                name, value, exported = self._journal.pop()
+                self.values.pop(name, None)
+                self._exported.pop(name, None)
+                if value is not None:
+                    self.values[name] = value
+                if exported is not None:
+                    self._exported[name] = exported
+                self._frozen = None
+        else:
+            for name in names:
+                self._drop(name)  # set in a part that may not have run: not known
         return True
 
     @property
@@ -419,6 +437,11 @@ class _Variables:
         if not words:
             return False
         head = words[0]
+        if head in _SETTERS:  # `read T`, `printf -v T …`: a value not known before it runs
+            for word in words[1:]:
+                if _NAME.match(word):
+                    self._drop(word)
+            return False
         if head in ("export", "unset", "declare", "typeset", "readonly", "local"):
             for word in words[1:]:
                 name, eq, value = word.partition("=")
@@ -437,21 +460,19 @@ class _Variables:
         return False
 
     def _set(self, name: str, value: str, export: bool) -> None:
-        self._remember(name)
         self._drop(name)
-        if any(mark in value for mark in _DYNAMIC):
+        if self._unknown or any(mark in value for mark in _DYNAMIC):
             return  # not known before it runs
+        if self._opened:
+            self._opened[-1][2].append(name)
         self.values[name] = value
         if export:
             self._exported[name] = f"{name}={value}"
             self._frozen = None
 
-    def _remember(self, name: str) -> None:
+    def _drop(self, name: str) -> None:
         if self._opened:
             self._journal.append((name, self.values.get(name), self._exported.get(name)))
-
-    def _drop(self, name: str) -> None:
-        self._remember(name)
         self.values.pop(name, None)
         if self._exported.pop(name, None) is not None:
             self._frozen = None
@@ -625,6 +646,8 @@ def _python_scripts(args: Sequence[str]) -> Iterator[str | tuple[str, ...]]:
     for index, token in enumerate(args[:-1]):
         if token == "-c" or (token[:1] == "-" and token.endswith("c") and token[1:].isalpha()):
             code = args[index + 1]
+            if _changes_environment(code):
+                return
             for found in _PY_SHELL.finditer(code):
                 yield found[1] if found[1] is not None else found[2]
             for found in _PY_ARGV.finditer(code):
@@ -694,6 +717,8 @@ def _one_liner_scripts(program: str, args: Sequence[str]) -> Iterator[str | tupl
 
 def _calls(program: str, code: str) -> Iterator[str | tuple[str, ...]]:
     """The command lines (strings) and argument lists (tuples) ``code`` runs."""
+    if _changes_environment(code):
+        return
     if program == "node":
         for found in _NODE_SHELL.finditer(code):
             yield next(g for g in found.groups() if g is not None)
@@ -710,6 +735,16 @@ def _calls(program: str, code: str) -> Iterator[str | tuple[str, ...]]:
         text = next(g for g in found.groups() if g is not None)
         if _literal(program, text):
             yield text
+
+
+# What a one-liner writes to give what it runs another environment (``env=`` and ``{env:
+# …}`` options, ``os.environ[…] =``, ``process.env.X =``, ``ENV[…] =``, ``$ENV{…} =``):
+# then the command it runs is another invocation (as ``env -u`` is), so none is read.
+_ENVIRONMENT = ("env=", "env =", "env:", "environ", "putenv", "process.env", "ENV[", "$ENV{")
+
+
+def _changes_environment(code: str) -> bool:
+    return any(mark in code for mark in _ENVIRONMENT)
 
 
 def _literal(program: str, text: str) -> bool:

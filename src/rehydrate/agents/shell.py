@@ -49,11 +49,22 @@ class Simple(NamedTuple):
     stdin: tuple[str, ...] = ()
 
 
-# Markers around the commands of a subshell (``( … )``, ``$( … )``, ``<( … )``) among the
-# simple commands ``parse`` gives: no command has these words.
+# Markers among the simple commands ``parse`` gives (no command has these words), for the
+# variables a later command sees (``commandline.read``): a subshell's (``( … )``, ``$( …
+# )``, ``<( … )``, a pipeline stage) are forgotten after it; what may not run (a loop or
+# branch body, a function's, what follows ``||``) is not known in it nor after it; what
+# follows ``&&`` is known to the rest of that chain only. SCOPE_CLOSE ends each one.
 SCOPE_OPEN = Simple(("\x00(",))
+MAYBE_OPEN = Simple(("\x00?(",))
+UNKNOWN_OPEN = Simple(("\x00!(",))
 SCOPE_CLOSE = Simple(("\x00)",))
 _SCOPES = frozenset({"subshell", "command_substitution", "process_substitution"})
+# An assignment that is part of another command (`T=1 go test`, `export T=1`), read there.
+_ASSIGNS_AS_PART = frozenset({"command", "declaration_command", "variable_assignments"})
+_MAYBE = frozenset(
+    {"while_statement", "for_statement", "c_style_for_statement", "if_statement"}
+    | {"case_statement", "function_definition"}
+)
 
 
 class Script(NamedTuple):
@@ -322,25 +333,32 @@ class _Walk:
         return Simple(tuple(words))
 
     def run(self, root: Node) -> Iterator[Simple]:
-        stack: list[Node | None] = [root]
+        stack: list[Node | Simple] = [root]
         while stack:
             node = stack.pop()
-            if node is None:
-                yield SCOPE_CLOSE
+            if isinstance(node, Simple):  # a scope's marker
+                yield node
                 continue
             kind = node.type
-            if kind in _SCOPES:  # what is set inside a subshell is not seen after it
-                yield SCOPE_OPEN
-                stack.append(None)
+            if kind in _SCOPES or kind in _MAYBE:
+                yield SCOPE_OPEN if kind in _SCOPES else UNKNOWN_OPEN
+                variable = node.child_by_field_name("variable") if kind == "for_statement" else None
+                if variable is not None:  # `for T in …`: T is what the loop last set
+                    yield Simple(("unset", self.text(variable)))
+                stack.append(SCOPE_CLOSE)
                 stack.extend(reversed(node.children))
+                continue
+            if kind == "list":  # `a && b || c`: the grammar nests it to the left
+                first, rest, either = _chain(node)
+                stack += [SCOPE_CLOSE, *reversed(rest), UNKNOWN_OPEN if either else MAYBE_OPEN]
+                stack.append(first)
                 continue
             if kind == "command":
                 yield self.command(node)  # then its words, for the $( ) inside them
             elif kind in _DECLARATIONS or (
                 kind == "variable_assignment"
                 and node.parent is not None
-                and node.parent.type
-                in ("program", "list", "compound_statement", "subshell", "do_group")
+                and node.parent.type not in _ASSIGNS_AS_PART
             ):
                 yield self.declaration(node)  # then its value, for the $( ) inside it
             elif kind == "pipeline":
@@ -348,8 +366,8 @@ class _Walk:
                     if simple is not None:
                         yield simple
                         stack.extend(reversed(stage.children))
-                    else:
-                        stack.append(stage)
+                    else:  # `export T=1 | …`: each stage runs in a subshell
+                        stack += [SCOPE_CLOSE, stage, SCOPE_OPEN]
                 continue
             elif kind == "redirected_statement":
                 body = node.child_by_field_name("body")
@@ -359,6 +377,21 @@ class _Walk:
                     stack.extend(reversed([c for c in node.children if c != body]))
                     continue
             stack.extend(reversed(node.children))
+
+
+def _chain(node: Node) -> tuple[Node, list[Node], bool]:
+    """The first part of an ``&&``/``||`` chain, the parts after it in order, and whether
+    an ``||`` joins them (then a later part may run when an earlier one did not)."""
+    rest: list[Node] = []
+    either = False
+    while node.type == "list":
+        children = node.children
+        either = either or any(c.type == "||" for c in children)
+        right = [c for c in children[1:] if c.is_named]
+        rest.extend(reversed(right))
+        node = children[0]
+    rest.reverse()
+    return node, rest, either
 
 
 _ECHO_OPTION = re.compile(r"^-[neE]++$")
