@@ -906,6 +906,27 @@ HOLDOUT_28 += [
                 N,
             ),
             ('perl -e \'$ENV{GOFLAGS} = ""; system("go test -tags=musl ./...")\'', A, N),
+            ("go test -tags=musl -n ./...", A, N),
+        ],
+    ),
+    (
+        "`pip install -r requirements.txt`",
+        [
+            ("pip install -r requirements.txt --no-cache-dir", A, N),
+            ("pip install -r requirements.txt --timeout 60", A, N),
+            ("pip install --retries 10 -r requirements.txt", A, N),
+            ("python3.12 -m pip install -r requirements.txt", A, N),
+            ("pip3.12 install -r requirements.txt", A, N),
+            ("pip3 install -r requirements.txt --progress-bar off", R, S),
+        ],
+    ),
+    (
+        "`pytest -x tests/test_api.py`",
+        [
+            ("python -W error -m pytest -x tests/test_api.py", A, N),
+            ("python -O -m pytest -x tests/test_api.py", A, N),
+            ("python -I -m pytest -x tests/test_api.py", A, N),
+            ("python -u -B -m pytest -x tests/test_api.py", R, S),
         ],
     ),
 ]

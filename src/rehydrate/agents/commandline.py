@@ -19,7 +19,7 @@ from functools import cached_property
 from typing import NamedTuple
 
 from . import shell
-from .tooltable import program_name
+from .tooltable import program_name, tool
 
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*+=")
 _WORD = re.compile(r"^[A-Za-z][A-Za-z0-9_:-]*+$")  # a subcommand word: no '/', '.', '='
@@ -101,6 +101,7 @@ SCRIPT_RUNNERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 }
 _PYTHON = re.compile(r"^python[0-9.]*+$")
 _PYTHON_VALUED = frozenset({"-W", "-X", "-Q"})
+_MINOR = re.compile(r"[0-9]\.[0-9]++$")
 # A shell command line a Python one-liner hands to a shell: os.system('...'),
 # os.popen('...'), subprocess.*('...', shell=True). Linear: no nested quantifiers.
 _PY_SHELL = re.compile(
@@ -222,10 +223,15 @@ def _command(
     if not _PROGRAM.match(base) or word.startswith("-"):
         return None
     program = program_name(base)
+    if base != program and _MINOR.search(base):  # `pip3.12`: that interpreter's, maybe not
+        env = env | {base}  # the one `pip` runs: another invocation (the name is kept)
     if _PYTHON.match(program) or program == "python":
         module = _python_module(words, index + 1)
         if module is not None:  # `python -m pip install` is `pip install`
-            name, after = module
+            name, after, options = module
+            kept = [o for o in options if o not in tool("python").cosmetic]
+            if kept:  # `python -W error -m pytest`, `-O`, `-I`: the interpreter runs otherwise
+                env = env | {" ".join(kept)}
             return _command([*words[:index], name, *words[after:]], index, env, inner, text)
     start = end = index + 1
     while end < len(words) and end - start < MAX_SUBCOMMAND_WORDS and _WORD.match(words[end]):
@@ -233,17 +239,21 @@ def _command(
     return Command(program, env, tuple(words[start:end]), tuple(words[end:]), text, inner)
 
 
-def _python_module(words: Sequence[str], index: int) -> tuple[str, int] | None:
-    """(module, index after it) of ``python [options] -m MODULE``, or None."""
+def _python_module(words: Sequence[str], index: int) -> tuple[str, int, list[str]] | None:
+    """(module, index after it, the options before it) of ``python [options] -m MODULE``,
+    or None."""
+    options: list[str] = []
     while index < len(words) and words[index].startswith("-"):
         option = words[index]
         if option == "-m" and index + 1 < len(words):
-            return program_name(words[index + 1].partition(".")[0]), index + 2
+            return program_name(words[index + 1].partition(".")[0]), index + 2, options
         if option.startswith("-m") and len(option) > 2:
-            return program_name(option[2:].partition(".")[0]), index + 1
+            return program_name(option[2:].partition(".")[0]), index + 1, options
         if option in ("-c", "--"):
             return None
-        index += 2 if option in _PYTHON_VALUED else 1
+        valued = option in _PYTHON_VALUED and index + 1 < len(words)
+        options.append(f"{option} {words[index + 1]}" if valued else option)
+        index += 2 if valued else 1
     return None
 
 

@@ -205,7 +205,7 @@ TOOLS: dict[str, Tool] = {
         valued="tags run skip count timeout o p ldflags gcflags asmflags mod bench benchtime"
         " cpu coverprofile covermode coverpkg exec parallel shuffle toolexec chdir overlay"
         " pgo buildmode compiler installsuffix modfile",
-        cosmetic="-v -x -n -json -count -p -parallel -a",
+        cosmetic="-v -x -json -count -p -parallel -a",  # not -n: it prints, runs nothing
         style="go",
         flags_env="GOFLAGS",
     ),
@@ -224,8 +224,9 @@ TOOLS: dict[str, Tool] = {
         valued="--editable --requirement --constraint --target --index-url --extra-index-url"
         " --find-links --prefix --root --python --platform --only-binary --no-binary"
         " --config-settings -C --progress-bar --log --cache-dir --timeout --retries",
+        # not --no-cache-dir, --timeout, --retries: each the workaround for some failure
         cosmetic="-v --verbose -q --quiet --no-color --disable-pip-version-check"
-        " --no-input --progress-bar --log --no-cache-dir --cache-dir --timeout --retries",
+        " --no-input --progress-bar --log",
         subcommands={"i": "install"},
         path_values="--requirement --constraint",
     ),
