@@ -111,6 +111,7 @@ _PY_SHELL = re.compile(
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "su"})
 _SCRIPT_OPTION = re.compile(r"^-[A-Zabd-z]*+c[A-Za-z]*+$")  # -c, -lc, -ec, -xec ...
 _SHELL_VALUED = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
+_SHELL_LETTERS = re.compile(r"^-[A-Za-z]++$")  # with an `n` (`-n`, `-nc`): read, not run
 _SHELL_CLUSTER = re.compile(r"^[-+][A-Za-bd-z]++$")  # `-euo pipefail`: -o's value is next
 _SOURCES = frozenset({"source", "."})  # read a script into this shell: `. <(echo '...')`
 _EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
@@ -274,9 +275,23 @@ def _prefixes_end(words: Sequence[str], env: set[str], inner: list[str]) -> int 
         index += 1
         if wrapper == "command" and index < end and words[index] in ("-v", "-V"):
             return None
-        index = _options_end(words, index, wrapper, env, inner)
+        start, index = index, _options_end(words, index, wrapper, env, inner)
+        if any(_looks_only(wrapper, w) for w in words[start:index]):
+            return None  # `sudo -l CMD`, `env --help`: the command is not run
         changed = True
     return index
+
+
+# Wrapper options that only list, edit or print, and run no command (``sudo -l go test``
+# says whether it may run); ``--help`` and ``--version`` for every wrapper.
+_LOOKS_ONLY = {"sudo": frozenset({"-l", "--list", "-e", "--edit", "-V"})}
+
+
+def _looks_only(wrapper: str, option: str) -> bool:
+    if option in ("--help", "--version") or option in _LOOKS_ONLY.get(wrapper, ()):
+        return True
+    # a cluster of sudo's switches holding -l (`-El`)
+    return wrapper == "sudo" and "l" in option and bool(_SHELL_LETTERS.match(option))
 
 
 def _options_end(
@@ -598,10 +613,13 @@ def _shell_scripts(args: Sequence[str], simple: shell.Simple) -> Iterator[str]:
     for index, token in enumerate(args):
         if skip:
             skip = False
+        elif token == "--noexec" or ("n" in token and _SHELL_LETTERS.match(token)):
+            return  # `bash -n -c '...'`: the script is read, not run
         elif _SCRIPT_OPTION.match(token):
-            script = next((t for t in args[index + 1 :] if not t.startswith("-")), None)
-            if script is not None:
-                yield script
+            at = next((i for i in range(index + 1, len(args)) if args[i][:1] != "-"), None)
+            after = args[index + 1 : at]  # `bash -c -n '...'`: still the shell's options
+            if at is not None and not any("n" in t and _SHELL_LETTERS.match(t) for t in after):
+                yield args[at]
             return
         elif token in _SHELL_VALUED or (token[-1] in "oO" and _SHELL_CLUSTER.match(token)):
             skip = True  # `-o pipefail`, `-euo pipefail`
