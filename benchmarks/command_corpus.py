@@ -916,6 +916,48 @@ HOLDOUT_28 += [
             ("env --help go test -tags=musl ./...", A, N),
             ("sudo -k go test -tags=musl ./...", R, S),
             ("bash -ex -c 'go test -tags=musl ./...'", R, S),
+            ("uv run go test -tags=musl ./...", A, N),
+        ],
+    ),
+    (
+        "`uv run pytest -x tests/test_api.py`",
+        [
+            ("uv run pytest -x tests/test_api.py", R, M),
+            ("uv run -- pytest --exitfirst tests/test_api.py -q", R, S),
+            ("pytest -x tests/test_api.py", A, N),
+            ("poetry run pytest -x tests/test_api.py", A, N),
+            ("uv run --with requests pytest -x tests/test_api.py", A, N),
+        ],
+    ),
+    (
+        "`git push --force origin main`",
+        [
+            ("git push --force=true origin main", R, S),
+            ("git -P push -f origin main", R, S),
+        ],
+    ),
+    (
+        "`kubectl delete pod web-0 -n prod`",
+        [
+            ("kubectl delete pods web-0 -n prod", R, S),
+            ("kubectl delete po web-0 --namespace=prod", R, S),
+            ("kubectl delete pod/web-0 -n prod", R, S),
+            ("kubectl delete pod/web-1 -n prod", A, N),
+            ("kubectl delete deploy web-0 -n prod", A, N),
+        ],
+    ),
+    (
+        "`docker build -t app:dev .`",
+        [
+            ("docker build --tag app:dev --progress plain .", R, S),
+            ("DOCKER_BUILDKIT=0 docker build -t app:dev .", A, N),
+        ],
+    ),
+    (
+        "`make deploy-fast`",
+        [
+            ("gmake deploy-fast", R, S),
+            ("gmake -n deploy-fast", A, N),
         ],
     ),
     (

@@ -158,9 +158,14 @@ class Command:
 
     @cached_property
     def valued(self) -> frozenset[str]:
-        """Names of the flags written ``--name=value``."""
+        """Names of the flags written ``--name=value``, not ``--name=true``/``=false``
+        (a switch spelled so: ``git push --force=true`` takes no next word)."""
         return frozenset(
-            t.lstrip("-").partition("=")[0] for t in self.rest if t[:1] == "-" and "=" in t
+            name
+            for name, _, value in (
+                t.lstrip("-").partition("=") for t in self.rest if t[:1] == "-" and "=" in t
+            )
+            if value.lower() not in ("true", "false")
         )
 
 
@@ -203,7 +208,7 @@ def normalize(words: Sequence[str], text: str = "") -> Command | None:
     """Strip env assignments and wrappers; None when nothing command-like is left."""
     text = text or " ".join(words)
     first = words[0] if words else ""
-    if first and "=" not in first and "/" not in first and first not in WRAPPERS:
+    if first and "=" not in first and "/" not in first and first not in _PREFIXES:
         return _command(words, 0, frozenset(), (), text)  # the common case, quickly
     env: set[str] = set()
     inner: list[str] = []
@@ -258,6 +263,28 @@ def _python_module(words: Sequence[str], index: int) -> tuple[str, int, list[str
     return None
 
 
+# Project runners that run a command in the project's environment (``uv run pytest``):
+# the command follows ``run``. That environment may not be the one the bare command runs
+# in (``uv run pytest`` is the usual workaround for ``pytest: command not found``), so the
+# runner and its options are kept with the environment: ``uv run pytest`` is refused by a
+# row ``uv run pytest``, advised by a row ``pytest``.
+RUNNERS = frozenset({"uv", "poetry", "pipenv", "pdm", "rye", "hatch"})
+_PREFIXES = frozenset(WRAPPERS) | RUNNERS  # first words that may not be the program
+
+
+def _runner_end(words: Sequence[str], index: int, env: set[str]) -> int:
+    """Where the command after ``RUNNER run [options]`` starts (``index`` at ``run``)."""
+    end = len(words)
+    start = index = index + 1
+    while index < end and words[index].startswith("-") and words[index] != "--":
+        index += 1
+    if index < end and words[index] == "--":
+        index += 1
+    given = [w for w in words[start - 2 : index] if w != "--"]
+    env.add(" ".join(given))  # `uv run`, `uv run --with x`: kept as written
+    return index
+
+
 def _prefixes_end(words: Sequence[str], env: set[str], inner: list[str]) -> int | None:
     """Where the program starts, after assignments and wrappers (collected into ``env``
     and ``inner``); None for ``command -v``, which looks a program up, not runs it."""
@@ -270,6 +297,10 @@ def _prefixes_end(words: Sequence[str], env: set[str], inner: list[str]) -> int 
             index += 1
             changed = True
         wrapper = os.path.basename(words[index]) if index < end else ""
+        if wrapper in RUNNERS and index + 1 < end and words[index + 1] == "run":
+            index = _runner_end(words, index + 1, env)
+            changed = True
+            continue
         if wrapper not in WRAPPERS:
             continue
         index += 1

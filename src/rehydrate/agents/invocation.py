@@ -95,6 +95,10 @@ def _read(
     if row.files:  # `rm -rf ./build/` is `rm -rf build`
         mine = positional if run_from < 0 else positional[:run_from]
         positional[: len(mine)] = [_path(p) for p in mine]
+    if row.kinds and positional and run_from != 0:  # `kubectl delete pods web-0`
+        kind, slash, name = positional[0].partition("/")
+        if kind in row.kinds and (not slash or name):
+            positional[:1] = [row.kinds[kind], name] if slash else [row.kinds[kind]]
     forced = row.forcing.get(" ".join(path))
     if forced and len(positional) > 1:
         refs = positional[1:]  # `git push origin +main` forces main: `--force`

@@ -32,7 +32,9 @@ compare equal and two different invocations do not:
 * ``forcing``: subcommand paths where a ``+`` before every ref (``git push origin +main``)
   is the option named (``--force``); a ``+`` on some refs only forces those, as written;
 * ``cosmetic_values``: option values that make the option cosmetic (``git -c
-  core.pager=cat``, ``-c color.ui=never``): option name -> value prefixes.
+  core.pager=cat``, ``-c color.ui=never``): option name -> value prefixes;
+* ``kinds``: other names of what the first argument names (``kubectl delete pods web-0``,
+  ``po web-0`` and ``pod/web-0`` are ``pod web-0``).
 
 A tool that is not in the table is compared on its words as written (the generic row):
 flags as a set (one written ``--name=value`` in either command takes a value), the
@@ -65,6 +67,7 @@ class Tool(NamedTuple):
     flags_env: str = ""  # the variable read as options given first (GOFLAGS)
     forcing: Mapping[str, str] = {}  # path -> option a `+` before every ref spells
     cosmetic_values: Mapping[str, tuple[str, ...]] = {}  # option -> value prefixes
+    kinds: Mapping[str, str] = {}  # another name of the first argument's kind -> its name
 
     def name(self, spelling: str, sub: str = "") -> str:
         """The option's name: its last spelling (``-f`` -> ``--force``)."""
@@ -89,7 +92,7 @@ COSMETIC_ENV = frozenset(
 )
 # Other names of one program (after the base name is taken): pip3 -> pip.
 _VERSIONED = re.compile(r"^(python|pip|pytest|node)[0-9][0-9.]*+$")
-PROGRAMS: Mapping[str, str] = {"py.test": "pytest", "nodejs": "node"}
+PROGRAMS: Mapping[str, str] = {"py.test": "pytest", "nodejs": "node", "gmake": "make"}
 
 
 def program_name(base: str) -> str:
@@ -118,6 +121,7 @@ def _tool(
     flags_env: str = "",
     forcing: Mapping[str, str] | None = None,
     cosmetic_values: Mapping[str, tuple[str, ...]] | None = None,
+    kinds: Mapping[str, str] | None = None,
 ) -> Tool:
     names: dict[str, str] = {}
     for group in options:
@@ -154,7 +158,13 @@ def _tool(
         flags_env,
         {path: _one(names, option) for path, option in (forcing or {}).items()},
         {_one(names, o): v for o, v in (cosmetic_values or {}).items()},
+        kinds or {},
     )
+
+
+def _kinds(text: str) -> dict[str, str]:
+    """``"pod pods po, ..."``: each name -> the first."""
+    return {name: group.split()[0] for group in text.split(",") for name in group.split()}
 
 
 def _one(names: Mapping[str, str], spelling: str) -> str:
@@ -185,6 +195,7 @@ TOOLS: dict[str, Tool] = {
             "-A --all",
             "-r --recursive",
             "-x --exec",
+            "-P --no-pager",
         ],
         valued="-C -c --git-dir --work-tree --namespace --message --file --branch --depth"
         " -o --push-option --exec --onto --strategy -X --author --date --format --since"
@@ -344,7 +355,7 @@ TOOLS: dict[str, Tool] = {
         ],
         valued="--tag --file --env --env-file --volume --publish --workdir --user --name"
         " --network --platform --build-arg --target --entrypoint --mount --label --host"
-        " --context --config --log-level --cpus --memory -m --restart --cache-from",
+        " --context --config --log-level --cpus --memory -m --restart --cache-from --progress",
         cosmetic="-q --quiet --progress --log-level",
         path_values="--file --env-file",
     ),
@@ -368,6 +379,13 @@ TOOLS: dict[str, Tool] = {
         " --server -s --token --as --request-timeout --sort-by",
         cosmetic="--v --output -w --watch --no-headers --show-labels --request-timeout",
         path_values="--filename --kustomize",
+        kinds=_kinds(
+            "pod pods po, deployment deployments deploy, service services svc,"
+            " namespace namespaces ns, configmap configmaps cm, secret secrets,"
+            " node nodes no, job jobs, cronjob cronjobs cj, ingress ingresses ing,"
+            " statefulset statefulsets sts, daemonset daemonsets ds,"
+            " replicaset replicasets rs, persistentvolumeclaim persistentvolumeclaims pvc"
+        ),
     ),
     "pytest": _tool(
         depth=0,
