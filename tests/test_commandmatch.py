@@ -241,6 +241,7 @@ MODELLED = """\
 | F-002 | `git push --force origin main` | lost a colleague's commits | `--force-with-lease` |
 | F-003 | `rm -rf build` | removed the vendored SDK | `make clean` |
 | F-004 | `git reset --hard HEAD~1` | dropped the fix | `git revert` |
+| F-005 | `kubectl delete pod web-0 -n prod` | lost the volume | scale down first |
 """
 
 
@@ -259,6 +260,13 @@ MODELLED = """\
         ("perl -e 'system(\"git push --force origin main\")'", "F-002"),
         ("node -e \"console.log('git push --force origin main')\"", None),
         ("env -u GOFLAGS go test -tags=musl ./...", None),
+        ("kubectl delete pods web-0 --namespace=prod", "F-005"),
+        ("kubectl delete pod/web-1 -n prod", None),
+        ("bash -n -c 'go test -tags=musl ./...'", None),
+        ("sudo -l go test -tags=musl ./...", None),
+        ("false && T=musl; go test -tags=$T ./...", None),
+        ("true && T=musl && go test -tags=$T ./...", "F-001"),
+        ("python -W error -m pytest -x", None),
     ],
 )
 def test_the_cli_refuses_what_runs_the_same_on_a_ledger_scanned_or_parsed(
