@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-PUBLISHED_RECALL = 0.99  # docs/check-command.md; the regression test keeps at least this
+PUBLISHED_RECALL = 1.00  # docs/check-command.md; the regression test keeps at least this
 
 
 class Pair(NamedTuple):
@@ -551,6 +551,437 @@ CORPUS: list[tuple[str, list[tuple[str, str, str]]]] = [
         ],
     ),
 ]
+
+
+# Issue 28's hold-out (tests/test_command_holdout.py, written before the matcher was read),
+# and the twins its fixes needed: an advised near miss is labelled allow here.
+HOLDOUT_28: list[tuple[str, list[tuple[str, str, str]]]] = [
+    (
+        "`git push --force origin main`",
+        [
+            ("git push origin +main", R, S),
+            ("git push -f origin +main", R, S),
+            ("git push origin main -f", R, S),
+            ("git push --force origin main --verbose", R, S),
+            ("git push --force origin main 2>&1 | tail -5", R, S),
+            ("git --no-pager push --force origin main", R, S),
+            ("git push --force origin main # once more", R, S),
+            ("git push --force origin ma''in", R, S),
+            ("'g'it push --force origin main", R, S),
+            ("g\\it push -f origin main", R, S),
+            ('"git" "push" "--force" "origin" "main"', R, S),
+            ("G=git; $G push --force origin main", R, S),
+            ("git push origin +my-feature", A, N),
+            ("git push origin main +dev", A, N),
+            ("git push origin :main", A, N),
+            ("git push origin --delete main", A, N),
+            ("git push --force --dry-run origin main", A, N),
+            ("git push origin +main --dry-run", A, N),
+            ("git -C ../fork push --force origin main", A, N),
+            ("git fetch origin main", A, N),
+            (
+                "python3 -c \"import subprocess; subprocess.run(['git', "
+                "'push', '--force', 'origin', 'main'])\"",
+                R,
+                S,
+            ),
+            ("node -e \"require('child_process').execSync('git push --force origin main')\"", R, S),
+            (
+                "node -e \"require('child_process').execFileSync('git', "
+                "['push', '-f', 'origin', 'main'])\"",
+                R,
+                S,
+            ),
+            ("node --eval \"require('child_process').execSync('git push -f origin main')\"", R, S),
+            ("perl -e 'system(\"git push --force origin main\")'", R, S),
+            ('perl -e \'system("git", "push", "--force", "origin", "main")\'', R, S),
+            ("ruby -e 'system(\"git push --force origin main\")'", R, S),
+            ("ruby -e '`git push -f origin main`'", R, S),
+            ("node -e \"console.log('git push --force origin main')\"", A, N),
+            ("perl -e 'print \"git push --force origin main\\n\"'", A, N),
+            ("ruby -e 'puts \"git push --force origin main\"'", A, N),
+            ("node -e \"require('child_process').execSync('git push --force origin dev')\"", A, N),
+            ("perl -e 'system(\"git push origin main\")'", A, N),
+            (
+                "python3 -c \"import subprocess; subprocess.run(['git', "
+                "'push', 'origin', 'main'])\"",
+                A,
+                N,
+            ),
+            ("sh -c 'git push --force origin main'", R, S),
+            ("bash -lc 'git push --force origin main'", R, S),
+            ("zsh -c 'git push --force origin main'", R, S),
+            ("dash -c 'git push --force origin main'", R, S),
+            ("bash -euo pipefail -c 'git push --force origin main'", R, S),
+            ("bash <<< 'git push --force origin main'", R, S),
+            ("bash <<'EOF'\ngit fetch\ngit push --force origin main\nEOF", R, S),
+            (". <(echo 'git push --force origin main')", R, S),
+            ("source <(printf '%s\\n' 'git push --force origin main')", R, S),
+            ("echo $(git push --force origin main)", R, S),
+            ("echo `git push --force origin main`", R, S),
+            ("bash -c 'echo git push --force origin main'", A, N),
+            ("cat <<'EOF'\ngit push --force origin main\nEOF", A, N),
+            ("sh -c 'git push --force origin dev'", A, N),
+            ("git push -f origin main +dev", A, N),
+            ("git push origin +main +dev", A, N),
+        ],
+    ),
+    (
+        "`git push origin +main`",
+        [
+            ("git push --force origin main", R, S),
+            ("git push -f origin main", R, S),
+            ("git push origin main", A, N),
+        ],
+    ),
+    (
+        "`go test -tags=musl ./...`",
+        [
+            ("GOFLAGS=-tags=musl go test ./...", R, S),
+            ('GOFLAGS="-tags=musl" go test ./...', R, S),
+            ("env GOFLAGS=-tags=musl go test ./...", R, S),
+            ("export GOFLAGS=-tags=musl; go test ./...", R, S),
+            ("GOFLAGS=-tags=darwin go test ./...", A, N),
+            ("GOFLAGS=-mod=vendor go test -tags=musl ./...", A, N),
+            ("nice -n5 go test -tags=musl ./...", R, S),
+            ("nice --adjustment=5 go test -tags=musl ./...", R, S),
+            ("ionice -c3 go test -tags=musl ./...", R, S),
+            ("ionice -c 2 -n 7 nice -n 19 go test -tags=musl ./...", R, S),
+            ("timeout 10 go test -tags=musl ./...", R, S),
+            ("timeout -k 5s 1m go test -tags=musl ./...", R, S),
+            ("timeout --signal=KILL 5m go test -tags=musl ./...", R, S),
+            ("time -p go test -tags=musl ./...", R, S),
+            ("nohup go test -tags=musl ./... > out.log 2>&1 &", R, S),
+            ("stdbuf -oL -eL go test -tags=musl ./...", R, S),
+            ("command go test -tags=musl ./...", R, S),
+            ("command -p go test -tags=musl ./...", R, S),
+            ("builtin eval 'go test -tags=musl ./...'", R, S),
+            ("exec go test -tags=musl ./...", R, S),
+            ("doas -u ci go test -tags=musl ./...", R, S),
+            ("sudo -u ci -- go test -tags=musl ./...", R, S),
+            ("sudo -E -H go test -tags=musl ./...", R, S),
+            ("chronic go test -tags=musl ./...", R, S),
+            ("unbuffer go test -tags=musl ./...", R, S),
+            ("setsid go test -tags=musl ./...", R, S),
+            ("taskset -c 0 go test -tags=musl ./...", R, S),
+            ("find . -maxdepth 0 -exec go test -tags=musl ./... \\;", R, S),
+            ("printf '' | xargs go test -tags=musl ./...", R, S),
+            ("env -i PATH=/usr/bin:/bin go test -tags=musl ./...", A, N),
+            ("env -u GOFLAGS go test -tags=musl ./...", A, N),
+            ("timeout 10 go test ./...", A, N),
+            ("nice -n5 go vet -tags=musl ./...", A, N),
+            ("sudo -u ci go test -tags=darwin ./...", A, N),
+            ("command -v go", A, N),
+            ("T=musl && go test -tags=$T ./...", R, S),
+            ('export T=musl; go test -tags="$T" ./...', R, S),
+            ("T=darwin; T=musl; go test -tags=$T ./...", R, S),
+            ("(T=musl; go test -tags=$T ./...)", R, S),
+            ("T=musl; (go test -tags=$T ./...)", R, S),
+            ("T=musl go test -tags=$T ./...", A, N),
+            ("T=musl; unset T; go test -tags=$T ./...", A, N),
+            ("T=musl; T=darwin; go test -tags=$T ./...", A, N),
+            ("(T=musl); go test -tags=$T ./...", A, N),
+            ("go test -tags=${T:-musl} ./...", A, N),
+            ("if true; then T=musl; fi; go test -tags=$T ./...", A, N),
+            ("'g'o test -tags=musl ./...", R, S),
+            ("go test -tags=m\\usl ./...", R, S),
+            ("go test -tags=$'musl' ./...", R, S),
+            ("go test \\\n  -tags=musl \\\n  ./...", R, S),
+            ('"$(echo go)" test -tags=musl ./...', R, S),
+            (
+                "python3 -c \"import subprocess; subprocess.check_call('go "
+                "test -tags=musl ./...', shell=True)\"",
+                R,
+                S,
+            ),
+            (
+                "node -e \"require('child_process').spawnSync('go', ['test', "
+                "'-tags=musl', './...'], {stdio: 'inherit'})\"",
+                R,
+                S,
+            ),
+            (
+                "node -e \"const {execSync} = require('child_process'); "
+                "execSync('go test -tags=musl ./...')\"",
+                R,
+                S,
+            ),
+            ('perl -e \'exec "go", "test", "-tags=musl", "./..."\'', R, S),
+            ("perl -E 'system(\"go test -tags=musl ./...\")'", R, S),
+            ('ruby -e \'exec("go", "test", "-tags=musl", "./...")\'', R, S),
+            ("ruby -e 'puts `go test -tags=musl ./...`'", R, S),
+            ("perl -e 'system(\"go vet -tags=musl ./...\")'", A, N),
+            ("ruby -e 'puts \"go test -tags=musl ./...\"'", A, N),
+            ("python3 -c \"print('go test -tags=musl ./...')\"", A, N),
+            ("sh -s <<< 'go test -tags=musl ./...'", R, S),
+            ('bash <<< "go test -tags=musl ./..."', R, S),
+            ("bash <<EOF\ncd svc\ngo test -tags=musl ./...\nEOF", R, S),
+            ("cat > run.sh <<'EOF'\ngo test -tags=musl ./...\nEOF", A, N),
+            ("env -C . go test -tags=musl ./...", R, S),
+            ("env -C ../other go test -tags=musl ./...", A, N),
+            ("sudo -D /srv/app go test -tags=musl ./...", A, N),
+            ("perl -n -e 'system(\"go test -tags=musl ./...\")'", A, N),
+            ("perl -we 'system(\"go test -tags=musl ./...\")'", R, S),
+            ("ruby -e 'system(\"go test -tags=musl #{dir}\")'", A, N),
+            ("node -p \"require('child_process').execSync('go test -tags=musl ./...')\"", R, S),
+            ("node -e \"/go/.exec('go test -tags=musl ./...')\"", A, N),
+            ("echo $(echo -n) go test -tags=musl ./...", A, N),
+        ],
+    ),
+    (
+        "`GOFLAGS=-tags=musl go test ./...`",
+        [
+            ("go test -tags=musl ./...", R, S),
+            ("go test --tags musl ./...", R, S),
+            ("go test ./...", A, N),
+        ],
+    ),
+    (
+        "`rm -rf build`",
+        [
+            ("rm -rf build/", R, S),
+            ("rm -rf ./build", R, S),
+            ("rm -rf build//", R, S),
+            ("rm -rf ./build/", R, S),
+            ('rm -rf "build"', R, S),
+            ("rm -rf -- build", R, S),
+            ("\\rm -rf build", R, S),
+            ("command rm -rf build/", R, S),
+            ("cd . && rm -rf build", R, S),
+            ("rm -rf ../build", A, N),
+            ("rm -rf /build", A, N),
+            ("rm -rf Build", A, N),
+            ("rm -ri build", A, N),
+            ("ls build/", A, N),
+        ],
+    ),
+    (
+        "`git reset --hard HEAD~1`",
+        [
+            ("git -c color.ui=never reset --hard HEAD~1", R, S),
+            ("git --no-pager reset --hard HEAD~1", R, S),
+            ("git reset -q --hard HEAD~1", R, S),
+            ("git -C ../other reset --hard HEAD~1", A, N),
+            ("git -c core.hooksPath=/dev/null reset --hard HEAD~1", A, N),
+            ("git log --oneline HEAD~1", A, N),
+        ],
+    ),
+    (
+        "`CGO_ENABLED=0 go build ./...`",
+        [
+            ("CGO_ENABLED=0 go build -o bin/app ./...", A, N),
+        ],
+    ),
+    (
+        "`npm install --legacy-peer-deps`",
+        [
+            ("npm add --legacy-peer-deps", R, S),
+            ("npm install --legacy-peer-deps=true", R, S),
+            ("npm ls --legacy-peer-deps", A, N),
+        ],
+    ),
+    (
+        "`yarn add --dev lodash`",
+        [
+            ("yarn add -D lodash", R, S),
+            ("yarn add lodash --dev", R, S),
+            ("yarn add -D lodash@4", A, N),
+            ("yarn remove lodash", A, N),
+        ],
+    ),
+    (
+        "`cargo build --release`",
+        [
+            ("cargo build -r", R, S),
+            ("cargo b --release", R, S),
+            ("cargo build --release -j 8", R, S),
+            ("cargo build --release --quiet", R, S),
+            ("cargo +nightly build --release", A, N),
+            ("cargo build --release -p core", A, N),
+            ("cargo check --release", A, N),
+            ("cargo build", A, N),
+        ],
+    ),
+    (
+        "`docker build -t app:dev .`",
+        [
+            ("docker image build -t app:dev .", R, S),
+            ("docker build -t app:dev ./api", A, N),
+            ("docker --context remote build -t app:dev .", A, N),
+            ("docker images app:dev", A, N),
+        ],
+    ),
+    (
+        "`kubectl delete pod web-0 -n prod`",
+        [
+            ("kubectl -n prod delete pod web-0", R, S),
+            ("kubectl delete pod web-0 --namespace=prod", R, S),
+            ("kubectl delete pod web-0 --namespace prod", R, S),
+            ("kubectl delete pod web-1 -n prod", A, N),
+            ("kubectl delete pod web-0 -n staging", A, N),
+            ("kubectl get pod web-0 -n prod", A, N),
+            ("kubectl --context staging delete pod web-0 -n prod", A, N),
+            ("kubectl delete pod web-0 -n prod --dry-run=client", A, N),
+        ],
+    ),
+    (
+        "`terraform apply -auto-approve`",
+        [
+            ("terraform apply -auto-approve=true", R, S),
+            ("terraform plan", A, N),
+            ("terraform destroy -auto-approve", A, N),
+        ],
+    ),
+    (
+        "`pytest -x tests/test_api.py`",
+        [
+            ("python -m pytest --exitfirst tests/test_api.py", R, S),
+            ("pytest tests/test_api.py -x -q", R, S),
+            ("pytest -x ./tests/test_api.py", R, S),
+            ("pytest -x tests/", A, N),
+            ("pytest -x -k slow tests/test_api.py", A, N),
+            ("pytest -x tests/test_api.py -p no:cacheprovider", A, N),
+        ],
+    ),
+    (
+        "`pip install -r requirements.txt`",
+        [
+            ("pip install --requirement requirements.txt", R, S),
+            ("pip install --requirement=requirements.txt", R, S),
+            ("python3 -m pip install -r requirements.txt", R, S),
+            ("pip3 install -r requirements.txt", R, S),
+            ("pip install -r ./requirements.txt", R, S),
+            ("pip install -qr requirements.txt", R, S),
+            ("pip install -r requirements-dev.txt", A, N),
+            ("pip download -r requirements.txt", A, N),
+            ("pip install -r requirements.txt --user", A, N),
+            ("uv pip install -r requirements.txt", A, N),
+        ],
+    ),
+    (
+        "`make deploy-fast`",
+        [
+            ("make --jobs=4 deploy-fast", R, S),
+            ("make -j deploy-fast", R, S),
+            ("make deploy-fast -j8", R, S),
+            ("make -C infra deploy-fast", A, N),
+            ("make deploy-fast ENV=prod", A, N),
+        ],
+    ),
+]
+# Twins found after the hold-out was fixed: a value that may not be set, an interpreter
+# that gives what it runs another environment (all allowed; each a wrong refusal once).
+HOLDOUT_28 += [
+    (
+        "`go test -tags=musl ./...`",
+        [
+            ("while false; do T=musl; done; go test -tags=$T ./...", A, N),
+            ("false && T=musl; go test -tags=$T ./...", A, N),
+            ("true || T=musl; go test -tags=$T ./...", A, N),
+            ("f() { T=musl; }; go test -tags=$T ./...", A, N),
+            ("if true; then export T=musl; fi; go test -tags=$T ./...", A, N),
+            ("T=musl; if x; then T=darwin; fi; go test -tags=$T ./...", A, N),
+            ("T=musl; for T in darwin; do :; done; go test -tags=$T ./...", A, N),
+            ("T=musl; read T < f; go test -tags=$T ./...", A, N),
+            ("export T=musl | true; go test -tags=$T ./...", A, N),
+            ("cd svc && export T=musl && go test -tags=$T ./...", R, S),
+            ("{ T=musl; }; go test -tags=$T ./...", R, S),
+            ("T=musl; while x; do go test -tags=$T ./...; done", R, S),
+            (
+                'python3 -c "import subprocess; '
+                "subprocess.run(['go', 'test', '-tags=musl', './...'], env={'A': '1'})\"",
+                A,
+                N,
+            ),
+            (
+                "python3 -c \"import os; os.environ['GOFLAGS'] = '-mod=mod'; "
+                "os.system('go test -tags=musl ./...')\"",
+                A,
+                N,
+            ),
+            (
+                "node -e \"require('child_process').execSync('go test -tags=musl ./...', "
+                '{env: {}})"',
+                A,
+                N,
+            ),
+            ('perl -e \'$ENV{GOFLAGS} = ""; system("go test -tags=musl ./...")\'', A, N),
+            ("go test -tags=musl -n ./...", A, N),
+            ("bash -n -c 'go test -tags=musl ./...'", A, N),
+            ("sh -nc 'go test -tags=musl ./...'", A, N),
+            ("bash -c -n 'go test -tags=musl ./...'", A, N),
+            ("bash --noexec -c 'go test -tags=musl ./...'", A, N),
+            ("sudo -l go test -tags=musl ./...", A, N),
+            ("sudo -u ci -l go test -tags=musl ./...", A, N),
+            ("env --help go test -tags=musl ./...", A, N),
+            ("sudo -k go test -tags=musl ./...", R, S),
+            ("bash -ex -c 'go test -tags=musl ./...'", R, S),
+            ("uv run go test -tags=musl ./...", A, N),
+        ],
+    ),
+    (
+        "`uv run pytest -x tests/test_api.py`",
+        [
+            ("uv run pytest -x tests/test_api.py", R, M),
+            ("uv run -- pytest --exitfirst tests/test_api.py -q", R, S),
+            ("pytest -x tests/test_api.py", A, N),
+            ("poetry run pytest -x tests/test_api.py", A, N),
+            ("uv run --with requests pytest -x tests/test_api.py", A, N),
+        ],
+    ),
+    (
+        "`git push --force origin main`",
+        [
+            ("git push --force=true origin main", R, S),
+            ("git -P push -f origin main", R, S),
+        ],
+    ),
+    (
+        "`kubectl delete pod web-0 -n prod`",
+        [
+            ("kubectl delete pods web-0 -n prod", R, S),
+            ("kubectl delete po web-0 --namespace=prod", R, S),
+            ("kubectl delete pod/web-0 -n prod", R, S),
+            ("kubectl delete pod/web-1 -n prod", A, N),
+            ("kubectl delete deploy web-0 -n prod", A, N),
+        ],
+    ),
+    (
+        "`docker build -t app:dev .`",
+        [
+            ("docker build --tag app:dev --progress plain .", R, S),
+            ("DOCKER_BUILDKIT=0 docker build -t app:dev .", A, N),
+        ],
+    ),
+    (
+        "`make deploy-fast`",
+        [
+            ("gmake deploy-fast", R, S),
+            ("gmake -n deploy-fast", A, N),
+        ],
+    ),
+    (
+        "`pip install -r requirements.txt`",
+        [
+            ("pip install -r requirements.txt --no-cache-dir", A, N),
+            ("pip install -r requirements.txt --timeout 60", A, N),
+            ("pip install --retries 10 -r requirements.txt", A, N),
+            ("python3.12 -m pip install -r requirements.txt", A, N),
+            ("pip3.12 install -r requirements.txt", A, N),
+            ("pip3 install -r requirements.txt --progress-bar off", R, S),
+        ],
+    ),
+    (
+        "`pytest -x tests/test_api.py`",
+        [
+            ("python -W error -m pytest -x tests/test_api.py", A, N),
+            ("python -O -m pytest -x tests/test_api.py", A, N),
+            ("python -I -m pytest -x tests/test_api.py", A, N),
+            ("python -u -B -m pytest -x tests/test_api.py", R, S),
+        ],
+    ),
+]
+CORPUS += HOLDOUT_28
 
 # Commands from agent transcripts that share no failed attempt above: all allowed.
 UNRELATED = [

@@ -14,10 +14,20 @@ import command_corpus  # noqa: E402
 
 def test_the_corpus_is_big_and_covers_every_kind() -> None:
     pairs = list(command_corpus.pairs())
-    assert len(pairs) >= 300
+    assert len(pairs) >= 540  # 342, then issue 28's hold-out and its twins
     kinds = {p.kind for p in pairs}
     assert kinds == {"match", "spelling", "near", "transcript"}
-    assert sum(p.label == "R" for p in pairs) >= 100 and sum(p.label == "A" for p in pairs) >= 100
+    assert sum(p.label == "R" for p in pairs) >= 300 and sum(p.label == "A" for p in pairs) >= 240
+
+
+def test_the_holdout_is_in_the_corpus() -> None:
+    """Issue 28: every hold-out case is a labelled pair (an advised one labelled allow)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_command_holdout import HOLDOUT
+
+    labelled = {(p.tried, p.command): p.label for p in command_corpus.pairs()}
+    for tried, command, expected in HOLDOUT:
+        assert labelled.get((tried, command)) == ("R" if expected == "R" else "A"), command
 
 
 def test_no_wrong_refusal_and_recall_as_published() -> None:

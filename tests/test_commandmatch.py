@@ -230,3 +230,55 @@ def test_unreadable_failures_ledger_exits_2(failures_repo: Path) -> None:
     write(failures_repo, "docs/Failed_Attempts.md", FAILURES + "| stray |\n")
     result = run(failures_repo, "check-command", "--", "ls")
     assert result.code == 2 and "docs/Failed_Attempts.md" in result.err
+
+
+MODELLED = """\
+# Failed attempts
+
+| ID | Tried | Failure | Workaround |
+|---|---|---|---|
+| F-001 | `go test -tags=musl ./...` | linker crash (error 22) | use `-tags=darwin_arm64` |
+| F-002 | `git push --force origin main` | lost a colleague's commits | `--force-with-lease` |
+| F-003 | `rm -rf build` | removed the vendored SDK | `make clean` |
+| F-004 | `git reset --hard HEAD~1` | dropped the fix | `git revert` |
+| F-005 | `kubectl delete pod web-0 -n prod` | lost the volume | scale down first |
+"""
+
+
+@pytest.mark.parametrize(
+    ("command", "refused"),
+    [
+        ("git push origin +main", "F-002"),
+        ("git push --force-with-lease origin main", None),
+        ("git push origin +my-feature", None),
+        ("GOFLAGS=-tags=musl go test ./...", "F-001"),
+        ("GOFLAGS=-tags=darwin go test ./...", None),
+        ("rm -rf ./build/", "F-003"),
+        ("rm -rf ../build", None),
+        ("git -c core.pager=cat reset --hard HEAD~1", "F-004"),
+        ("git -c core.hooksPath=x reset --hard HEAD~1", None),
+        ("perl -e 'system(\"git push --force origin main\")'", "F-002"),
+        ("node -e \"console.log('git push --force origin main')\"", None),
+        ("env -u GOFLAGS go test -tags=musl ./...", None),
+        ("kubectl delete pods web-0 --namespace=prod", "F-005"),
+        ("kubectl delete pod/web-1 -n prod", None),
+        ("bash -n -c 'go test -tags=musl ./...'", None),
+        ("sudo -l go test -tags=musl ./...", None),
+        ("false && T=musl; go test -tags=$T ./...", None),
+        ("true && T=musl && go test -tags=$T ./...", "F-001"),
+        ("python -W error -m pytest -x", None),
+    ],
+)
+def test_the_cli_refuses_what_runs_the_same_on_a_ledger_scanned_or_parsed(
+    ledger_repo: Path, command: str, refused: str | None
+) -> None:
+    """Issue 28: the forms the invocation model reads as one (a `+` refspec, GOFLAGS, a
+    path's spellings, a cosmetic `-c`, an interpreter's system call), through the
+    installed CLI: on the first check (the ledger parsed) and the next (its bytes scanned)."""
+    write(ledger_repo, "docs/Failed_Attempts.md", MODELLED)
+    commit(ledger_repo, "failures")
+    for _ in range(2):
+        result = run(ledger_repo, "check-command", "--json", "--", command)
+        data = json.loads(result.out)
+        assert [m["id"] for m in data["matches"]] == ([refused] if refused else []), command
+        assert result.code == (1 if refused else 0)

@@ -88,7 +88,9 @@ FORMS = [
     ("printf-into-bash", f"printf '{M}' | bash -s", f"printf '{M}' | tee cmd.txt"),
     # wrappers and prefixes
     ("cosmetic-assignments", f"NO_COLOR=1 PAGER=cat {M}", f"CGO_ENABLED=0 {M}"),
-    ("env-options", f"env -i PATH=/usr/bin -u GOFLAGS {M}", f"env -i PATH=/usr/bin {W}"),
+    # env's own options and cosmetic assignments; clearing or unsetting the environment
+    # (`env -i`, `-u GOFLAGS`) may be the workaround: another invocation (issue 28)
+    ("env-options", f"env -v PATH=/usr/bin -- {M}", f"env -i PATH=/usr/bin -u GOFLAGS {M}"),
     ("sudo-time-nice", f"sudo -E time -p nice -n 5 {M}", f"sudo -E time -p nice -n 5 {W}"),
     ("nohup-timeout", f"nohup timeout 60 {M} &", f"nohup timeout 60 {W} &"),
     ("command-exec", f"command {M}", f"command -v go && {W}"),

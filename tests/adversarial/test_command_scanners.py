@@ -9,7 +9,8 @@ from collections.abc import Callable
 
 import pytest
 
-from rehydrate.agents.commandline import read
+from rehydrate.agents import shell
+from rehydrate.agents.commandline import _echoed, _Variables, read
 from rehydrate.agents.commands import attempts_in_cell, commands_in, match
 from rehydrate.agents.outcomes import failing_check, salient
 from rehydrate.agents.shell import join_continuations, printed
@@ -21,6 +22,18 @@ BOUND = 3.0  # seconds
 
 def _match(tried: str, command: str) -> object:
     return [match(c, a) for a in attempts_in_cell(tried) for c in commands_in(command)]
+
+
+def _scopes(n: int, opener: shell.Simple = shell.SCOPE_OPEN) -> object:
+    """``n`` nested scopes (subshells, or ``&&`` parts), each setting two variables (one
+    of them the same), left one by one."""
+    known = _Variables()
+    for i in range(n):
+        known.scope(opener)
+        known.record(("T=musl", f"V{i}=1"))
+    for _ in range(n):
+        known.scope(shell.SCOPE_CLOSE)
+    return known.values
 
 
 def _placeholder(value: str) -> object:
@@ -50,6 +63,23 @@ CASES: list[tuple[str, Callable[[], object]]] = [
     ("many-options", lambda: _match("`git push -f o m`", "git push " + "-f " * (N // 3))),
     ("many-words", lambda: _match("`go test ./...`", "go test " + "./x " * (N // 4))),
     ("sudo-clusters", lambda: read("sudo " + "-E" * (N // 2) + "u root go test")),
+    ("node-exec-openers", lambda: read('node -e "' + "execSync(" * (N // 9) + '"')),
+    ("node-argv-strings", lambda: read("node -e \"spawn('a', [" + "'a'," * (N // 4) + '"')),
+    ("perl-system-strings", lambda: read("perl -e 'system(" + '"a",' * (N // 4) + "'")),
+    ("ruby-backticks", lambda: read("ruby -e '" + "`" * N + "'")),
+    ("perl-qx-openers", lambda: read("perl -e '" + "qx(" * (N // 3) + "'")),
+    ("echo-substitutions", lambda: _echoed(("$(echo " * (N // 7) + "go)",))),
+    ("subshell-scopes", lambda: _scopes(N // 4)),
+    ("chain-scopes", lambda: _scopes(N // 4, shell.MAYBE_OPEN)),
+    ("branch-scopes", lambda: _scopes(N // 4, shell.UNKNOWN_OPEN)),
+    ("readers", lambda: read("T=1; read " + "T " * (N // 2))),
+    ("runner-options", lambda: read("uv run " + "-x " * (N // 3) + "go test")),
+    ("resource-kinds", lambda: _match("`kubectl delete pod a`", "kubectl delete " + "po/" * N)),
+    ("noexec-options", lambda: read("bash -c " + "-x " * (N // 3) + "'go test'")),
+    ("goflags-options", lambda: _match("`go test ./...`", "GOFLAGS='" + "-v " * (N // 3) + "' go")),
+    ("path-spellings", lambda: _match("`rm -rf build`", "rm -rf " + "./" * (N // 2) + "b//")),
+    ("shell-clusters", lambda: read("bash -" + "e" * N + "o pipefail -c 'go test'")),
+    ("env-clusters", lambda: read("env -" + "v" * N + "i go test")),
     ("failure-counts", lambda: failing_check("pytest", "1 " * N)),
     ("failure-lines", lambda: failing_check("pytest", "FAIL\n" * (N // 5))),
     ("progress-bar", lambda: salient("." * N + " [100%]\n")),

@@ -26,6 +26,7 @@ from codex_harness import (
 )
 from fake_openai_responses import FakeResponses, Logged, shell, text
 from harness import FAILURES, SPEC, TASK
+from npm_client import VENV_BIN
 
 pytestmark = pytest.mark.realclient
 
@@ -197,6 +198,48 @@ def test_a_failed_command_is_captured_before_stop(codex: Path, project: Path, ap
     assert [p["command"] for p in pending["failures"]] == ["ls /nonexistent-rc-dir"]
     said = json.dumps(fake.turn_requests()[-1].inputs()[-1])
     assert "ls /nonexistent-rc-dir" in said  # the stop was held for it
+
+
+def _pending(project: Path) -> list[object]:
+    path = project / ".rehydrate" / "pending-failures.json"
+    if not path.exists():
+        return []
+    failures = json.loads(path.read_text(encoding="utf-8"))["failures"]
+    assert isinstance(failures, list)
+    return failures
+
+
+RED_TEST = "printf 'def test_red():\\n    assert 1 == 2\\n' > test_red.py && "
+
+
+def test_a_red_test_run_is_a_failing_check_and_not_captured(
+    codex: Path, project: Path, api: Any
+) -> None:
+    """Issue 28 item 4, through Codex: a test run that reports a failing test is the check
+    doing its job (red before green), so nothing is proposed as a failed approach and the
+    stop is not held for it. Codex's PostToolUse reads the exit code from its rollout."""
+    red = RED_TEST + f"{VENV_BIN / 'python'} -m pytest -q -p no:cacheprovider test_red.py"
+    fake = api([shell(red)], [text("red, as expected")], [text("second stop")])
+    session = run_codex(codex, project, fake, "run the test")
+    assert session.returncode == 0, session.stderr
+    turns = fake.turn_requests()
+    assert "1 failed" in json.dumps(turns[1].inputs())  # the run really failed
+    assert len(turns) == 2, "Stop held the session over a failing check"
+    assert _pending(project) == []
+
+
+def test_a_test_command_that_fails_otherwise_is_captured(
+    codex: Path, project: Path, api: Any
+) -> None:
+    """The twin: the same test command failing for another reason (an option pytest does
+    not know) is a failed approach, captured and held before the stop."""
+    wrong = RED_TEST + f"{VENV_BIN / 'python'} -m pytest --no-such-option test_red.py"
+    fake = api([shell(wrong)], [text("first stop")], [text("second stop")])
+    session = run_codex(codex, project, fake, "run the test")
+    assert session.returncode == 0, session.stderr
+    commands = [p["command"] for p in _pending(project) if isinstance(p, dict)]
+    assert commands == [wrong]
+    assert len(fake.turn_requests()) == 3, "the stop was held for the captured failure"
 
 
 def test_auto_compaction_is_verified_and_the_core_reinjected(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import GitError, RehydrateError
 from ..redact import redact
@@ -52,7 +52,7 @@ def _capped(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _item(raw: Any) -> Pending | None:
+def _item(raw: object) -> Pending | None:
     """One stored entry, or None when it is not what ``_write`` writes (not trusted)."""
     if not isinstance(raw, dict) or set(raw) != set(Pending._fields):
         return None
@@ -78,7 +78,7 @@ def _read(project: Project) -> tuple[int, list[Pending]]:
 
 
 def _write(project: Project, following: int, items: Sequence[Pending]) -> None:
-    body: dict[str, Any] = {
+    body: dict[str, object] = {
         "schema": SCHEMA,
         "next": following,
         "failures": [p._asdict() for p in items],

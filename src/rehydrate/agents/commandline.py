@@ -15,10 +15,11 @@ import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple
+from functools import cached_property
+from typing import NamedTuple
 
 from . import shell
-from .tooltable import program_name
+from .tooltable import program_name, tool
 
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*+=")
 _WORD = re.compile(r"^[A-Za-z][A-Za-z0-9_:-]*+$")  # a subcommand word: no '/', '.', '='
@@ -67,8 +68,17 @@ WRAPPERS: dict[str, frozenset[str]] = {
         | {"--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"}
     ),
 }
-# Wrappers whose first positional arguments are theirs, not the command's.
+# Wrappers whose first positional arguments are theirs, not the command's, unless one of
+# the options named gave them (``taskset -c 0 CMD``: the CPU list is the option's value).
 _WRAPPER_ARGS = {"timeout": 1, "flock": 1, "faketime": 1, "taskset": 1, "chrt": 1}
+_ARGS_GIVEN_BY = {"taskset": frozenset({"-c", "--cpu-list"})}
+# ``env`` options that take the environment away: a command run without what the row ran
+# with is another invocation (the removal may be the workaround), never refused by it.
+_ENV_CLEARED = frozenset({"-i", "-", "--ignore-environment"})
+_ENV_UNSET = frozenset({"-u", "--unset"})
+# Wrapper options that run the command in another directory (``env -C DIR``, ``sudo -D
+# DIR``): kept with the environment as ``--chdir=DIR``, another invocation unless ``.``.
+_CHDIR = {"env": frozenset({"-C", "--chdir"}), "sudo": frozenset({"-D", "--chdir"})}
 # Options whose value is a script the wrapper hands to a shell (``env -S``, ``flock -c``).
 _SCRIPT_VALUES = {
     "env": frozenset({"-S", "--split-string"}),
@@ -91,6 +101,7 @@ SCRIPT_RUNNERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 }
 _PYTHON = re.compile(r"^python[0-9.]*+$")
 _PYTHON_VALUED = frozenset({"-W", "-X", "-Q"})
+_MINOR = re.compile(r"[0-9]\.[0-9]++$")
 # A shell command line a Python one-liner hands to a shell: os.system('...'),
 # os.popen('...'), subprocess.*('...', shell=True). Linear: no nested quantifiers.
 _PY_SHELL = re.compile(
@@ -100,6 +111,9 @@ _PY_SHELL = re.compile(
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "su"})
 _SCRIPT_OPTION = re.compile(r"^-[A-Zabd-z]*+c[A-Za-z]*+$")  # -c, -lc, -ec, -xec ...
 _SHELL_VALUED = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
+_SHELL_LETTERS = re.compile(r"^-[A-Za-z]++$")  # with an `n` (`-n`, `-nc`): read, not run
+_SHELL_CLUSTER = re.compile(r"^[-+][A-Za-bd-z]++$")  # `-euo pipefail`: -o's value is next
+_SOURCES = frozenset({"source", "."})  # read a script into this shell: `. <(echo '...')`
 _EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
 
@@ -108,6 +122,9 @@ class Flag:
     name: str  # without leading dashes
     dashes: str  # "-" or "--"
     value: str | None  # the '=value' (or, where unambiguous, the next word)
+
+
+Parsed = tuple[frozenset[Flag], tuple[str, ...], tuple[Flag, ...]]
 
 
 @dataclass(frozen=True)
@@ -120,35 +137,39 @@ class Command:
     rest: tuple[str, ...]  # everything after the subcommand words, quoting removed
     text: str  # as written
     inner: tuple[str, ...] = ()  # scripts it hands to a shell (``env -S STRING``)
-    # readings of this command remembered per key (one candidate meets many attempts)
-    cache: dict[object, Any] = field(default_factory=dict, compare=False, repr=False)
+    # readings of this command remembered per (valued, greedy): one candidate meets many
+    # attempts. Not init fields: a copy (``dataclasses.replace``) reads itself afresh.
+    parsed: dict[tuple[frozenset[str], bool], Parsed] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
+    models: dict[tuple[frozenset[str], bool], object] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
 
-    def parse(
-        self, valued: frozenset[str], greedy: bool = False
-    ) -> tuple[frozenset[Flag], tuple[str, ...], tuple[Flag, ...]]:
+    def parse(self, valued: frozenset[str], greedy: bool = False) -> Parsed:
         """(flag set, positional args, flags in order). A flag named in ``valued`` (every
         flag when ``greedy``) takes the next word as its value when written without '='.
         Remembered per ``valued``: one candidate is compared with many attempts."""
         key = (valued, greedy)
-        found = self.cache.get(key)
+        found = self.parsed.get(key)
         if found is None:
-            found = self.cache[key] = _parse(self.rest, valued, greedy)
+            found = self.parsed[key] = _parse(self.rest, valued, greedy)
         return found
 
-    @property
+    @cached_property
     def valued(self) -> frozenset[str]:
-        """Names of the flags written ``--name=value``."""
-        found = self.cache.get("valued")
-        if found is None:
-            found = self.cache["valued"] = frozenset(
-                t.lstrip("-").partition("=")[0] for t in self.rest if t[:1] == "-" and "=" in t
+        """Names of the flags written ``--name=value``, not ``--name=true``/``=false``
+        (a switch spelled so: ``git push --force=true`` takes no next word)."""
+        return frozenset(
+            name
+            for name, _, value in (
+                t.lstrip("-").partition("=") for t in self.rest if t[:1] == "-" and "=" in t
             )
-        return found
+            if value.lower() not in ("true", "false")
+        )
 
 
-def _parse(
-    tokens: Sequence[str], valued: frozenset[str], greedy: bool
-) -> tuple[frozenset[Flag], tuple[str, ...], tuple[Flag, ...]]:
+def _parse(tokens: Sequence[str], valued: frozenset[str], greedy: bool) -> Parsed:
     flags: list[Flag] = []
     positional: list[str] = []
     index = 0
@@ -187,7 +208,7 @@ def normalize(words: Sequence[str], text: str = "") -> Command | None:
     """Strip env assignments and wrappers; None when nothing command-like is left."""
     text = text or " ".join(words)
     first = words[0] if words else ""
-    if first and "=" not in first and "/" not in first and first not in WRAPPERS:
+    if first and "=" not in first and "/" not in first and first not in _PREFIXES:
         return _command(words, 0, frozenset(), (), text)  # the common case, quickly
     env: set[str] = set()
     inner: list[str] = []
@@ -208,10 +229,15 @@ def _command(
     if not _PROGRAM.match(base) or word.startswith("-"):
         return None
     program = program_name(base)
+    if base != program and _MINOR.search(base):  # `pip3.12`: that interpreter's, maybe not
+        env = env | {base}  # the one `pip` runs: another invocation (the name is kept)
     if _PYTHON.match(program) or program == "python":
         module = _python_module(words, index + 1)
         if module is not None:  # `python -m pip install` is `pip install`
-            name, after = module
+            name, after, options = module
+            kept = [o for o in options if o not in tool("python").cosmetic]
+            if kept:  # `python -W error -m pytest`, `-O`, `-I`: the interpreter runs otherwise
+                env = env | {" ".join(kept)}
             return _command([*words[:index], name, *words[after:]], index, env, inner, text)
     start = end = index + 1
     while end < len(words) and end - start < MAX_SUBCOMMAND_WORDS and _WORD.match(words[end]):
@@ -219,18 +245,44 @@ def _command(
     return Command(program, env, tuple(words[start:end]), tuple(words[end:]), text, inner)
 
 
-def _python_module(words: Sequence[str], index: int) -> tuple[str, int] | None:
-    """(module, index after it) of ``python [options] -m MODULE``, or None."""
+def _python_module(words: Sequence[str], index: int) -> tuple[str, int, list[str]] | None:
+    """(module, index after it, the options before it) of ``python [options] -m MODULE``,
+    or None."""
+    options: list[str] = []
     while index < len(words) and words[index].startswith("-"):
         option = words[index]
         if option == "-m" and index + 1 < len(words):
-            return program_name(words[index + 1].partition(".")[0]), index + 2
+            return program_name(words[index + 1].partition(".")[0]), index + 2, options
         if option.startswith("-m") and len(option) > 2:
-            return program_name(option[2:].partition(".")[0]), index + 1
+            return program_name(option[2:].partition(".")[0]), index + 1, options
         if option in ("-c", "--"):
             return None
-        index += 2 if option in _PYTHON_VALUED else 1
+        valued = option in _PYTHON_VALUED and index + 1 < len(words)
+        options.append(f"{option} {words[index + 1]}" if valued else option)
+        index += 2 if valued else 1
     return None
+
+
+# Project runners that run a command in the project's environment (``uv run pytest``):
+# the command follows ``run``. That environment may not be the one the bare command runs
+# in (``uv run pytest`` is the usual workaround for ``pytest: command not found``), so the
+# runner and its options are kept with the environment: ``uv run pytest`` is refused by a
+# row ``uv run pytest``, advised by a row ``pytest``.
+RUNNERS = frozenset({"uv", "poetry", "pipenv", "pdm", "rye", "hatch"})
+_PREFIXES = frozenset(WRAPPERS) | RUNNERS  # first words that may not be the program
+
+
+def _runner_end(words: Sequence[str], index: int, env: set[str]) -> int:
+    """Where the command after ``RUNNER run [options]`` starts (``index`` at ``run``)."""
+    end = len(words)
+    start = index = index + 1
+    while index < end and words[index].startswith("-") and words[index] != "--":
+        index += 1
+    if index < end and words[index] == "--":
+        index += 1
+    given = [w for w in words[start - 2 : index] if w != "--"]
+    env.add(" ".join(given))  # `uv run`, `uv run --with x`: kept as written
+    return index
 
 
 def _prefixes_end(words: Sequence[str], env: set[str], inner: list[str]) -> int | None:
@@ -245,14 +297,32 @@ def _prefixes_end(words: Sequence[str], env: set[str], inner: list[str]) -> int 
             index += 1
             changed = True
         wrapper = os.path.basename(words[index]) if index < end else ""
+        if wrapper in RUNNERS and index + 1 < end and words[index + 1] == "run":
+            index = _runner_end(words, index + 1, env)
+            changed = True
+            continue
         if wrapper not in WRAPPERS:
             continue
         index += 1
         if wrapper == "command" and index < end and words[index] in ("-v", "-V"):
             return None
-        index = _options_end(words, index, wrapper, env, inner)
+        start, index = index, _options_end(words, index, wrapper, env, inner)
+        if any(_looks_only(wrapper, w) for w in words[start:index]):
+            return None  # `sudo -l CMD`, `env --help`: the command is not run
         changed = True
     return index
+
+
+# Wrapper options that only list, edit or print, and run no command (``sudo -l go test``
+# says whether it may run); ``--help`` and ``--version`` for every wrapper.
+_LOOKS_ONLY = {"sudo": frozenset({"-l", "--list", "-e", "--edit", "-V"})}
+
+
+def _looks_only(wrapper: str, option: str) -> bool:
+    if option in ("--help", "--version") or option in _LOOKS_ONLY.get(wrapper, ()):
+        return True
+    # a cluster of sudo's switches holding -l (`-El`)
+    return wrapper == "sudo" and "l" in option and bool(_SHELL_LETTERS.match(option))
 
 
 def _options_end(
@@ -265,7 +335,7 @@ def _options_end(
 ) -> int:
     """Where a wrapper's own options (and arguments) end."""
     takes_value, end = WRAPPERS[wrapper], len(words)
-    scripts = _SCRIPT_VALUES.get(wrapper, frozenset())
+    given = _ARGS_GIVEN_BY.get(wrapper, frozenset())
     while index < end and (
         words[index].startswith("-") or (wrapper == "env" and _ASSIGNMENT.match(words[index]))
     ):
@@ -277,20 +347,21 @@ def _options_end(
         if option == "--":
             break
         name, eq, value = option.partition("=")
+        if wrapper == "env" and (option in _ENV_CLEARED or _clears(option)):
+            env.add("-i")  # `env -i`, `env -iu X`: the environment is cleared
         if eq and name in takes_value:  # `--split-string='go test'`
-            if name in scripts:
-                inner.append(value)
+            _value(wrapper, name, value, env, inner)
+            args = args and name not in given
             continue
         taken = _valued_letter(option, takes_value)
         if taken is None:
             continue
         letter, attached = taken
+        args = args and letter not in given
         if attached:  # `-S'go test'`, `-n5`
-            if letter in scripts:
-                inner.append(attached)
+            _value(wrapper, letter, attached, env, inner)
         elif index < end:  # `-u root`, `-Eu root`
-            if letter in scripts:
-                inner.append(words[index])
+            _value(wrapper, letter, words[index], env, inner)
             index += 1
     if not args or wrapper not in _WRAPPER_ARGS:
         return index
@@ -298,6 +369,27 @@ def _options_end(
     if index < end and words[index].startswith("-"):  # `flock FILE -c '...'`
         return _options_end(words, index, wrapper, env, inner, args=False)
     return index
+
+
+def _value(wrapper: str, option: str, value: str, env: set[str], inner: list[str]) -> None:
+    """Take in what the value of a wrapper's ``option`` changes: a script it hands to a
+    shell (``env -S``), a variable it unsets (``env -u``), the directory (``env -C``)."""
+    if option in _SCRIPT_VALUES.get(wrapper, ()):
+        inner.append(value)
+    elif wrapper == "env" and option in _ENV_UNSET:
+        env.add(value)  # a name without `=`: unset
+    elif option in _CHDIR.get(wrapper, ()) and value.rstrip("/") not in (".", ""):
+        env.add(f"--chdir={value}")
+
+
+def _clears(option: str) -> bool:
+    """``env``'s ``-i`` in a cluster of its switches (``-vi``, ``-iu NAME``)."""
+    for letter in option[1:] if option[1:2] != "-" else "":
+        if letter == "i":
+            return True
+        if not letter.isalpha() or "-" + letter in WRAPPERS["env"]:
+            return False
+    return False
 
 
 def _valued_letter(option: str, takes_value: frozenset[str]) -> tuple[str, str] | None:
@@ -329,6 +421,12 @@ _PY_ARGV = re.compile(
 _PY_STRING = re.compile(r"'([^'\\\n]*+)'|\"([^\"\\\n]*+)\"")
 
 
+# Builtins that set the variables they name to what they read or compute.
+_SETTERS = frozenset({"read", "mapfile", "readarray", "getopts", "printf", "let", "select"})
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*+$")
+_OPENERS = frozenset({shell.SCOPE_OPEN.words, shell.MAYBE_OPEN.words, shell.UNKNOWN_OPEN.words})
+
+
 class _Variables:
     """The shell variables a command line sets before a command runs, when their values
     are written out (``T=musl; go test -tags=$T``), and those it exports."""
@@ -337,6 +435,41 @@ class _Variables:
         self.values: dict[str, str] = {}
         self._exported: dict[str, str] = {}  # name -> "name=value"
         self._frozen: frozenset[str] | None = frozenset()
+        # (name, value, export) before each change, for undoing a subshell's changes
+        self._journal: list[tuple[str, str | None, str | None]] = []
+        # each open scope: its marker, where its changes start, the names it set itself
+        self._opened: list[tuple[tuple[str, ...], int, list[str]]] = []
+        self._unknown = 0  # open scopes whose assignments may not run
+
+    def scope(self, simple: shell.Simple) -> bool:
+        """Take in a scope's marker (``shell.SCOPE_OPEN`` and the others): leaving a
+        subshell undoes what it set; leaving a part that may not have run (``a && T=1;``)
+        forgets what it set. Linear: each change is undone or forgotten once."""
+        words = simple.words
+        if words in _OPENERS:
+            self._unknown += words == shell.UNKNOWN_OPEN.words
+            self._opened.append((words, len(self._journal), []))
+            return True
+        if words != shell.SCOPE_CLOSE.words:
+            return False
+        if not self._opened:
+            return True
+        opener, start, names = self._opened.pop()
+        self._unknown -= opener == shell.UNKNOWN_OPEN.words
+        if opener == shell.SCOPE_OPEN.words:
+            while len(self._journal) > start:
+                name, value, exported = self._journal.pop()
+                self.values.pop(name, None)
+                self._exported.pop(name, None)
+                if value is not None:
+                    self.values[name] = value
+                if exported is not None:
+                    self._exported[name] = exported
+                self._frozen = None
+        else:
+            for name in names:
+                self._drop(name)  # set in a part that may not have run: not known
+        return True
 
     @property
     def exported(self) -> frozenset[str]:
@@ -345,11 +478,26 @@ class _Variables:
             self._frozen = frozenset(self._exported.values())
         return self._frozen
 
+    def exported_to(self, words: tuple[str, ...]) -> frozenset[str]:
+        """The exported assignments a command written ``words`` is given as its
+        environment: not those it expands itself (``export T=musl; go test -tags=$T``
+        sets T to spell a word of the command line, not for the program to read)."""
+        exported = self.exported
+        if not exported:
+            return exported
+        named = {a or b for w in words if "$" in w for a, b in _VARIABLE.findall(w)}
+        return frozenset(e for e in exported if e.partition("=")[0] not in named)
+
     def record(self, words: tuple[str, ...]) -> bool:
         """Take in ``words`` when they only set, export or unset variables."""
         if not words:
             return False
         head = words[0]
+        if head in _SETTERS:  # `read T`, `printf -v T …`: a value not known before it runs
+            for word in words[1:]:
+                if _NAME.match(word):
+                    self._drop(word)
+            return False
         if head in ("export", "unset", "declare", "typeset", "readonly", "local"):
             for word in words[1:]:
                 name, eq, value = word.partition("=")
@@ -369,14 +517,18 @@ class _Variables:
 
     def _set(self, name: str, value: str, export: bool) -> None:
         self._drop(name)
-        if any(mark in value for mark in _DYNAMIC):
+        if self._unknown or any(mark in value for mark in _DYNAMIC):
             return  # not known before it runs
+        if self._opened:
+            self._opened[-1][2].append(name)
         self.values[name] = value
         if export:
             self._exported[name] = f"{name}={value}"
             self._frozen = None
 
     def _drop(self, name: str) -> None:
+        if self._opened:
+            self._journal.append((name, self.values.get(name), self._exported.get(name)))
         self.values.pop(name, None)
         if self._exported.pop(name, None) is not None:
             self._frozen = None
@@ -391,6 +543,21 @@ class _Variables:
             return values.get(name, found[0])
 
         return tuple(_VARIABLE.sub(value, w) if "$" in w else w for w in words)
+
+
+# `$(echo WORD)` (or backticks) with one literal word that is not an option: that word.
+_ECHOED = re.compile(
+    r"\$\(\s*+echo\s++([A-Za-z0-9_./:+@%][A-Za-z0-9_./:+@%-]*+)\s*+\)"
+    r"|`\s*+echo\s++([A-Za-z0-9_./:+@%][A-Za-z0-9_./:+@%-]*+)\s*+`"
+)
+
+
+def _echoed(words: tuple[str, ...]) -> tuple[str, ...]:
+    """``words`` with each ``$(echo WORD)`` replaced by what it prints (``"$(echo go)"
+    test`` runs ``go test``): the one substitution whose output is known before it runs."""
+    if not any("$(" in w or "`" in w for w in words):
+        return words
+    return tuple(_ECHOED.sub(lambda m: m[1] or m[2], w) for w in words)
 
 
 class Reading(NamedTuple):
@@ -417,17 +584,19 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
             simples = [shell.Simple(item)]
         known = _Variables()  # what earlier commands of this text set, in order
         for simple in simples:
-            if known.record(simple.words):
+            if known.scope(simple) or known.record(simple.words):
                 continue
-            simple = simple._replace(words=known.expand(simple.words))
+            written = simple.words
+            simple = simple._replace(words=_echoed(known.expand(written)))
             if simple.words in read_words and not simple.stdin and not known.exported:
                 continue
             read_words.add(simple.words)
             command = normalize(simple.words)
             if command is None:
                 continue
-            if known.exported:  # `export CGO_ENABLED=0; go build` runs with it set
-                command = replace(command, env=command.env | known.exported)
+            exported = known.exported_to(written)
+            if exported:  # `export CGO_ENABLED=0; go build` runs with it set
+                command = replace(command, env=command.env | exported)
             key = (command.program, command.env, command.words, command.rest)
             if key in seen:
                 continue
@@ -453,31 +622,44 @@ def _handed_on(command: Command, simple: shell.Simple) -> Iterator[str | tuple[s
     elif program in SCRIPT_RUNNERS:
         yield from _runner_script(program, args)
     elif program in SHELLS:
-        skip = False
-        for index, token in enumerate(args):
-            if skip:
-                skip = False
-            elif _SCRIPT_OPTION.match(token):
-                script = next((t for t in args[index + 1 :] if not t.startswith("-")), None)
-                if script is not None:
-                    yield script
-                return
-            elif token in _SHELL_VALUED:
-                skip = True  # `-o pipefail`
-            elif token.startswith("<(") and token.endswith(")"):
-                yield from _substituted_script(token[2:-1])  # `bash <(echo '...')`
-                return
-            elif not token.startswith(("-", "+")):
-                return  # `bash script.sh`: a file we do not read
-        yield from simple.stdin  # `bash <<'EOF'`, `sh -s <<<'...'`
+        yield from _shell_scripts(args, simple)
+    elif program in _SOURCES:
+        if args and args[0].startswith("<(") and args[0].endswith(")"):
+            yield from _substituted_script(args[0][2:-1])
     elif program == "python" or _PYTHON.match(program):
         yield from _python_scripts(args)
+    elif program in ONE_LINERS:
+        yield from _one_liner_scripts(program, args)
     elif program == "find":
         for index, token in enumerate(args):
             if token in _EXEC:
                 tail = args[index + 1 :]
                 stop = next((i for i, t in enumerate(tail) if t in (";", "+")), len(tail))
                 yield tuple(tail[:stop])
+
+
+def _shell_scripts(args: Sequence[str], simple: shell.Simple) -> Iterator[str]:
+    """The scripts a shell is handed: ``-c STRING``, ``<(echo '...')``, its stdin."""
+    skip = False
+    for index, token in enumerate(args):
+        if skip:
+            skip = False
+        elif token == "--noexec" or ("n" in token and _SHELL_LETTERS.match(token)):
+            return  # `bash -n -c '...'`: the script is read, not run
+        elif _SCRIPT_OPTION.match(token):
+            at = next((i for i in range(index + 1, len(args)) if args[i][:1] != "-"), None)
+            after = args[index + 1 : at]  # `bash -c -n '...'`: still the shell's options
+            if at is not None and not any("n" in t and _SHELL_LETTERS.match(t) for t in after):
+                yield args[at]
+            return
+        elif token in _SHELL_VALUED or (token[-1] in "oO" and _SHELL_CLUSTER.match(token)):
+            skip = True  # `-o pipefail`, `-euo pipefail`
+        elif token.startswith("<(") and token.endswith(")"):
+            yield from _substituted_script(token[2:-1])  # `bash <(echo '...')`
+            return
+        elif not token.startswith(("-", "+")):
+            return  # `bash script.sh`: a file we do not read
+    yield from simple.stdin  # `bash <<'EOF'`, `sh -s <<<'...'`
 
 
 def _runner_script(program: str, args: Sequence[str]) -> Iterator[str]:
@@ -523,6 +705,8 @@ def _python_scripts(args: Sequence[str]) -> Iterator[str | tuple[str, ...]]:
     for index, token in enumerate(args[:-1]):
         if token == "-c" or (token[:1] == "-" and token.endswith("c") and token[1:].isalpha()):
             code = args[index + 1]
+            if _changes_environment(code):
+                return
             for found in _PY_SHELL.finditer(code):
                 yield found[1] if found[1] is not None else found[2]
             for found in _PY_ARGV.finditer(code):
@@ -530,3 +714,99 @@ def _python_scripts(args: Sequence[str]) -> Iterator[str | tuple[str, ...]]:
             return
         if not token.startswith("-"):
             return
+
+
+# Interpreters that run a one-liner (``node -e CODE``, ``perl -e CODE``, ``ruby -e CODE``):
+# program -> the options whose value is the code. What the code hands to a shell or runs
+# as an argument list is read like ``python -c``'s: a call with string literals only.
+# A loop over input lines (``perl -ne``, ``ruby -pe``) may run it no time: not read.
+ONE_LINERS: dict[str, frozenset[str]] = {
+    "node": frozenset({"-e", "--eval", "-p", "--print"}),
+    "perl": frozenset({"-e", "-E"}),
+    "ruby": frozenset({"-e"}),
+}
+_LOOPS = frozenset("np")
+_STR = r"'([^'\\\n]*+)'|" + r'"([^"\\\n]*+)"'
+_LITERAL = re.compile(_STR)
+# node: child_process's execSync/exec take a command line; execFile*/spawn* a program
+# and its arguments. Called on the module (`require('child_process').exec`,
+# `child_process.exec`) or bare (destructured), never as another object's method.
+_CALLED = r"(?:child_process\.|\)\.|(?<![\w$.]))"
+_NODE_SHELL = re.compile(_CALLED + r"(?:execSync|exec)\(\s*+(?:" + _STR + r"|`([^`\\$\n]*+)`)")
+_NODE_ARGV = re.compile(
+    _CALLED
+    + r"(?:execFileSync|execFile|spawnSync|spawn)\(\s*+(?:"
+    + _STR
+    + r")\s*+(?:,\s*+\[((?:\s*+(?:"
+    + _STR
+    + r")\s*+,?)*+)\])?+"
+)
+# perl and ruby: system/exec/spawn with one string (a command line) or several (a
+# program and its arguments), with or without parentheses; backticks, qx(), %x().
+_SYSTEM = re.compile(
+    r"(?<![\w$@%&.>:])(?:system|exec|spawn)\b\s*+\(?+\s*+((?:"
+    + _STR
+    + r")(?:\s*+,\s*+(?:"
+    + _STR
+    + r"))*+)"
+)
+_BACKTICK = re.compile(r"`([^`\\\n]*+)`|(?:qx|%x)(?:\(([^()\\\n]*+)\)|\{([^{}\\\n]*+)\})")
+
+
+def _one_liner_scripts(program: str, args: Sequence[str]) -> Iterator[str | tuple[str, ...]]:
+    """What ``node -e``/``perl -e``/``ruby -e`` code runs: command lines and argument lists."""
+    options = ONE_LINERS[program]
+    codes: list[str] = []
+    index = 0
+    while index < len(args) and args[index].startswith("-"):
+        token = args[index]
+        index += 1
+        name, eq, value = token.partition("=")
+        letters = token[1:] if program != "node" and token[1:].isalpha() else ""
+        if _LOOPS & set(letters):
+            return  # `perl -ne`, `ruby -n -e`: run once per input line, maybe never
+        if eq and name in options:
+            codes.append(value)
+        elif (token in options or letters[-1:] in ("e", "E")) and index < len(args):
+            codes.append(args[index])
+            index += 1
+    for code in codes:
+        yield from _calls(program, code)
+
+
+def _calls(program: str, code: str) -> Iterator[str | tuple[str, ...]]:
+    """The command lines (strings) and argument lists (tuples) ``code`` runs."""
+    if _changes_environment(code):
+        return
+    if program == "node":
+        for found in _NODE_SHELL.finditer(code):
+            yield next(g for g in found.groups() if g is not None)
+        for found in _NODE_ARGV.finditer(code):
+            first = found[1] if found[1] is not None else found[2]
+            rest = tuple(a or b for a, b in _LITERAL.findall(found[3] or ""))
+            yield (first, *rest)
+        return
+    for found in _SYSTEM.finditer(code):
+        words = tuple(a or b for a, b in _LITERAL.findall(found[1]))
+        if all(_literal(program, w) for w in words):
+            yield words[0] if len(words) == 1 else words
+    for found in _BACKTICK.finditer(code):
+        text = next(g for g in found.groups() if g is not None)
+        if _literal(program, text):
+            yield text
+
+
+# What a one-liner writes to give what it runs another environment (``env=`` and ``{env:
+# …}`` options, ``os.environ[…] =``, ``process.env.X =``, ``ENV[…] =``, ``$ENV{…} =``):
+# then the command it runs is another invocation (as ``env -u`` is), so none is read.
+_ENVIRONMENT = ("env=", "env =", "env:", "environ", "putenv", "process.env", "ENV[", "$ENV{")
+
+
+def _changes_environment(code: str) -> bool:
+    return any(mark in code for mark in _ENVIRONMENT)
+
+
+def _literal(program: str, text: str) -> bool:
+    """Whether a string of ``program``'s code is the text it runs: a Ruby ``#{...}``
+    is filled in when it runs (a shell would read it as a comment)."""
+    return program != "ruby" or "#{" not in text

@@ -9,7 +9,7 @@ work-tree ledger for the check without a full parse where it can.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .commandline import read
 from .failfile import FailureFile
@@ -67,7 +67,7 @@ def load_failures(repo: Repo, config: Config) -> FailureFile:
     return load(repo, config)
 
 
-def command_from_hook(event: Any) -> str | None:
+def command_from_hook(event: object) -> str | None:
     """``tool_input.command`` of a Claude Code PreToolUse event, or None."""
     if not isinstance(event, dict):
         return None

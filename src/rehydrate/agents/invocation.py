@@ -20,6 +20,7 @@ variable more (``CGO_ENABLED=0`` may be the workaround) is a different invocatio
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import NamedTuple
 
 from .commandline import Command, _is_number
@@ -45,13 +46,14 @@ def model(command: Command, valued: frozenset[str] = frozenset(), greedy: bool =
     """``command`` as what it runs. ``valued``: names of unknown options that take the
     next word (written ``--name=value`` in one of the commands compared); ``greedy``:
     every unknown option written without ``=`` takes the next word."""
-    key = ("model", valued, greedy)
-    found = command.cache.get(key)
-    if found is not None:
-        return found  # type: ignore[no-any-return]
+    key = (valued, greedy)
+    found = command.models.get(key)
+    if isinstance(found, Model):
+        return found
     row = tool(command.program)
-    found = command.cache[key] = _read(command, row, command.words + command.rest, valued, greedy)
-    return found
+    model = _read(command, row, command.words + command.rest, valued, greedy)
+    command.models[key] = model
+    return model
 
 
 def _read(
@@ -61,11 +63,15 @@ def _read(
     positional: list[str] = []
     words: list[str] = []
     depth = row.depth if row is not GENERIC else 0
+    env = command.env
+    if row.flags_env:  # `GOFLAGS=-tags=musl go test`: options given before the command's
+        env, options = _flags_from_env(command.env, row, valued, greedy)
     index = 0
+    run_from = -1  # where what a subcommand runs starts (`docker run IMAGE ...`)
     while index < len(tokens):
         token = tokens[index]
         index += 1
-        sub = words[0] if words else ""
+        sub = row.paths.get(tuple(words), tuple(words))[0] if words else ""
         if token == "--":
             positional.extend(tokens[index:])
             break
@@ -78,19 +84,76 @@ def _read(
                 if len(words) == 1 and words[0] in row.nested:
                     depth += 1
             elif row.stops and " ".join(words) in row.stops:
+                run_from = len(positional)
                 positional.extend(tokens[index - 1 :])  # `docker run IMAGE ARGS...`
                 break
             else:
                 positional.append(token)
             continue
         index = _option(token, tokens, index, row, sub, valued, greedy, options)
-    cosmetic = row.cosmetic
-    kept = frozenset(o for o in options if o[0] not in cosmetic)
-    env = frozenset(e for e in command.env if e.partition("=")[0] not in COSMETIC_ENV)
     path = row.paths.get(tuple(words), tuple(words))
+    if row.files:  # `rm -rf ./build/` is `rm -rf build`
+        mine = positional if run_from < 0 else positional[:run_from]
+        positional[: len(mine)] = [_path(p) for p in mine]
+    if row.kinds and positional and run_from != 0:  # `kubectl delete pods web-0`
+        kind, slash, name = positional[0].partition("/")
+        if kind in row.kinds and (not slash or name):
+            positional[:1] = [row.kinds[kind], name] if slash else [row.kinds[kind]]
+    forced = row.forcing.get(" ".join(path))
+    if forced and len(positional) > 1:
+        refs = positional[1:]  # `git push origin +main` forces main: `--force`
+        if all(r.startswith("+") for r in refs) or (forced, None) in options:
+            positional[1:] = [r[1:] if r.startswith("+") else r for r in refs]
+            options.append((forced, None))
+    kept = frozenset(_kept(options, row))
+    env = frozenset(e for e in env if "=" not in e or e.partition("=")[0] not in COSMETIC_ENV)
     if row is GENERIC and positional and _SUBCOMMAND.match(positional[0]):
         path = (positional[0],)  # an unknown tool: its first word stands for its subcommand
     return Model(command.program, path, kept, tuple(positional), env)
+
+
+def _kept(options: list[Option], row: Tool) -> Iterator[Option]:
+    """The options that change what runs, each path-valued one's path spelled one way."""
+    cosmetic, prefixes = row.cosmetic, row.cosmetic_values
+    for name, value in options:
+        if name in cosmetic:
+            continue
+        if value is not None and name in prefixes and value.startswith(prefixes[name]):
+            continue  # `git -c core.pager=cat`
+        yield (name, _path(value) if value is not None and name in row.path_values else value)
+
+
+def _path(word: str) -> str:
+    """One spelling of a path: ``./build/``, ``build//`` and ``build`` are ``build``; a
+    Go package pattern (``./...``) and ``/`` stay as written. The result is part of
+    every spelling (the ledger scan looks for it as written)."""
+    if "..." in word:
+        return word
+    start = 0
+    while word.startswith("./", start) and len(word) > start + 2:
+        start += 2
+    word = word[start:] if start else word
+    return word.rstrip("/") or word
+
+
+def _flags_from_env(
+    env: frozenset[str], row: Tool, valued: frozenset[str], greedy: bool
+) -> tuple[frozenset[str], list[Option]]:
+    """The environment without ``row.flags_env``, and the options its value spells."""
+    prefix = row.flags_env + "="
+    given = [e for e in env if e.startswith(prefix)]
+    if not given:
+        return env, []
+    tokens = tuple(given[0][len(prefix) :].split())
+    options: list[Option] = []
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        index += 1
+        if not _is_option(token):
+            return env, []  # not flags after all: left in the environment, as written
+        index = _option(token, tokens, index, row, "", valued, greedy, options)
+    return env - {given[0]}, options
 
 
 def _option(
@@ -117,6 +180,8 @@ def _option(
         return index
     bare = spelled.lstrip("-")
     takes = row.takes_value(name, sub) or bare in valued or (greedy and row is GENERIC)
+    if takes and name in row.numeric and not _numeric_next(tokens, index):
+        takes = False  # `make -j deploy`: -j without a number takes nothing
     if takes and index < len(tokens) and (row is not GENERIC or not _is_option(tokens[index])):
         out.append((name, tokens[index]))
         return index + 1
@@ -139,13 +204,17 @@ def _cluster(
             if attached:
                 out.append((name, attached))
                 return index
-            if index < len(tokens):
+            if index < len(tokens) and (name not in row.numeric or _numeric_next(tokens, index)):
                 out.append((name, tokens[index]))
                 return index + 1
             out.append((name, None))
             return index
         out.append((name, None))
     return index
+
+
+def _numeric_next(tokens: tuple[str, ...], index: int) -> bool:
+    return index < len(tokens) and tokens[index].replace(".", "", 1).isdigit()
 
 
 def _valued_names(command: Command) -> frozenset[str]:

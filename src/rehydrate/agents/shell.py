@@ -18,7 +18,10 @@ import os
 import re
 import time
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:  # the grammar is loaded on first use, never at import
+    from tree_sitter import Node, Parser
 
 # The grammar's error recovery is quadratic on some hostile text (`a|a|...|`: 4 KB costs
 # ~0.4 s, 16 KB seconds, and its cancellation is not polled then). Short text is parsed
@@ -44,6 +47,24 @@ class Simple(NamedTuple):
 
     words: tuple[str, ...]
     stdin: tuple[str, ...] = ()
+
+
+# Markers among the simple commands ``parse`` gives (no command has these words), for the
+# variables a later command sees (``commandline.read``): a subshell's (``( … )``, ``$( …
+# )``, ``<( … )``, a pipeline stage) are forgotten after it; what may not run (a loop or
+# branch body, a function's, what follows ``||``) is not known in it nor after it; what
+# follows ``&&`` is known to the rest of that chain only. SCOPE_CLOSE ends each one.
+SCOPE_OPEN = Simple(("\x00(",))
+MAYBE_OPEN = Simple(("\x00?(",))
+UNKNOWN_OPEN = Simple(("\x00!(",))
+SCOPE_CLOSE = Simple(("\x00)",))
+_SCOPES = frozenset({"subshell", "command_substitution", "process_substitution"})
+# An assignment that is part of another command (`T=1 go test`, `export T=1`), read there.
+_ASSIGNS_AS_PART = frozenset({"command", "declaration_command", "variable_assignments"})
+_MAYBE = frozenset(
+    {"while_statement", "for_statement", "c_style_for_statement", "if_statement"}
+    | {"case_statement", "function_definition"}
+)
 
 
 class Script(NamedTuple):
@@ -101,7 +122,7 @@ def _grammar(data: bytes, budget: Budget) -> tuple[Parsed | None, str]:
     return _parse_in_child(data), f"the shell grammar did not finish in {CHILD_SECONDS} s"
 
 
-_PARSER: list[Any] = []
+_PARSER: list[Parser] = []
 
 
 def _parse_here(data: bytes) -> Parsed | None:
@@ -124,7 +145,7 @@ def _parse_here(data: bytes) -> Parsed | None:
     return list(_Walk(data).run(root)), (_first_error(root) if root.has_error else None)
 
 
-def _bash() -> Any:
+def _bash() -> object:
     """The bash grammar, from the package's compiled binding alone: importing the package
     (or any module of it) runs its ``__init__``, whose ``importlib.resources`` costs ~30 ms
     for query files the check never reads."""
@@ -139,7 +160,8 @@ def _bash() -> Any:
             if os.path.isfile(path) and binding is not None and binding.loader is not None:
                 module = importlib.util.module_from_spec(binding)
                 binding.loader.exec_module(module)
-                return module.language()
+                found: object = module.language()
+                return found
     from tree_sitter_bash import language  # pragma: no cover - another layout of the package
 
     return language()  # pragma: no cover
@@ -195,7 +217,7 @@ def _parse_in_child(data: bytes) -> Parsed | None:
             os.waitpid(pid, 0)
 
 
-def _first_error(root: Any) -> tuple[int, int]:
+def _first_error(root: Node) -> tuple[int, int]:
     """Where the parse went wrong: the first missing token, else the first error node."""
     stack, first = [root], None
     while stack:
@@ -227,10 +249,10 @@ class _Walk:
     def __init__(self, data: bytes) -> None:
         self.data = data
 
-    def text(self, node: Any) -> str:
+    def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "surrogateescape")
 
-    def word(self, node: Any) -> str:
+    def word(self, node: Node) -> str:
         """A word as the shell passes it: quoting removed, expansions as written."""
         kind = node.type
         if kind in _WORD_NODES:
@@ -248,7 +270,7 @@ class _Walk:
             return "".join(self.word(c) for c in node.children)
         return self.text(node)
 
-    def command(self, node: Any) -> Simple:
+    def command(self, node: Node) -> Simple:
         words: list[str] = []
         stdin: list[str] = []
         for child in node.children:
@@ -265,7 +287,7 @@ class _Walk:
                 words.append(self.word(child))
         return Simple(tuple(words), tuple(stdin))
 
-    def redirected(self, body: Any, statement: Any) -> Simple:
+    def redirected(self, body: Node, statement: Node) -> Simple:
         """A command with redirections after it: heredoc bodies are its input, and the
         words after a redirection's target are its arguments (``go >x test``: the grammar
         reads ``test`` as a second target)."""
@@ -279,7 +301,7 @@ class _Walk:
                 stdin.extend(self.text(c) for c in redirect.children if c.type == "heredoc_body")
         return Simple(tuple(words), tuple(stdin))
 
-    def pipeline(self, node: Any) -> Iterator[tuple[Simple | None, Any]]:
+    def pipeline(self, node: Node) -> Iterator[tuple[Simple | None, Node]]:
         """Each stage of a pipeline (a command, with what an ``echo``/``printf`` stage
         before it prints as its input: ``echo 'go test' | sh``), or another node."""
         fed: tuple[str, ...] = ()
@@ -292,7 +314,7 @@ class _Walk:
             yield simple._replace(stdin=simple.stdin + fed), stage
             fed = printed(simple.words)
 
-    def declaration(self, node: Any) -> Simple:
+    def declaration(self, node: Node) -> Simple:
         """``export A=1 B``, ``unset A``, ``A=1 B=2`` as words, for the variables that
         later commands of the line see (``commandline.read``)."""
         if node.type == "variable_assignment":
@@ -310,18 +332,33 @@ class _Walk:
                 words.append(self.text(child))
         return Simple(tuple(words))
 
-    def run(self, root: Any) -> Iterator[Simple]:
-        stack = [root]
+    def run(self, root: Node) -> Iterator[Simple]:
+        stack: list[Node | Simple] = [root]
         while stack:
             node = stack.pop()
+            if isinstance(node, Simple):  # a scope's marker
+                yield node
+                continue
             kind = node.type
+            if kind in _SCOPES or kind in _MAYBE:
+                yield SCOPE_OPEN if kind in _SCOPES else UNKNOWN_OPEN
+                variable = node.child_by_field_name("variable") if kind == "for_statement" else None
+                if variable is not None:  # `for T in …`: T is what the loop last set
+                    yield Simple(("unset", self.text(variable)))
+                stack.append(SCOPE_CLOSE)
+                stack.extend(reversed(node.children))
+                continue
+            if kind == "list":  # `a && b || c`: the grammar nests it to the left
+                first, rest, either = _chain(node)
+                stack += [SCOPE_CLOSE, *reversed(rest), UNKNOWN_OPEN if either else MAYBE_OPEN]
+                stack.append(first)
+                continue
             if kind == "command":
                 yield self.command(node)  # then its words, for the $( ) inside them
             elif kind in _DECLARATIONS or (
                 kind == "variable_assignment"
                 and node.parent is not None
-                and node.parent.type
-                in ("program", "list", "compound_statement", "subshell", "do_group")
+                and node.parent.type not in _ASSIGNS_AS_PART
             ):
                 yield self.declaration(node)  # then its value, for the $( ) inside it
             elif kind == "pipeline":
@@ -329,8 +366,8 @@ class _Walk:
                     if simple is not None:
                         yield simple
                         stack.extend(reversed(stage.children))
-                    else:
-                        stack.append(stage)
+                    else:  # `export T=1 | …`: each stage runs in a subshell
+                        stack += [SCOPE_CLOSE, stage, SCOPE_OPEN]
                 continue
             elif kind == "redirected_statement":
                 body = node.child_by_field_name("body")
@@ -340,6 +377,21 @@ class _Walk:
                     stack.extend(reversed([c for c in node.children if c != body]))
                     continue
             stack.extend(reversed(node.children))
+
+
+def _chain(node: Node) -> tuple[Node, list[Node], bool]:
+    """The first part of an ``&&``/``||`` chain, the parts after it in order, and whether
+    an ``||`` joins them (then a later part may run when an earlier one did not)."""
+    rest: list[Node] = []
+    either = False
+    while node.type == "list":
+        children = node.children
+        either = either or any(c.type == "||" for c in children)
+        right = [c for c in children[1:] if c.is_named]
+        rest.extend(reversed(right))
+        node = children[0]
+    rest.reverse()
+    return node, rest, either
 
 
 _ECHO_OPTION = re.compile(r"^-[neE]++$")

@@ -20,7 +20,21 @@ compare equal and two different invocations do not:
   tool itself is a test runner);
 * ``stops``: subcommand paths whose first argument ends the tool's own options: what
   follows belongs to what it runs (``docker run IMAGE --rm``, ``go run . -v``,
-  ``python script.py -x``), so it is compared in order, as written.
+  ``python script.py -x``), so it is compared in order, as written;
+* ``files``: its positional arguments are paths (``rm``, ``pytest``), and ``path_values``
+  the options whose value is one (``pip -r``): ``build``, ``build/``, ``./build`` and
+  ``build//`` are one path (never for a tool whose words may be names: ``pip install
+  ./pkg`` is not ``pip install pkg``, ``make build/`` not ``make build``);
+* ``numeric``: options whose value is optional and a number (``make -j deploy``: ``-j``
+  takes no value, ``make -j 4 deploy`` takes ``4``);
+* ``flags_env``: the variable whose value the tool reads as options given first
+  (``GOFLAGS=-tags=musl go test`` is ``go test -tags=musl``);
+* ``forcing``: subcommand paths where a ``+`` before every ref (``git push origin +main``)
+  is the option named (``--force``); a ``+`` on some refs only forces those, as written;
+* ``cosmetic_values``: option values that make the option cosmetic (``git -c
+  core.pager=cat``, ``-c color.ui=never``): option name -> value prefixes;
+* ``kinds``: other names of what the first argument names (``kubectl delete pods web-0``,
+  ``po web-0`` and ``pod/web-0`` are ``pod web-0``).
 
 A tool that is not in the table is compared on its words as written (the generic row):
 flags as a set (one written ``--name=value`` in either command takes a value), the
@@ -47,6 +61,13 @@ class Tool(NamedTuple):
     paths: Mapping[tuple[str, ...], tuple[str, ...]] = {}  # ("run", "test") -> ("test",)
     stops: frozenset[str] = frozenset()  # paths whose first argument ends the options
     checks: frozenset[str] = frozenset()  # paths (or make targets) that run the tests
+    files: bool = False  # positional arguments are paths: `build/` is `build`
+    path_values: frozenset[str] = frozenset()  # option names whose value is a path
+    numeric: frozenset[str] = frozenset()  # options taking a value only when it is a number
+    flags_env: str = ""  # the variable read as options given first (GOFLAGS)
+    forcing: Mapping[str, str] = {}  # path -> option a `+` before every ref spells
+    cosmetic_values: Mapping[str, tuple[str, ...]] = {}  # option -> value prefixes
+    kinds: Mapping[str, str] = {}  # another name of the first argument's kind -> its name
 
     def name(self, spelling: str, sub: str = "") -> str:
         """The option's name: its last spelling (``-f`` -> ``--force``)."""
@@ -71,7 +92,7 @@ COSMETIC_ENV = frozenset(
 )
 # Other names of one program (after the base name is taken): pip3 -> pip.
 _VERSIONED = re.compile(r"^(python|pip|pytest|node)[0-9][0-9.]*+$")
-PROGRAMS: Mapping[str, str] = {"py.test": "pytest", "nodejs": "node"}
+PROGRAMS: Mapping[str, str] = {"py.test": "pytest", "nodejs": "node", "gmake": "make"}
 
 
 def program_name(base: str) -> str:
@@ -94,6 +115,13 @@ def _tool(
     paths: Mapping[tuple[str, ...], tuple[str, ...]] | None = None,
     stops: str | None = None,
     checks: str | None = None,
+    files: bool = False,
+    path_values: str = "",
+    numeric: str = "",
+    flags_env: str = "",
+    forcing: Mapping[str, str] | None = None,
+    cosmetic_values: Mapping[str, tuple[str, ...]] | None = None,
+    kinds: Mapping[str, str] | None = None,
 ) -> Tool:
     names: dict[str, str] = {}
     for group in options:
@@ -124,7 +152,23 @@ def _tool(
         paths or {},
         _paths(stops),
         _paths(checks),
+        files,
+        named(path_values),
+        named(numeric),
+        flags_env,
+        {path: _one(names, option) for path, option in (forcing or {}).items()},
+        {_one(names, o): v for o, v in (cosmetic_values or {}).items()},
+        kinds or {},
     )
+
+
+def _kinds(text: str) -> dict[str, str]:
+    """``"pod pods po, ..."``: each name -> the first."""
+    return {name: group.split()[0] for group in text.split(",") for name in group.split()}
+
+
+def _one(names: Mapping[str, str], spelling: str) -> str:
+    return names.get(spelling, spelling)
 
 
 def _paths(text: str | None) -> frozenset[str]:
@@ -151,12 +195,18 @@ TOOLS: dict[str, Tool] = {
             "-A --all",
             "-r --recursive",
             "-x --exec",
+            "-P --no-pager",
         ],
         valued="-C -c --git-dir --work-tree --namespace --message --file --branch --depth"
         " -o --push-option --exec --onto --strategy -X --author --date --format --since"
         " --until --grep --pretty, checkout: -B, switch: -c -C, reset: --pathspec-from-file",
         cosmetic="-v --verbose -q --quiet --progress --no-progress --color --no-color --stat"
         " --no-pager --porcelain",
+        forcing={"push": "--force"},
+        # `-c NAME=VALUE` settings that change only what is printed
+        cosmetic_values={
+            "-c": ("core.pager=", "color.", "pager.", "advice.", "column.", "core.quotepath=")
+        },
     ),
     "go": _tool(
         nested="mod work tool env",
@@ -166,8 +216,9 @@ TOOLS: dict[str, Tool] = {
         valued="tags run skip count timeout o p ldflags gcflags asmflags mod bench benchtime"
         " cpu coverprofile covermode coverpkg exec parallel shuffle toolexec chdir overlay"
         " pgo buildmode compiler installsuffix modfile",
-        cosmetic="-v -x -n -json -count -p -parallel -a",
+        cosmetic="-v -x -json -count -p -parallel -a",  # not -n: it prints, runs nothing
         style="go",
+        flags_env="GOFLAGS",
     ),
     "pip": _tool(
         options=[
@@ -184,9 +235,11 @@ TOOLS: dict[str, Tool] = {
         valued="--editable --requirement --constraint --target --index-url --extra-index-url"
         " --find-links --prefix --root --python --platform --only-binary --no-binary"
         " --config-settings -C --progress-bar --log --cache-dir --timeout --retries",
+        # not --no-cache-dir, --timeout, --retries: each the workaround for some failure
         cosmetic="-v --verbose -q --quiet --no-color --disable-pip-version-check"
-        " --no-input --progress-bar --log --no-cache-dir --cache-dir --timeout --retries",
+        " --no-input --progress-bar --log",
         subcommands={"i": "install"},
+        path_values="--requirement --constraint",
     ),
     "python": _tool(depth=0, valued="-m -c -W -X", cosmetic="-u -B -q", stops=""),
     "node": _tool(depth=0, valued="-r --require -e --eval --import", stops=""),
@@ -255,9 +308,12 @@ TOOLS: dict[str, Tool] = {
         valued="--directory --makefile --jobs --load-average -I --include-dir -o -W",
         cosmetic="--jobs --load-average --output-sync -s --silent --quiet -w"
         " --print-directory --no-print-directory --debug",
+        numeric="--jobs --load-average",
+        path_values="--directory --makefile",
     ),
     "cargo": _tool(
         nested="nextest",
+        subcommands={"b": "build", "c": "check", "t": "test", "r": "run", "d": "doc"},
         checks="test, nextest run",
         options=[
             "-p --package",
@@ -299,8 +355,9 @@ TOOLS: dict[str, Tool] = {
         ],
         valued="--tag --file --env --env-file --volume --publish --workdir --user --name"
         " --network --platform --build-arg --target --entrypoint --mount --label --host"
-        " --context --config --log-level --cpus --memory -m --restart --cache-from",
+        " --context --config --log-level --cpus --memory -m --restart --cache-from --progress",
         cosmetic="-q --quiet --progress --log-level",
+        path_values="--file --env-file",
     ),
     "kubectl": _tool(
         nested="rollout config create set auth top certificate cluster-info",
@@ -321,6 +378,14 @@ TOOLS: dict[str, Tool] = {
         " --kubeconfig --user --kustomize --field-selector --image --replicas --timeout"
         " --server -s --token --as --request-timeout --sort-by",
         cosmetic="--v --output -w --watch --no-headers --show-labels --request-timeout",
+        path_values="--filename --kustomize",
+        kinds=_kinds(
+            "pod pods po, deployment deployments deploy, service services svc,"
+            " namespace namespaces ns, configmap configmaps cm, secret secrets,"
+            " node nodes no, job jobs, cronjob cronjobs cj, ingress ingresses ing,"
+            " statefulset statefulsets sts, daemonset daemonsets ds,"
+            " replicaset replicasets rs, persistentvolumeclaim persistentvolumeclaims pvc"
+        ),
     ),
     "pytest": _tool(
         depth=0,
@@ -343,6 +408,8 @@ TOOLS: dict[str, Tool] = {
         cosmetic="-v -vv -vvv --verbose -q -qq --quiet -r --tb --durations --color"
         " --no-header --no-summary -s --capture --showlocals --numprocesses --dist"
         " --junitxml --cov-report",
+        files=True,
+        path_values="--config-file --rootdir --deselect --ignore",
     ),
     "terraform": _tool(
         nested="state workspace providers",
@@ -355,6 +422,7 @@ TOOLS: dict[str, Tool] = {
         depth=0,
         options=["-r -R --recursive", "-f --force", "-i --interactive", "-d --dir"],
         cosmetic="-v --verbose",
+        files=True,
     ),
     "cp": _tool(
         depth=0,
