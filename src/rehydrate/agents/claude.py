@@ -31,6 +31,7 @@ from collections.abc import Callable, Mapping
 from .contextuse import LIMIT_ENV
 from .core import BLOCK, INJECT, INSTRUCT, REFUSE, SHOW, Outcome, Runtime
 from .events import Event, HookResult, internal_error, read_event
+from .runtimes import hook_file
 from .store import ENVELOPE, HOLD, PROMPT, VERDICT, WARNING, hold_of
 from .units import UTF16, Cap
 
@@ -44,15 +45,10 @@ HOLD_FILE = RUNTIME.file(HOLD)  # a session not named; a named one's: hold_file(
 ENVELOPE_FILE = RUNTIME.file(ENVELOPE)
 SHELL_TOOL = "Bash"
 # The hooks rehydrate wires, for .claude/settings.json (init --claude) and the plugin's
-# hooks/hooks.json alike (agents/claude_install.py): event -> (matcher or None, subcommand)
+# hooks/hooks.json alike (agents/claude_install.py), from its RUNTIMES row:
+# event -> (matcher or None, subcommand)
 SETTINGS_HOOKS: Mapping[str, tuple[str | None, str]] = {
-    "SessionStart": (None, "session-start"),
-    "SubagentStart": (None, "subagent-start"),
-    "PreToolUse": ("*", "pre-tool-use"),
-    "PostToolUseFailure": (SHELL_TOOL, "post-tool-use-failure"),
-    "PreCompact": (None, "pre-compact"),
-    "PostCompact": (None, "post-compact"),
-    "Stop": (None, "stop"),
+    event: (matcher, name) for event, (matcher, name, _) in hook_file("claude").wires.items()
 }
 EVENTS = tuple(name for _, name in SETTINGS_HOOKS.values())
 

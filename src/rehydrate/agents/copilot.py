@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from ..readlimit import read_text
 from .core import BLOCK, INJECT, REFUSE, Runtime
 from .events import Event, HookResult, internal_error, read_event
+from .runtimes import hook_file
 from .units import UTF16, Cap
 
 RUNTIME = Runtime("copilot", Cap(12000, UTF16))
@@ -37,14 +38,10 @@ CORE_HEAD = (
     "edit. `rehydrate prompt` prints the ledgers' current state. -->\n\n"
 )
 SHELL_TOOL = "bash"
-HOOKS_FILE = ".github/hooks/rehydrate.json"
-# event -> subcommand, for .github/hooks/rehydrate.json (agents/copilot_install.py)
+HOOKS_FILE = hook_file("copilot").path
+# event -> subcommand, for .github/hooks/rehydrate.json, from its RUNTIMES row
 SETTINGS_HOOKS: Mapping[str, str] = {
-    "sessionStart": "session-start",
-    "sessionEnd": "session-end",
-    "preToolUse": "pre-tool-use",
-    "postToolUse": "post-tool-use",
-    "agentStop": "agent-stop",
+    event: name for event, (_, name, _) in hook_file("copilot").wires.items()
 }
 EVENTS = tuple(SETTINGS_HOOKS.values())
 # how the bash tool's result ends: "<shellId: 0 completed with exit code 2>"

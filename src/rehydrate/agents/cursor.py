@@ -23,23 +23,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
-from .config_merge import Layout, install_json, place_file
+from .config_merge import install_json, place_file
 from .core import BLOCK, INJECT, REFUSE, Runtime
 from .events import Event, HookResult, read_event
-from .runtimes import Installed
+from .runtimes import Installed, hook_file
 from .units import CODE_POINTS, Cap
 
 RUNTIME = Runtime("cursor", Cap(10000, CODE_POINTS))
-HOOKS_FILE = ".cursor/hooks.json"
+HOOK_FILE = hook_file("cursor")
+HOOKS_FILE = HOOK_FILE.path
 RULE_FILE = ".cursor/rules/rehydrate.mdc"
-LAYOUT = Layout("cursor", grouped=False)
-HOOKS: Mapping[str, tuple[str | None, str, Mapping[str, Any]]] = {
-    "sessionStart": (None, "session-start", {}),
-    "beforeShellExecution": (None, "before-shell-execution", {}),
-    "stop": (None, "stop", {}),
-}
+LAYOUT = HOOK_FILE.layout
+HOOKS = HOOK_FILE.wires
 RULE = """\
 ---
 description: rehydrate keeps this work's state in three ledgers
@@ -127,7 +123,7 @@ def install_agent(root: Path, python: str) -> list[Installed]:
     """``.cursor/hooks.json`` (merged) and the always-applied rule."""
     from ..config import load_config
 
-    what = install_json(root, HOOKS_FILE, LAYOUT, HOOKS, python, base={"version": 1})
+    what = install_json(root, HOOK_FILE, python)
     config = load_config(root)
     rule = RULE.format(**{k: config.path_of(k) for k in ("spec", "task", "failures")})
     placed = place_file(root, RULE_FILE, rule)

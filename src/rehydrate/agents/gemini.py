@@ -38,6 +38,7 @@ from ..errors import RehydrateError
 from ..quote import error
 from .core import BLOCK, INJECT, REFUSE, Outcome, Runtime
 from .events import Event, HookResult, internal_error, read_event
+from .runtimes import hook_file
 from .units import UTF16, Cap
 
 CONTEXT_LIMIT = 12000  # rehydrate's budget for the core, in UTF-16 code units
@@ -47,14 +48,10 @@ SHELL_TOOL = "run_shell_command"
 SNAPSHOT = "<state_snapshot>"  # how Gemini CLI's compression summary begins
 MAX_CHATS = 8  # conversations of one session whose core is kept (main, subagents)
 PROJECT_VARS = ("GEMINI_PROJECT_DIR",)
-SETTINGS_FILE = ".gemini/settings.json"
-# event -> (matcher or None, subcommand), for .gemini/settings.json (agents/gemini_install.py)
+SETTINGS_FILE = hook_file("gemini").path
+# event -> (matcher or None, subcommand), for .gemini/settings.json, from its RUNTIMES row
 SETTINGS_HOOKS: Mapping[str, tuple[str | None, str]] = {
-    "SessionStart": (None, "session-start"),
-    "BeforeModel": (None, "before-model"),
-    "BeforeTool": (SHELL_TOOL, "before-tool"),
-    "AfterTool": (SHELL_TOOL, "after-tool"),
-    "AfterAgent": (None, "after-agent"),
+    event: (matcher, name) for event, (matcher, name, _) in hook_file("gemini").wires.items()
 }
 EVENTS = tuple(name for _, name in SETTINGS_HOOKS.values())
 _EXIT = re.compile(r"^Exit Code: (-?\d+)\s*$", re.MULTILINE)

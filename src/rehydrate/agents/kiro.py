@@ -21,29 +21,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from ..errors import EXIT_OK
-from .config_merge import Layout, install_json
+from .config_merge import install_json
 from .core import INJECT, REFUSE, Runtime
 from .events import Event, HookResult, read_event
-from .runtimes import Installed
+from .runtimes import Installed, hook_file
 from .units import CODE_POINTS, Cap
 
 RUNTIME = Runtime("kiro", Cap(10000, CODE_POINTS))
-AGENT_FILE = ".kiro/agents/rehydrate.json"
-LAYOUT = Layout("kiro", grouped=False)
+HOOK_FILE = hook_file("kiro")
+AGENT_FILE = HOOK_FILE.path
+LAYOUT = HOOK_FILE.layout
 SHELL_TOOLS = ("execute_bash", "shell", "execute_cmd")
 BLOCKED = 2  # Kiro's exit code for a refused preToolUse
-HOOKS: Mapping[str, tuple[str | None, str, Mapping[str, Any]]] = {
-    "agentSpawn": (None, "agent-spawn", {}),
-    "preToolUse": (None, "pre-tool-use", {"matcher": "*"}),
-}
-AGENT_BASE: Mapping[str, Any] = {
-    "name": "rehydrate",
-    "description": "Works from the rehydrate ledgers: their core at spawn, failed attempts refused",
-    "tools": ["*"],
-}
+HOOKS = HOOK_FILE.wires
+AGENT_BASE = HOOK_FILE.base
 
 
 def _where(event: Event) -> str:
@@ -98,5 +91,5 @@ def run_hook(name: str, raw: str) -> HookResult:
 
 def install_agent(root: Path, python: str) -> list[Installed]:
     """The ``rehydrate`` agent in ``.kiro/agents/``, its hooks merged."""
-    what = install_json(root, AGENT_FILE, LAYOUT, HOOKS, python, base=AGENT_BASE)
+    what = install_json(root, HOOK_FILE, python)
     return [Installed(what, AGENT_FILE, "start it with `kiro-cli chat --agent rehydrate`")]

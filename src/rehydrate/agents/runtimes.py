@@ -34,6 +34,40 @@ class Hooks(NamedTuple):
     events: Mapping[str, str]  # event subcommand -> its help (the first clause is its line)
 
 
+# One hook of ours in a hook file: (its matcher or None, the subcommand, extra fields of
+# our entry beyond the command, e.g. Kiro's {"matcher": "*"}).
+Wire = tuple[str | None, str, Mapping[str, object]]
+
+HOOKS_FIX = "make 'hooks' an object of event -> list"
+
+
+class Layout(NamedTuple):
+    """How one runtime's JSON hook file is shaped (``config_merge`` reads and merges it):
+    ``{"hooks": {Event: [...]}}``, each event holding matcher groups (``grouped``:
+    ``[{"matcher": …, "hooks": [entry, …]}]``) or the entries themselves."""
+
+    runtime: str
+    grouped: bool  # events hold matcher groups (True) or command entries (False)
+    key: str = "command"  # the field of an entry holding the command line
+    extra: Mapping[str, object] = {}  # fields a fresh entry of ours gets first ({"type": …})
+    match_all: tuple[str | None, ...] = (None,)  # group matchers that stand for "every tool"
+    typed: bool = False  # an entry of ours has "type": "command" (Claude Code)
+    join: bool = False  # ours joins the first group of its matcher (Gemini CLI)
+    pinned: Mapping[str, object] = {}  # top-level fields always set (Copilot's "version": 1)
+    launcher: tuple[str, ...] = ()  # a plugin launcher's words, recognised as ours (Claude)
+    hooks_fix: str = HOOKS_FIX  # the fix when 'hooks' is not an object
+    list_fix: str = "make hooks.{event} a list"  # the fix when an event is not a list
+
+
+class HookFile(NamedTuple):
+    """The JSON file a runtime reads its hooks from: where, its shape, our hooks in it."""
+
+    path: str  # repository-relative
+    layout: Layout
+    wires: Mapping[str, Wire]  # the runtime's event name -> our hook for it
+    base: Mapping[str, object] = {}  # the fields a new file starts with
+
+
 class RuntimeInfo(NamedTuple):
     name: str
     title: str
@@ -46,6 +80,7 @@ class RuntimeInfo(NamedTuple):
     ]  # keys: the core actions "inject", "refuse", "refuse_unreadable", "capture", "hold_stop", "compaction"  # noqa: E501
     launch_files: tuple[str, ...] = ()  # files holding its launch lines (hook install refreshes)
     hooks: Hooks | None = None  # its ``rehydrate hook NAME`` group; None: no hook events
+    hook_file: HookFile | None = None  # its JSON hook file, merged and read by config_merge
 
 
 class Installed(NamedTuple):
@@ -106,6 +141,28 @@ RUNTIMES["claude"] = RuntimeInfo(
     ),
     title="Claude Code",
     installer="claude_install:install_agent",
+    hook_file=HookFile(
+        ".claude/settings.json",
+        Layout(
+            "claude",
+            grouped=True,
+            extra={"type": "command"},
+            match_all=(None, "", "*"),
+            typed=True,
+            launcher=("sh", "${CLAUDE_PLUGIN_ROOT}/hooks/rehydrate-hook"),
+            hooks_fix="make 'hooks' an object of event name -> list",
+            list_fix="make hooks.{event} a list of matcher groups",
+        ),
+        {
+            "SessionStart": (None, "session-start", {}),
+            "SubagentStart": (None, "subagent-start", {}),
+            "PreToolUse": ("*", "pre-tool-use", {}),
+            "PostToolUseFailure": ("Bash", "post-tool-use-failure", {}),
+            "PreCompact": (None, "pre-compact", {}),
+            "PostCompact": (None, "post-compact", {}),
+            "Stop": (None, "stop", {}),
+        },
+    ),
     launch_files=(".claude/settings.json",),  # what init writes (a local file is yours)
     doc="docs/integrations/claude-code.md",
     version="2.1.332",
@@ -166,6 +223,18 @@ RUNTIMES["codex"] = RuntimeInfo(
     ),
     title="Codex CLI",
     installer="codex_install:install_agent",
+    hook_file=HookFile(
+        ".codex/hooks.json",
+        Layout("codex", grouped=True, extra={"type": "command"}),
+        {
+            "SessionStart": (None, "session-start", {}),
+            "PreToolUse": (None, "pre-tool-use", {}),
+            "PostToolUse": (None, "post-tool-use", {}),
+            "PreCompact": (None, "pre-compact", {}),
+            "PostCompact": (None, "post-compact", {}),
+            "Stop": (None, "stop", {}),
+        },
+    ),
     launch_files=(".codex/hooks.json",),
     doc="docs/integrations/codex.md",
     version="0.171.0",
@@ -199,6 +268,28 @@ RUNTIMES["copilot"] = RuntimeInfo(
     ),
     title="GitHub Copilot CLI",
     installer="copilot_install:install_agent",
+    hook_file=HookFile(
+        ".github/hooks/rehydrate.json",
+        Layout(
+            "copilot",
+            grouped=False,
+            key="bash",
+            extra={"type": "command"},
+            pinned={"version": 1},
+            hooks_fix="make 'hooks' an object",
+            list_fix="make it a list",
+        ),
+        {
+            event: (None, sub, {"timeoutSec": 60})
+            for event, sub in (
+                ("sessionStart", "session-start"),
+                ("sessionEnd", "session-end"),
+                ("preToolUse", "pre-tool-use"),
+                ("postToolUse", "post-tool-use"),
+                ("agentStop", "agent-stop"),
+            )
+        },
+    ),
     launch_files=(".github/hooks/rehydrate.json",),
     doc="docs/integrations/copilot.md",
     version="1.0.102",
@@ -233,6 +324,16 @@ RUNTIMES["cursor"] = RuntimeInfo(
     ),
     title="Cursor",
     installer="cursor:install_agent",
+    hook_file=HookFile(
+        ".cursor/hooks.json",
+        Layout("cursor", grouped=False),
+        {
+            "sessionStart": (None, "session-start", {}),
+            "beforeShellExecution": (None, "before-shell-execution", {}),
+            "stop": (None, "stop", {}),
+        },
+        base={"version": 1},
+    ),
     launch_files=(".cursor/hooks.json",),
     doc="docs/integrations/cursor.md",
     version="2.0",
@@ -266,6 +367,27 @@ RUNTIMES["gemini"] = RuntimeInfo(
     ),
     title="Gemini CLI",
     installer="gemini_install:install_agent",
+    hook_file=HookFile(
+        ".gemini/settings.json",
+        Layout(
+            "gemini",
+            grouped=True,
+            extra={"type": "command"},
+            join=True,
+            hooks_fix="make 'hooks' an object",
+            list_fix="make it a list",
+        ),
+        {  # never PostCompact: Gemini CLI rejects the settings file then
+            event: (matcher, sub, {"name": f"rehydrate-{sub}"})
+            for event, matcher, sub in (
+                ("SessionStart", None, "session-start"),
+                ("BeforeModel", None, "before-model"),
+                ("BeforeTool", "run_shell_command", "before-tool"),
+                ("AfterTool", "run_shell_command", "after-tool"),
+                ("AfterAgent", None, "after-agent"),
+            )
+        },
+    ),
     launch_files=(".gemini/settings.json",),
     doc="docs/integrations/gemini.md",
     version="0.61.0",
@@ -297,6 +419,20 @@ RUNTIMES["kiro"] = RuntimeInfo(
     ),
     title="Kiro CLI",
     installer="kiro:install_agent",
+    hook_file=HookFile(
+        ".kiro/agents/rehydrate.json",
+        Layout("kiro", grouped=False),
+        {
+            "agentSpawn": (None, "agent-spawn", {}),
+            "preToolUse": (None, "pre-tool-use", {"matcher": "*"}),
+        },
+        base={
+            "name": "rehydrate",
+            "description": "Works from the rehydrate ledgers: their core at spawn, failed "
+            "attempts refused",
+            "tools": ["*"],
+        },
+    ),
     launch_files=(".kiro/agents/rehydrate.json",),
     doc="docs/integrations/kiro.md",
     version="2.16",
@@ -365,6 +501,14 @@ def wired_runtimes(root: Path) -> list[str]:
             if f"hook {name} " in text or f'"hook", "{name}"' in text:
                 found.append(name)
                 break
+    return found
+
+
+def hook_file(name: str) -> HookFile:
+    """Runtime ``name``'s JSON hook file (a LookupError for a runtime without one)."""
+    found = RUNTIMES[name].hook_file
+    if found is None:
+        raise LookupError(f"runtime {name!r} has no JSON hook file in RUNTIMES")
     return found
 
 

@@ -24,21 +24,21 @@ TRUST_FIX = (
 
 
 def check(ctx: Context) -> Outcome:
-    from ..agents.config_merge import read_json
-    from ..agents.gemini_install import wired
+    from ..agents.config_merge import read_json, wired
+    from ..agents.gemini_install import HOOK_FILE
 
     try:
         data = read_json(ctx.root, SETTINGS_FILE)
     except RehydrateError as exc:
         finding = Finding("gemini_settings_invalid", NAME, exc.message, exc.fix or "fix it")
         return Outcome("settings unreadable", [finding])
-    found = wired(data or {})
+    found = wired(data or {}, HOOK_FILE.layout, SETTINGS_FILE)
     if not found:
         return Outcome(None)
     expected = [(None, name) for _, name in SETTINGS_HOOKS.values()]
-    events = [(None, ours.name) for _, _, _, ours in found]
+    events = [(None, w.hook.name) for w in found]
     findings = event_findings(NAME, CODES, SETTINGS_FILE, FIX, expected, events)
-    ours = [(hook.name, hook) for _, _, _, hook in found]
+    ours = [(w.hook.name, w.hook) for w in found]
     findings += program_findings(ctx, NAME, CODES, SETTINGS_FILE, FIX, ours, by_event=False)
     hooks = (data or {}).get("hooks")
     if isinstance(hooks, dict) and "PostCompact" in hooks:

@@ -133,7 +133,7 @@ def program_findings(
             hooks_named = f"; hooks {', '.join(names)}" if by_event else ": the hooks cannot run"
             message = cause + hooks_named
             findings.append(Finding(codes.broken, name, message, fix, file=file))
-    launches = [(label, ours.launch) for label, ours in hooks]
+    launches = [(label, ours.launch) for label, ours in hooks if ours.launch is not None]
     return findings + launch_lines.findings(ctx, name, file, launches, fix)
 
 
