@@ -25,8 +25,9 @@ import re
 from collections.abc import Callable, Mapping
 
 from ..readlimit import read_text
-from .core import BLOCK, INJECT, REFUSE, Runtime
-from .events import Event, HookResult, internal_error, read_event
+from . import hookcore
+from .core import INJECT, Outcome, Runtime
+from .events import Event, HookResult
 from .runtimes import hook_file
 from .units import UTF16, Cap
 
@@ -58,6 +59,15 @@ def _deny(reason: str) -> HookResult:
     return HookResult(output={"permissionDecision": "deny", "permissionDecisionReason": reason})
 
 
+def _context(_event_name: str, outcome: Outcome) -> HookResult:
+    if outcome.action != INJECT:
+        return HookResult(message=outcome.note)
+    return HookResult(output={"additionalContext": outcome.text}, message=outcome.note)
+
+
+ANSWERS = hookcore.Answers(hookcore.plain, _deny, hookcore.decision_block, _context)
+
+
 def write_core(where: str) -> bool | None:
     """Rebuild the core file the next session reads; False when its core was current
     (then it is left as it is, time included); None where nothing is guarded."""
@@ -85,8 +95,6 @@ def write_core(where: str) -> bool | None:
 def session_edge(event: Event) -> HookResult:
     """sessionStart and sessionEnd: refresh the core for the next session (Copilot CLI
     processes no output of either)."""
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; core not refreshed")
     written = write_core(event.where)
     if written is None:
         return HookResult()
@@ -95,23 +103,15 @@ def session_edge(event: Event) -> HookResult:
 
 def pre_tool_use(event: Event) -> HookResult:
     """Deny a bash command that repeats a failed attempt, or any while a ledger is broken."""
-    from .tools import check_tool_call
-
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; tool call allowed unchecked")
     shell = event.text("toolName") == SHELL_TOOL
-    outcome = check_tool_call(event.where, RUNTIME, _command(event) if shell else None, shell)
-    if outcome.action == REFUSE:
-        return _deny(outcome.text)
-    return HookResult(message=outcome.note)
+    command = _command(event) if shell else None
+    return hookcore.tool_call(event, RUNTIME, ANSWERS, command, shell)
 
 
 def post_tool_use(event: Event) -> HookResult:
     """Capture a bash command whose result is a failure."""
     from .captured import capture_failed_command
 
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; failure not captured")
     result = event.object("toolResult")
     command = _command(event)
     if event.text("toolName") != SHELL_TOOL or command is None:
@@ -123,21 +123,12 @@ def post_tool_use(event: Event) -> HookResult:
     if not failed:
         return HookResult()
     outcome = capture_failed_command(event.where, command, _EXIT.sub("", said).strip())
-    if outcome.action == INJECT:
-        return HookResult(output={"additionalContext": outcome.text}, message=outcome.note)
-    return HookResult(message=outcome.note)
+    return ANSWERS.context("postToolUse", outcome)
 
 
 def agent_stop(event: Event) -> HookResult:
     """Block the end of the turn once while something would be lost by stopping."""
-    from .stop import check_stop
-
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; stop not checked")
-    outcome = check_stop(event.where, RUNTIME, event.data.get("stop_hook_active") is True)
-    if outcome.action == BLOCK:
-        return HookResult(output={"decision": "block", "reason": outcome.text})
-    return HookResult(message=outcome.note)
+    return hookcore.stop(event, RUNTIME, ANSWERS, hookcore.stop_hook_active(event))
 
 
 HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
@@ -147,15 +138,9 @@ HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
     "post-tool-use": post_tool_use,
     "agent-stop": agent_stop,
 }
+ADAPTER = hookcore.Adapter(HANDLERS, ANSWERS)
 
 
 def run_hook(name: str, raw: str) -> HookResult:
-    """Dispatch one hook event; an unexpected error denies the tool call (fail closed)."""
-    event = read_event(raw)
-    try:
-        return HANDLERS[name](event)
-    except Exception as exc:  # noqa: BLE001 - a hook must answer, never crash the session
-        text = internal_error(name, "Copilot CLI", exc, HOOKS_FILE)
-        if name == "pre-tool-use":
-            return _deny(text)
-        return HookResult(message=text)
+    """Answer one hook event (agents/hookcore.py: read, dispatched, failed closed)."""
+    return hookcore.run_hook(RUNTIME.name, name, raw)

@@ -24,9 +24,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from . import hookcore
 from .config_merge import install_json, place_file
-from .core import BLOCK, INJECT, REFUSE, Runtime
-from .events import Event, HookResult, read_event
+from .core import INJECT, Outcome, Runtime
+from .events import Event, HookResult
 from .runtimes import Installed, hook_file
 from .units import CODE_POINTS, Cap
 
@@ -53,27 +54,9 @@ def _where(event: Event) -> str:
     return event.located(keys=("cwd", "workspace_roots"))
 
 
-def session_start(event: Event) -> HookResult:
-    from .context import session_context
-
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; no context added")
-    outcome = session_context(_where(event), RUNTIME, "startup", event.text("conversation_id"))
-    if outcome.action != INJECT:
-        return HookResult(output={}, message=outcome.note)
-    return HookResult(output={"additional_context": outcome.text}, message=outcome.note)
-
-
-def before_shell_execution(event: Event) -> HookResult:
-    from .tools import check_tool_call
-
-    if event.problem:
-        return HookResult(output={"permission": "allow"}, message=f"rehydrate: {event.problem}")
-    command = event.text("command")
-    outcome = check_tool_call(_where(event), RUNTIME, command or None, True)
-    if outcome.action == REFUSE:
-        return _deny(outcome.text)
-    return HookResult(output={"permission": "allow"}, message=outcome.note)
+def _note(event: str, note: str | None) -> HookResult:
+    output = {"permission": "allow"} if event == "before-shell-execution" else {}
+    return HookResult(output=output, message=note)
 
 
 def _deny(reason: str) -> HookResult:
@@ -82,17 +65,36 @@ def _deny(reason: str) -> HookResult:
     )
 
 
-def stop(event: Event) -> HookResult:
-    from .stop import check_stop
+def _followup(text: str) -> HookResult:
+    return HookResult(output={"followup_message": text})
 
-    if event.problem:
-        return HookResult(output={}, message=f"rehydrate: {event.problem}; stop not checked")
+
+def _context(_event_name: str, outcome: Outcome) -> HookResult:
+    if outcome.action != INJECT:
+        return HookResult(output={}, message=outcome.note)
+    return HookResult(output={"additional_context": outcome.text}, message=outcome.note)
+
+
+ANSWERS = hookcore.Answers(_note, _deny, _followup, _context)
+
+
+def session_start(event: Event) -> HookResult:
+    from .context import session_context
+
+    outcome = session_context(_where(event), RUNTIME, "startup", event.text("conversation_id"))
+    return _context("sessionStart", outcome)
+
+
+def before_shell_execution(event: Event) -> HookResult:
+    command = event.text("command") or None
+    where, name = _where(event), "before-shell-execution"
+    return hookcore.tool_call(event, RUNTIME, ANSWERS, command, True, where=where, name=name)
+
+
+def stop(event: Event) -> HookResult:
     loops = event.data.get("loop_count")
     continuing = isinstance(loops, int) and loops > 0
-    outcome = check_stop(_where(event), RUNTIME, continuing)
-    if outcome.action == BLOCK:
-        return HookResult(output={"followup_message": outcome.text})
-    return HookResult(output={}, message=outcome.note)
+    return hookcore.stop(event, RUNTIME, ANSWERS, continuing, where=_where(event), name="stop")
 
 
 HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
@@ -100,23 +102,12 @@ HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
     "before-shell-execution": before_shell_execution,
     "stop": stop,
 }
+ADAPTER = hookcore.Adapter(HANDLERS, ANSWERS)
 
 
 def run_hook(name: str, raw: str) -> HookResult:
-    """Dispatch one event; an unexpected error denies a shell command (fail closed)."""
-    event = read_event(raw)
-    try:
-        return HANDLERS[name](event)
-    except Exception as exc:  # noqa: BLE001 - a hook must answer, never crash the session
-        from ..quote import said
-
-        text = said(
-            f"rehydrate: internal error in the {name} hook (quoted below)",
-            [f"{type(exc).__name__}: {exc}"],
-        )
-        if name == "before-shell-execution":
-            return _deny(text)
-        return HookResult(output={}, message=text)
+    """Answer one event (agents/hookcore.py); an internal error denies a shell command."""
+    return hookcore.run_hook(RUNTIME.name, name, raw)
 
 
 def install_agent(root: Path, python: str) -> list[Installed]:

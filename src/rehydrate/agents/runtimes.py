@@ -25,13 +25,45 @@ class Support(NamedTuple):
     why: str
 
 
+class Fail(NamedTuple):
+    """How an event fails closed on an internal error (agents/hookcore.py): its answer,
+    "refuse" (the tool call), "block" (the stop, once), "exit2" or "inject" (the error as
+    context), where ``when`` holds (a field of the event has that value) and ``unless``
+    does not (that field is true); otherwise, and for an event with no rule, a note."""
+
+    answer: str
+    when: tuple[str, str] | None = None
+    unless: str | None = None
+
+    def applies(self, data: Mapping[str, object]) -> bool:
+        if self.when is not None and data.get(self.when[0]) != self.when[1]:
+            return False
+        return self.unless is None or data.get(self.unless) is not True
+
+
+REFUSE = Fail("refuse")
+HOLD = Fail("block", unless="stop_hook_active")  # never twice: the runtime says it held once
+MANUAL = Fail("exit2", when=("trigger", "manual"))  # a compaction asked for by hand
+# What a hook leaves undone when its event JSON cannot be read (said after the reason).
+NO_CONTEXT = "no context added"
+UNCHECKED = "tool call allowed unchecked"
+NOT_CAPTURED = "failure not captured"
+NOT_CHECKED = "stop not checked"
+
+
 class Hooks(NamedTuple):
-    """What ``rehydrate hook NAME`` offers: one subcommand per event, run by
-    ``rehydrate.agents.<name>.run_hook(event, raw)``."""
+    """What ``rehydrate hook NAME`` offers: one subcommand per event, answered by
+    ``agents/hookcore.run_hook(NAME, event, raw)`` with ``rehydrate.agents.<name>``'s
+    handlers and answers."""
 
     title: str  # in the group's one-line help: "<title> hook adapters (event JSON on stdin)."
     help: str  # the group's help
     events: Mapping[str, str]  # event subcommand -> its help (the first clause is its line)
+    unread: Mapping[str, str] = {}  # event -> what is left undone on unreadable input
+    fail: Mapping[str, Fail] = {}  # event -> how it fails closed (absent: a note)
+    project_vars: tuple[str, ...] = ()  # environment variables naming the project
+    bypass: str = ""  # the file an internal error says to remove the hook from (default:
+    # the first of the row's launch_files)
 
 
 # One hook of ours in a hook file: (its matcher or None, the subcommand, extra fields of
@@ -138,6 +170,23 @@ RUNTIMES["claude"] = RuntimeInfo(
             "stop": "Hold the stop once while anything is unrecorded; ledger changes, captured "
             "failures.",
         },
+        unread={
+            "session-start": NO_CONTEXT,
+            "subagent-start": NO_CONTEXT,
+            "pre-tool-use": UNCHECKED,
+            "post-tool-use-failure": NOT_CAPTURED,
+            "pre-compact": "compaction not checked",
+            "post-compact": "summary not verified",
+            "stop": NOT_CHECKED,
+        },
+        fail={
+            "pre-tool-use": REFUSE,
+            "session-start": Fail("inject"),
+            "subagent-start": Fail("inject"),
+            "stop": HOLD,
+            "pre-compact": MANUAL,
+        },
+        project_vars=("CLAUDE_PROJECT_DIR",),
     ),
     title="Claude Code",
     installer="claude_install:install_agent",
@@ -182,6 +231,14 @@ RUNTIMES["cline"] = RuntimeInfo(
             "cannot be read.",
             "post-tool-use": "Capture a failed command; kept until it is recorded or dismissed.",
         },
+        unread={
+            "task-start": NO_CONTEXT,
+            "task-resume": NO_CONTEXT,
+            "pre-tool-use": "allowed unchecked",
+            "post-tool-use": "not captured",
+        },
+        fail={"pre-tool-use": REFUSE},
+        bypass=".clinerules/hooks",
     ),
     title="Cline",
     installer="cline:install_agent",
@@ -219,6 +276,20 @@ RUNTIMES["codex"] = RuntimeInfo(
             "pre-compact": "Record the compaction; refuse compacting uncommitted ledgers by hand.",
             "post-compact": "Verify the summary in the rollout; against the ledgers.",
             "stop": "Block the stop once; while ledgers or captured failures are unrecorded.",
+        },
+        unread={
+            "session-start": NO_CONTEXT,
+            "pre-tool-use": UNCHECKED,
+            "post-tool-use": NOT_CAPTURED,
+            "pre-compact": "compaction not checked",
+            "post-compact": "summary not verified",
+            "stop": NOT_CHECKED,
+        },
+        fail={
+            "pre-tool-use": REFUSE,
+            "session-start": Fail("inject"),
+            "stop": HOLD,
+            "pre-compact": MANUAL,
         },
     ),
     title="Codex CLI",
@@ -265,6 +336,14 @@ RUNTIMES["copilot"] = RuntimeInfo(
             "post-tool-use": "Capture a failed bash command.",
             "agent-stop": "Block the end of the turn once while ledgers are unrecorded.",
         },
+        unread={
+            "session-start": "core not refreshed",
+            "session-end": "core not refreshed",
+            "pre-tool-use": UNCHECKED,
+            "post-tool-use": NOT_CAPTURED,
+            "agent-stop": NOT_CHECKED,
+        },
+        fail={"pre-tool-use": REFUSE},
     ),
     title="GitHub Copilot CLI",
     installer="copilot_install:install_agent",
@@ -321,6 +400,8 @@ RUNTIMES["cursor"] = RuntimeInfo(
             "ledger cannot be read.",
             "stop": "Follow up once; while ledgers or captured failures are unrecorded.",
         },
+        unread={"session-start": NO_CONTEXT, "stop": NOT_CHECKED},
+        fail={"before-shell-execution": REFUSE},
     ),
     title="Cursor",
     installer="cursor:install_agent",
@@ -364,6 +445,15 @@ RUNTIMES["gemini"] = RuntimeInfo(
             "after-tool": "Capture a failed shell command.",
             "after-agent": "Deny the end of the turn once while unrecorded.",
         },
+        unread={
+            "session-start": "no context prepared",
+            "before-model": NO_CONTEXT,
+            "before-tool": UNCHECKED,
+            "after-tool": NOT_CAPTURED,
+            "after-agent": NOT_CHECKED,
+        },
+        fail={"before-tool": REFUSE, "after-agent": HOLD},
+        project_vars=("GEMINI_PROJECT_DIR",),
     ),
     title="Gemini CLI",
     installer="gemini_install:install_agent",
@@ -416,6 +506,8 @@ RUNTIMES["kiro"] = RuntimeInfo(
             "pre-tool-use": "Exit 2 on a repeated failed attempt; on any shell command while "
             "the ledger cannot be read.",
         },
+        unread={"agent-spawn": NO_CONTEXT, "pre-tool-use": "allowed unchecked"},
+        fail={"pre-tool-use": Fail("exit2")},
     ),
     title="Kiro CLI",
     installer="kiro:install_agent",
@@ -462,6 +554,14 @@ RUNTIMES["opencode"] = RuntimeInfo(
             "tool-after": "Capture a failed bash command.",
             "idle": "Continue the session once while ledgers are unrecorded.",
         },
+        unread={
+            "system": NO_CONTEXT,
+            "compacting": "compaction not shaped",
+            "tool-before": UNCHECKED,
+            "tool-after": NOT_CAPTURED,
+            "idle": NOT_CHECKED,
+        },
+        fail={"tool-before": Fail("refuse", when=("tool", "bash"))},
     ),
     title="OpenCode",
     installer="opencode_install:install_agent",
