@@ -98,11 +98,6 @@ def _tag(text: str, name: str) -> tuple[int, int, str] | None:
 # The events (read, and failed closed, by hookcore.run_hook).
 
 
-def session_start(event: Event) -> HookResult:
-    """The rehydration context for a new, resumed, cleared or compacted session."""
-    return hookcore.start(event, RUNTIME, ANSWERS, "SessionStart")
-
-
 def subagent_start(event: Event) -> HookResult:
     """The ledger core for a subagent: constraints, failures, the next action."""
     from .context import subagent_context
@@ -174,24 +169,14 @@ def post_compact(event: Event) -> HookResult:
     return HookResult(text=outcome.text if outcome.action == SHOW else None, message=outcome.note)
 
 
-def stop(event: Event) -> HookResult:
-    """Block the stop once while something would be lost by stopping."""
-    active = hookcore.stop_hook_active(event)
-    return hookcore.stop(event, RUNTIME, ANSWERS, active, hookcore.session_id(event))
-
-
 HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
-    "session-start": session_start,
+    "session-start": hookcore.starter(RUNTIME, ANSWERS, "SessionStart"),
     "subagent-start": subagent_start,
     "pre-tool-use": pre_tool_use,
     "post-tool-use-failure": post_tool_use_failure,
     "pre-compact": pre_compact,
     "post-compact": post_compact,
-    "stop": stop,
+    "stop": hookcore.stopper(RUNTIME, ANSWERS),
 }
 ADAPTER = hookcore.Adapter(HANDLERS, ANSWERS)
-
-
-def run_hook(name: str, raw: str) -> HookResult:
-    """Answer one hook event (agents/hookcore.py: read, dispatched, failed closed)."""
-    return hookcore.run_hook(RUNTIME.name, name, raw)
+run_hook = hookcore.runner(RUNTIME.name)  # read, dispatched, failed closed by the row

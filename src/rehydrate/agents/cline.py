@@ -119,11 +119,7 @@ HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
     "post-tool-use": post_tool_use,
 }
 ADAPTER = hookcore.Adapter(HANDLERS, ANSWERS)
-
-
-def run_hook(name: str, raw: str) -> HookResult:
-    """Answer one event (agents/hookcore.py); an internal error cancels a tool call."""
-    return hookcore.run_hook(RUNTIME.name, name, raw)
+run_hook = hookcore.runner(RUNTIME.name)  # read, dispatched, failed closed by the row
 
 
 def script(name: str) -> str:

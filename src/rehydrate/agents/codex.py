@@ -112,11 +112,6 @@ def exit_code(path: str | None, call_id: str | None) -> int | None:
 # The events (read, and failed closed, by hookcore.run_hook).
 
 
-def session_start(event: Event) -> HookResult:
-    """The rehydration context for a new, resumed, cleared or compacted session."""
-    return hookcore.start(event, RUNTIME, ANSWERS, "SessionStart")
-
-
 def pre_tool_use(event: Event) -> HookResult:
     """Hold the first tool call after a compaction; deny a repeated failed attempt."""
     from .commands import command_from_hook
@@ -170,23 +165,13 @@ def post_compact(event: Event) -> HookResult:
     return HookResult(message=outcome.note)
 
 
-def stop(event: Event) -> HookResult:
-    """Block the stop once while something would be lost by stopping."""
-    active = hookcore.stop_hook_active(event)
-    return hookcore.stop(event, RUNTIME, ANSWERS, active, hookcore.session_id(event))
-
-
 HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
-    "session-start": session_start,
+    "session-start": hookcore.starter(RUNTIME, ANSWERS, "SessionStart"),
     "pre-tool-use": pre_tool_use,
     "post-tool-use": post_tool_use,
     "pre-compact": pre_compact,
     "post-compact": post_compact,
-    "stop": stop,
+    "stop": hookcore.stopper(RUNTIME, ANSWERS),
 }
 ADAPTER = hookcore.Adapter(HANDLERS, ANSWERS)
-
-
-def run_hook(name: str, raw: str) -> HookResult:
-    """Answer one hook event (agents/hookcore.py: read, dispatched, failed closed)."""
-    return hookcore.run_hook(RUNTIME.name, name, raw)
+run_hook = hookcore.runner(RUNTIME.name)  # read, dispatched, failed closed by the row

@@ -255,8 +255,9 @@ def record_python(root: Path, python: str) -> None:
     record(git.find_repo(root), python)
 
 
-def read_json(root: Path, relpath: str) -> dict[str, object] | None:
-    """A project JSON file as an object; None when it does not exist."""
+def no_link(root: Path, relpath: str) -> Path:
+    """``root / relpath``, refused when it (or its folder) is a symlink: a project file
+    rehydrate reads or merges is never followed elsewhere."""
     path = root / relpath
     if path.is_symlink() or path.parent.is_symlink():
         raise RehydrateError(
@@ -265,6 +266,12 @@ def read_json(root: Path, relpath: str) -> dict[str, object] | None:
             code="unsafe_path",
             fix="replace the symlink with a file",
         )
+    return path
+
+
+def read_json(root: Path, relpath: str) -> dict[str, object] | None:
+    """A project JSON file as an object; None when it does not exist."""
+    path = no_link(root, relpath)
     never = "fix it; rehydrate never overwrites it"
     from ..readlimit import SUMMARY_LIMIT, load_json, read_file
 

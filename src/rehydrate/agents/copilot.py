@@ -139,8 +139,4 @@ HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
     "agent-stop": agent_stop,
 }
 ADAPTER = hookcore.Adapter(HANDLERS, ANSWERS)
-
-
-def run_hook(name: str, raw: str) -> HookResult:
-    """Answer one hook event (agents/hookcore.py: read, dispatched, failed closed)."""
-    return hookcore.run_hook(RUNTIME.name, name, raw)
+run_hook = hookcore.runner(RUNTIME.name)  # read, dispatched, failed closed by the row

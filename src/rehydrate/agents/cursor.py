@@ -103,11 +103,7 @@ HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
     "stop": stop,
 }
 ADAPTER = hookcore.Adapter(HANDLERS, ANSWERS)
-
-
-def run_hook(name: str, raw: str) -> HookResult:
-    """Answer one event (agents/hookcore.py); an internal error denies a shell command."""
-    return hookcore.run_hook(RUNTIME.name, name, raw)
+run_hook = hookcore.runner(RUNTIME.name)  # read, dispatched, failed closed by the row
 
 
 def install_agent(root: Path, python: str) -> list[Installed]:

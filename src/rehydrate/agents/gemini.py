@@ -190,22 +190,12 @@ def after_tool(event: Event) -> HookResult:
     return ANSWERS.context("AfterTool", outcome)
 
 
-def after_agent(event: Event) -> HookResult:
-    """Deny the end of the turn once while something would be lost by stopping."""
-    active = hookcore.stop_hook_active(event)
-    return hookcore.stop(event, RUNTIME, ANSWERS, active, hookcore.session_id(event))
-
-
 HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
     "session-start": session_start,
     "before-model": before_model,
     "before-tool": before_tool,
     "after-tool": after_tool,
-    "after-agent": after_agent,
+    "after-agent": hookcore.stopper(RUNTIME, ANSWERS),  # the end of the turn, denied once
 }
 ADAPTER = hookcore.Adapter(HANDLERS, ANSWERS)
-
-
-def run_hook(name: str, raw: str) -> HookResult:
-    """Answer one hook event (agents/hookcore.py: read, dispatched, failed closed)."""
-    return hookcore.run_hook(RUNTIME.name, name, raw)
+run_hook = hookcore.runner(RUNTIME.name)  # read, dispatched, failed closed by the row

@@ -139,6 +139,21 @@ def stop(
     return answers.note(name, outcome.note)
 
 
+def starter(runtime: Runtime, answers: Answers, event_name: str) -> Handler:
+    """The handler of a session start that reads ``source`` and ``session_id``."""
+    return lambda event: start(event, runtime, answers, event_name)
+
+
+def stopper(runtime: Runtime, answers: Answers) -> Handler:
+    """The handler of a stop that reads ``stop_hook_active`` and ``session_id``: held once."""
+    return lambda event: stop(event, runtime, answers, stop_hook_active(event), session_id(event))
+
+
+def runner(runtime: str) -> Callable[[str, str], HookResult]:
+    """``run_hook`` of one runtime, as its module offers it: ``run_hook(event, raw)``."""
+    return lambda name, raw: run_hook(runtime, name, raw)
+
+
 def run_hook(runtime: str, name: str, raw: str) -> HookResult:
     """Answer event ``name`` of ``runtime`` for the event JSON ``raw``: never raises (an
     unexpected error is the runtime's fail-closed answer for that event)."""

@@ -76,11 +76,7 @@ HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
     "pre-tool-use": pre_tool_use,
 }
 ADAPTER = hookcore.Adapter(HANDLERS, ANSWERS)
-
-
-def run_hook(name: str, raw: str) -> HookResult:
-    """Answer one event (agents/hookcore.py); an internal error blocks a tool call."""
-    return hookcore.run_hook(RUNTIME.name, name, raw)
+run_hook = hookcore.runner(RUNTIME.name)  # read, dispatched, failed closed by the row
 
 
 def install_agent(root: Path, python: str) -> list[Installed]:

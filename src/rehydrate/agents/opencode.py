@@ -130,8 +130,4 @@ HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
 
 
 ADAPTER = hookcore.Adapter(HANDLERS, ANSWERS)
-
-
-def run_hook(name: str, raw: str) -> HookResult:
-    """Answer one plugin call (agents/hookcore.py); an internal error denies a bash call."""
-    return hookcore.run_hook(RUNTIME.name, name, raw)
+run_hook = hookcore.runner(RUNTIME.name)  # read, dispatched, failed closed by the row
