@@ -100,6 +100,29 @@ class HookFile(NamedTuple):
     base: Mapping[str, object] = {}  # the fields a new file starts with
 
 
+class Doctor(NamedTuple):
+    """One check ``rehydrate doctor`` runs for a runtime (doctor/__init__.py)."""
+
+    absent: str = ""  # its status when the runtime is not wired here (never a finding);
+    # "": "no hooks in <its hook file> (rehydrate init --agent NAME)"
+    check: str = ""  # "module:function" under rehydrate.doctor; "": the row's hook-file check
+    name: str = ""  # its name in the report; "": the runtime's
+
+
+# The order of the runtimes' checks in the doctor's report (as it always was).
+DOCTOR_ORDER = (
+    "claude",
+    "codex",
+    "cursor",
+    "cline",
+    "kiro",
+    "aider",
+    "copilot",
+    "gemini",
+    "opencode",
+)
+
+
 class RuntimeInfo(NamedTuple):
     name: str
     title: str
@@ -113,6 +136,12 @@ class RuntimeInfo(NamedTuple):
     launch_files: tuple[str, ...] = ()  # files holding its launch lines (hook install refreshes)
     hooks: Hooks | None = None  # its ``rehydrate hook NAME`` group; None: no hook events
     hook_file: HookFile | None = None  # its JSON hook file, merged and read by config_merge
+    doctor: tuple[Doctor, ...] = ()  # what ``rehydrate doctor`` checks of it
+
+    @property
+    def init(self) -> str:
+        """The command that wires it (every doctor finding's fix)."""
+        return f"rehydrate init --agent {self.name}"
 
 
 class Installed(NamedTuple):
@@ -137,6 +166,7 @@ RUNTIMES["aider"] = RuntimeInfo(
     doc="docs/integrations/aider.md",
     version="0.86",
     tested="documented JSON",
+    doctor=(Doctor("no .aider.conf.yml settings (rehydrate init --agent aider)", "aider:check"),),
     support={
         "inject": Support(True, "`read:` the three ledgers in .aider.conf.yml"),
         "refuse": Support(False, "Aider has no hook before a shell command runs"),
@@ -216,6 +246,18 @@ RUNTIMES["claude"] = RuntimeInfo(
     doc="docs/integrations/claude-code.md",
     version="2.1.332",
     tested="real client",
+    doctor=(
+        Doctor(
+            "no hooks in .claude/settings.json (rehydrate init --claude)",
+            "claude_settings:check",
+            "claude-settings",
+        ),
+        Doctor(
+            "not installed (claude plugin install rehydrate@rehydrate)",
+            "claude_plugin:check",
+            "claude-plugin",
+        ),
+    ),
     support=_all(),
 )
 
@@ -248,6 +290,7 @@ RUNTIMES["cline"] = RuntimeInfo(
     doc="docs/integrations/cline.md",
     version="3.36",
     tested="documented JSON",
+    doctor=(Doctor("no hooks in .clinerules/hooks (rehydrate init --agent cline)", "cline:check"),),
     support={
         "inject": Support(True, "TaskStart / TaskResume `contextModification`"),
         "refuse": Support(True, "PreToolUse `cancel` on execute_command"),
@@ -310,6 +353,7 @@ RUNTIMES["codex"] = RuntimeInfo(
     doc="docs/integrations/codex.md",
     version="0.171.0",
     tested="real client",
+    doctor=(Doctor("", "codex:check"),),
     support={
         "inject": Support(True, "SessionStart (startup, resume, clear, compact), 10,000 bytes"),
         "refuse": Support(True, "PreToolUse `permissionDecision: deny`"),
@@ -373,6 +417,9 @@ RUNTIMES["copilot"] = RuntimeInfo(
     doc="docs/integrations/copilot.md",
     version="1.0.102",
     tested="real client",
+    doctor=(
+        Doctor("no .github/hooks/rehydrate.json (rehydrate init --agent copilot)", "copilot:check"),
+    ),
     support={
         "inject": Support(
             True,
@@ -419,6 +466,7 @@ RUNTIMES["cursor"] = RuntimeInfo(
     doc="docs/integrations/cursor.md",
     version="2.0",
     tested="documented JSON",
+    doctor=(Doctor(),),
     support={
         "inject": Support(
             True, "sessionStart `additional_context`, and .cursor/rules/rehydrate.mdc"
@@ -482,6 +530,7 @@ RUNTIMES["gemini"] = RuntimeInfo(
     doc="docs/integrations/gemini.md",
     version="0.61.0",
     tested="real client",
+    doctor=(Doctor("", "gemini:check"),),
     support={
         "inject": Support(True, "BeforeModel `llm_request`: the core in every model request"),
         "refuse": Support(True, "BeforeTool `decision: deny`"),
@@ -529,6 +578,7 @@ RUNTIMES["kiro"] = RuntimeInfo(
     doc="docs/integrations/kiro.md",
     version="2.16",
     tested="documented JSON",
+    doctor=(Doctor("no .kiro/agents/rehydrate.json (rehydrate init --agent kiro)"),),
     support={
         "inject": Support(True, "agentSpawn stdout is added to the context"),
         "refuse": Support(True, "preToolUse exit 2 on execute_bash, stderr to the model"),
@@ -569,6 +619,11 @@ RUNTIMES["opencode"] = RuntimeInfo(
     doc="docs/integrations/opencode.md",
     version="1.18.33",
     tested="real client",
+    doctor=(
+        Doctor(
+            "no .opencode/plugins/rehydrate.js (rehydrate init --agent opencode)", "opencode:check"
+        ),
+    ),
     support={
         "inject": Support(True, "plugin: the core in every system prompt"),
         "refuse": Support(True, "plugin: an Error thrown in tool.execute.before"),
