@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from . import hookcore
 from .contextuse import LIMIT_ENV
@@ -169,14 +169,8 @@ def post_compact(event: Event) -> HookResult:
     return HookResult(text=outcome.text if outcome.action == SHOW else None, message=outcome.note)
 
 
-HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
-    "session-start": hookcore.starter(RUNTIME, ANSWERS, "SessionStart"),
-    "subagent-start": subagent_start,
-    "pre-tool-use": pre_tool_use,
-    "post-tool-use-failure": post_tool_use_failure,
-    "pre-compact": pre_compact,
-    "post-compact": post_compact,
-    "stop": hookcore.stopper(RUNTIME, ANSWERS),
-}
-ADAPTER = hookcore.Adapter(HANDLERS, ANSWERS)
+session_start = hookcore.starter(RUNTIME, ANSWERS, "SessionStart")
+stop = hookcore.stopper(RUNTIME, ANSWERS)
+ADAPTER = hookcore.adapter(RUNTIME.name, vars())  # a handler per event of the row
+HANDLERS = ADAPTER.handlers
 run_hook = hookcore.runner(RUNTIME.name)  # read, dispatched, failed closed by the row

@@ -18,7 +18,7 @@ Files under ``.rehydrate/`` start with ``cline-``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 from . import hookcore
@@ -112,13 +112,8 @@ def post_tool_use(event: Event) -> HookResult:
     return _modified("PostToolUse", outcome)
 
 
-HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
-    "task-start": task_start,
-    "task-resume": task_resume,
-    "pre-tool-use": pre_tool_use,
-    "post-tool-use": post_tool_use,
-}
-ADAPTER = hookcore.Adapter(HANDLERS, ANSWERS)
+ADAPTER = hookcore.adapter(RUNTIME.name, vars())  # a handler per event of the row
+HANDLERS = ADAPTER.handlers
 run_hook = hookcore.runner(RUNTIME.name)  # read, dispatched, failed closed by the row
 
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import RehydrateError
@@ -165,13 +164,8 @@ def post_compact(event: Event) -> HookResult:
     return HookResult(message=outcome.note)
 
 
-HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
-    "session-start": hookcore.starter(RUNTIME, ANSWERS, "SessionStart"),
-    "pre-tool-use": pre_tool_use,
-    "post-tool-use": post_tool_use,
-    "pre-compact": pre_compact,
-    "post-compact": post_compact,
-    "stop": hookcore.stopper(RUNTIME, ANSWERS),
-}
-ADAPTER = hookcore.Adapter(HANDLERS, ANSWERS)
+session_start = hookcore.starter(RUNTIME, ANSWERS, "SessionStart")
+stop = hookcore.stopper(RUNTIME, ANSWERS)
+ADAPTER = hookcore.adapter(RUNTIME.name, vars())  # a handler per event of the row
+HANDLERS = ADAPTER.handlers
 run_hook = hookcore.runner(RUNTIME.name)  # read, dispatched, failed closed by the row

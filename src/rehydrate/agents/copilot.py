@@ -22,7 +22,7 @@ What this adapter knows of Copilot CLI (1.0.102, run for real in ``tests/realcli
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from ..readlimit import read_text
 from . import hookcore
@@ -131,12 +131,8 @@ def agent_stop(event: Event) -> HookResult:
     return hookcore.stop(event, RUNTIME, ANSWERS, hookcore.stop_hook_active(event))
 
 
-HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
-    "session-start": session_edge,
-    "session-end": session_edge,
-    "pre-tool-use": pre_tool_use,
-    "post-tool-use": post_tool_use,
-    "agent-stop": agent_stop,
-}
-ADAPTER = hookcore.Adapter(HANDLERS, ANSWERS)
+session_start = session_edge
+session_end = session_edge
+ADAPTER = hookcore.adapter(RUNTIME.name, vars())  # a handler per event of the row
+HANDLERS = ADAPTER.handlers
 run_hook = hookcore.runner(RUNTIME.name)  # read, dispatched, failed closed by the row

@@ -21,7 +21,6 @@ Files under ``.rehydrate/`` start with ``cursor-``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from . import hookcore
@@ -97,12 +96,8 @@ def stop(event: Event) -> HookResult:
     return hookcore.stop(event, RUNTIME, ANSWERS, continuing, where=_where(event), name="stop")
 
 
-HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
-    "session-start": session_start,
-    "before-shell-execution": before_shell_execution,
-    "stop": stop,
-}
-ADAPTER = hookcore.Adapter(HANDLERS, ANSWERS)
+ADAPTER = hookcore.adapter(RUNTIME.name, vars())  # a handler per event of the row
+HANDLERS = ADAPTER.handlers
 run_hook = hookcore.runner(RUNTIME.name)  # read, dispatched, failed closed by the row
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..errors import RehydrateError
@@ -190,12 +190,7 @@ def after_tool(event: Event) -> HookResult:
     return ANSWERS.context("AfterTool", outcome)
 
 
-HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
-    "session-start": session_start,
-    "before-model": before_model,
-    "before-tool": before_tool,
-    "after-tool": after_tool,
-    "after-agent": hookcore.stopper(RUNTIME, ANSWERS),  # the end of the turn, denied once
-}
-ADAPTER = hookcore.Adapter(HANDLERS, ANSWERS)
+after_agent = hookcore.stopper(RUNTIME, ANSWERS)  # the end of the turn, denied once
+ADAPTER = hookcore.adapter(RUNTIME.name, vars())  # a handler per event of the row
+HANDLERS = ADAPTER.handlers
 run_hook = hookcore.runner(RUNTIME.name)  # read, dispatched, failed closed by the row

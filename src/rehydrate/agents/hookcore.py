@@ -16,7 +16,7 @@ shared handlers below where the runtime's event is the common one.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from .core import BLOCK, INJECT, REFUSE, Outcome, Runtime
 from .events import Event, HookResult, internal_error, read_event
@@ -147,6 +147,25 @@ def starter(runtime: Runtime, answers: Answers, event_name: str) -> Handler:
 def stopper(runtime: Runtime, answers: Answers) -> Handler:
     """The handler of a stop that reads ``stop_hook_active`` and ``session_id``: held once."""
     return lambda event: stop(event, runtime, answers, stop_hook_active(event), session_id(event))
+
+
+def adapter(runtime: str, module: Mapping[str, object]) -> Adapter:
+    """A runtime's adapter from its module's names (``vars()`` at its end): for each event
+    of its row, the function named after it (``pre-tool-use``: ``pre_tool_use``), and
+    its ``ANSWERS``. The row is the one list of events."""
+    from .runtimes import RUNTIMES
+
+    hooks = RUNTIMES[runtime].hooks
+    answers = module.get("ANSWERS")
+    if hooks is None or not isinstance(answers, Answers):
+        raise LookupError(f"rehydrate.agents.{runtime}: no hook events in its row, or no ANSWERS")
+    found: dict[str, Handler] = {}
+    for event in hooks.events:
+        handler = module.get(event.replace("-", "_"))
+        if not callable(handler):
+            raise LookupError(f"rehydrate.agents.{runtime} has no handler for {event}")
+        found[event] = cast(Handler, handler)
+    return Adapter(found, answers)
 
 
 def runner(runtime: str) -> Callable[[str, str], HookResult]:

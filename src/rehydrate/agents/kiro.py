@@ -19,7 +19,6 @@ Files under ``.rehydrate/`` start with ``kiro-``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from . import hookcore
@@ -71,11 +70,8 @@ def pre_tool_use(event: Event) -> HookResult:
     return hookcore.tool_call(event, RUNTIME, ANSWERS, command, shell, where=_where(event))
 
 
-HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
-    "agent-spawn": agent_spawn,
-    "pre-tool-use": pre_tool_use,
-}
-ADAPTER = hookcore.Adapter(HANDLERS, ANSWERS)
+ADAPTER = hookcore.adapter(RUNTIME.name, vars())  # a handler per event of the row
+HANDLERS = ADAPTER.handlers
 run_hook = hookcore.runner(RUNTIME.name)  # read, dispatched, failed closed by the row
 
 

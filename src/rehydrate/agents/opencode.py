@@ -26,8 +26,6 @@ text}`` (continue once), or ``{}``; a note for the person in ``"note"``. Files u
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-
 from . import hookcore
 from .core import BLOCK, INJECT, INSTRUCT, Outcome, Runtime
 from .events import Event, HookResult
@@ -120,13 +118,8 @@ def idle(event: Event) -> HookResult:
     return _answer(outcome.note)
 
 
-HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
-    "system": system,
-    "compacting": compacting,
-    "tool-before": tool_before,
-    "tool-after": tool_after,
-    "idle": idle,
-}
+ADAPTER = hookcore.adapter(RUNTIME.name, vars())  # a handler per event of the row
+HANDLERS = ADAPTER.handlers
 
 
 ADAPTER = hookcore.Adapter(HANDLERS, ANSWERS)
