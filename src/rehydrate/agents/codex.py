@@ -29,7 +29,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any
 
 from ..errors import RehydrateError
 from . import hookcore
@@ -50,7 +49,9 @@ ANSWERS = hookcore.CLAUDE_SHAPE  # Codex follows Claude Code's output convention
 # The rollout file: JSON lines, newest last.
 
 
-def rollout_lines(path: str | None, needle: str, limit: int = TAIL_BYTES) -> list[dict[str, Any]]:
+def rollout_lines(
+    path: str | None, needle: str, limit: int = TAIL_BYTES
+) -> list[dict[str, object]]:
     """The records of the rollout at ``path`` whose line holds ``needle``, newest first,
     read from the last ``limit`` bytes (a line cut by the window is skipped)."""
     if not path or "\x00" in path or not os.path.isfile(path):
