@@ -25,11 +25,14 @@ import json
 import shlex
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import RehydrateError
 from ..launchline import Launch, parse, portable
 from .runtimes import HookFile, Layout, Wire
+
+if TYPE_CHECKING:
+    from .runtimes import Installed
 
 __all__ = ["HookFile", "Layout", "Ours", "Wire", "Wired"]
 
@@ -314,6 +317,14 @@ def install_json(
     if not changed and current is not None:
         return "unchanged"
     return write_json(root, hook_file.path, merged, current is not None)
+
+
+def install_row(name: str, root: Path, python: str) -> list[Installed]:
+    """The installer of a runtime that is its row alone: its hook file merged."""
+    from .runtimes import Installed, hook_file
+
+    wiring = hook_file(name)
+    return [Installed(install_json(root, wiring, python), wiring.path)]
 
 
 def place_file(root: Path, relpath: str, text: str, mode: int | None = None) -> str:

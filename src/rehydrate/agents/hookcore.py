@@ -168,6 +168,53 @@ def adapter(runtime: str, module: Mapping[str, object]) -> Adapter:
     return Adapter(found, answers)
 
 
+def conventional(runtime: str) -> Adapter:
+    """The adapter of a runtime that is its row alone: each event's ``actions`` entry
+    answered by the shared handlers, in Claude Code's convention (``CLAUDE_SHAPE``)."""
+    from .runtimes import RUNTIMES
+    from .units import CODE_POINTS, Cap
+
+    hooks = RUNTIMES[runtime].hooks
+    if hooks is None:
+        raise LookupError(f"runtime {runtime!r} has no hook events in RUNTIMES")
+    core = Runtime(runtime, Cap(10000, CODE_POINTS))
+    answers = CLAUDE_SHAPE
+
+    def tool(event: Event) -> HookResult:
+        from .commands import command_from_hook
+
+        shell = event.text("tool_name") in (None, hooks.shell)
+        command = command_from_hook(dict(event.data)) if shell else None
+        return tool_call(event, core, answers, command, shell, session=session_id(event))
+
+    found: dict[str, Handler] = {}
+    for name, action in hooks.actions.items():
+        if action == "start":
+            found[name] = starter(core, answers, event_name(runtime, name))
+        elif action == "tool":
+            found[name] = tool
+        elif action == "stop":
+            found[name] = stopper(core, answers)
+        else:
+            raise LookupError(f"runtime {runtime!r}: no shared handler for action {action!r}")
+    return Adapter(found, answers)
+
+
+def _adapter(runtime: str) -> Adapter:
+    import importlib
+
+    module = f"rehydrate.agents.{runtime}"
+    try:
+        found = getattr(importlib.import_module(module), "ADAPTER", None)
+    except ModuleNotFoundError as exc:
+        if exc.name != module:
+            raise
+        return conventional(runtime)
+    if not isinstance(found, Adapter):
+        raise LookupError(f"{module} has no ADAPTER")
+    return found
+
+
 def runner(runtime: str) -> Callable[[str, str], HookResult]:
     """``run_hook`` of one runtime, as its module offers it: ``run_hook(event, raw)``."""
     return lambda name, raw: run_hook(runtime, name, raw)
@@ -176,15 +223,13 @@ def runner(runtime: str) -> Callable[[str, str], HookResult]:
 def run_hook(runtime: str, name: str, raw: str) -> HookResult:
     """Answer event ``name`` of ``runtime`` for the event JSON ``raw``: never raises (an
     unexpected error is the runtime's fail-closed answer for that event)."""
-    import importlib
-
     from .runtimes import RUNTIMES
 
     info = RUNTIMES[runtime]
     hooks = info.hooks
-    adapter = getattr(importlib.import_module(f"rehydrate.agents.{runtime}"), "ADAPTER", None)
-    if hooks is None or not isinstance(adapter, Adapter):
-        raise LookupError(f"runtime {runtime!r} has no hook adapter")
+    if hooks is None:
+        raise LookupError(f"runtime {runtime!r} has no hook events in RUNTIMES")
+    adapter = _adapter(runtime)
     event = read_event(raw, hooks.project_vars)
     try:
         if event.problem:
@@ -193,7 +238,8 @@ def run_hook(runtime: str, name: str, raw: str) -> HookResult:
             return adapter.answers.note(name, said)
         return adapter.handlers[name](event)
     except Exception as exc:  # noqa: BLE001 - a hook must answer, never crash the session
-        text = internal_error(name, hooks.title, exc, hooks.bypass or info.launch_files[0])
+        where = hooks.bypass or next(iter(info.launch_files), "its hook file")
+        text = internal_error(name, hooks.title, exc, where)
         return failed(runtime, name, event, adapter.answers, text)
 
 

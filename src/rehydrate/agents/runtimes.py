@@ -64,6 +64,12 @@ class Hooks(NamedTuple):
     project_vars: tuple[str, ...] = ()  # environment variables naming the project
     bypass: str = ""  # the file an internal error says to remove the hook from (default:
     # the first of the row's launch_files)
+    # A runtime with no adapter module of its own (``rehydrate.agents.<name>``): each event's
+    # core action, "start" (the context), "tool" (a shell command checked) or "stop" (held
+    # once), answered in Claude Code's convention (agents/hookcore.conventional), the shell
+    # tool named ``shell`` (``tool_name``, ``tool_input.command``).
+    actions: Mapping[str, str] = {}
+    shell: str = "Bash"
 
 
 # One hook of ours in a hook file: (its matcher or None, the subcommand, extra fields of
@@ -126,7 +132,8 @@ DOCTOR_ORDER = (
 class RuntimeInfo(NamedTuple):
     name: str
     title: str
-    installer: str  # "module:function" under rehydrate.agents, imported lazily
+    installer: str  # "module:function" under rehydrate.agents, imported lazily ("": the
+    # row's hook file merged, config_merge.install_row)
     doc: str  # docs/integrations/<name>.md
     version: str  # the client version targeted/tested
     tested: str  # "real client" or "documented JSON"
@@ -151,6 +158,7 @@ class Installed(NamedTuple):
 
 
 Installer = Callable[[Path, str], list[Installed]]
+ROW_INSTALLER = "config_merge:install_row"  # a row with no installer: its hook file merged
 
 
 def _all(why: str = "") -> dict[str, Support]:
@@ -668,7 +676,14 @@ def hook_file(name: str) -> HookFile:
 
 
 def installer(name: str) -> Installer:
-    """The ``install_agent`` function of runtime ``name``, imported now."""
-    module, _, function = RUNTIMES[name].installer.partition(":")
+    """The ``install_agent`` function of runtime ``name``, imported now (no installer of
+    its own: its row's hook file merged, ``config_merge.install_row``)."""
+    module, _, function = (RUNTIMES[name].installer or ROW_INSTALLER).partition(":")
+    if not RUNTIMES[name].installer:  # (name, root, python): the row's own
+        from functools import partial
+
+        row: Callable[[str, Path, str], list[Installed]]
+        row = getattr(importlib.import_module(f"rehydrate.agents.{module}"), function)
+        return partial(row, name)
     found: Installer = getattr(importlib.import_module(f"rehydrate.agents.{module}"), function)
     return found
