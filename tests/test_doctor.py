@@ -18,6 +18,7 @@ from conftest import commit, git, make_venv, run, write
 from rehydrate.agents.claude import SETTINGS_HOOKS
 from rehydrate.doctor import Report
 from rehydrate.doctor import run as doctor
+from rehydrate.doctor.hookfile import codes_of
 from rehydrate.git import find_repo
 from rehydrate.guard.managers import PRE_COMMIT
 
@@ -356,6 +357,23 @@ def test_plugin_and_settings_hooks_together_run_twice(plain: Path) -> None:
     assert "claude plugin disable rehydrate@rehydrate" in report.findings[0].fix
 
 
+def _row_checked() -> list[str]:
+    """The runtimes whose hook file the doctor checks from their row alone (no module of
+    their own, doctor/hookfile.row_check) or through it (their module calls it)."""
+    from rehydrate.agents.runtimes import RUNTIMES
+
+    folder = ROOT / "src" / "rehydrate" / "doctor"
+    return [
+        name
+        for name, info in RUNTIMES.items()
+        if any(not row.check for row in info.doctor)
+        or (
+            (folder / f"{name}.py").is_file()
+            and "row_check(NAME)" in (folder / f"{name}.py").read_text(encoding="utf-8")
+        )
+    ]
+
+
 def test_every_finding_code_is_documented() -> None:
     """docs/doctor.md's code table holds exactly the codes the checks can report."""
     import ast
@@ -370,6 +388,7 @@ def test_every_finding_code_is_documented() -> None:
                     node.value,
                 ):
                     source.add(node.value)
+    source |= {code for name in _row_checked() for code in codes_of(name) if code}
     text = (ROOT / "docs" / "doctor.md").read_text()
     table = text[text.index("## Finding codes") : text.index("## Exit codes")]
     documented = set(re.findall(r"^\| `([a-z_]+)` \|", table, re.MULTILINE))
@@ -389,8 +408,9 @@ def test_one_hook_file_check_for_every_json_hook_runtime() -> None:
         if any(f.endswith(".json") for f in info.launch_files) and name != "claude"
     )
     assert json_runtimes == ["codex", "copilot", "cursor", "gemini", "kiro"]
-    for name in json_runtimes:
-        assert "from .hookfile import" in (folder / f"{name}.py").read_text(encoding="utf-8")
+    for name in json_runtimes:  # its own module uses the one check, or its row alone does
+        module = folder / f"{name}.py"
+        assert name in _row_checked() or "from .hookfile import" in module.read_text("utf-8")
     copies = [
         path.name
         for path in sorted(folder.glob("*.py"))

@@ -9,8 +9,8 @@ commits with ``--no-verify``), so the pre-commit guard runs on the commits it ma
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from ..errors import RehydrateError
 from .runtimes import Installed
@@ -25,7 +25,7 @@ def wanted(root: Path) -> list[str]:
     return [config.path_of(k) for k in ("spec", "task", "failures")]
 
 
-def read_config(root: Path) -> dict[str, Any] | None:
+def read_config(root: Path) -> dict[str, object] | None:
     """``.aider.conf.yml`` as a mapping; None when it does not exist."""
     from ..ledgers import yamlsafe
     from ..ledgers.atomicfile import read_at, repo_dir
@@ -53,7 +53,7 @@ def read_config(root: Path) -> dict[str, Any] | None:
     return data
 
 
-def missing(data: dict[str, Any], ledgers: list[str]) -> tuple[list[str], bool]:
+def missing(data: Mapping[str, object], ledgers: list[str]) -> tuple[list[str], bool]:
     """(ledgers not in ``read:``, whether ``git-commit-verify`` is not true)."""
     read = data.get("read")
     listed = [read] if isinstance(read, str) else read if isinstance(read, list) else []

@@ -26,17 +26,18 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
+from . import hookcore
 from .contextuse import LIMIT_ENV
-from .core import BLOCK, INJECT, INSTRUCT, REFUSE, SHOW, Outcome, Runtime
-from .events import Event, HookResult, internal_error, read_event
+from .core import INSTRUCT, REFUSE, SHOW, Outcome, Runtime
+from .events import Event, HookResult
+from .runtimes import hook_file
 from .store import ENVELOPE, HOLD, PROMPT, VERDICT, WARNING, hold_of
 from .units import UTF16, Cap
 
 CONTEXT_LIMIT = 10000  # Claude Code's cap on additionalContext, in UTF-16 code units
 RUNTIME = Runtime("claude", Cap(CONTEXT_LIMIT, UTF16))
-PROJECT_VARS = ("CLAUDE_PROJECT_DIR",)  # where Claude Code names the project
 PROMPT_FILE = RUNTIME.file(PROMPT)
 WARNING_FILE = RUNTIME.file(WARNING)
 VERDICT_FILE = RUNTIME.file(VERDICT)
@@ -44,15 +45,10 @@ HOLD_FILE = RUNTIME.file(HOLD)  # a session not named; a named one's: hold_file(
 ENVELOPE_FILE = RUNTIME.file(ENVELOPE)
 SHELL_TOOL = "Bash"
 # The hooks rehydrate wires, for .claude/settings.json (init --claude) and the plugin's
-# hooks/hooks.json alike (agents/claude_install.py): event -> (matcher or None, subcommand)
+# hooks/hooks.json alike (agents/claude_install.py), from its RUNTIMES row:
+# event -> (matcher or None, subcommand)
 SETTINGS_HOOKS: Mapping[str, tuple[str | None, str]] = {
-    "SessionStart": (None, "session-start"),
-    "SubagentStart": (None, "subagent-start"),
-    "PreToolUse": ("*", "pre-tool-use"),
-    "PostToolUseFailure": (SHELL_TOOL, "post-tool-use-failure"),
-    "PreCompact": (None, "pre-compact"),
-    "PostCompact": (None, "post-compact"),
-    "Stop": (None, "stop"),
+    event: (matcher, name) for event, (matcher, name, _) in hook_file("claude").wires.items()
 }
 EVENTS = tuple(name for _, name in SETTINGS_HOOKS.values())
 
@@ -62,27 +58,8 @@ def hold_file(session: str | None) -> str:
     return RUNTIME.file(hold_of(session))
 
 
-def _context(event_name: str, outcome: Outcome) -> HookResult:
-    if outcome.action != INJECT:
-        return HookResult(message=outcome.note)
-    specific = {"hookEventName": event_name, "additionalContext": outcome.text}
-    return HookResult(output={"hookSpecificOutput": specific}, message=outcome.note)
-
-
-def _deny(reason: str) -> HookResult:
-    return HookResult(
-        output={
-            "hookSpecificOutput": {
-                "hookEventName": "PreToolUse",
-                "permissionDecision": "deny",
-                "permissionDecisionReason": reason,
-            }
-        }
-    )
-
-
-def _block(reason: str) -> HookResult:
-    return HookResult(output={"decision": "block", "reason": reason})
+ANSWERS = hookcore.CLAUDE_SHAPE
+_context = ANSWERS.context
 
 
 def summary_as_seen(raw: str) -> str:
@@ -118,49 +95,29 @@ def _tag(text: str, name: str) -> tuple[int, int, str] | None:
     return start, close + len(name) + 3, text[inner:close]
 
 
-# The events.
-
-
-def session_start(event: Event) -> HookResult:
-    """The rehydration context for a new, resumed, cleared or compacted session."""
-    from .context import session_context
-
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; no context added")
-    source = event.text("source") or "startup"
-    outcome = session_context(event.where, RUNTIME, source, event.text("session_id"))
-    return _context("SessionStart", outcome)
+# The events (read, and failed closed, by hookcore.run_hook).
 
 
 def subagent_start(event: Event) -> HookResult:
     """The ledger core for a subagent: constraints, failures, the next action."""
     from .context import subagent_context
 
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; no context added")
     return _context("SubagentStart", subagent_context(event.where, RUNTIME))
 
 
 def pre_tool_use(event: Event) -> HookResult:
     """Hold the first tool call after a compaction; deny a repeated failed attempt."""
     from .commands import command_from_hook
-    from .tools import ADVISE, check_tool_call
 
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; tool call allowed unchecked")
     if LIMIT_ENV in os.environ:  # inside `rehydrate run --context-limit`
         told = _context_limit(event)
         if told is not None:
-            return _deny(told.text)
+            return ANSWERS.refuse(told.text)
     tool = event.text("tool_name")
     shell = tool is None or tool == SHELL_TOOL
     command = command_from_hook(dict(event.data)) if shell else None
-    outcome = check_tool_call(event.where, RUNTIME, command, shell, event.text("session_id"))
-    if outcome.action == REFUSE:
-        return _deny(outcome.text)
-    if outcome.action == ADVISE:  # allowed, the close failed attempt named to the model
-        return _context("PreToolUse", Outcome(INJECT, outcome.text, outcome.note))
-    return HookResult(message=outcome.note)
+    session = hookcore.session_id(event)
+    return hookcore.tool_call(event, RUNTIME, ANSWERS, command, shell, "PreToolUse", session)
 
 
 def _context_limit(event: Event) -> Outcome | None:
@@ -179,8 +136,6 @@ def post_tool_use_failure(event: Event) -> HookResult:
     from .captured import capture_failed_command
     from .commands import command_from_hook
 
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; failure not captured")
     command = command_from_hook(dict(event.data))
     if event.text("tool_name") != SHELL_TOOL or command is None:
         return HookResult()
@@ -194,10 +149,8 @@ def pre_compact(event: Event) -> HookResult:
     """Instruct the summariser; refuse a manual compaction over uncommitted ledgers."""
     from .compaction import before_compaction
 
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; compaction not checked")
     trigger = event.text("trigger") or "auto"
-    outcome = before_compaction(event.where, RUNTIME, trigger, event.text("session_id"))
+    outcome = before_compaction(event.where, RUNTIME, trigger, hookcore.session_id(event))
     if outcome.action == REFUSE:
         return HookResult(exit_code=2, message=outcome.text)
     text = outcome.text if outcome.action == INSTRUCT else None
@@ -208,59 +161,16 @@ def post_compact(event: Event) -> HookResult:
     """Verify the summary as the model sees it; print the verdict."""
     from .compaction import after_compaction
 
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; summary not verified")
     raw = event.text("compact_summary")
     seen = summary_as_seen(raw) if raw is not None else None
     outcome = after_compaction(
-        event.where, RUNTIME, seen, event.text("trigger"), event.text("session_id")
+        event.where, RUNTIME, seen, event.text("trigger"), hookcore.session_id(event)
     )
     return HookResult(text=outcome.text if outcome.action == SHOW else None, message=outcome.note)
 
 
-def stop(event: Event) -> HookResult:
-    """Block the stop once while something would be lost by stopping."""
-    from .stop import check_stop
-
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; stop not checked")
-    outcome = check_stop(
-        event.where, RUNTIME, event.data.get("stop_hook_active") is True, event.text("session_id")
-    )
-    if outcome.action == BLOCK:
-        return _block(outcome.text)
-    return HookResult(message=outcome.note)
-
-
-HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
-    "session-start": session_start,
-    "subagent-start": subagent_start,
-    "pre-tool-use": pre_tool_use,
-    "post-tool-use-failure": post_tool_use_failure,
-    "pre-compact": pre_compact,
-    "post-compact": post_compact,
-    "stop": stop,
-}
-
-
-def run_hook(name: str, raw: str) -> HookResult:
-    """Dispatch one hook event; an unexpected error fails closed where the event can block."""
-    event = read_event(raw, PROJECT_VARS)
-    try:
-        return HANDLERS[name](event)
-    except Exception as exc:  # noqa: BLE001 - a hook must answer, never crash the session
-        return _failed(name, event, exc)
-
-
-def _failed(name: str, event: Event, exc: Exception) -> HookResult:
-    text = internal_error(name, "Claude Code", exc, ".claude/settings.json")
-    if name == "pre-tool-use":
-        return _deny(text)
-    if name in ("session-start", "subagent-start"):
-        event_name = "SessionStart" if name == "session-start" else "SubagentStart"
-        return _context(event_name, Outcome(INJECT, text))
-    if name == "stop" and event.data.get("stop_hook_active") is not True:
-        return _block(text)
-    if name == "pre-compact" and event.text("trigger") == "manual":
-        return HookResult(exit_code=2, message=text)
-    return HookResult(message=text)
+session_start = hookcore.starter(RUNTIME, ANSWERS, "SessionStart")
+stop = hookcore.stopper(RUNTIME, ANSWERS)
+ADAPTER = hookcore.adapter(RUNTIME.name, vars())  # a handler per event of the row
+HANDLERS = ADAPTER.handlers
+run_hook = hookcore.runner(RUNTIME.name)  # read, dispatched, failed closed by the row

@@ -1,8 +1,9 @@
 """Wiring rehydrate into Claude Code: the hook commands ``init --claude`` merges into
 ``.claude/settings.json``, the plugin's ``hooks/hooks.json``, and reading both back.
 
-The events, matchers and subcommands come from one table, ``claude.SETTINGS_HOOKS``; both
-wirings are built from it, so they cannot drift apart.
+The events, matchers and subcommands come from one table, the ``hook_file`` of Claude
+Code's ``RUNTIMES`` row; both wirings are built from it by ``config_merge`` (the one merger
+and reader of hook files), so they cannot drift apart.
 
 A settings hook is the portable launch line (launchline.py): the same words on every clone,
 no machine path in the committed file; it runs the interpreter this clone's git config
@@ -22,46 +23,32 @@ never with 127, except in a project that has not opted in, where it does nothing
 
 from __future__ import annotations
 
-import json
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING
 
-from ..errors import RehydrateError
-from ..launchline import Launch, argv, parse, portable
-from .claude import SETTINGS_HOOKS
+from ..launchline import argv, portable
+from . import config_merge
+from .config_merge import Ours, Wired
+from .runtimes import hook_file
 
 if TYPE_CHECKING:
     from .runtimes import Installed
 
-SETTINGS_FILE = ".claude/settings.json"
+HOOK_FILE = hook_file("claude")
+SETTINGS_FILE = HOOK_FILE.path
 LOCAL_SETTINGS_FILE = ".claude/settings.local.json"  # read by doctor, never written
 PLUGIN_NAME = "rehydrate"
 PLUGIN_LAUNCHER = "hooks/rehydrate-hook"  # relative to the plugin root
 PLUGIN_HOOKS_FILE = "hooks/hooks.json"
 # Claude Code substitutes ${CLAUDE_PLUGIN_ROOT}; quoted, since the path may hold spaces.
 PLUGIN_PREFIX = ("sh", "${CLAUDE_PLUGIN_ROOT}/" + PLUGIN_LAUNCHER)
-_ALL = (None, "", "*")  # matchers that match everything
+if HOOK_FILE.layout.launcher != PLUGIN_PREFIX:  # pragma: no cover - the row and the plugin
+    raise ImportError("RUNTIMES['claude'].hook_file.layout.launcher is not the plugin's")
 
-
-class OurHook(NamedTuple):
-    """A hook command of rehydrate's, parsed: how it finds rehydrate, and the subcommand."""
-
-    kind: str  # launchline.Launch.kind ("portable", "isolated", ...) or "plugin"
-    program: str  # the interpreter, the rehydrate executable, the launcher, or ""
-    name: str  # the `rehydrate hook claude` subcommand: session-start, stop, ...
-    launch: Launch | None = None  # None for the plugin's launcher
-
-
-class WiredHook(NamedTuple):
-    """One hook of ours found in a settings file."""
-
-    file: str
-    event: str
-    matcher: str | None
-    command: str
-    hook: OurHook
+OurHook = Ours  # a hook command of rehydrate's, parsed ("plugin": the plugin's launcher)
+WiredHook = Wired  # one hook of ours found in a settings file
 
 
 def interpreter_command() -> list[str]:
@@ -85,142 +72,56 @@ def plugin_command(name: str) -> str:
 
 def parse_command(command: str) -> OurHook | None:
     """The hook of ours ``command`` runs, or None when it is someone else's."""
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return None
-    if len(words) == 5 and tuple(words[:2]) == PLUGIN_PREFIX and words[2:4] == ["hook", "claude"]:
-        return OurHook("plugin", words[1], words[4])
-    launch = parse(words)
-    if launch is None or len(launch.args) != 3 or launch.args[:2] != ("hook", "claude"):
-        return None
-    return OurHook(launch.kind, launch.program, launch.args[2], launch)
+    return config_merge.parse_command(command, "claude", PLUGIN_PREFIX)
 
 
-def matches(matcher: Any, wanted: str | None) -> bool:
+def matches(matcher: object, wanted: str | None) -> bool:
     """Whether a group's ``matcher`` is ``wanted`` (None: any match-everything spelling)."""
-    return matcher in _ALL if wanted is None else matcher == wanted
-
-
-def _entries(group: Any) -> list[Any]:
-    entries = group.get("hooks") if isinstance(group, dict) else None
-    return entries if isinstance(entries, list) else []
-
-
-def _ours(entry: Any) -> OurHook | None:
-    if not isinstance(entry, dict) or entry.get("type") != "command":
-        return None
-    command = entry.get("command")
-    return parse_command(command) if isinstance(command, str) else None
-
-
-def _place(groups: list[Any], matcher: str | None, name: str, wanted: str) -> bool:
-    """Leave exactly one hook of ours for ``name`` in ``groups``: command ``wanted``, in a
-    group of ``matcher``. A stale command is rewritten in place (its other keys kept); a
-    duplicate, or one under another matcher, is taken out. True when anything changed."""
-    kept = changed = False
-    for group in list(groups):
-        entries = _entries(group)
-        removed = False
-        for entry in list(entries):
-            ours = _ours(entry)
-            if ours is None or ours.name != name:
-                continue
-            if kept or not matches(group.get("matcher"), matcher):
-                entries.remove(entry)
-                removed = changed = True
-                continue
-            kept = True
-            if entry["command"] != wanted:
-                entry["command"] = wanted
-                changed = True
-        if removed and not entries:
-            groups.remove(group)
-    if not kept:
-        fresh: dict[str, Any] = {"hooks": [{"type": "command", "command": wanted}]}
-        groups.append({"matcher": matcher, **fresh} if matcher is not None else fresh)
-        changed = True
-    return changed
-
-
-def _invalid(what: str, fix: str, file: str = SETTINGS_FILE) -> RehydrateError:
-    return RehydrateError(f"{file}: {what}", file=file, code="settings_invalid", fix=fix)
+    return matcher in HOOK_FILE.layout.match_all if wanted is None else matcher == wanted
 
 
 def merge_settings(
-    current: Mapping[str, Any] | None, prefix: Sequence[str] | None = None
-) -> tuple[dict[str, Any], bool]:
+    current: Mapping[str, object] | None, prefix: Sequence[str] | None = None
+) -> tuple[dict[str, object], bool]:
     """``current`` settings with one hook of ours per ``SETTINGS_HOOKS`` event; (settings,
     changed). Every other key, hook and matcher of the user's is kept as it was."""
-    settings: dict[str, Any] = json.loads(json.dumps(current or {}))
-    hooks = settings.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise _invalid("'hooks' is not an object", "make 'hooks' an object of event name -> list")
-    changed = False
-    for event, (matcher, name) in SETTINGS_HOOKS.items():
-        groups = hooks.setdefault(event, [])
-        if not isinstance(groups, list):
-            raise _invalid(
-                f"hooks.{event} is not a list", f"make hooks.{event} a list of matcher groups"
-            )
-        changed = _place(groups, matcher, name, hook_command(name, prefix)) or changed
-    return settings, changed
+    return config_merge.merge(current, HOOK_FILE, lambda name: hook_command(name, prefix))
 
 
-def read_settings(root: Path, relpath: str = SETTINGS_FILE) -> dict[str, Any] | None:
+def read_settings(root: Path, relpath: str = SETTINGS_FILE) -> dict[str, object] | None:
     """A project settings file as a JSON object; None when it does not exist."""
-    from .config_merge import read_json
-
-    return read_json(root, relpath)
+    return config_merge.read_json(root, relpath)
 
 
 def install_settings(root: Path, prefix: Sequence[str] | None = None) -> str:
     """Write or merge ``.claude/settings.json``; returns 'created', 'updated' or 'kept'."""
-    from ..ledgers.atomicfile import write_in_repo
-
     current = read_settings(root)
     settings, changed = merge_settings(current, prefix)
     if not changed:
         return "kept"
-    text = json.dumps(settings, ensure_ascii=False, indent=2) + "\n"
-    write_in_repo(root, SETTINGS_FILE, text.encode("utf-8"), create_dirs=True)
-    return "created" if current is None else "updated"
+    return config_merge.write_json(root, SETTINGS_FILE, settings, current is not None)
 
 
-def wired_hooks(settings: Mapping[str, Any], file: str) -> list[WiredHook]:
+def wired_hooks(settings: Mapping[str, object], file: str) -> list[WiredHook]:
     """Every hook of ours in ``settings``, under whichever event and matcher it sits."""
-    hooks = settings.get("hooks")
-    found = []
-    for event, groups in hooks.items() if isinstance(hooks, dict) else []:
-        for group in groups if isinstance(groups, list) else []:
-            matcher = group.get("matcher") if isinstance(group, dict) else None
-            for entry in _entries(group):
-                ours = _ours(entry)
-                if ours is not None:
-                    shown = matcher if isinstance(matcher, str) else None
-                    found.append(WiredHook(file, event, shown, entry["command"], ours))
-    return found
+    return config_merge.wired(settings, HOOK_FILE.layout, file)
 
 
-def plugin_hooks() -> dict[str, Any]:
+def plugin_hooks() -> dict[str, object]:
     """The plugin's ``hooks/hooks.json``: the settings hooks, run through the launcher."""
-    hooks: dict[str, Any] = {}
-    for event, (matcher, name) in SETTINGS_HOOKS.items():
-        entry: dict[str, Any] = {"hooks": [{"type": "command", "command": plugin_command(name)}]}
-        hooks[event] = [{"matcher": matcher, **entry} if matcher is not None else entry]
+    merged, _ = config_merge.merge(None, HOOK_FILE, plugin_command)
     return {
         "description": "rehydrate: the ledger core at session start, failed attempts refused, "
         "compaction checked, the stop held while ledgers are uncommitted",
-        "hooks": hooks,
+        "hooks": merged["hooks"],
     }
 
 
 def install_agent(root: Path, python: str) -> list[Installed]:
     """``init --agent claude``: the settings hooks (portable), ``python`` recorded as this
     clone's interpreter."""
-    from .config_merge import record_python
     from .runtimes import Installed
 
-    record_python(root, python)
+    config_merge.record_python(root, python)
     what = install_settings(root)
     return [Installed("unchanged" if what == "kept" else what, SETTINGS_FILE)]

@@ -18,12 +18,12 @@ Files under ``.rehydrate/`` start with ``cline-``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from .core import INJECT, REFUSE, Runtime
-from .events import Event, HookResult, read_event
+from . import hookcore
+from .core import INJECT, REFUSE, Outcome, Runtime
+from .events import Event, HookResult
 from .runtimes import Installed
 from .units import CODE_POINTS, Cap
 
@@ -37,7 +37,7 @@ HOOKS: Mapping[str, str] = {
     "PreToolUse": "pre-tool-use",
     "PostToolUse": "post-tool-use",
 }
-ALLOW: Mapping[str, Any] = {"cancel": False}
+ALLOW: Mapping[str, object] = {"cancel": False}
 
 
 def _where(event: Event) -> str:
@@ -51,15 +51,29 @@ def _command(event: Event, part: str) -> str | None:
     return command if isinstance(command, str) and command.strip() else None
 
 
-def _context(event: Event, source: str) -> HookResult:
-    from .context import session_context
+def _note(_event: str, note: str | None) -> HookResult:
+    return HookResult(output=ALLOW, message=note)
 
-    if event.problem:
-        return HookResult(output=ALLOW, message=f"rehydrate: {event.problem}; no context added")
-    outcome = session_context(_where(event), RUNTIME, source, event.text("taskId"))
+
+def _cancel(reason: str) -> HookResult:
+    return HookResult(output={"cancel": True, "errorMessage": reason})
+
+
+def _modified(_event_name: str, outcome: Outcome) -> HookResult:
     if outcome.action != INJECT:
         return HookResult(output=ALLOW, message=outcome.note)
     return HookResult(output={"cancel": False, "contextModification": outcome.text})
+
+
+# Cline has no stop to hold: a "block" is never asked of it (its row has no stop event).
+ANSWERS = hookcore.Answers(_note, _cancel, _cancel, _modified)
+
+
+def _context(event: Event, source: str) -> HookResult:
+    from .context import session_context
+
+    outcome = session_context(_where(event), RUNTIME, source, event.text("taskId"))
+    return _modified("TaskStart", outcome)
 
 
 def task_start(event: Event) -> HookResult:
@@ -73,8 +87,6 @@ def task_resume(event: Event) -> HookResult:
 def pre_tool_use(event: Event) -> HookResult:
     from .tools import ADVISE, check_tool_call
 
-    if event.problem:
-        return HookResult(output=ALLOW, message=f"rehydrate: {event.problem}; allowed unchecked")
     shell = event.nested("preToolUse", "toolName") == SHELL_TOOL
     outcome = check_tool_call(
         _where(event), RUNTIME, _command(event, "preToolUse"), shell, event.text("taskId")
@@ -84,18 +96,12 @@ def pre_tool_use(event: Event) -> HookResult:
     if outcome.action == ADVISE:  # allowed, the close failed attempt named to the model
         advised = {**ALLOW, "contextModification": outcome.text}
         return HookResult(output=advised, message=outcome.note)
-    return HookResult(output=ALLOW, message=outcome.note)
-
-
-def _cancel(reason: str) -> HookResult:
-    return HookResult(output={"cancel": True, "errorMessage": reason})
+    return _note("pre-tool-use", outcome.note)
 
 
 def post_tool_use(event: Event) -> HookResult:
     from .captured import capture_failed_command
 
-    if event.problem:
-        return HookResult(output=ALLOW, message=f"rehydrate: {event.problem}; not captured")
     command = _command(event, "postToolUse")
     if command is None or event.nested("postToolUse", "success") is not False:
         return HookResult(output=ALLOW)
@@ -103,34 +109,12 @@ def post_tool_use(event: Event) -> HookResult:
     outcome = capture_failed_command(
         _where(event), command, result if isinstance(result, str) else ""
     )
-    if outcome.action != INJECT:
-        return HookResult(output=ALLOW, message=outcome.note)
-    return HookResult(output={"cancel": False, "contextModification": outcome.text})
+    return _modified("PostToolUse", outcome)
 
 
-HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
-    "task-start": task_start,
-    "task-resume": task_resume,
-    "pre-tool-use": pre_tool_use,
-    "post-tool-use": post_tool_use,
-}
-
-
-def run_hook(name: str, raw: str) -> HookResult:
-    """Dispatch one event; an unexpected error cancels a tool call (fail closed)."""
-    event = read_event(raw)
-    try:
-        return HANDLERS[name](event)
-    except Exception as exc:  # noqa: BLE001 - a hook must answer, never crash the task
-        from ..quote import said
-
-        text = said(
-            f"rehydrate: internal error in the {name} hook (quoted below)",
-            [f"{type(exc).__name__}: {exc}"],
-        )
-        if name == "pre-tool-use":
-            return _cancel(text)
-        return HookResult(output=ALLOW, message=text)
+ADAPTER = hookcore.adapter(RUNTIME.name, vars())  # a handler per event of the row
+HANDLERS = ADAPTER.handlers
+run_hook = hookcore.runner(RUNTIME.name)  # read, dispatched, failed closed by the row
 
 
 def script(name: str) -> str:

@@ -29,12 +29,11 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Mapping
-from typing import Any
 
 from ..errors import RehydrateError
-from .core import BLOCK, INJECT, REFUSE, Outcome, Runtime
-from .events import Event, HookResult, internal_error, read_event
+from . import hookcore
+from .core import REFUSE, Runtime
+from .events import Event, HookResult
 from .units import UTF8, Cap
 
 CONTEXT_LIMIT = 10000  # 2,500 tokens of bytes / 4: Codex's cap on additionalContext
@@ -44,34 +43,15 @@ TAIL_BYTES = 16 * 1024 * 1024  # of the rollout read to find a line (a compacted
 _EXITED = re.compile(r"Process exited with code (-?\d+)")
 
 
-def _where(event: Event) -> str:
-    return event.located(keys=("cwd",))
-
-
-def _context(event_name: str, outcome: Outcome) -> HookResult:
-    if outcome.action != INJECT:
-        return HookResult(message=outcome.note)
-    specific = {"hookEventName": event_name, "additionalContext": outcome.text}
-    return HookResult(output={"hookSpecificOutput": specific}, message=outcome.note)
-
-
-def _deny(reason: str) -> HookResult:
-    specific = {
-        "hookEventName": "PreToolUse",
-        "permissionDecision": "deny",
-        "permissionDecisionReason": reason,
-    }
-    return HookResult(output={"hookSpecificOutput": specific})
-
-
-def _block(reason: str) -> HookResult:
-    return HookResult(output={"decision": "block", "reason": reason})
+ANSWERS = hookcore.CLAUDE_SHAPE  # Codex follows Claude Code's output convention
 
 
 # The rollout file: JSON lines, newest last.
 
 
-def rollout_lines(path: str | None, needle: str, limit: int = TAIL_BYTES) -> list[dict[str, Any]]:
+def rollout_lines(
+    path: str | None, needle: str, limit: int = TAIL_BYTES
+) -> list[dict[str, object]]:
     """The records of the rollout at ``path`` whose line holds ``needle``, newest first,
     read from the last ``limit`` bytes (a line cut by the window is skipped)."""
     if not path or "\x00" in path or not os.path.isfile(path):
@@ -129,36 +109,18 @@ def exit_code(path: str | None, call_id: str | None) -> int | None:
     return None
 
 
-# The events.
-
-
-def session_start(event: Event) -> HookResult:
-    """The rehydration context for a new, resumed, cleared or compacted session."""
-    from .context import session_context
-
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; no context added")
-    source = event.text("source") or "startup"
-    outcome = session_context(_where(event), RUNTIME, source, event.text("session_id"))
-    return _context("SessionStart", outcome)
+# The events (read, and failed closed, by hookcore.run_hook).
 
 
 def pre_tool_use(event: Event) -> HookResult:
     """Hold the first tool call after a compaction; deny a repeated failed attempt."""
     from .commands import command_from_hook
-    from .tools import ADVISE, check_tool_call
 
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; tool call allowed unchecked")
     tool = event.text("tool_name")
     shell = tool is None or tool == SHELL_TOOL
     command = command_from_hook(dict(event.data)) if shell else None
-    outcome = check_tool_call(_where(event), RUNTIME, command, shell, event.text("session_id"))
-    if outcome.action == REFUSE:
-        return _deny(outcome.text)
-    if outcome.action == ADVISE:  # allowed, the close failed attempt named to the model
-        return _context("PreToolUse", Outcome(INJECT, outcome.text, outcome.note))
-    return HookResult(message=outcome.note)
+    session = hookcore.session_id(event)
+    return hookcore.tool_call(event, RUNTIME, ANSWERS, command, shell, "PreToolUse", session)
 
 
 def post_tool_use(event: Event) -> HookResult:
@@ -166,8 +128,6 @@ def post_tool_use(event: Event) -> HookResult:
     from .captured import capture_failed_command
     from .commands import command_from_hook
 
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; failure not captured")
     command = command_from_hook(dict(event.data))
     if event.text("tool_name") != SHELL_TOOL or command is None:
         return HookResult()
@@ -178,8 +138,8 @@ def post_tool_use(event: Event) -> HookResult:
         return HookResult()
     output = event.data.get("tool_response")
     error = f"Exit code {code}\n{output if isinstance(output, str) else ''}"
-    outcome = capture_failed_command(_where(event), command, error)
-    return _context("PostToolUse", outcome)
+    outcome = capture_failed_command(event.where, command, error)
+    return ANSWERS.context("PostToolUse", outcome)
 
 
 def pre_compact(event: Event) -> HookResult:
@@ -187,10 +147,8 @@ def pre_compact(event: Event) -> HookResult:
     instructions for the summariser have nowhere to go: Codex does not pass them on.)"""
     from .compaction import before_compaction
 
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; compaction not checked")
     trigger = event.text("trigger") or "auto"
-    outcome = before_compaction(_where(event), RUNTIME, trigger, event.text("session_id"))
+    outcome = before_compaction(event.where, RUNTIME, trigger, hookcore.session_id(event))
     if outcome.action == REFUSE:
         return HookResult(exit_code=2, message=outcome.text)
     return HookResult(message=outcome.note)
@@ -200,56 +158,15 @@ def post_compact(event: Event) -> HookResult:
     """Verify the summary the model now reads (from the rollout) against the ledgers."""
     from .compaction import after_compaction
 
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; summary not verified")
     seen = compacted_summary(event.text("transcript_path"))
     outcome = after_compaction(
-        _where(event), RUNTIME, seen, event.text("trigger"), event.text("session_id")
+        event.where, RUNTIME, seen, event.text("trigger"), hookcore.session_id(event)
     )
     return HookResult(message=outcome.note)
 
 
-def stop(event: Event) -> HookResult:
-    """Block the stop once while something would be lost by stopping."""
-    from .stop import check_stop
-
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; stop not checked")
-    outcome = check_stop(
-        _where(event), RUNTIME, event.data.get("stop_hook_active") is True, event.text("session_id")
-    )
-    if outcome.action == BLOCK:
-        return _block(outcome.text)
-    return HookResult(message=outcome.note)
-
-
-HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
-    "session-start": session_start,
-    "pre-tool-use": pre_tool_use,
-    "post-tool-use": post_tool_use,
-    "pre-compact": pre_compact,
-    "post-compact": post_compact,
-    "stop": stop,
-}
-
-
-def run_hook(name: str, raw: str) -> HookResult:
-    """Dispatch one hook event; an unexpected error fails closed where the event can block."""
-    event = read_event(raw)
-    try:
-        return HANDLERS[name](event)
-    except Exception as exc:  # noqa: BLE001 - a hook must answer, never crash the session
-        return _failed(name, event, exc)
-
-
-def _failed(name: str, event: Event, exc: Exception) -> HookResult:
-    text = internal_error(name, "Codex", exc, ".codex/hooks.json")
-    if name == "pre-tool-use":
-        return _deny(text)
-    if name == "session-start":
-        return _context("SessionStart", Outcome(INJECT, text))
-    if name == "stop" and event.data.get("stop_hook_active") is not True:
-        return _block(text)
-    if name == "pre-compact" and event.text("trigger") == "manual":
-        return HookResult(exit_code=2, message=text)
-    return HookResult(message=text)
+session_start = hookcore.starter(RUNTIME, ANSWERS, "SessionStart")
+stop = hookcore.stopper(RUNTIME, ANSWERS)
+ADAPTER = hookcore.adapter(RUNTIME.name, vars())  # a handler per event of the row
+HANDLERS = ADAPTER.handlers
+run_hook = hookcore.runner(RUNTIME.name)  # read, dispatched, failed closed by the row

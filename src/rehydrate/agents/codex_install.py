@@ -26,24 +26,17 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from ..errors import RehydrateError
 from ..readlimit import read_text
-from .config_merge import Layout, install_json, read_json, wired
-from .runtimes import Installed
+from .config_merge import install_json, read_json, wired
+from .runtimes import Installed, hook_file
 
-HOOKS_FILE = ".codex/hooks.json"
-LAYOUT = Layout("codex", grouped=True, extra={"type": "command"})
-# event -> (matcher, subcommand, extra fields of the handler)
-HOOKS: Mapping[str, tuple[str | None, str, Mapping[str, Any]]] = {
-    "SessionStart": (None, "session-start", {}),
-    "PreToolUse": (None, "pre-tool-use", {}),
-    "PostToolUse": (None, "post-tool-use", {}),
-    "PreCompact": (None, "pre-compact", {}),
-    "PostCompact": (None, "post-compact", {}),
-    "Stop": (None, "stop", {}),
-}
+HOOK_FILE = hook_file("codex")
+HOOKS_FILE = HOOK_FILE.path
+LAYOUT = HOOK_FILE.layout
+HOOKS = HOOK_FILE.wires  # event -> (matcher, subcommand, extra fields of the handler)
 LABELS = {
     "SessionStart": "session_start",
     "PreToolUse": "pre_tool_use",
@@ -65,7 +58,7 @@ TRUST_COMMAND = "rehydrate hook codex trust"
 
 def install_agent(root: Path, python: str) -> list[Installed]:
     """Merge our hooks into ``.codex/hooks.json``; say what trusting them takes."""
-    what = install_json(root, HOOKS_FILE, LAYOUT, HOOKS, python)
+    what = install_json(root, HOOK_FILE, python)
     note = (
         "Codex runs these hooks only once the project and each hook are trusted in "
         f"$CODEX_HOME/config.toml: run `{TRUST_COMMAND}` (or trust them in Codex's /hooks, "
@@ -89,11 +82,11 @@ class Trust(NamedTuple):
     command: str
 
 
-def handler_hash(event: str, matcher: str | None, handler: Mapping[str, Any]) -> str:
+def handler_hash(event: str, matcher: str | None, handler: Mapping[str, object]) -> str:
     """The ``trusted_hash`` Codex 0.171 computes for one handler."""
     label = LABELS.get(event, event.lower())
     timeout = handler.get("timeout")
-    normal: dict[str, Any] = {
+    normal: dict[str, object] = {
         "type": "command",
         "command": handler.get("command"),
         "timeout": max(1, timeout) if isinstance(timeout, int) else DEFAULT_TIMEOUT,
@@ -104,7 +97,7 @@ def handler_hash(event: str, matcher: str | None, handler: Mapping[str, Any]) ->
     limit = handler.get("additionalContextLimit")
     if label in _CONTEXT_EVENTS and isinstance(limit, int) and limit != CONTEXT_LIMIT_DEFAULT:
         normal["additionalContextLimit"] = limit
-    identity: dict[str, Any] = {"event_name": label, "hooks": [normal]}
+    identity: dict[str, object] = {"event_name": label, "hooks": [normal]}
     if matcher is not None:
         identity["matcher"] = matcher
     text = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -139,7 +132,7 @@ def trust_entries(root: Path) -> list[Trust]:
     return found
 
 
-def read_user_config(home: Path) -> tuple[str, dict[str, Any]]:
+def read_user_config(home: Path) -> tuple[str, dict[str, object]]:
     """$CODEX_HOME/config.toml: (its text, parsed); empty when it does not exist."""
     import tomllib
 
@@ -162,13 +155,13 @@ def _config_error(path: Path, what: str) -> RehydrateError:
     )
 
 
-def project_trusted(config: Mapping[str, Any], root: Path) -> bool:
+def project_trusted(config: Mapping[str, object], root: Path) -> bool:
     projects = config.get("projects")
     entry = projects.get(str(root)) if isinstance(projects, dict) else None
     return isinstance(entry, dict) and entry.get("trust_level") == "trusted"
 
 
-def trusted_hashes(config: Mapping[str, Any]) -> dict[str, str]:
+def trusted_hashes(config: Mapping[str, object]) -> dict[str, str]:
     hooks = config.get("hooks")
     state = hooks.get("state") if isinstance(hooks, dict) else None
     found = {}
@@ -179,7 +172,7 @@ def trusted_hashes(config: Mapping[str, Any]) -> dict[str, str]:
     return found
 
 
-def untrusted(root: Path, config: Mapping[str, Any]) -> list[Trust]:
+def untrusted(root: Path, config: Mapping[str, object]) -> list[Trust]:
     """Our hooks whose trusted hash is missing or stale."""
     have = trusted_hashes(config)
     return [t for t in trust_entries(root) if have.get(t.key) != t.hash]

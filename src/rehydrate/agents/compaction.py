@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import GitError, RehydrateError
 from ..quote import error, line
@@ -53,6 +53,9 @@ from .store import (
     state_dir,
     store,
 )
+
+if TYPE_CHECKING:
+    from ..state import State
 
 VERDICT_SCHEMA = "rehydrate/{runtime}-compact-verdict-v1"
 
@@ -260,15 +263,14 @@ def after_compaction(
         kept = error("rehydrate: the verdict could not be kept for the next tool call:", exc)
         return Outcome(SHOW, "rehydrate: " + verdict_text(verdict, runtime.file(PROMPT)), kept)
     shown = "rehydrate: " + verdict_text(verdict, runtime.file(PROMPT))
+    reasons = verdict["reasons"]
+    found = len(reasons) if isinstance(reasons, list) else 0
     return Outcome(
-        SHOW,
-        shown,
-        note=f"rehydrate: compaction summary {verdict['summary']} "
-        f"({len(verdict['reasons'])} findings)",
+        SHOW, shown, note=f"rehydrate: compaction summary {verdict['summary']} ({found} findings)"
     )
 
 
-def _verdict(method: str, reasons: list[dict[str, Any]]) -> dict[str, Any]:
+def _verdict(method: str, reasons: list[dict[str, str | None]]) -> dict[str, object]:
     return {
         "summary": "unfaithful" if reasons else "faithful",
         "method": method,
@@ -276,7 +278,7 @@ def _verdict(method: str, reasons: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def verify_summary(summary: str, state: Any) -> dict[str, Any]:
+def verify_summary(summary: str, state: State) -> dict[str, object]:
     """The verdict on a compaction summary: the resume-manifest verification when the
     summary embeds a manifest, otherwise the presence of every active MUST/MUST NOT
     constraint ID, every unknown external write ID and the next action."""
@@ -290,7 +292,7 @@ def verify_summary(summary: str, state: Any) -> dict[str, Any]:
         reasons = [{"code": r.code, "id": r.id, "field": r.field} for r in result.reasons]
         return _verdict("manifest", [] if result.ok else reasons)
     spec, task = state.ledgers["spec"], state.ledgers["task"]
-    found_reasons: list[dict[str, Any]] = []
+    found_reasons: list[dict[str, str | None]] = []
     for constraint in spec.active("constraints"):
         if constraint.level in ("MUST", "MUST NOT") and not _mentions(summary, constraint.id):
             found_reasons.append(
@@ -310,7 +312,7 @@ def _mentions(text: str, item_id: str) -> bool:
     return re.search(r"(?<![\w-])" + re.escape(item_id) + r"(?![\w-])", text) is not None
 
 
-def verdict_text(verdict: Mapping[str, Any], prompt_file: str) -> str:
+def verdict_text(verdict: Mapping[str, object], prompt_file: str) -> str:
     """A stored verdict for people and the agent: IDs and codes only, never ledger text."""
     method = word(verdict.get("method"))
     if verdict.get("summary") == "faithful":
@@ -343,7 +345,7 @@ def word(value: object) -> str:
     return value if isinstance(value, str) and _WORD.fullmatch(value) else "?"
 
 
-def held_text(hold: Mapping[str, Any], prompt_file: str) -> str:
+def held_text(hold: Mapping[str, object], prompt_file: str) -> str:
     """Why a held tool call or stop is refused: the verdict, or that none came."""
     verdict = hold.get("verdict")
     if isinstance(verdict, dict):

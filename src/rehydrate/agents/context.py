@@ -10,7 +10,6 @@ verdict, the failed commands still unrecorded, a compaction not verified yet.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from ..errors import GitError, RehydrateError
 from ..quote import error
@@ -90,7 +89,7 @@ def _one(notes: list[str]) -> str | None:
     return "; ".join(notes) if notes else None
 
 
-def _kept(unsaved: list[str], write: Callable[..., object], *args: Any) -> bool:
+def _kept(unsaved: list[str], write: Callable[..., object], *args: object) -> bool:
     """Run one write of a note under ``.rehydrate/``; a failure (a read-only or full disk,
     a state folder that is not a folder) is said in ``unsaved``, never raised: the
     context needs no write."""

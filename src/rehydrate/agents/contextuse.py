@@ -16,7 +16,6 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from .core import REFUSE, STATE_DIR, Outcome
 
@@ -39,7 +38,7 @@ INSTRUCTION = (
 )
 
 
-def usage_tokens(usage: Any) -> int | None:
+def usage_tokens(usage: object) -> int | None:
     """The context a message's ``usage`` accounts for (input, cache, output tokens)."""
     if not isinstance(usage, dict):
         return None
@@ -83,7 +82,7 @@ def limit_from(environ: Mapping[str, str]) -> int | None:
     return count(LIMIT_ENV, environ)
 
 
-def read_note(root: Path) -> dict[str, Any] | None:
+def read_note(root: Path) -> dict[str, object] | None:
     from ..errors import RehydrateError
     from ..readlimit import SUMMARY_LIMIT, load_json, read_file
 

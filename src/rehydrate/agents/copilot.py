@@ -22,11 +22,13 @@ What this adapter knows of Copilot CLI (1.0.102, run for real in ``tests/realcli
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from ..readlimit import read_text
-from .core import BLOCK, INJECT, REFUSE, Runtime
-from .events import Event, HookResult, internal_error, read_event
+from . import hookcore
+from .core import INJECT, Outcome, Runtime
+from .events import Event, HookResult
+from .runtimes import hook_file
 from .units import UTF16, Cap
 
 RUNTIME = Runtime("copilot", Cap(12000, UTF16))
@@ -37,14 +39,10 @@ CORE_HEAD = (
     "edit. `rehydrate prompt` prints the ledgers' current state. -->\n\n"
 )
 SHELL_TOOL = "bash"
-HOOKS_FILE = ".github/hooks/rehydrate.json"
-# event -> subcommand, for .github/hooks/rehydrate.json (agents/copilot_install.py)
+HOOKS_FILE = hook_file("copilot").path
+# event -> subcommand, for .github/hooks/rehydrate.json, from its RUNTIMES row
 SETTINGS_HOOKS: Mapping[str, str] = {
-    "sessionStart": "session-start",
-    "sessionEnd": "session-end",
-    "preToolUse": "pre-tool-use",
-    "postToolUse": "post-tool-use",
-    "agentStop": "agent-stop",
+    event: name for event, (_, name, _) in hook_file("copilot").wires.items()
 }
 EVENTS = tuple(SETTINGS_HOOKS.values())
 # how the bash tool's result ends: "<shellId: 0 completed with exit code 2>"
@@ -59,6 +57,15 @@ def _command(event: Event) -> str | None:
 
 def _deny(reason: str) -> HookResult:
     return HookResult(output={"permissionDecision": "deny", "permissionDecisionReason": reason})
+
+
+def _context(_event_name: str, outcome: Outcome) -> HookResult:
+    if outcome.action != INJECT:
+        return HookResult(message=outcome.note)
+    return HookResult(output={"additionalContext": outcome.text}, message=outcome.note)
+
+
+ANSWERS = hookcore.Answers(hookcore.plain, _deny, hookcore.decision_block, _context)
 
 
 def write_core(where: str) -> bool | None:
@@ -88,8 +95,6 @@ def write_core(where: str) -> bool | None:
 def session_edge(event: Event) -> HookResult:
     """sessionStart and sessionEnd: refresh the core for the next session (Copilot CLI
     processes no output of either)."""
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; core not refreshed")
     written = write_core(event.where)
     if written is None:
         return HookResult()
@@ -98,23 +103,15 @@ def session_edge(event: Event) -> HookResult:
 
 def pre_tool_use(event: Event) -> HookResult:
     """Deny a bash command that repeats a failed attempt, or any while a ledger is broken."""
-    from .tools import check_tool_call
-
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; tool call allowed unchecked")
     shell = event.text("toolName") == SHELL_TOOL
-    outcome = check_tool_call(event.where, RUNTIME, _command(event) if shell else None, shell)
-    if outcome.action == REFUSE:
-        return _deny(outcome.text)
-    return HookResult(message=outcome.note)
+    command = _command(event) if shell else None
+    return hookcore.tool_call(event, RUNTIME, ANSWERS, command, shell)
 
 
 def post_tool_use(event: Event) -> HookResult:
     """Capture a bash command whose result is a failure."""
     from .captured import capture_failed_command
 
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; failure not captured")
     result = event.object("toolResult")
     command = _command(event)
     if event.text("toolName") != SHELL_TOOL or command is None:
@@ -126,39 +123,16 @@ def post_tool_use(event: Event) -> HookResult:
     if not failed:
         return HookResult()
     outcome = capture_failed_command(event.where, command, _EXIT.sub("", said).strip())
-    if outcome.action == INJECT:
-        return HookResult(output={"additionalContext": outcome.text}, message=outcome.note)
-    return HookResult(message=outcome.note)
+    return ANSWERS.context("postToolUse", outcome)
 
 
 def agent_stop(event: Event) -> HookResult:
     """Block the end of the turn once while something would be lost by stopping."""
-    from .stop import check_stop
-
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; stop not checked")
-    outcome = check_stop(event.where, RUNTIME, event.data.get("stop_hook_active") is True)
-    if outcome.action == BLOCK:
-        return HookResult(output={"decision": "block", "reason": outcome.text})
-    return HookResult(message=outcome.note)
+    return hookcore.stop(event, RUNTIME, ANSWERS, hookcore.stop_hook_active(event))
 
 
-HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
-    "session-start": session_edge,
-    "session-end": session_edge,
-    "pre-tool-use": pre_tool_use,
-    "post-tool-use": post_tool_use,
-    "agent-stop": agent_stop,
-}
-
-
-def run_hook(name: str, raw: str) -> HookResult:
-    """Dispatch one hook event; an unexpected error denies the tool call (fail closed)."""
-    event = read_event(raw)
-    try:
-        return HANDLERS[name](event)
-    except Exception as exc:  # noqa: BLE001 - a hook must answer, never crash the session
-        text = internal_error(name, "Copilot CLI", exc, HOOKS_FILE)
-        if name == "pre-tool-use":
-            return _deny(text)
-        return HookResult(message=text)
+session_start = session_edge
+session_end = session_edge
+ADAPTER = hookcore.adapter(RUNTIME.name, vars())  # a handler per event of the row
+HANDLERS = ADAPTER.handlers
+run_hook = hookcore.runner(RUNTIME.name)  # read, dispatched, failed closed by the row

@@ -11,13 +11,13 @@ file untouched.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from ..readlimit import read_text
-from .config_merge import command_for, invalid, place, read_json, record_python, write_json
-from .copilot import CORE_FILE, HOOKS_FILE, SETTINGS_HOOKS, write_core
-from .runtimes import Installed
+from . import config_merge
+from .copilot import CORE_FILE, HOOKS_FILE, write_core
+from .runtimes import Installed, hook_file
 
 NAME = "copilot"
 INSTRUCTIONS_FILE = ".github/copilot-instructions.md"
@@ -40,22 +40,8 @@ SECTION = """\
 """
 
 
-def merge_hooks(current: dict[str, Any] | None) -> tuple[dict[str, Any], bool]:
-    import json
-
-    data: dict[str, Any] = json.loads(json.dumps(current or {}))
-    changed = data.get("version") != 1
-    data["version"] = 1
-    hooks = data.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise invalid(HOOKS_FILE, "'hooks' is not an object", "make 'hooks' an object")
-    for event, name in SETTINGS_HOOKS.items():
-        entries = hooks.setdefault(event, [])
-        if not isinstance(entries, list):
-            raise invalid(HOOKS_FILE, f"hooks.{event} is not a list", "make it a list")
-        wanted = {"type": "command", "bash": command_for(NAME, name), "timeoutSec": 60}
-        changed = place(entries, NAME, name, wanted, key="bash") or changed
-    return data, changed
+def merge_hooks(current: Mapping[str, object] | None) -> tuple[dict[str, object], bool]:
+    return config_merge.merge(current, hook_file(NAME))
 
 
 def section(root: Path) -> str:
@@ -81,14 +67,7 @@ def install_agent(root: Path, python: str) -> list[Installed]:
     """Write or merge the hooks file and the instructions section (idempotent)."""
     from ..ledgers.atomicfile import write_in_repo
 
-    done = []
-    current = read_json(root, HOOKS_FILE)
-    record_python(root, python)
-    data, changed = merge_hooks(current)
-    if changed or current is None:
-        done.append(Installed(write_json(root, HOOKS_FILE, data, current is not None), HOOKS_FILE))
-    else:
-        done.append(Installed("unchanged", HOOKS_FILE))
+    done = [Installed(config_merge.install_json(root, hook_file(NAME), python), HOOKS_FILE)]
     path = root / INSTRUCTIONS_FILE
     try:
         text: str | None = read_text(path)

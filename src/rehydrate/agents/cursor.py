@@ -21,25 +21,21 @@ Files under ``.rehydrate/`` start with ``cursor-``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
-from .config_merge import Layout, install_json, place_file
-from .core import BLOCK, INJECT, REFUSE, Runtime
-from .events import Event, HookResult, read_event
-from .runtimes import Installed
+from . import hookcore
+from .config_merge import install_json, place_file
+from .core import INJECT, Outcome, Runtime
+from .events import Event, HookResult
+from .runtimes import Installed, hook_file
 from .units import CODE_POINTS, Cap
 
 RUNTIME = Runtime("cursor", Cap(10000, CODE_POINTS))
-HOOKS_FILE = ".cursor/hooks.json"
+HOOK_FILE = hook_file("cursor")
+HOOKS_FILE = HOOK_FILE.path
 RULE_FILE = ".cursor/rules/rehydrate.mdc"
-LAYOUT = Layout("cursor", grouped=False)
-HOOKS: Mapping[str, tuple[str | None, str, Mapping[str, Any]]] = {
-    "sessionStart": (None, "session-start", {}),
-    "beforeShellExecution": (None, "before-shell-execution", {}),
-    "stop": (None, "stop", {}),
-}
+LAYOUT = HOOK_FILE.layout
+HOOKS = HOOK_FILE.wires
 RULE = """\
 ---
 description: rehydrate keeps this work's state in three ledgers
@@ -57,27 +53,9 @@ def _where(event: Event) -> str:
     return event.located(keys=("cwd", "workspace_roots"))
 
 
-def session_start(event: Event) -> HookResult:
-    from .context import session_context
-
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; no context added")
-    outcome = session_context(_where(event), RUNTIME, "startup", event.text("conversation_id"))
-    if outcome.action != INJECT:
-        return HookResult(output={}, message=outcome.note)
-    return HookResult(output={"additional_context": outcome.text}, message=outcome.note)
-
-
-def before_shell_execution(event: Event) -> HookResult:
-    from .tools import check_tool_call
-
-    if event.problem:
-        return HookResult(output={"permission": "allow"}, message=f"rehydrate: {event.problem}")
-    command = event.text("command")
-    outcome = check_tool_call(_where(event), RUNTIME, command or None, True)
-    if outcome.action == REFUSE:
-        return _deny(outcome.text)
-    return HookResult(output={"permission": "allow"}, message=outcome.note)
+def _note(event: str, note: str | None) -> HookResult:
+    output = {"permission": "allow"} if event == "before-shell-execution" else {}
+    return HookResult(output=output, message=note)
 
 
 def _deny(reason: str) -> HookResult:
@@ -86,48 +64,48 @@ def _deny(reason: str) -> HookResult:
     )
 
 
-def stop(event: Event) -> HookResult:
-    from .stop import check_stop
+def _followup(text: str) -> HookResult:
+    return HookResult(output={"followup_message": text})
 
-    if event.problem:
-        return HookResult(output={}, message=f"rehydrate: {event.problem}; stop not checked")
+
+def _context(_event_name: str, outcome: Outcome) -> HookResult:
+    if outcome.action != INJECT:
+        return HookResult(output={}, message=outcome.note)
+    return HookResult(output={"additional_context": outcome.text}, message=outcome.note)
+
+
+ANSWERS = hookcore.Answers(_note, _deny, _followup, _context)
+
+
+def session_start(event: Event) -> HookResult:
+    from .context import session_context
+
+    outcome = session_context(_where(event), RUNTIME, "startup", event.text("conversation_id"))
+    return _context("sessionStart", outcome)
+
+
+def before_shell_execution(event: Event) -> HookResult:
+    command = event.text("command") or None
+    where, name = _where(event), "before-shell-execution"
+    return hookcore.tool_call(event, RUNTIME, ANSWERS, command, True, where=where, name=name)
+
+
+def stop(event: Event) -> HookResult:
     loops = event.data.get("loop_count")
     continuing = isinstance(loops, int) and loops > 0
-    outcome = check_stop(_where(event), RUNTIME, continuing)
-    if outcome.action == BLOCK:
-        return HookResult(output={"followup_message": outcome.text})
-    return HookResult(output={}, message=outcome.note)
+    return hookcore.stop(event, RUNTIME, ANSWERS, continuing, where=_where(event), name="stop")
 
 
-HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
-    "session-start": session_start,
-    "before-shell-execution": before_shell_execution,
-    "stop": stop,
-}
-
-
-def run_hook(name: str, raw: str) -> HookResult:
-    """Dispatch one event; an unexpected error denies a shell command (fail closed)."""
-    event = read_event(raw)
-    try:
-        return HANDLERS[name](event)
-    except Exception as exc:  # noqa: BLE001 - a hook must answer, never crash the session
-        from ..quote import said
-
-        text = said(
-            f"rehydrate: internal error in the {name} hook (quoted below)",
-            [f"{type(exc).__name__}: {exc}"],
-        )
-        if name == "before-shell-execution":
-            return _deny(text)
-        return HookResult(output={}, message=text)
+ADAPTER = hookcore.adapter(RUNTIME.name, vars())  # a handler per event of the row
+HANDLERS = ADAPTER.handlers
+run_hook = hookcore.runner(RUNTIME.name)  # read, dispatched, failed closed by the row
 
 
 def install_agent(root: Path, python: str) -> list[Installed]:
     """``.cursor/hooks.json`` (merged) and the always-applied rule."""
     from ..config import load_config
 
-    what = install_json(root, HOOKS_FILE, LAYOUT, HOOKS, python, base={"version": 1})
+    what = install_json(root, HOOK_FILE, python)
     config = load_config(root)
     rule = RULE.format(**{k: config.path_of(k) for k in ("spec", "task", "failures")})
     placed = place_file(root, RULE_FILE, rule)

@@ -13,9 +13,11 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..readlimit import load_json
+
+Value = object  # a parsed JSON value, narrowed with isinstance (``object`` itself is a
+# method name of Event's)
 
 
 @dataclass(frozen=True)
@@ -24,14 +26,14 @@ class HookResult:
     stderr, an exit code."""
 
     exit_code: int = 0
-    output: Mapping[str, Any] | None = None
+    output: Mapping[str, Value] | None = None
     message: str | None = None
     text: str | None = None  # plain stdout (Claude Code's PreCompact, PostCompact)
 
 
 @dataclass(frozen=True)
 class Event:
-    data: Mapping[str, Any] = field(default_factory=dict)
+    data: Mapping[str, Value] = field(default_factory=dict)
     problem: str | None = None  # why stdin could not be used
     project_vars: Sequence[str] = ()  # environment variables that name the project
 
@@ -39,13 +41,13 @@ class Event:
         value = self.data.get(key)
         return value if isinstance(value, str) else None
 
-    def object(self, key: str) -> Mapping[str, Any]:
+    def object(self, key: str) -> Mapping[str, Value]:
         value = self.data.get(key)
         return value if isinstance(value, dict) else {}
 
-    def nested(self, *keys: str) -> Any:
+    def nested(self, *keys: str) -> Value:
         """``data[k1][k2]…``, or None where a level is missing or not an object."""
-        value: Any = self.data
+        value: Value = self.data
         for key in keys:
             if not isinstance(value, Mapping):
                 return None

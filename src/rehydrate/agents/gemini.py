@@ -30,14 +30,15 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from ..errors import RehydrateError
 from ..quote import error
-from .core import BLOCK, INJECT, REFUSE, Outcome, Runtime
-from .events import Event, HookResult, internal_error, read_event
+from . import hookcore
+from .core import INJECT, Runtime
+from .events import Event, HookResult
+from .runtimes import hook_file
 from .units import UTF16, Cap
 
 CONTEXT_LIMIT = 12000  # rehydrate's budget for the core, in UTF-16 code units
@@ -46,15 +47,10 @@ CONTEXT_FILE = RUNTIME.file("context.json")  # the core this session's requests 
 SHELL_TOOL = "run_shell_command"
 SNAPSHOT = "<state_snapshot>"  # how Gemini CLI's compression summary begins
 MAX_CHATS = 8  # conversations of one session whose core is kept (main, subagents)
-PROJECT_VARS = ("GEMINI_PROJECT_DIR",)
-SETTINGS_FILE = ".gemini/settings.json"
-# event -> (matcher or None, subcommand), for .gemini/settings.json (agents/gemini_install.py)
+SETTINGS_FILE = hook_file("gemini").path
+# event -> (matcher or None, subcommand), for .gemini/settings.json, from its RUNTIMES row
 SETTINGS_HOOKS: Mapping[str, tuple[str | None, str]] = {
-    "SessionStart": (None, "session-start"),
-    "BeforeModel": (None, "before-model"),
-    "BeforeTool": (SHELL_TOOL, "before-tool"),
-    "AfterTool": (SHELL_TOOL, "after-tool"),
-    "AfterAgent": (None, "after-agent"),
+    event: (matcher, name) for event, (matcher, name, _) in hook_file("gemini").wires.items()
 }
 EVENTS = tuple(name for _, name in SETTINGS_HOOKS.values())
 _EXIT = re.compile(r"^Exit Code: (-?\d+)\s*$", re.MULTILINE)
@@ -63,6 +59,10 @@ _WRAPPER = re.compile(r"</?untrusted_context>")
 
 def _deny(reason: str) -> HookResult:
     return HookResult(output={"decision": "deny", "reason": reason})
+
+
+# A refusal and a held stop are both Gemini CLI's `decision: deny`.
+ANSWERS = hookcore.Answers(hookcore.plain, _deny, _deny, hookcore.specific_context)
 
 
 def _fingerprint(text: str) -> str:
@@ -80,13 +80,11 @@ def session_start(event: Event) -> HookResult:
     from .context import session_context
     from .store import store
 
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; no context prepared")
     source = event.text("source") or "startup"
     outcome = session_context(event.where, RUNTIME, source, event.text("session_id"))
     root = _root(event.where)
     if root is not None and outcome.action == INJECT:
-        note: dict[str, Any] = {"session_id": event.text("session_id"), "text": outcome.text}
+        note: dict[str, object] = {"session_id": event.text("session_id"), "text": outcome.text}
         note["chats"] = {}
         try:
             store(root, CONTEXT_FILE, note)
@@ -97,8 +95,6 @@ def session_start(event: Event) -> HookResult:
 
 def before_model(event: Event) -> HookResult:
     """Put the core before the request's first message, unless it is there already."""
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; no context added")
     messages = event.object("llm_request").get("messages")
     first = messages[0] if isinstance(messages, list) and messages else None
     content = first.get("content") if isinstance(first, dict) else None
@@ -162,19 +158,14 @@ def _core_for(event: Event, root: Path, first: str) -> str:
 def before_tool(event: Event) -> HookResult:
     """Deny a shell command that repeats a failed attempt, or any while a ledger is broken."""
     from .commands import command_from_hook
-    from .tools import check_tool_call
 
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; tool call allowed unchecked")
     shell = event.text("tool_name") in (None, SHELL_TOOL)
     command = command_from_hook(dict(event.data)) if shell else None
-    outcome = check_tool_call(event.where, RUNTIME, command, shell, event.text("session_id"))
-    if outcome.action == REFUSE:
-        return _deny(outcome.text)
-    return HookResult(message=outcome.note)
+    session = hookcore.session_id(event)
+    return hookcore.tool_call(event, RUNTIME, ANSWERS, command, shell, session=session)
 
 
-def failed_exit(response: Mapping[str, Any]) -> tuple[int, str] | None:
+def failed_exit(response: Mapping[str, object]) -> tuple[int, str] | None:
     """(exit code, output) when ``tool_response`` reports a command that failed."""
     content = response.get("llmContent")
     if not isinstance(content, str):
@@ -190,56 +181,16 @@ def after_tool(event: Event) -> HookResult:
     from .captured import capture_failed_command
     from .commands import command_from_hook
 
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; failure not captured")
     command = command_from_hook(dict(event.data))
     failed = failed_exit(event.object("tool_response"))
     if event.text("tool_name") != SHELL_TOOL or command is None or failed is None:
         return HookResult()
     code, output = failed
     outcome = capture_failed_command(event.where, command, f"Exit code {code}\n{output}")
-    return _context("AfterTool", outcome)
+    return ANSWERS.context("AfterTool", outcome)
 
 
-def _context(event_name: str, outcome: Outcome) -> HookResult:
-    if outcome.action != INJECT:
-        return HookResult(message=outcome.note)
-    specific = {"hookEventName": event_name, "additionalContext": outcome.text}
-    return HookResult(output={"hookSpecificOutput": specific}, message=outcome.note)
-
-
-def after_agent(event: Event) -> HookResult:
-    """Deny the end of the turn once while something would be lost by stopping."""
-    from .stop import check_stop
-
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; stop not checked")
-    outcome = check_stop(
-        event.where, RUNTIME, event.data.get("stop_hook_active") is True, event.text("session_id")
-    )
-    if outcome.action == BLOCK:
-        return _deny(outcome.text)
-    return HookResult(message=outcome.note)
-
-
-HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
-    "session-start": session_start,
-    "before-model": before_model,
-    "before-tool": before_tool,
-    "after-tool": after_tool,
-    "after-agent": after_agent,
-}
-
-
-def run_hook(name: str, raw: str) -> HookResult:
-    """Dispatch one hook event; an unexpected error fails closed where the event can block."""
-    event = read_event(raw, PROJECT_VARS)
-    try:
-        return HANDLERS[name](event)
-    except Exception as exc:  # noqa: BLE001 - a hook must answer, never crash the session
-        text = internal_error(name, "Gemini CLI", exc, SETTINGS_FILE)
-        if name == "before-tool":
-            return _deny(text)
-        if name == "after-agent" and event.data.get("stop_hook_active") is not True:
-            return _deny(text)
-        return HookResult(message=text)
+after_agent = hookcore.stopper(RUNTIME, ANSWERS)  # the end of the turn, denied once
+ADAPTER = hookcore.adapter(RUNTIME.name, vars())  # a handler per event of the row
+HANDLERS = ADAPTER.handlers
+run_hook = hookcore.runner(RUNTIME.name)  # read, dispatched, failed closed by the row

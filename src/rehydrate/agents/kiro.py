@@ -19,84 +19,63 @@ Files under ``.rehydrate/`` start with ``kiro-``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
-from ..errors import EXIT_OK
-from .config_merge import Layout, install_json
-from .core import INJECT, REFUSE, Runtime
-from .events import Event, HookResult, read_event
-from .runtimes import Installed
+from . import hookcore
+from .config_merge import install_json
+from .core import INJECT, Outcome, Runtime
+from .events import Event, HookResult
+from .runtimes import Installed, hook_file
 from .units import CODE_POINTS, Cap
 
 RUNTIME = Runtime("kiro", Cap(10000, CODE_POINTS))
-AGENT_FILE = ".kiro/agents/rehydrate.json"
-LAYOUT = Layout("kiro", grouped=False)
+HOOK_FILE = hook_file("kiro")
+AGENT_FILE = HOOK_FILE.path
+LAYOUT = HOOK_FILE.layout
 SHELL_TOOLS = ("execute_bash", "shell", "execute_cmd")
 BLOCKED = 2  # Kiro's exit code for a refused preToolUse
-HOOKS: Mapping[str, tuple[str | None, str, Mapping[str, Any]]] = {
-    "agentSpawn": (None, "agent-spawn", {}),
-    "preToolUse": (None, "pre-tool-use", {"matcher": "*"}),
-}
-AGENT_BASE: Mapping[str, Any] = {
-    "name": "rehydrate",
-    "description": "Works from the rehydrate ledgers: their core at spawn, failed attempts refused",
-    "tools": ["*"],
-}
+HOOKS = HOOK_FILE.wires
+AGENT_BASE = HOOK_FILE.base
 
 
 def _where(event: Event) -> str:
     return event.located(keys=("cwd",))
 
 
-def agent_spawn(event: Event) -> HookResult:
-    from .context import session_context
+def _refuse(reason: str) -> HookResult:
+    return HookResult(exit_code=BLOCKED, message=reason)
 
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; no context added")
-    outcome = session_context(_where(event), RUNTIME, "startup", None)
+
+def _context(_event_name: str, outcome: Outcome) -> HookResult:
     if outcome.action != INJECT:
         return HookResult(message=outcome.note)
     return HookResult(text=outcome.text, message=outcome.note)
 
 
+# Kiro has no stop to hold: a "block" is never asked of it (its row has no stop event).
+ANSWERS = hookcore.Answers(hookcore.plain, _refuse, _refuse, _context)
+
+
+def agent_spawn(event: Event) -> HookResult:
+    from .context import session_context
+
+    return _context("agentSpawn", session_context(_where(event), RUNTIME, "startup", None))
+
+
 def pre_tool_use(event: Event) -> HookResult:
     from .commands import command_from_hook
-    from .tools import check_tool_call
 
-    if event.problem:
-        return HookResult(message=f"rehydrate: {event.problem}; allowed unchecked")
     shell = event.text("tool_name") in SHELL_TOOLS
     command = command_from_hook(dict(event.data)) if shell else None
-    outcome = check_tool_call(_where(event), RUNTIME, command, shell)
-    if outcome.action == REFUSE:
-        return HookResult(exit_code=BLOCKED, message=outcome.text)
-    return HookResult(exit_code=EXIT_OK, message=outcome.note)
+    return hookcore.tool_call(event, RUNTIME, ANSWERS, command, shell, where=_where(event))
 
 
-HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
-    "agent-spawn": agent_spawn,
-    "pre-tool-use": pre_tool_use,
-}
-
-
-def run_hook(name: str, raw: str) -> HookResult:
-    """Dispatch one event; an unexpected error blocks a tool call (fail closed)."""
-    event = read_event(raw)
-    try:
-        return HANDLERS[name](event)
-    except Exception as exc:  # noqa: BLE001 - a hook must answer, never crash the agent
-        from ..quote import said
-
-        text = said(
-            f"rehydrate: internal error in the {name} hook (quoted below)",
-            [f"{type(exc).__name__}: {exc}"],
-        )
-        return HookResult(exit_code=BLOCKED if name == "pre-tool-use" else EXIT_OK, message=text)
+ADAPTER = hookcore.adapter(RUNTIME.name, vars())  # a handler per event of the row
+HANDLERS = ADAPTER.handlers
+run_hook = hookcore.runner(RUNTIME.name)  # read, dispatched, failed closed by the row
 
 
 def install_agent(root: Path, python: str) -> list[Installed]:
     """The ``rehydrate`` agent in ``.kiro/agents/``, its hooks merged."""
-    what = install_json(root, AGENT_FILE, LAYOUT, HOOKS, python, base=AGENT_BASE)
+    what = install_json(root, HOOK_FILE, python)
     return [Installed(what, AGENT_FILE, "start it with `kiro-cli chat --agent rehydrate`")]

@@ -13,11 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from ..errors import RehydrateError
 from ..readlimit import read_text
-from .config_merge import invalid, read_json, write_json, write_text
+from .config_merge import invalid, no_link, read_json, write_json, write_text
 from .runtimes import Installed
 
 SERVER = "rehydrate"
@@ -28,7 +27,7 @@ class Registration(NamedTuple):
     title: str
     path: str  # repository-relative
     table: str  # the key (JSON) or table (TOML) holding the servers
-    entry: Mapping[str, Any]  # our server, as the runtime's file spells it
+    entry: Mapping[str, object]  # our server, as the runtime's file spells it
     note: str = ""  # what the runtime still needs before it starts the server
 
 
@@ -77,7 +76,7 @@ def register(root: Path, runtime: str) -> Installed | None:
     return Installed(what, row.path, row.note if what != "unchanged" else "")
 
 
-def registered(root: Path, runtime: str) -> Any:
+def registered(root: Path, runtime: str) -> object:
     """Our entry in ``runtime``'s MCP file as the runtime reads it (None: absent).
 
     Raises the file's ``RehydrateError`` when it cannot be read or parsed."""
@@ -108,7 +107,7 @@ def _register_json(root: Path, row: Registration) -> str:
     return write_json(root, row.path, data, current is not None)
 
 
-def _read_toml(root: Path, relpath: str) -> dict[str, Any] | None:
+def _read_toml(root: Path, relpath: str) -> dict[str, object] | None:
     import tomllib
 
     text = _toml_text(root, relpath)
@@ -123,14 +122,7 @@ def _read_toml(root: Path, relpath: str) -> dict[str, Any] | None:
 
 
 def _toml_text(root: Path, relpath: str) -> str | None:
-    path = root / relpath
-    if path.is_symlink() or path.parent.is_symlink():
-        raise RehydrateError(
-            f"{relpath} is a symlink",
-            file=relpath,
-            code="unsafe_path",
-            fix="replace the symlink with a file",
-        )
+    path = no_link(root, relpath)
     try:
         return read_text(path)
     except FileNotFoundError:

@@ -26,11 +26,9 @@ text}`` (continue once), or ``{}``; a note for the person in ``"note"``. Files u
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
-
-from .core import BLOCK, INJECT, INSTRUCT, REFUSE, Runtime
-from .events import Event, HookResult, internal_error, read_event
+from . import hookcore
+from .core import BLOCK, INJECT, INSTRUCT, Outcome, Runtime
+from .events import Event, HookResult
 from .units import UTF16, Cap
 
 CONTEXT_LIMIT = 12000  # rehydrate's budget for the core, in UTF-16 code units
@@ -40,11 +38,25 @@ PLUGIN_FILE = ".opencode/plugins/rehydrate.js"
 EVENTS = ("system", "compacting", "tool-before", "tool-after", "idle")
 
 
-def _answer(note: str | None = None, **fields: Any) -> HookResult:
-    output: dict[str, Any] = dict(fields)
+def _answer(note: str | None = None, **fields: str) -> HookResult:
+    output: dict[str, object] = dict(fields)
     if note:
         output["note"] = note
     return HookResult(output=output, message=note)
+
+
+def _context(_event_name: str, outcome: Outcome) -> HookResult:
+    if outcome.action != INJECT:
+        return _answer(outcome.note)
+    return _answer(outcome.note, context=outcome.text)
+
+
+ANSWERS = hookcore.Answers(
+    lambda _event, note: _answer(note),
+    lambda reason: _answer(None, deny=reason),
+    lambda text: _answer(None, prompt=text),
+    _context,
+)
 
 
 def system(event: Event) -> HookResult:
@@ -52,8 +64,6 @@ def system(event: Event) -> HookResult:
     the summary, when the plugin could read it, is verified first)."""
     from .context import session_context
 
-    if event.problem:
-        return _answer(f"rehydrate: {event.problem}; no context added")
     source = event.text("source") or "startup"
     session = event.text("session_id")
     if source == "compact":
@@ -70,8 +80,6 @@ def compacting(event: Event) -> HookResult:
     """What the summary must keep, for the summariser's prompt."""
     from .compaction import before_compaction
 
-    if event.problem:
-        return _answer(f"rehydrate: {event.problem}; compaction not shaped")
     outcome = before_compaction(event.where, RUNTIME, "auto", event.text("session_id"))
     if outcome.action != INSTRUCT:
         return _answer(outcome.note)
@@ -80,41 +88,28 @@ def compacting(event: Event) -> HookResult:
 
 def tool_before(event: Event) -> HookResult:
     """Deny a bash command that repeats a failed attempt, or any while a ledger is broken."""
-    from .tools import check_tool_call
-
-    if event.problem:
-        return _answer(f"rehydrate: {event.problem}; tool call allowed unchecked")
     shell = event.text("tool") == SHELL_TOOL
     command = event.text("command") if shell else None
-    outcome = check_tool_call(event.where, RUNTIME, command, shell, event.text("session_id"))
-    if outcome.action == REFUSE:
-        return _answer(None, deny=outcome.text)
-    return _answer(outcome.note)
+    session = event.text("session_id")
+    return hookcore.tool_call(event, RUNTIME, ANSWERS, command, shell, session=session)
 
 
 def tool_after(event: Event) -> HookResult:
     """Capture a bash command that exited non-zero; tell the model how to record it."""
     from .captured import capture_failed_command
 
-    if event.problem:
-        return _answer(f"rehydrate: {event.problem}; failure not captured")
     command, code = event.text("command"), event.data.get("exit")
     failed = isinstance(code, int) and not isinstance(code, bool) and code != 0
     if event.text("tool") != SHELL_TOOL or not command or not failed:
         return _answer()
     error = f"Exit code {code}\n{event.text('output') or ''}"
-    outcome = capture_failed_command(event.where, command, error)
-    if outcome.action != INJECT:
-        return _answer(outcome.note)
-    return _answer(outcome.note, context=outcome.text)
+    return _context("tool-after", capture_failed_command(event.where, command, error))
 
 
 def idle(event: Event) -> HookResult:
     """Continue the session once while something would be lost by stopping."""
     from .stop import check_stop
 
-    if event.problem:
-        return _answer(f"rehydrate: {event.problem}; stop not checked")
     outcome = check_stop(
         event.where, RUNTIME, event.data.get("stop_hook_active") is True, event.text("session_id")
     )
@@ -123,22 +118,9 @@ def idle(event: Event) -> HookResult:
     return _answer(outcome.note)
 
 
-HANDLERS: Mapping[str, Callable[[Event], HookResult]] = {
-    "system": system,
-    "compacting": compacting,
-    "tool-before": tool_before,
-    "tool-after": tool_after,
-    "idle": idle,
-}
+ADAPTER = hookcore.adapter(RUNTIME.name, vars())  # a handler per event of the row
+HANDLERS = ADAPTER.handlers
 
 
-def run_hook(name: str, raw: str) -> HookResult:
-    """Dispatch one plugin call; an unexpected error denies a bash call (fail closed)."""
-    event = read_event(raw)
-    try:
-        return HANDLERS[name](event)
-    except Exception as exc:  # noqa: BLE001 - the plugin must get an answer
-        text = internal_error(name, "OpenCode", exc, PLUGIN_FILE)
-        if name == "tool-before" and event.text("tool") == SHELL_TOOL:
-            return _answer(None, deny=text)
-        return _answer(text)
+ADAPTER = hookcore.Adapter(HANDLERS, ANSWERS)
+run_hook = hookcore.runner(RUNTIME.name)  # read, dispatched, failed closed by the row

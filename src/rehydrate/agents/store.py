@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 from ..errors import RehydrateError
 from .core import STATE_DIR
@@ -59,7 +58,7 @@ def state_dir(root: Path) -> Path:
     return folder
 
 
-def store(root: Path, relpath: str, obj: Any) -> None:
+def store(root: Path, relpath: str, obj: object) -> None:
     """Write a note: text as it is, anything else as JSON."""
     from ..ledgers.atomicfile import write_in_repo
 
@@ -68,7 +67,7 @@ def store(root: Path, relpath: str, obj: Any) -> None:
     write_in_repo(root, relpath, text.encode("utf-8", "backslashreplace"))
 
 
-def peek(root: Path, relpath: str) -> dict[str, Any] | None:
+def peek(root: Path, relpath: str) -> dict[str, object] | None:
     """A stored JSON note, or None (a broken one is not trusted)."""
     from ..errors import RehydrateError
     from ..readlimit import SUMMARY_LIMIT, load_json, read_file
@@ -84,14 +83,14 @@ def remove(root: Path, relpath: str) -> None:
     (root / relpath).unlink(missing_ok=True)
 
 
-def take(root: Path, relpath: str) -> dict[str, Any] | None:
+def take(root: Path, relpath: str) -> dict[str, object] | None:
     """Read and remove a stored JSON note."""
     data = peek(root, relpath)
     remove(root, relpath)
     return data
 
 
-def claim(root: Path, relpath: str) -> dict[str, Any] | None:
+def claim(root: Path, relpath: str) -> dict[str, object] | None:
     """Take a note so that exactly one of several hooks running at once gets it: it is
     renamed to a name of this process's own first (atomic), then read and removed."""
     mine = f"{relpath}.claimed-{os.getpid()}-{os.urandom(4).hex()}"

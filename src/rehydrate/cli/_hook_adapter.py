@@ -6,15 +6,18 @@ stderr, with its exit code. What is one runtime's own (Codex's ``trust``) is add
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from ..agents.events import HookResult
 
 
 def runtime_group(name: str, extra: Iterable[click.Command] = ()) -> click.Group:
     """The ``rehydrate hook NAME`` group of runtime ``name``: one subcommand per event of
-    its row, run by ``rehydrate.agents.<name>.run_hook`` (imported when the hook runs),
+    its row, answered by ``agents/hookcore.run_hook`` (imported when the hook runs),
     then ``extra``."""
     from ..agents.runtimes import RUNTIMES
 
@@ -35,23 +38,21 @@ def _event(name: str, adapter: str, help_text: str) -> click.Command:
     # its line in `hook NAME --help`: the first clause, whole
     @click.command(name, help=help_text, short_help=help_text.split(";")[0].rstrip("."))
     def run() -> int:
-        import importlib
         import sys
 
+        from ..agents.hookcore import run_hook
         from ..readlimit import InputTooLarge, read_text_stream
 
         try:
             raw = read_text_stream(sys.stdin, "stdin")
         except InputTooLarge:
             raw = ""  # an event no runtime sends: unparseable, let through with a message
-        module = importlib.import_module(f"rehydrate.agents.{adapter}")
-        run_hook: Callable[[str, str], Any] = module.run_hook
-        return emit(run_hook(name, raw))
+        return emit(run_hook(adapter, name, raw))
 
     return run
 
 
-def emit(result: Any) -> int:
+def emit(result: HookResult) -> int:
     """Print a ``HookResult`` (every string through ``quote.outgoing``); its exit code."""
     import json
 

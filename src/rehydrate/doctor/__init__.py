@@ -1,32 +1,22 @@
 """``rehydrate doctor``: is every installed integration still wired, and what fixes it?
 
 Each integration is one row of ``CHECKS``: a name, its check (``Context -> Outcome``) and
-what to say when it is not installed. Adding an agent runtime or a git hook manager is
-adding a row (or a ``guard.managers.MANAGERS`` row); the checks never print.
+what to say when it is not installed. An agent runtime's checks come from its
+``RUNTIMES`` row (``doctor``: its own check, or the row's hook-file check, doctor/hookfile.py),
+so adding a runtime adds them; a git hook manager is a ``guard.managers.MANAGERS`` row. The
+checks never print.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from .. import git
-from . import (
-    aider,
-    claude_plugin,
-    claude_settings,
-    cline,
-    codex,
-    copilot,
-    cursor,
-    gemini,
-    git_hooks,
-    kiro,
-    ledgers,
-    mcp,
-    merge_driver,
-    opencode,
-)
+from ..agents.runtimes import DOCTOR_ORDER, RUNTIMES, RuntimeInfo
+from ..agents.runtimes import Doctor as RowCheck
+from . import git_hooks, ledgers, mcp, merge_driver
 from .context import Context
 from .findings import SCHEMA, Finding, Integration, Outcome, Report, integration
 
@@ -37,42 +27,25 @@ class Check(NamedTuple):
     absent: str  # the status when the integration is not installed (never a finding)
 
 
+def _runtime_check(info: RuntimeInfo, row: RowCheck) -> Check:
+    """A runtime's check from its row: its own function, or the row's hook-file check."""
+    from .hookfile import row_check
+
+    if row.check:
+        module, _, function = row.check.partition(":")
+        run = getattr(importlib.import_module(f"rehydrate.doctor.{module}"), function)
+    else:
+        run = row_check(info.name)
+    path = info.hook_file.path if info.hook_file is not None else info.name
+    absent = row.absent or f"no hooks in {path} ({info.init})"
+    return Check(row.name or info.name, run, absent)
+
+
 CHECKS = (
     Check(ledgers.NAME, ledgers.check, "no ledgers"),
     Check(git_hooks.NAME, git_hooks.check, "not installed (rehydrate hook install)"),
     Check(merge_driver.NAME, merge_driver.check, "not registered (rehydrate hook install)"),
-    Check(
-        claude_settings.NAME,
-        claude_settings.check,
-        "no hooks in .claude/settings.json (rehydrate init --claude)",
-    ),
-    Check(
-        claude_plugin.NAME,
-        claude_plugin.check,
-        "not installed (claude plugin install rehydrate@rehydrate)",
-    ),
-    Check(codex.NAME, codex.check, "no hooks in .codex/hooks.json (rehydrate init --agent codex)"),
-    Check(
-        cursor.NAME, cursor.check, "no hooks in .cursor/hooks.json (rehydrate init --agent cursor)"
-    ),
-    Check(cline.NAME, cline.check, "no hooks in .clinerules/hooks (rehydrate init --agent cline)"),
-    Check(kiro.NAME, kiro.check, "no .kiro/agents/rehydrate.json (rehydrate init --agent kiro)"),
-    Check(aider.NAME, aider.check, "no .aider.conf.yml settings (rehydrate init --agent aider)"),
-    Check(
-        copilot.NAME,
-        copilot.check,
-        "no .github/hooks/rehydrate.json (rehydrate init --agent copilot)",
-    ),
-    Check(
-        gemini.NAME,
-        gemini.check,
-        "no hooks in .gemini/settings.json (rehydrate init --agent gemini)",
-    ),
-    Check(
-        opencode.NAME,
-        opencode.check,
-        "no .opencode/plugins/rehydrate.js (rehydrate init --agent opencode)",
-    ),
+    *(_runtime_check(RUNTIMES[n], row) for n in DOCTOR_ORDER for row in RUNTIMES[n].doctor),
     Check(mcp.NAME, mcp.check, "no MCP server registered (rehydrate init --agent NAME)"),
 )
 

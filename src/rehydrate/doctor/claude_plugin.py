@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from ..agents.claude import SETTINGS_HOOKS
 from ..agents.claude_install import (
@@ -38,14 +38,14 @@ class Install(NamedTuple):
     path: Path
 
 
-def _json(path: Path) -> Any:
+def _json(path: Path) -> object:
     try:
         return load_json(read_text(path))
     except (OSError, ValueError):
         return None
 
 
-def _same(a: Any, b: Path) -> bool:
+def _same(a: object, b: Path) -> bool:
     return isinstance(a, str) and os.path.realpath(a) == os.path.realpath(b)
 
 
@@ -66,9 +66,9 @@ def installs(ctx: Context) -> list[Install]:
     return found
 
 
-def _settings(ctx: Context) -> list[Mapping[str, Any]]:
+def _settings(ctx: Context) -> list[Mapping[str, object]]:
     """User, project and local settings, lowest precedence first (unreadable ones: empty)."""
-    out: list[Mapping[str, Any]] = []
+    out: list[Mapping[str, object]] = []
     for path in (
         ctx.claude_home() / "settings.json",
         ctx.root / SETTINGS_FILE,

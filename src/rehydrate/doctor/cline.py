@@ -72,5 +72,6 @@ def check(ctx: Context) -> Outcome:
 
     for event, (_, ours) in found.items():
         relpath = f"{HOOKS_DIR}/{event}"
-        findings += launch_lines.findings(ctx, NAME, relpath, [(event, ours.launch)], FIX)
+        launches = [(event, ours.launch)] if ours.launch is not None else []
+        findings += launch_lines.findings(ctx, NAME, relpath, launches, FIX)
     return Outcome(f"{len(found)} hook files in {HOOKS_DIR}", findings)

@@ -5,9 +5,6 @@ hooks silently never run)."""
 from __future__ import annotations
 
 from ..agents.codex_install import (
-    HOOKS,
-    HOOKS_FILE,
-    LAYOUT,
     TRUST_COMMAND,
     codex_home,
     project_trusted,
@@ -17,26 +14,20 @@ from ..agents.codex_install import (
 from ..errors import RehydrateError
 from .context import Context
 from .findings import Finding, Outcome
-from .hookfile import Codes, file_findings
+from .hookfile import row_check
 
 NAME = "codex"
-FIX = "rehydrate init --agent codex"
-CODES = Codes(
-    missing="codex_event_missing",
-    duplicated="codex_hook_duplicated",
-    broken="codex_hook_interpreter_broken",
-    invalid="codex_hooks_invalid",
-    bare="codex_hook_bare",
-)
+
+
+_HOOKS = row_check(NAME)
 
 
 def check(ctx: Context) -> Outcome:
     """Findings for each missing, doubled, unrunnable or untrusted hook of ours."""
-    hooks, findings = file_findings(ctx, HOOKS_FILE, LAYOUT, HOOKS, NAME, FIX, CODES)
-    if not hooks and not findings:
-        return Outcome(None)
-    findings.extend(_trust(ctx))
-    return Outcome(f"{len(hooks)} hooks in {HOOKS_FILE}", findings)
+    outcome = _HOOKS(ctx)
+    if outcome.detail is None:
+        return outcome
+    return Outcome(outcome.detail, [*outcome.findings, *_trust(ctx)])
 
 
 def _trust(ctx: Context) -> list[Finding]:

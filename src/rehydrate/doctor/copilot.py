@@ -1,5 +1,5 @@
 """Copilot CLI (``rehydrate init --agent copilot``): every hook of
-``copilot.SETTINGS_HOOKS`` in ``.github/hooks/rehydrate.json``, a runnable interpreter,
+its ``RUNTIMES`` row in ``.github/hooks/rehydrate.json``, a runnable interpreter,
 the instructions section, and the folder trusted (else repository hooks do not load)."""
 
 from __future__ import annotations
@@ -7,12 +7,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..agents.copilot import HOOKS_FILE, SETTINGS_HOOKS
-from ..errors import RehydrateError
+from ..agents.copilot import HOOKS_FILE
 from ..readlimit import load_json, read_text
 from .context import Context
 from .findings import Finding, Outcome
-from .hookfile import Codes, event_findings, program_findings
+from .hookfile import Codes, set_findings
 
 NAME = "copilot"
 FIX = "rehydrate init --agent copilot"
@@ -20,30 +19,12 @@ CODES = Codes("copilot_event_missing", "copilot_hook_duplicated", "copilot_inter
 
 
 def check(ctx: Context) -> Outcome:
-    from ..agents.config_merge import parse_command, read_json
     from ..agents.copilot_install import BEGIN, INSTRUCTIONS_FILE
 
-    try:
-        data = read_json(ctx.root, HOOKS_FILE)
-    except RehydrateError as exc:
-        finding = Finding("copilot_hooks_invalid", NAME, exc.message, exc.fix or "fix it")
-        return Outcome("hooks unreadable", [finding])
-    if data is None:
-        return Outcome(None)
-    hooks = data.get("hooks") if isinstance(data.get("hooks"), dict) else {}
-    ours = [
-        parsed
-        for entries in (hooks.values() if isinstance(hooks, dict) else [])
-        for entry in (entries if isinstance(entries, list) else [])
-        if isinstance(entry, dict) and isinstance(entry.get("bash"), str)
-        for parsed in [parse_command(entry["bash"], NAME)]
-        if parsed is not None
-    ]
-    expected = [(None, sub) for sub in SETTINGS_HOOKS.values()]
-    events = [(None, o.name) for o in ours]
-    findings = event_findings(NAME, CODES, HOOKS_FILE, FIX, expected, events)
-    labelled = [(o.name, o) for o in ours]
-    findings += program_findings(ctx, NAME, CODES, HOOKS_FILE, FIX, labelled, by_event=False)
+    checked = set_findings(ctx, NAME, CODES, "copilot_hooks_invalid", "hooks unreadable", True)
+    if isinstance(checked, Outcome):
+        return checked
+    ours, findings, _ = checked
     try:
         said = read_text(ctx.root / INSTRUCTIONS_FILE)
     except (OSError, ValueError):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 SCHEMA = "rehydrate/doctor-v1"
 
@@ -29,7 +28,7 @@ class Finding:
         where = f"{self.file}{f':{self.line}' if self.line else ''}: " if self.file else ""
         return f"{where}{self.code}: {self.message}"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "code": self.code,
             "integration": self.integration,
@@ -80,7 +79,7 @@ class Report:
     def ok(self) -> bool:
         return not self.findings
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "schema": SCHEMA,
             "ok": self.ok,

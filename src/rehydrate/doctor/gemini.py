@@ -1,4 +1,4 @@
-"""Gemini CLI (``rehydrate init --agent gemini``): every hook of ``gemini.SETTINGS_HOOKS``
+"""Gemini CLI (``rehydrate init --agent gemini``): every hook of its ``RUNTIMES`` row
 in ``.gemini/settings.json``, a runnable interpreter, no ``PostCompact`` (Gemini CLI
 rejects it), and the folder trusted (else Gemini CLI drops the project's hooks)."""
 
@@ -7,16 +7,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..agents.gemini import SETTINGS_FILE, SETTINGS_HOOKS
-from ..errors import RehydrateError
+from ..agents.gemini import SETTINGS_FILE
 from ..readlimit import load_json, read_text
 from .context import Context
 from .findings import Finding, Outcome
-from .hookfile import Codes, event_findings, program_findings
+from .hookfile import Codes, set_findings
 
 NAME = "gemini"
-FIX = "rehydrate init --agent gemini"
 CODES = Codes("gemini_event_missing", "gemini_hook_duplicated", "gemini_interpreter_broken")
+INVALID = "gemini_settings_invalid"
 TRUST_FIX = (
     "trust the folder in Gemini CLI (it asks on first start; or `gemini trust`), or set "
     "GEMINI_CLI_TRUST_WORKSPACE=true where it runs headless"
@@ -24,23 +23,11 @@ TRUST_FIX = (
 
 
 def check(ctx: Context) -> Outcome:
-    from ..agents.config_merge import read_json
-    from ..agents.gemini_install import wired
-
-    try:
-        data = read_json(ctx.root, SETTINGS_FILE)
-    except RehydrateError as exc:
-        finding = Finding("gemini_settings_invalid", NAME, exc.message, exc.fix or "fix it")
-        return Outcome("settings unreadable", [finding])
-    found = wired(data or {})
-    if not found:
-        return Outcome(None)
-    expected = [(None, name) for _, name in SETTINGS_HOOKS.values()]
-    events = [(None, ours.name) for _, _, _, ours in found]
-    findings = event_findings(NAME, CODES, SETTINGS_FILE, FIX, expected, events)
-    ours = [(hook.name, hook) for _, _, _, hook in found]
-    findings += program_findings(ctx, NAME, CODES, SETTINGS_FILE, FIX, ours, by_event=False)
-    hooks = (data or {}).get("hooks")
+    checked = set_findings(ctx, NAME, CODES, INVALID, "settings unreadable", False)
+    if isinstance(checked, Outcome):
+        return checked
+    found, findings, data = checked
+    hooks = data.get("hooks")
     if isinstance(hooks, dict) and "PostCompact" in hooks:
         message = "hooks.PostCompact is not a Gemini CLI event: it rejects the settings"
         findings.append(

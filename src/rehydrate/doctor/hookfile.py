@@ -8,13 +8,13 @@ is read as a set of our commands (Gemini CLI, Copilot CLI) names the subcommand 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Callable, Mapping, Sequence
+from typing import NamedTuple
 
-from ..agents.config_merge import Layout, Ours, Wired, read_json, wired
+from ..agents.config_merge import Layout, Ours, Wire, Wired, read_json, wired
 from ..errors import RehydrateError
 from .context import Context
-from .findings import Finding
+from .findings import Finding, Outcome
 
 
 class Codes(NamedTuple):
@@ -30,6 +30,64 @@ class Codes(NamedTuple):
 
 # (event, subcommand): the event None where the file is read as a set of our commands
 Hook = tuple[str | None, str]
+
+
+def codes_of(runtime: str) -> Codes:
+    """The finding codes of a runtime checked from its row: ``<name>_event_missing``, …"""
+    return Codes(
+        missing=f"{runtime}_event_missing",
+        duplicated=f"{runtime}_hook_duplicated",
+        broken=f"{runtime}_hook_interpreter_broken",
+        invalid=f"{runtime}_hooks_invalid",
+        bare=f"{runtime}_hook_bare",
+    )
+
+
+def row_check(runtime: str) -> Callable[[Context], Outcome]:
+    """The doctor check of a runtime's hook file, all from its ``RUNTIMES`` row: every
+    event wired once, by a program that runs rehydrate (Cursor, Kiro; Codex adds trust)."""
+    from ..agents.runtimes import RUNTIMES, hook_file
+
+    info = RUNTIMES[runtime]
+    wiring = hook_file(runtime)
+
+    def check(ctx: Context) -> Outcome:
+        """Findings for each missing, doubled or unrunnable hook of ours."""
+        hooks, findings = file_findings(
+            ctx, wiring.path, wiring.layout, wiring.wires, runtime, info.init, codes_of(runtime)
+        )
+        if not hooks and not findings:
+            return Outcome(None)
+        return Outcome(f"{len(hooks)} hooks in {wiring.path}", findings)
+
+    return check
+
+
+def set_findings(
+    ctx: Context, runtime: str, codes: Codes, invalid: str, unreadable: str, own: bool
+) -> tuple[list[Wired], list[Finding], Mapping[str, object]] | Outcome:
+    """The check of a hook file read as a set of our commands (Gemini CLI, Copilot CLI):
+    each subcommand of the row wired once, by a program that runs rehydrate. An Outcome
+    when there is nothing more to check: the file cannot be read (finding ``invalid``,
+    status ``unreadable``) or is not wired (``own``: the file is ours, so it existing is
+    being wired). Else: our hooks, the findings, the file's JSON."""
+    from ..agents.runtimes import RUNTIMES, hook_file
+
+    wiring = hook_file(runtime)
+    fix = RUNTIMES[runtime].init
+    try:
+        data = read_json(ctx.root, wiring.path)
+    except RehydrateError as exc:
+        return Outcome(unreadable, [Finding(invalid, runtime, exc.message, exc.fix or "fix it")])
+    found = wired(data or {}, wiring.layout, wiring.path)
+    if data is None or not (own or found):
+        return Outcome(None)
+    expected = [(None, sub) for _, sub, _ in wiring.wires.values()]
+    subcommands: list[Hook] = [(None, w.hook.name) for w in found]
+    findings = event_findings(runtime, codes, wiring.path, fix, expected, subcommands)
+    ours = [(w.hook.name, w.hook) for w in found]
+    findings += program_findings(ctx, runtime, codes, wiring.path, fix, ours, by_event=False)
+    return found, findings, data
 
 
 def hooks_in(
@@ -49,7 +107,7 @@ def file_findings(
     ctx: Context,
     relpath: str,
     layout: Layout,
-    table: Mapping[str, tuple[str | None, str, Mapping[str, Any]]],
+    table: Mapping[str, Wire],
     name: str,
     fix: str,
     codes: Codes,
@@ -133,7 +191,7 @@ def program_findings(
             hooks_named = f"; hooks {', '.join(names)}" if by_event else ": the hooks cannot run"
             message = cause + hooks_named
             findings.append(Finding(codes.broken, name, message, fix, file=file))
-    launches = [(label, ours.launch) for label, ours in hooks]
+    launches = [(label, ours.launch) for label, ours in hooks if ours.launch is not None]
     return findings + launch_lines.findings(ctx, name, file, launches, fix)
 
 

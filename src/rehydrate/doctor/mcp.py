@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
 
 from ..agents.mcp_config import PROGRAM, REGISTRATIONS, SERVER, registered
 from ..errors import RehydrateError
@@ -63,7 +62,7 @@ def check(ctx: Context) -> Outcome:
     return Outcome(f"rehydrate mcp registered in {', '.join(found) or 'none'}", findings)
 
 
-def _entry_problem(entry: Any, wanted: Mapping[str, Any]) -> str | None:
+def _entry_problem(entry: object, wanted: Mapping[str, object]) -> str | None:
     if not isinstance(entry, dict):
         return "is not a table of command and args"
     command = entry.get("command")
