@@ -233,6 +233,11 @@ Item = (
 Record = Item | Retired  # every row a ledger table parses into
 
 
+# The records with a Status column: the ones a status move or an open count reads.
+Statused = Decision | Phase | Obligation | ExternalWrite | Approval | CompletionCheck
+STATUSED = (Decision, Phase, Obligation, ExternalWrite, Approval, CompletionCheck)
+
+
 class Column(NamedTuple):
     name: str  # attribute name on the record
     header: str  # canonical header, lowercase
@@ -411,6 +416,11 @@ class Ledger(NamedTuple):
             return self.section(name)
         gone = self.retired_ids
         return tuple(r for r in self.section(name) if r.id not in gone)
+
+    def active_with_status(self, name: str, status: str) -> tuple[Statused, ...]:
+        """The active records of ``name`` whose Status is ``status`` (none in a section
+        without a Status column)."""
+        return tuple(r for r in self.active(name) if isinstance(r, STATUSED) and r.status == status)
 
     @property
     def revision(self) -> int | None:

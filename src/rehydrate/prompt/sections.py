@@ -146,7 +146,7 @@ _OPEN: Mapping[str, tuple[str, str, tuple[tuple[str, str], ...], str]] = {
 def open_items(state: State, section: str) -> Listing:
     """The ``open`` rows of ``section`` (decisions, obligations) as the prompt lists them."""
     kind, heading, columns, preface = _OPEN[section]
-    rows = [r for r in state.ledgers[kind].active(section) if getattr(r, "status", None) == "open"]
+    rows = state.ledgers[kind].active_with_status(section, "open")
     return listing(f"open {section}", heading, rows, columns, preface=preface)
 
 

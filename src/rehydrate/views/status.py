@@ -187,7 +187,7 @@ def counts(ledgers: Mapping[str, Ledger]) -> dict[str, dict[str, int]]:
     task = ledgers["task"]
     for section, status in OPEN_COUNTS:
         active = task.active(section)
-        count = sum(getattr(r, "status", None) == status for r in active)
+        count = len(task.active_with_status(section, status))
         out[section] = {status: count, "total": len(active)}
     spec = ledgers["spec"]
     decisions = spec.active("decisions")
