@@ -74,14 +74,20 @@ class Result:
     err: str
 
 
-def run(repo: Path, *args: str, input: str | None = None) -> Result:
-    """Run the rehydrate CLI in-process with ``repo`` as the working directory."""
+def run(repo: Path, *args: str, input: str | bytes | None = None) -> Result:
+    """Run the rehydrate CLI in-process with ``repo`` as the working directory. ``input``
+    as bytes is stdin's ``buffer``, as a real stdin has: invalid UTF-8 reaches the CLI as
+    it would from a runtime."""
     from rehydrate.cli import main
 
     old_cwd = os.getcwd()
     old = sys.stdin, sys.stdout, sys.stderr
     out, err = io.StringIO(), io.StringIO()
-    sys.stdin = io.StringIO(input or "")
+    if isinstance(input, bytes):
+        buffer = io.BytesIO(input)
+        sys.stdin = io.TextIOWrapper(buffer, encoding="utf-8", errors="surrogateescape")
+    else:
+        sys.stdin = io.StringIO(input or "")
     sys.stdout, sys.stderr = out, err
     try:
         os.chdir(repo)

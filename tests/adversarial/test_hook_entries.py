@@ -16,9 +16,7 @@
 
 from __future__ import annotations
 
-import io
 import json
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,7 +25,7 @@ import pytest
 
 from adversarial.test_agent_boundary import OTHER, REPEAT
 from adversarial.test_agent_boundary import RUNTIMES as ENTRIES
-from conftest import Result, commit, git, run_subprocess, scaffold
+from conftest import Result, commit, git, run, run_subprocess, scaffold
 from rehydrate.agents.runtimes import RUNTIMES
 
 SAMPLES = Path(__file__).resolve().parents[2] / "docs" / "integrations" / "samples"
@@ -114,25 +112,6 @@ def _no_crash(result: Result, what: object) -> None:
         assert "Traceback" not in text and "internal error" not in text, (what, text[:2000])
 
 
-def _run(repo: Path, args: tuple[str, ...], data: bytes) -> Result:
-    """The CLI in-process with ``data`` as stdin's bytes (its ``buffer``, as a real stdin
-    has): invalid UTF-8 reaches the hook as it would from a runtime."""
-    from rehydrate.cli import main
-
-    old_cwd = os.getcwd()
-    old = sys.stdin, sys.stdout, sys.stderr
-    out, err = io.StringIO(), io.StringIO()
-    sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="surrogateescape")
-    sys.stdout, sys.stderr = out, err
-    try:
-        os.chdir(repo)
-        code = main(list(args))
-    finally:
-        os.chdir(old_cwd)
-        sys.stdin, sys.stdout, sys.stderr = old
-    return Result(code, out.getvalue(), err.getvalue())
-
-
 def _denial(runtime: str, result: Result) -> str | None:
     out = json.loads(result.out) if result.out.strip().startswith("{") else {}
     reason = ENTRIES[runtime].denied(result.code, out)
@@ -164,7 +143,7 @@ def test_the_failure_ledger_holds_out_in_every_pre_tool_hook(
     for attempt in ("parsed in full", "read again"):
         for command, denied in ((REPEAT, True), (OTHER, False), ("ls -la", False)):
             raw = json.dumps(ENTRIES[runtime].event(command, str(repo), "s-1"))
-            result = _run(repo, args, raw.encode())
+            result = run(repo, *args, input=raw.encode())
             _no_crash(result, (attempt, command))
             reason = _denial(runtime, result)
             if denied:
@@ -281,7 +260,7 @@ def test_hostile_stdin_never_crashes_a_hook(tmp_path: Path, runtime: str, event:
     repo = _opted_in(tmp_path / "repo")
     args = ("hook", runtime, event)
     for name, data, unparseable in _hostile(runtime, event, repo):
-        result = _run(repo, args, data)
+        result = run(repo, *args, input=data)
         _no_crash(result, name)
         if event == PRE_TOOL[runtime] and unparseable:
             # CONTRACT §4: let through, with a message saying the input was not an event
@@ -300,7 +279,7 @@ def test_a_pre_tool_hook_denies_on_an_unreadable_ledger_whatever_the_input(
     args = ("hook", runtime, PRE_TOOL[runtime])
     for command in ("ls", OTHER):
         raw = json.dumps(ENTRIES[runtime].event(command, str(repo), "s-1"))
-        result = _run(repo, args, raw.encode())
+        result = run(repo, *args, input=raw.encode())
         _no_crash(result, command)
         reason = _denial(runtime, result)
         assert reason is not None and "Failed_Attempts.md" in reason, (command, result)
