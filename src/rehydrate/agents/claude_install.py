@@ -75,11 +75,6 @@ def parse_command(command: str) -> OurHook | None:
     return config_merge.parse_command(command, "claude", PLUGIN_PREFIX)
 
 
-def matches(matcher: object, wanted: str | None) -> bool:
-    """Whether a group's ``matcher`` is ``wanted`` (None: any match-everything spelling)."""
-    return matcher in HOOK_FILE.layout.match_all if wanted is None else matcher == wanted
-
-
 def merge_settings(
     current: Mapping[str, object] | None, prefix: Sequence[str] | None = None
 ) -> tuple[dict[str, object], bool]:

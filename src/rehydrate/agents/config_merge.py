@@ -91,7 +91,7 @@ def _entries(group: object) -> list[object]:
     return entries if isinstance(entries, list) else []
 
 
-def _matches(layout: Layout, matcher: object, wanted: str | None) -> bool:
+def matches(layout: Layout, matcher: object, wanted: str | None) -> bool:
     """Whether a group's ``matcher`` is ``wanted`` (None: any match-everything spelling)."""
     return matcher in layout.match_all if wanted is None else matcher == wanted
 
@@ -132,7 +132,7 @@ def _place_grouped(
             if ours is None or ours.name != name or not isinstance(entry, dict):
                 continue
             elsewhere = group is not home if home is not None else False
-            if kept or elsewhere or not _matches(layout, group.get("matcher"), matcher):
+            if kept or elsewhere or not matches(layout, group.get("matcher"), matcher):
                 entries.remove(entry)
                 removed = changed = True
                 continue

@@ -8,13 +8,14 @@ from collections.abc import Sequence
 
 from ..agents.claude import SETTINGS_HOOKS
 from ..agents.claude_install import (
+    HOOK_FILE,
     LOCAL_SETTINGS_FILE,
     SETTINGS_FILE,
     WiredHook,
-    matches,
     read_settings,
     wired_hooks,
 )
+from ..agents.config_merge import matches
 from ..errors import RehydrateError
 from .context import Context
 from .findings import Finding, Outcome
@@ -85,7 +86,7 @@ def _events(hooks: Sequence[WiredHook]) -> list[Finding]:
                 )
             )
         for w in here:
-            if not matches(w.matcher, matcher):
+            if not matches(HOOK_FILE.layout, w.matcher, matcher):
                 findings.append(
                     Finding(
                         "claude_matcher_wrong",
