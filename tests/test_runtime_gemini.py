@@ -194,6 +194,43 @@ def test_a_failed_command_is_captured_and_its_twin_is_not(ledger_repo: Path) -> 
     assert hook(ledger_repo, "after-tool", ok)[1] is None
 
 
+def _after(command: str, output: str, code: int) -> dict[str, Any]:
+    event = sample("after-tool")
+    llm = f"<untrusted_context>\nOutput: {output}\nExit Code: {code}\n</untrusted_context>"
+    return {**event, "tool_input": {"command": command}, "tool_response": {"llmContent": llm}}
+
+
+@pytest.mark.parametrize(
+    "command, code, close, captured",
+    [
+        pytest.param("go test -tags=netgo ./...", 0, True, False, id="close-and-passed"),
+        pytest.param("go test -tags=netgo ./...", 1, True, True, id="close-and-failed"),
+        pytest.param("go vet ./...", 0, False, False, id="unrelated"),
+        pytest.param("go vet ./...", 1, False, True, id="unrelated-failed"),
+    ],
+)
+def test_after_tool_names_the_close_row_with_the_result(
+    ledger_repo: Path, command: str, code: int, close: bool, captured: bool
+) -> None:
+    """BeforeTool cannot carry context with an allowed call, AfterTool can: the advice on
+    a command close to a failed attempt reaches the model with the tool's result."""
+    _, out, _ = hook(ledger_repo, "after-tool", _after(command, "x: error 3", code))
+    context = out["hookSpecificOutput"]["additionalContext"] if out else ""
+    assert ("close to failed attempt F-001" in context) is close
+    assert ("use the default build tags" in context) is close
+    assert ("pending failure 1" in context) is captured
+    assert "This repeats failed attempt" not in context
+
+
+def test_after_tool_advice_is_silent_on_a_broken_ledger(ledger_repo: Path) -> None:
+    """The ledger broke after the call was allowed: no advice, no crash (BeforeTool refuses
+    the next shell command)."""
+    path = ledger_repo / "docs" / "Failed_Attempts.md"
+    path.write_text(path.read_text(encoding="utf-8") + "| F-BAD | `x` |\n", encoding="utf-8")
+    code, out, _ = hook(ledger_repo, "after-tool", _after("go test -tags=netgo ./...", "", 0))
+    assert code == 0 and out is None
+
+
 def test_the_end_of_the_turn_is_denied_once_over_uncommitted_ledgers(ledger_repo: Path) -> None:
     event = sample("after-agent")
     assert hook(ledger_repo, "after-agent", event)[1] is None  # clean: let through

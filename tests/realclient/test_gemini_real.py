@@ -91,10 +91,31 @@ def test_an_allowed_command_runs(gemini: Path, project: Path, api: Any) -> None:
     run_gemini(gemini, project, fake)
     assert (project / "marker").exists()
     turns = fake.turn_requests()
-    assert "F-RC7" not in responses(turns[1])
+    assert "This repeats failed attempt" not in responses(turns[1])
     # the hook was live for this session's shell calls: the next one, a repeat, is denied
     assert not (project / "m9").exists()
     assert "F-RC7" in responses(turns[2])
+
+
+def test_a_close_command_runs_and_the_row_reaches_the_model(
+    gemini: Path, project: Path, api: Any
+) -> None:
+    """Another tag than F-RC7's: it runs, and the row reaches the model with the tool's
+    result (AfterTool additionalContext; BeforeTool cannot carry context; issue 28)."""
+    fake = api([shell("touch marker && go test -tags=netgo ./... || true")], [text("ok")])
+    session = run_gemini(gemini, project, fake)
+    assert session.returncode == 0, session.stderr
+    assert (project / "marker").exists()
+    said = responses(fake.turn_requests()[1])
+    assert "close to failed attempt F-RC7" in said and "use default build tags" in said
+    assert "This repeats failed attempt" not in said
+
+
+def test_an_unrelated_command_gets_no_advice(gemini: Path, project: Path, api: Any) -> None:
+    fake = api([shell("touch marker && go vet ./... || true")], [text("ok")])
+    run_gemini(gemini, project, fake)
+    assert (project / "marker").exists()
+    assert "F-RC7" not in responses(fake.turn_requests()[1])
 
 
 def test_newline_separated_repeat_is_denied(gemini: Path, project: Path, api: Any) -> None:

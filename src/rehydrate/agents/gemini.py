@@ -18,7 +18,8 @@ adapter knows of Gemini CLI (0.61.0, run for real in ``tests/realclient``):
 * BeforeTool (``tool_name: "run_shell_command"``, ``tool_input.command``) is refused by
   ``{"decision": "deny", "reason": …}``, which the model reads as the tool's error;
 * AfterTool's ``tool_response.llmContent`` ends with ``Exit Code: N`` when a command
-  failed; its ``additionalContext`` is appended to the tool result;
+  failed; its ``additionalContext`` is appended to the tool result (a captured failure,
+  and the advice on a command close to a failed attempt: BeforeTool cannot carry it);
 * AfterAgent (``stop_hook_active``) denied sends the reason as a new prompt, once;
 * Gemini CLI keeps ``additionalContext`` whole, escaping ``<`` and ``>``; the cap here is
   rehydrate's own budget, counted as JavaScript does (UTF-16 code units).
@@ -36,7 +37,7 @@ from pathlib import Path
 from ..errors import RehydrateError
 from ..quote import error
 from . import hookcore
-from .core import INJECT, Runtime
+from .core import INJECT, Outcome, Runtime
 from .events import Event, HookResult
 from .runtimes import hook_file
 from .units import UTF16, Cap
@@ -177,17 +178,25 @@ def failed_exit(response: Mapping[str, object]) -> tuple[int, str] | None:
 
 
 def after_tool(event: Event) -> HookResult:
-    """Capture a failed shell command as a pending failure; tell the model how to record it."""
+    """Capture a failed shell command as a pending failure, and name the failed attempts
+    it came close to; both reach the model with the tool's result."""
     from .captured import capture_failed_command
     from .commands import command_from_hook
+    from .tools import advice_after
 
     command = command_from_hook(dict(event.data))
-    failed = failed_exit(event.object("tool_response"))
-    if event.text("tool_name") != SHELL_TOOL or command is None or failed is None:
+    if event.text("tool_name") != SHELL_TOOL or command is None:
         return HookResult()
-    code, output = failed
-    outcome = capture_failed_command(event.where, command, f"Exit code {code}\n{output}")
-    return ANSWERS.context("AfterTool", outcome)
+    failed = failed_exit(event.object("tool_response"))
+    captured = Outcome()
+    if failed is not None:
+        code, output = failed
+        captured = capture_failed_command(event.where, command, f"Exit code {code}\n{output}")
+    close = advice_after(event.where, command)
+    if close is None:
+        return ANSWERS.context("AfterTool", captured)
+    text = "\n\n".join(t for t in (captured.text, close) if t)
+    return ANSWERS.context("AfterTool", Outcome(INJECT, text, captured.note))
 
 
 after_agent = hookcore.stopper(RUNTIME, ANSWERS)  # the end of the turn, denied once

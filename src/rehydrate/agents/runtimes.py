@@ -498,7 +498,7 @@ RUNTIMES["gemini"] = RuntimeInfo(
             "session-start": "Build the capped core for the session.",
             "before-model": "Put the core before the first message; check a summary.",
             "before-tool": "Deny a shell command that repeats a failed attempt.",
-            "after-tool": "Capture a failed shell command.",
+            "after-tool": "Capture a failed shell command; name a close failed attempt.",
             "after-agent": "Deny the end of the turn once while unrecorded.",
         },
         unread={

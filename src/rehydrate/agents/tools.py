@@ -169,3 +169,16 @@ def refuse_repeat(project: Project, command: str) -> Outcome:
             ],
         ),
     )
+
+
+def advice_after(where: str, command: str) -> str | None:
+    """The close rows of a command that has just run, for a runtime that carries context
+    only with the tool's result (Gemini CLI's AfterTool): the same advice ``refuse_repeat``
+    gives, None when there is none. Nothing is refused after the fact: a ledger or git
+    that fails here was refused before the call."""
+    try:
+        project = open_project(where)
+    except (NotOptedIn, GitError, RehydrateError):
+        return None
+    outcome = refuse_repeat(project, command)
+    return outcome.text if outcome.action == ADVISE else None
