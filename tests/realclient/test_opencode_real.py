@@ -83,10 +83,30 @@ def test_an_allowed_command_runs(opencode: Path, project: Path, api: Any) -> Non
     run_opencode(opencode, project, fake)
     assert (project / "marker").exists()
     turns = fake.turn_requests()
-    assert "F-RC7" not in turns[1].tool_results()
+    assert "This repeats failed attempt" not in turns[1].tool_results()
     # the hook was live for this session's shell calls: the next one, a repeat, is denied
     assert not (project / "m9").exists()
     assert "F-RC7" in turns[2].tool_results()
+
+
+def test_a_close_command_runs_and_the_row_reaches_the_model(
+    opencode: Path, project: Path, api: Any
+) -> None:
+    """Another tag than F-RC7's: it runs, and the row reaches the model in the tool's
+    output (tool.execute.after; tool.execute.before cannot carry context; issue 28)."""
+    fake = api([bash("touch marker && go test -tags=netgo ./... || true")], [text("ok")])
+    run_opencode(opencode, project, fake)
+    assert (project / "marker").exists()
+    said = fake.turn_requests()[1].tool_results()
+    assert "close to failed attempt F-RC7" in said and "use default build tags" in said
+    assert "This repeats failed attempt" not in said
+
+
+def test_an_unrelated_command_gets_no_advice(opencode: Path, project: Path, api: Any) -> None:
+    fake = api([bash("touch marker && go vet ./... || true")], [text("ok")])
+    run_opencode(opencode, project, fake)
+    assert (project / "marker").exists()
+    assert "F-RC7" not in fake.turn_requests()[1].tool_results()
 
 
 def test_newline_separated_repeat_is_denied(opencode: Path, project: Path, api: Any) -> None:

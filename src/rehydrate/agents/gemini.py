@@ -37,7 +37,7 @@ from pathlib import Path
 from ..errors import RehydrateError
 from ..quote import error
 from . import hookcore
-from .core import INJECT, Outcome, Runtime
+from .core import INJECT, Runtime
 from .events import Event, HookResult
 from .runtimes import hook_file
 from .units import UTF16, Cap
@@ -180,23 +180,15 @@ def failed_exit(response: Mapping[str, object]) -> tuple[int, str] | None:
 def after_tool(event: Event) -> HookResult:
     """Capture a failed shell command as a pending failure, and name the failed attempts
     it came close to; both reach the model with the tool's result."""
-    from .captured import capture_failed_command
     from .commands import command_from_hook
-    from .tools import advice_after
+    from .tools import after_shell_call
 
     command = command_from_hook(dict(event.data))
     if event.text("tool_name") != SHELL_TOOL or command is None:
         return HookResult()
     failed = failed_exit(event.object("tool_response"))
-    captured = Outcome()
-    if failed is not None:
-        code, output = failed
-        captured = capture_failed_command(event.where, command, f"Exit code {code}\n{output}")
-    close = advice_after(event.where, command)
-    if close is None:
-        return ANSWERS.context("AfterTool", captured)
-    text = "\n\n".join(t for t in (captured.text, close) if t)
-    return ANSWERS.context("AfterTool", Outcome(INJECT, text, captured.note))
+    error = None if failed is None else f"Exit code {failed[0]}\n{failed[1]}"
+    return ANSWERS.context("AfterTool", after_shell_call(event.where, command, error))
 
 
 after_agent = hookcore.stopper(RUNTIME, ANSWERS)  # the end of the turn, denied once

@@ -95,15 +95,16 @@ def tool_before(event: Event) -> HookResult:
 
 
 def tool_after(event: Event) -> HookResult:
-    """Capture a bash command that exited non-zero; tell the model how to record it."""
-    from .captured import capture_failed_command
+    """Capture a bash command that exited non-zero (tell the model how to record it), and
+    name the failed attempts it came close to; both are added to the tool's output."""
+    from .tools import after_shell_call
 
     command, code = event.text("command"), event.data.get("exit")
-    failed = isinstance(code, int) and not isinstance(code, bool) and code != 0
-    if event.text("tool") != SHELL_TOOL or not command or not failed:
+    if event.text("tool") != SHELL_TOOL or not command:
         return _answer()
-    error = f"Exit code {code}\n{event.text('output') or ''}"
-    return _context("tool-after", capture_failed_command(event.where, command, error))
+    failed = isinstance(code, int) and not isinstance(code, bool) and code != 0
+    error = f"Exit code {code}\n{event.text('output') or ''}" if failed else None
+    return _context("tool-after", after_shell_call(event.where, command, error))
 
 
 def idle(event: Event) -> HookResult:

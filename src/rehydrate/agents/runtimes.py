@@ -609,7 +609,7 @@ RUNTIMES["opencode"] = RuntimeInfo(
             "system": "The capped core for the system prompt.",
             "compacting": "What the compaction summary must keep, for the summariser.",
             "tool-before": "Deny a bash command that repeats a failed attempt.",
-            "tool-after": "Capture a failed bash command.",
+            "tool-after": "Capture a failed bash command; name a close failed attempt.",
             "idle": "Continue the session once while ledgers are unrecorded.",
         },
         unread={

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import GitError, RehydrateError
 from ..quote import error, line, said
-from .core import ALLOW, REFUSE, Outcome, Project, Runtime, open_project, settings_hint
+from .core import ALLOW, INJECT, REFUSE, Outcome, Project, Runtime, open_project, settings_hint
 from .judging import HEAD, WORK_TREE, NotOptedIn, work_tree_root
 from .store import PROMPT, claim, holds_of
 
@@ -171,11 +171,25 @@ def refuse_repeat(project: Project, command: str) -> Outcome:
     )
 
 
-def advice_after(where: str, command: str) -> str | None:
-    """The close rows of a command that has just run, for a runtime that carries context
-    only with the tool's result (Gemini CLI's AfterTool): the same advice ``refuse_repeat``
-    gives, None when there is none. Nothing is refused after the fact: a ledger or git
-    that fails here was refused before the call."""
+def after_shell_call(where: str, command: str, error: str | None) -> Outcome:
+    """What the model is told with a shell command's result, for a runtime that carries
+    context only there (Gemini CLI's AfterTool, OpenCode's tool.execute.after): the
+    failure captured when ``error`` (the exit code and output) says it failed, and the
+    failed attempts the command came close to (the advice ``refuse_repeat`` gives, which
+    the runtime's pre-tool hook cannot carry with an allowed call)."""
+    from .captured import capture_failed_command
+
+    captured = Outcome() if error is None else capture_failed_command(where, command, error)
+    close = _advice(where, command)
+    if close is None:
+        return captured
+    text = "\n\n".join(t for t in (captured.text, close) if t)
+    return Outcome(INJECT, text, captured.note)
+
+
+def _advice(where: str, command: str) -> str | None:
+    """Nothing is refused after the fact: a ledger or git that fails here was refused
+    before the call, so it gives no advice."""
     try:
         project = open_project(where)
     except (NotOptedIn, GitError, RehydrateError):
