@@ -23,7 +23,6 @@ through this module, so they cannot drift apart:
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -157,4 +156,6 @@ def settings_key(
             stamps,
         )
     )
+    import hashlib  # here: a hook that reads no ledger does not load OpenSSL (~2 ms)
+
     return hashlib.sha256(text.encode()).hexdigest()[:16]

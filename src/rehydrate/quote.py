@@ -22,7 +22,6 @@ renders an error, a hook result or a message some other way.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable, Sequence
 
@@ -141,6 +140,8 @@ def one_line_break(text: str) -> str:
 def sha256_text(pieces: Iterable[str], errors: str = "strict") -> str:
     """The SHA-256 hex digest of the UTF-8 encoding of ``pieces`` joined, read in slices:
     a megabyte of ledger text is never copied whole just to be hashed."""
+    import hashlib  # here: a hook that hashes nothing does not load OpenSSL (~2 ms)
+
     digest = hashlib.sha256()
     step = 1 << 16
     for text in pieces:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import NamedTuple
 
@@ -117,8 +116,7 @@ _SOURCES = frozenset({"source", "."})  # read a script into this shell: `. <(ech
 _EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
 
-@dataclass(frozen=True)
-class Flag:
+class Flag(NamedTuple):
     name: str  # without leading dashes
     dashes: str  # "-" or "--"
     value: str | None  # the '=value' (or, where unambiguous, the next word)
@@ -127,24 +125,29 @@ class Flag:
 Parsed = tuple[frozenset[Flag], tuple[str, ...], tuple[Flag, ...]]
 
 
-@dataclass(frozen=True)
-class Command:
-    """One simple command, normalised."""
-
+class _Fields(NamedTuple):
     program: str
     env: frozenset[str]  # leading VAR=value assignments
     words: tuple[str, ...]  # subcommand words (``test`` in ``go test``)
     rest: tuple[str, ...]  # everything after the subcommand words, quoting removed
     text: str  # as written
     inner: tuple[str, ...] = ()  # scripts it hands to a shell (``env -S STRING``)
+
+
+class Command(_Fields):
+    """One simple command, normalised: equal and hashed by its fields. NamedTuples, not
+    dataclasses, here and on every record of the hook's path: ``dataclasses`` imports
+    ``inspect``, milliseconds of every hook's start-up (docs/design.md, speed2)."""
+
     # readings of this command remembered per (valued, greedy): one candidate meets many
-    # attempts. Not init fields: a copy (``dataclasses.replace``) reads itself afresh.
-    parsed: dict[tuple[frozenset[str], bool], Parsed] = field(
-        default_factory=dict, init=False, compare=False, repr=False
-    )
-    models: dict[tuple[frozenset[str], bool], object] = field(
-        default_factory=dict, init=False, compare=False, repr=False
-    )
+    # attempts. Not fields: a copy (``_replace``) reads itself afresh.
+    @cached_property
+    def parsed(self) -> dict[tuple[frozenset[str], bool], Parsed]:
+        return {}
+
+    @cached_property
+    def models(self) -> dict[tuple[frozenset[str], bool], object]:
+        return {}
 
     def parse(self, valued: frozenset[str], greedy: bool = False) -> Parsed:
         """(flag set, positional args, flags in order). A flag named in ``valued`` (every
@@ -596,7 +599,7 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
                 continue
             exported = known.exported_to(written)
             if exported:  # `export CGO_ENABLED=0; go build` runs with it set
-                command = replace(command, env=command.env | exported)
+                command = command._replace(env=command.env | exported)
             key = (command.program, command.env, command.words, command.rest)
             if key in seen:
                 continue

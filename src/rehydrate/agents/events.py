@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..readlimit import load_json
 
@@ -20,8 +20,7 @@ Value = object  # a parsed JSON value, narrowed with isinstance (``object`` itse
 # method name of Event's)
 
 
-@dataclass(frozen=True)
-class HookResult:
+class HookResult(NamedTuple):
     """What a hook prints: one JSON object or plain text on stdout (or nothing), a note on
     stderr, an exit code."""
 
@@ -31,9 +30,11 @@ class HookResult:
     text: str | None = None  # plain stdout (Claude Code's PreCompact, PostCompact)
 
 
-@dataclass(frozen=True)
-class Event:
-    data: Mapping[str, Value] = field(default_factory=dict)
+class Event(NamedTuple):
+    """One event as read (NamedTuples, not dataclasses: ``dataclasses`` imports ``inspect``,
+    several milliseconds of every hook's start-up; the same for every record on its path)."""
+
+    data: Mapping[str, Value] = {}  # never changed: a default shared by every Event is safe
     problem: str | None = None  # why stdin could not be used
     project_vars: Sequence[str] = ()  # environment variables that name the project
 

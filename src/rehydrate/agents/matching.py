@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from ..mdblocks import code_spans
 from .commandline import Command, Reading, read
@@ -71,8 +70,7 @@ def match(candidate: Command, failed: Command) -> str | None:
     return compare(candidate, failed)
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     """A failed attempt that covers the command."""
 
     id: str

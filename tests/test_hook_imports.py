@@ -1,0 +1,74 @@
+"""What the pre-tool hook imports, started as the installers start it (issue 28 item 5):
+the hook's cost is its start-up, so a module on its path is paid on every tool call.
+Pinned here, from outside (``python -X importtime``), so that a gain cannot silently
+regress: no ``dataclasses`` (it imports ``inspect``, ``ast``, ``dis``, ``tokenize``: ~4 ms
+of every call), and no tree-sitter for a command of plain words. ``hashlib`` stays: the
+work tree's blob ids (``git``) and a session's file name (``store``) need it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import commit, git, scaffold
+
+NEVER = ("dataclasses", "inspect")  # on no path of the hook
+GRAMMAR = ("tree_sitter", "tree_sitter_bash")  # for text that is not plain words only
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    path = tmp_path / "repo"
+    path.mkdir()
+    git(path, "init", "-q")
+    scaffold(path)
+    commit(path, "init ledgers")
+    return path
+
+
+def _imported(repo: Path, tool: str, tool_input: dict[str, object]) -> tuple[str, list[str]]:
+    """The hook's stdout and the modules it imported, on ledgers parsed before (the first
+    call parses them, which is not the path an agent pays on every call)."""
+    raw = json.dumps(
+        {"session_id": "s", "cwd": str(repo), "tool_name": tool, "tool_input": tool_input}
+    )
+    argv = [sys.executable, "-X", "importtime", "-I", "-m", "rehydrate"]
+    argv += ["hook", "claude", "pre-tool-use"]
+    for _ in range(2):
+        proc = subprocess.run(argv, cwd=repo, input=raw, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    return proc.stdout, [
+        x.rsplit("|", 1)[-1].strip() for x in lines if x.startswith("import time:")
+    ]
+
+
+def test_an_allowed_plain_command_imports_no_dataclasses_and_no_grammar(repo: Path) -> None:
+    out, imported = _imported(repo, "Bash", {"command": "npm run lint"})
+    assert out == ""  # allowed, nothing said
+    assert "rehydrate.agents.tools" in imported  # the check ran
+    assert "rehydrate.agents.commandline" in imported  # ... and read the command
+    assert not [m for m in imported if m in NEVER or m.split(".")[0] in GRAMMAR]
+
+
+def test_a_two_command_line_loads_the_grammar_but_no_dataclasses(repo: Path) -> None:
+    out, imported = _imported(repo, "Bash", {"command": "npm run lint && make test"})
+    assert out == ""
+    assert "tree_sitter" in imported  # `&&`: read by the grammar
+    assert not [m for m in imported if m in NEVER]
+
+
+def test_a_refused_repeat_imports_no_dataclasses(repo: Path) -> None:
+    out, imported = _imported(repo, "Bash", {"command": "go test -tags=musl ./..."})
+    assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert not [m for m in imported if m in NEVER]
+
+
+def test_a_call_that_is_no_shell_command_imports_no_dataclasses(repo: Path) -> None:
+    out, imported = _imported(repo, "Write", {"file_path": "notes.txt", "content": "x\n"})
+    assert out == ""
+    assert not [m for m in imported if m in NEVER or m.split(".")[0] in GRAMMAR]
