@@ -10,6 +10,39 @@ invocation is ``refuse``; another act, or one whose act is not statically knowab
 repository holding that one row, added with ``rehydrate fail add``.
 
 ``{root}`` in a command stands for the repository's absolute path.
+
+Score before any fix (the matcher at 7a2699f, run once the cases were committed): 314 of
+374 right (84.0 %); 22 wrong refusals, 38 misses.
+
+Wrong refusals, by class:
+* the working directory: a `cd`/`pushd` to another (or an unknown) directory before the
+  command: `cd /tmp && rm -rf build`, `cd sub && …`, `cd sub; …`, `(cd sub && …)`,
+  `pushd sub && …`, `cd - && …`, `cd "$OLDPWD" && …`, `cd && …`, `cd ~ && …`, `bash -c
+  'cd sub && …'`, `cd web && npm install …` and `cd /tmp && npm install …` (row at the
+  root), `npm install …` and `cd api && npm install …` (row `cd web && npm install …`),
+  `cd scripts && ./deploy.sh staging` (16);
+* a login shell, another directory: `sudo -i`, `sudo --login`, `su - -c`, `su -l -c` (4);
+* `systemd-run` without `--same-dir` (the manager's directory) (1);
+* what runs nothing: `builtin rm …` (not a builtin), `f() { rm -rf build; }` never
+  called (2).
+(`runuser -l` was allowed, right.)
+
+Misses, by class:
+* git push refspecs: `main:main`, `main:refs/heads/main`, `refs/heads/main`,
+  `refs/heads/main:refs/heads/main`, `+main:main`, `+main:refs/heads/main`,
+  `+refs/heads/main:refs/heads/main`; `git -C .` (8);
+* options from the environment: `npm_config_legacy_peer_deps=true` (also upper case,
+  exported, through env), `npm_config_loglevel=silent` (cosmetic), `TF_CLI_ARGS_apply`,
+  `TF_LOG` (logging), `PYTEST_ADDOPTS=-x` (8);
+* the directory spelled another way: `cd web && make deploy`, `(cd web && make deploy)`
+  for `make -C web deploy`; `rm -rf {root}/build` (3);
+* xargs with a static stdin (`echo build |`, `printf 'build\n' |`, `<<< build`, `-r`,
+  `-n1`, `-I`) (7);
+* shells handed the text: `bash -s -- x <<< '…'`, `eval "$(echo …)"`, `… | tee F | sh` (3);
+* wrappers: `su root -c '…'`, `runuser -u root -- …` (2);
+* option values that are one: `cargo build --profile release` (and `=`), `pytest
+  --maxfail=1` (= `-x`), `docker build -t app:latest` (= `app`), `pip install -e ./` (5);
+* other: `yarn run build` for `yarn build`, `rm -rf {build,}` (brace expansion) (2).
 """
 
 from __future__ import annotations
