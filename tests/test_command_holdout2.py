@@ -20,7 +20,7 @@ Wrong refusals, by class:
   `pushd sub && …`, `cd - && …`, `cd "$OLDPWD" && …`, `cd && …`, `cd ~ && …`, `bash -c
   'cd sub && …'`, `cd web && npm install …` and `cd /tmp && npm install …` (row at the
   root), `npm install …` and `cd api && npm install …` (row `cd web && npm install …`),
-  `cd scripts && ./deploy.sh staging` (16);
+  `cd scripts && ./deploy.sh staging` (15);
 * a login shell, another directory: `sudo -i`, `sudo --login`, `su - -c`, `su -l -c` (4);
 * `systemd-run` without `--same-dir` (the manager's directory) (1);
 * what runs nothing: `builtin rm …` (not a builtin), `f() { rm -rf build; }` never
