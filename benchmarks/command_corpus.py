@@ -77,7 +77,11 @@ CORPUS: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("CGO_ENABLED=0 go test -tags=musl ./...", A, N),
             ("echo 'go test -tags=musl ./...'", A, N),
             ("T=darwin; go test -tags=$T ./...", A, N),
-            ("cd svc && go test -tags=musl ./... 2>&1 | tail -30", R, T),
+            (
+                "cd svc && go test -tags=musl ./... 2>&1 | tail -30",
+                A,
+                T,
+            ),  # another directory: the row ran at the root
             ("go test -tags=musl ./... 2>&1 | head -100", R, T),
             ("go test -tags=musl -run TestLinker ./...", A, T),
             ("go test -race ./... 2>&1 | tail -5", A, T),
@@ -170,7 +174,11 @@ CORPUS: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("CGO_ENABLED=0 go build ./cmd/server", A, N),
             ("CGO_ENABLED=0 GOOS=linux go build ./...", A, N),
             ("CGO_ENABLED=0 go vet ./...", A, N),
-            ("cd cmd && CGO_ENABLED=0 go build ./... 2>&1 | tail", R, T),
+            (
+                "cd cmd && CGO_ENABLED=0 go build ./... 2>&1 | tail",
+                A,
+                T,
+            ),  # another directory: the row ran at the root
         ],
     ),
     (
@@ -184,7 +192,11 @@ CORPUS: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("npm ci --legacy-peer-deps", A, N),
             ("npm install --force", A, N),
             ("npm install react --legacy-peer-deps", A, N),
-            ("cd web && npm install --legacy-peer-deps 2>&1 | tail -20", R, T),
+            (
+                "cd web && npm install --legacy-peer-deps 2>&1 | tail -20",
+                A,
+                T,
+            ),  # another directory: the row ran at the root
             ("npm install --legacy-peer-deps && npm run build", R, T),
         ],
     ),
@@ -296,7 +308,11 @@ CORPUS: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("pytest tests/test_api.py", A, N),
             ("pytest -x -k login tests/test_api.py", A, N),
             ("pytest -x tests/test_api.py::test_login", A, N),
-            ("cd backend && python -m pytest -x tests/test_api.py 2>&1 | tail -20", R, T),
+            (
+                "cd backend && python -m pytest -x tests/test_api.py 2>&1 | tail -20",
+                A,
+                T,
+            ),  # another directory: the row ran at the root
             ("python -m pytest -q 2>&1 | tail -20", A, T),
         ],
     ),
@@ -440,7 +456,11 @@ CORPUS: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("go test -v -race ./...", R, S),
             ("go test --race ./...", R, S),
             ("timeout 600 go test -race ./... 2>&1 | tail -50", R, T),
-            ("cd /work/repo && go test -race ./... | grep -v '^ok'", R, T),
+            (
+                "cd /work/repo && go test -race ./... | grep -v '^ok'",
+                A,
+                T,
+            ),  # another directory: the row ran at the root
             ("go test -race ./pkg/...", A, N),
             ("go test -race -run TestCache ./...", A, N),
             ("go test ./...", A, N),
@@ -492,7 +512,11 @@ CORPUS: list[tuple[str, list[tuple[str, str, str]]]] = [
         "`alembic upgrade head`",
         [
             ("alembic upgrade head", R, M),
-            ("cd backend && alembic upgrade head", R, T),
+            (
+                "cd backend && alembic upgrade head",
+                A,
+                T,
+            ),  # another directory: the row ran at the root
             ("alembic upgrade +1", A, N),
             ("alembic downgrade head", A, N),
         ],
@@ -715,7 +739,11 @@ HOLDOUT_28: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("python3 -c \"print('go test -tags=musl ./...')\"", A, N),
             ("sh -s <<< 'go test -tags=musl ./...'", R, S),
             ('bash <<< "go test -tags=musl ./..."', R, S),
-            ("bash <<EOF\ncd svc\ngo test -tags=musl ./...\nEOF", R, S),
+            (
+                "bash <<EOF\ncd svc\ngo test -tags=musl ./...\nEOF",
+                A,
+                S,
+            ),  # another directory: the row ran at the root
             ("cat > run.sh <<'EOF'\ngo test -tags=musl ./...\nEOF", A, N),
             ("env -C . go test -tags=musl ./...", R, S),
             ("env -C ../other go test -tags=musl ./...", A, N),
@@ -884,7 +912,11 @@ HOLDOUT_28 += [
             ("T=musl; for T in darwin; do :; done; go test -tags=$T ./...", A, N),
             ("T=musl; read T < f; go test -tags=$T ./...", A, N),
             ("export T=musl | true; go test -tags=$T ./...", A, N),
-            ("cd svc && export T=musl && go test -tags=$T ./...", R, S),
+            (
+                "cd svc && export T=musl && go test -tags=$T ./...",
+                A,
+                S,
+            ),  # another directory: the row ran at the root
             ("{ T=musl; }; go test -tags=$T ./...", R, S),
             ("T=musl; while x; do go test -tags=$T ./...; done", R, S),
             (
