@@ -107,16 +107,22 @@ def _read(
             positional[:1] = [row.kinds[kind], name] if slash else [row.kinds[kind]]
     forced = row.forcing.get(" ".join(path))
     if forced and len(positional) > 1:
-        refs = positional[1:]  # `git push origin +main` forces main: `--force`
-        if all(r.startswith("+") for r in refs) or (forced, None) in options:
-            positional[1:] = [r[1:] if r.startswith("+") else r for r in refs]
-            options.append((forced, None))
-        positional[1:] = [_refspec(r) for r in positional[1:]]
+        _push(forced, positional, options)
     kept = frozenset(_kept(options, row))
     env = frozenset(e for e in env if "=" not in e or e.partition("=")[0] not in COSMETIC_ENV)
     if row is GENERIC and positional and _SUBCOMMAND.match(positional[0]):
         path = (positional[0],)  # an unknown tool: its first word stands for its subcommand
     return Model(command.program, path, kept, tuple(positional), env, cwd)
+
+
+def _push(forced: str, positional: list[str], options: list[Option]) -> None:
+    """``git push REMOTE REFS``: a ``+`` before every ref is ``--force`` (``git push origin
+    +main``), and each ref spelled one way (``_refspec``); in place."""
+    refs = positional[1:]
+    if all(r.startswith("+") for r in refs) or (forced, None) in options:
+        positional[1:] = [r[1:] if r.startswith("+") else r for r in refs]
+        options.append((forced, None))
+    positional[1:] = [_refspec(r) for r in positional[1:]]
 
 
 def _refspec(ref: str) -> str:
