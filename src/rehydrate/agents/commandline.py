@@ -460,6 +460,48 @@ _OPENERS = frozenset({shell.SCOPE_OPEN.words, shell.MAYBE_OPEN.words, shell.UNKN
 
 
 _CD = frozenset({"cd", "pushd", "popd"})
+_XARGS_SWITCHES = frozenset({"-r", "--no-run-if-empty", "-t", "--verbose", "-x", "--exit"})
+_XARGS_WORD = re.compile(r"^[A-Za-z0-9_./:@%+=,-]++$")  # read by xargs as itself
+
+
+def _xargs(words: tuple[str, ...], stdin: tuple[str, ...]) -> tuple[str, ...]:
+    """What ``xargs CMD`` runs when its input is written in the line (``echo build |
+    xargs rm -rf``, ``xargs -I{} rm {} <<< build``): once, ``CMD`` with the input's words
+    (``-I R``: one line, put for ``R``); ``words`` as written when that is not known
+    (another option, quotes in the input, more words than ``-n`` takes: several runs)."""
+    index, most, replace_by = 1, 0, ""
+    while index < len(words) and words[index].startswith("-"):
+        option = words[index]
+        index += 1
+        if option in _XARGS_SWITCHES:
+            continue
+        if option in ("-n", "--max-args", "-I") and index < len(words):
+            value, index = words[index], index + 1
+        elif option.startswith(("-n", "-I")) and len(option) > 2:
+            value = option[2:]
+        elif option.startswith(("--max-args=", "--replace=")):
+            value = option.partition("=")[2]
+        else:
+            return words
+        if option.startswith(("-I", "--replace")):
+            replace_by = value
+        elif not value.isdigit():
+            return words
+        else:
+            most = int(value)
+    text = "".join(stdin)
+    items = text.split()
+    if not items or not all(_XARGS_WORD.match(i) for i in items) or index >= len(words):
+        return words
+    command = words[index:]
+    if replace_by:
+        lines = [line for line in text.split("\n") if line.strip()]
+        if len(lines) != 1 or len(items) != 1:
+            return words
+        return tuple(w.replace(replace_by, items[0]) for w in command)
+    if most and len(items) > most:
+        return words
+    return (*command, *items)
 _CWD = "\x00cwd"  # the working directory's entry in `_Variables`' journal
 _CHDIR_ENV = "--chdir="  # the environment's entry for another directory (`env -C DIR`)
 
@@ -704,6 +746,8 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
                 continue
             written = simple.words
             simple = simple._replace(words=_echoed(known.expand(written)))
+            if simple.stdin and simple.words[:1] == ("xargs",):  # `echo build | xargs rm`
+                simple = simple._replace(words=_xargs(simple.words, simple.stdin))
             if simple.words[:1] and simple.words[0] in _CD:
                 known.chdir(simple.words)
             if (simple.words, known.cwd) in read_words and not simple.stdin and not known.exported:

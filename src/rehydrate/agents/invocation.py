@@ -174,6 +174,9 @@ def _path(word: str) -> str:
     every spelling (the ledger scan looks for it as written)."""
     if "..." in word:
         return word
+    if word.startswith("/"):  # `rm -rf /repo/build` where the check runs in /repo
+        inside = _join(".", word)
+        word = word if inside[:1] in ("/", "?") else inside
     start = 0
     while word.startswith("./", start) and len(word) > start + 2:
         start += 2

@@ -248,6 +248,15 @@ class _Walk:
 
     def __init__(self, data: bytes) -> None:
         self.data = data
+        # functions defined and not yet called: a body runs where the function is
+        # called, once read (`f() { …; }` alone runs nothing; a recursive call ends)
+        self.functions: dict[str, Node] = {}
+
+    def called(self, simple: Simple) -> list[Node | Simple]:
+        """What to read for a call of a function defined earlier: its body, as a part
+        that may not run (its variables are not known after it)."""
+        body = self.functions.pop(simple.words[0], None) if simple.words else None
+        return [SCOPE_CLOSE, body, UNKNOWN_OPEN] if body is not None else []
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "surrogateescape")
@@ -340,6 +349,11 @@ class _Walk:
                 yield node
                 continue
             kind = node.type
+            if kind == "function_definition":
+                name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
+                if name is not None and body is not None:
+                    self.functions[self.text(name)] = body
+                    continue
             if kind in _SCOPES or kind in _MAYBE:
                 yield SCOPE_OPEN if kind in _SCOPES else UNKNOWN_OPEN
                 variable = node.child_by_field_name("variable") if kind == "for_statement" else None
@@ -354,7 +368,9 @@ class _Walk:
                 stack.append(first)
                 continue
             if kind == "command":
-                yield self.command(node)  # then its words, for the $( ) inside them
+                simple = self.command(node)
+                yield simple  # then its words, for the $( ) inside them
+                stack += self.called(simple)
             elif kind in _DECLARATIONS or (
                 kind == "variable_assignment"
                 and node.parent is not None
@@ -365,6 +381,7 @@ class _Walk:
                 for simple, stage in self.pipeline(node):
                     if simple is not None:
                         yield simple
+                        stack += self.called(simple)
                         stack.extend(reversed(stage.children))
                     else:  # `export T=1 | …`: each stage runs in a subshell
                         stack += [SCOPE_CLOSE, stage, SCOPE_OPEN]
@@ -372,7 +389,9 @@ class _Walk:
             elif kind == "redirected_statement":
                 body = node.child_by_field_name("body")
                 if body is not None and body.type == "command":
-                    yield self.redirected(body, node)
+                    simple = self.redirected(body, node)
+                    yield simple
+                    stack += self.called(simple)
                     stack.extend(reversed(body.children))
                     stack.extend(reversed([c for c in node.children if c != body]))
                     continue
