@@ -502,6 +502,8 @@ def _xargs(words: tuple[str, ...], stdin: tuple[str, ...]) -> tuple[str, ...]:
     if most and len(items) > most:
         return words
     return (*command, *items)
+
+
 _CWD = "\x00cwd"  # the working directory's entry in `_Variables`' journal
 _CHDIR_ENV = "--chdir="  # the environment's entry for another directory (`env -C DIR`)
 
@@ -707,6 +709,13 @@ _ECHOED = re.compile(
 )
 
 
+# `$(echo WORDS)` with plain words: what it prints, for a text read again whole (eval)
+_WORDS = r"([A-Za-z0-9_./:+@%][A-Za-z0-9_./:+@%-]*+(?:[ \t]++[A-Za-z0-9_./:+@%-]++)*+)"
+_ECHOED_LINE = re.compile(
+    r"\$\(\s*+echo\s++" + _WORDS + r"\s*+\)|`\s*+echo\s++" + _WORDS + r"\s*+`"
+)
+
+
 def _echoed(words: tuple[str, ...]) -> tuple[str, ...]:
     """``words`` with each ``$(echo WORD)`` replaced by what it prints (``"$(echo go)"
     test`` runs ``go test``): the one substitution whose output is known before it runs."""
@@ -781,8 +790,10 @@ def _handed_on(command: Command, simple: shell.Simple) -> Iterator[str | tuple[s
     yield from command.inner
     args = command.words + command.rest
     program = command.program
-    if program == "eval":
-        yield " ".join(args[1:] if args[:1] == ("--",) else args)
+    if program == "eval":  # eval reads its words joined: `eval "$(echo go test)"` too
+        yield _ECHOED_LINE.sub(
+            lambda m: m[1] or m[2], " ".join(args[1:] if args[:1] == ("--",) else args)
+        )
     elif program in SCRIPT_RUNNERS:
         yield from _runner_script(program, args)
     elif program in SHELLS:
