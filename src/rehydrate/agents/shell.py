@@ -379,10 +379,10 @@ class _Walk:
             ):
                 yield self.declaration(node)  # then its value, for the $( ) inside it
             elif kind == "pipeline":
-                for simple, stage in self.pipeline(node):
-                    if simple is not None:
-                        yield simple
-                        stack += self.called(simple)
+                for staged, stage in self.pipeline(node):
+                    if staged is not None:
+                        yield staged
+                        stack += self.called(staged)
                         stack.extend(reversed(stage.children))
                     else:  # `export T=1 | …`: each stage runs in a subshell
                         stack += [SCOPE_CLOSE, stage, SCOPE_OPEN]
