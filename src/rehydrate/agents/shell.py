@@ -292,6 +292,9 @@ class _Walk:
                 words.append(self.word(child.children[0]) if child.children else "")
             elif kind == "herestring_redirect":
                 stdin.extend(self.word(c) for c in child.named_children)
+            elif kind in ("word", "concatenation") and "{" in (raw := self.text(child)):
+                expanded = _braces(raw)  # `rm -rf {build,}`; as written when not plain
+                words.extend(expanded if expanded != [raw] else [self.word(child)])
             elif child.is_named and kind not in ("file_redirect", "comment"):
                 words.append(self.word(child))
         return Simple(tuple(words), tuple(stdin))
@@ -397,6 +400,21 @@ class _Walk:
                     stack.extend(reversed([c for c in node.children if c != body]))
                     continue
             stack.extend(reversed(node.children))
+
+
+_BRACES = re.compile(
+    r"^([A-Za-z0-9_./:@%+=-]*+)\{([A-Za-z0-9_./:@%+=,-]*+)\}([A-Za-z0-9_./:@%+=-]*+)$"
+)
+
+
+def _braces(word: str) -> list[str]:
+    """An unquoted word as brace expansion makes it: ``{build,dist}`` is ``build dist``,
+    ``{build,}`` is ``build`` (an empty word is dropped); other words as written."""
+    found = _BRACES.match(word)
+    if found is None or "," not in found[2]:
+        return [word]
+    head, tail = found[1], found[3]
+    return [w for w in (head + part + tail for part in found[2].split(",")) if w]
 
 
 def _chain(node: Node) -> tuple[Node, list[Node], bool]:
