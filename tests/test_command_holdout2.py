@@ -43,6 +43,10 @@ Misses, by class:
 * option values that are one: `cargo build --profile release` (and `=`), `pytest
   --maxfail=1` (= `-x`), `docker build -t app:latest` (= `app`), `pip install -e ./` (5);
 * other: `yarn run build` for `yarn build`, `rm -rf {build,}` (brace expansion) (2).
+
+After the fixes (each class in the model: the working directory in commandline/invocation,
+the table's new columns, xargs fed in the line, functions read where called, brace
+expansion): 374 of 374.
 """
 
 from __future__ import annotations

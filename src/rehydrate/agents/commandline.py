@@ -5,6 +5,8 @@
 ``command``, ``exec``, ``xargs``, ...), and looks inside what a command hands to a
 shell: ``bash -c STRING`` (any shell, any option cluster holding ``c``), ``eval ARGS``,
 ``env -S STRING``, a heredoc or here-string fed to a shell, and ``find -exec CMD ;``.
+Each command carries the directory it runs in when the line moved it (``cd web && …``:
+``--chdir=web`` in its environment; ``?`` when not known), as ``env -C`` does.
 Nesting is bounded (``MAX_DEPTH``); every nested string is part of the text that held
 it, so the work stays proportional to the input times that depth.
 """

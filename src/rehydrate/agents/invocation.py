@@ -198,7 +198,7 @@ def _flags_from_env(
             continue
         if name in names:
             tokens = tuple(value.split())
-            if not all(_is_option(t) for t in tokens[:1]):
+            if not all(_is_option(t) for t in tokens):
                 continue  # not flags after all: left in the environment, as written
         elif row.config_env and name.lower().startswith(row.config_env):
             option = name[len(row.config_env) :].lower().replace("_", "-")
