@@ -1101,7 +1101,7 @@ HOLDOUT_2: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("cd web && npm install --legacy-peer-deps 2>&1 | tail -50", R, T),
             ("cd web/ && npm i --legacy-peer-deps", R, S),
             ("(cd web && npm install --legacy-peer-deps)", R, S),
-            ("cd web; npm install --legacy-peer-deps", R, S),
+            ("cd web; npm install --legacy-peer-deps", A, N),  # if cd fails, npm runs at the root
             ("pushd web && npm install --legacy-peer-deps && popd", R, S),
             ("cd {root}/web && npm install --legacy-peer-deps", R, S),
             ("npm install --legacy-peer-deps", A, N),
@@ -1480,7 +1480,7 @@ HOLDOUT_2: list[tuple[str, list[tuple[str, str, str]]]] = [
         [
             ("cd svc && go test -tags=musl ./... 2>&1 | tail -30", R, T),
             ("cd svc && export T=musl && go test -tags=$T ./...", R, S),
-            ("bash <<EOF\ncd svc\ngo test -tags=musl ./...\nEOF", R, S),
+            ("bash <<EOF\ncd svc && go test -tags=musl ./...\nEOF", R, S),
             ("(cd svc/ && go test --tags musl ./...)", R, S),
             ("go test -tags=musl ./...", A, N),
             ("cd cmd && go test -tags=musl ./...", A, N),
@@ -1490,7 +1490,7 @@ HOLDOUT_2: list[tuple[str, list[tuple[str, str, str]]]] = [
         "`cd backend && alembic upgrade head`",
         [
             ("cd backend && alembic upgrade head", R, M),
-            ("cd ./backend; alembic upgrade head", R, S),
+            ("cd ./backend && alembic upgrade head", R, S),
             ("alembic upgrade head", A, N),
         ],
     ),

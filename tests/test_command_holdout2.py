@@ -46,7 +46,9 @@ Misses, by class:
 
 After the fixes (each class in the model: the working directory in commandline/invocation,
 the table's new columns, xargs fed in the line, functions read where called, brace
-expansion): 374 of 374.
+expansion): 374 of 374. One label was changed on reading the code: `cd web; npm install
+--legacy-peer-deps` for the row `cd web && npm install --legacy-peer-deps` is allow (when
+`cd web` fails, npm runs at the root: not statically the same act).
 """
 
 from __future__ import annotations
@@ -152,7 +154,8 @@ CASES: list[tuple[str, str, str]] = [
     ("npmweb", "cd web && npm install --legacy-peer-deps 2>&1 | tail -50", R),
     ("npmweb", "cd web/ && npm i --legacy-peer-deps", R),
     ("npmweb", "(cd web && npm install --legacy-peer-deps)", R),
-    ("npmweb", "cd web; npm install --legacy-peer-deps", R),
+    # relabelled after reading the matcher: if `cd web` fails, npm runs at the root
+    ("npmweb", "cd web; npm install --legacy-peer-deps", A),
     ("npmweb", "pushd web && npm install --legacy-peer-deps && popd", R),
     ("npmweb", "cd {root}/web && npm install --legacy-peer-deps", R),
     ("npmweb", "npm install --legacy-peer-deps", A),  # at the root: another package

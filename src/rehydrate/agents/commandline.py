@@ -567,6 +567,7 @@ class _Variables:
         # ("." there; "?" not known; see `_join`), and what `pushd` left to `popd`
         self.cwd = cwd
         self._stack: list[str] = []
+        self._failable = False  # the last command was a `cd` that may have failed
         self.values: dict[str, str] = {}
         self._exported: dict[str, str] = {}  # name -> "name=value"
         self._frozen: frozenset[str] | None = frozenset()
@@ -581,9 +582,12 @@ class _Variables:
         subshell undoes what it set; leaving a part that may not have run (``a && T=1;``)
         forgets what it set. Linear: each change is undone or forgotten once."""
         words = simple.words
+        failable, self._failable = self._failable, False
+        if failable and words != shell.MAYBE_OPEN.words:
+            self._moved_to("?", False)  # `cd sub; …`: in sub, or here when it failed
         if words in _OPENERS:
             self._unknown += words == shell.UNKNOWN_OPEN.words
-            self._opened.append((words, len(self._journal), []))
+            self._opened.append((words, len(self._journal), [_CWD] if failable else []))
             return True
         if words != shell.SCOPE_CLOSE.words:
             return False
@@ -665,7 +669,12 @@ class _Variables:
             if head == "pushd":
                 self._stack.append(self.cwd)
             where = _join(self.cwd, args[0]) if len(args) == 1 else "?"  # `cd`: $HOME
+        before = self.cwd
         self._moved_to(where, True)
+        # A `cd` may fail: certain only for what runs after it with `&&` (`cd sub && …`:
+        # the chain it heads, or the one it is part of), then not known
+        chained = bool(self._opened) and self._opened[-1][0] == shell.MAYBE_OPEN.words
+        self._failable = not chained and self.cwd != before
 
     def _moved_to(self, where: str, named: bool) -> None:
         if self._opened:
