@@ -14,7 +14,7 @@ import command_corpus  # noqa: E402
 
 def test_the_corpus_is_big_and_covers_every_kind() -> None:
     pairs = list(command_corpus.pairs())
-    assert len(pairs) >= 540  # 342, then issue 28's hold-out and its twins
+    assert len(pairs) >= 970  # 342, then issue 28's two hold-outs and their twins
     kinds = {p.kind for p in pairs}
     assert kinds == {"match", "spelling", "near", "transcript"}
     assert sum(p.label == "R" for p in pairs) >= 300 and sum(p.label == "A" for p in pairs) >= 240
@@ -42,3 +42,14 @@ def test_the_docs_publish_the_figures() -> None:
     found = command_corpus.figures()
     assert f"{found.pairs} labelled pairs" in text
     assert f"recall {command_corpus.PUBLISHED_RECALL:.2f}" in text and "precision 1.00" in text
+
+
+def test_the_second_holdout_is_in_the_corpus() -> None:
+    """Issue 28, the second hold-out: every case is a labelled pair too."""
+    sys.path.insert(0, str(ROOT))
+    from tests.test_command_holdout2 import CASES, ROWS
+
+    labelled = {(p.tried, p.command): p.label for p in command_corpus.pairs()}
+    for key, command, expected in CASES:
+        want = "R" if expected == "refuse" else "A"
+        assert labelled.get((f"`{ROWS[key]}`", command)) == want, command

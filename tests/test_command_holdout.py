@@ -213,7 +213,11 @@ HOLDOUT: list[tuple[str, str, str]] = [
     (MUSL, "python3 -c \"print('go test -tags=musl ./...')\"", A),
     (MUSL, "sh -s <<< 'go test -tags=musl ./...'", R),
     (MUSL, 'bash <<< "go test -tags=musl ./..."', R),
-    (MUSL, "bash <<EOF\ncd svc\ngo test -tags=musl ./...\nEOF", R),
+    (
+        MUSL,
+        "bash <<EOF\ncd svc\ngo test -tags=musl ./...\nEOF",
+        A,
+    ),  # another directory (holdout2: cd is modelled)
     (MUSL, "cat > run.sh <<'EOF'\ngo test -tags=musl ./...\nEOF", A),
     # --- rm -rf build: path spellings
     (RMB, "rm -rf build/", R),

@@ -34,7 +34,10 @@ PAIRS = [
     ),
     pytest.param(MUSL, "/usr/local/go/bin/go test -tags=musl ./...", "exact", id="full-path"),
     pytest.param(
-        MUSL, "cd svc && go test -tags=musl ./... 2>&1 | tail -20", "exact", id="inside-a-pipeline"
+        MUSL, "set -e && go test -tags=musl ./... 2>&1 | tail -20", "exact", id="inside-a-pipeline"
+    ),
+    pytest.param(  # another directory: another act (issue 28, the second hold-out)
+        MUSL, "cd svc && go test -tags=musl ./... 2>&1 | tail -20", "close", id="in-a-subdirectory"
     ),
     pytest.param(MUSL, "go test -tags=musl -v ./...", "exact", id="extra-cosmetic-flag"),
     pytest.param(MUSL, "go test -v -count=1 -tags=musl ./...", "exact", id="reordered-extra"),

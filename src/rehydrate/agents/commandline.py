@@ -5,6 +5,8 @@
 ``command``, ``exec``, ``xargs``, ...), and looks inside what a command hands to a
 shell: ``bash -c STRING`` (any shell, any option cluster holding ``c``), ``eval ARGS``,
 ``env -S STRING``, a heredoc or here-string fed to a shell, and ``find -exec CMD ;``.
+Each command carries the directory it runs in when the line moved it (``cd web && …``:
+``--chdir=web`` in its environment; ``?`` when not known), as ``env -C`` does.
 Nesting is bounded (``MAX_DEPTH``); every nested string is part of the text that held
 it, so the work stays proportional to the input times that depth.
 """
@@ -12,6 +14,7 @@ it, so the work stays proportional to the input times that depth.
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 from collections.abc import Iterator, Sequence
 from functools import cached_property
@@ -61,6 +64,7 @@ WRAPPERS: dict[str, frozenset[str]] = {
     "taskset": frozenset({"-c", "--cpu-list"}),
     "chrt": frozenset(),
     "systemd-run": frozenset({"-u", "--unit", "-p", "--property", "-E", "--setenv"}),
+    "runuser": frozenset({"-u", "--user", "-g", "--group", "-G", "--supp-group"}),
     # xargs runs its command with more arguments appended: compared as written
     "xargs": frozenset(
         {"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "--max-lines", "-n"}
@@ -107,7 +111,16 @@ _PY_SHELL = re.compile(
     r"""(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput))"""
     r"""\(\s*+(?:'([^'\\\n]*+)'|"([^"\\\n]*+)")"""
 )
-SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "su"})
+SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "su", "runuser"})
+_USERS_FIRST = frozenset({"su", "runuser"})  # `su root -c '…'`: the user, then the script
+# bash's builtins: `builtin NAME` runs nothing when NAME is none (`builtin rm`: an error)
+_BUILTINS = frozenset(
+    ". : [ alias bg bind break builtin caller cd command compgen complete compopt continue"
+    " declare dirs disown echo enable eval exec exit export false fc fg getopts hash help"
+    " history jobs kill let local logout mapfile popd printf pushd pwd read readarray"
+    " readonly return set shift shopt source suspend test times trap true type typeset"
+    " ulimit umask unalias unset wait".split()
+)
 _SCRIPT_OPTION = re.compile(r"^-[A-Zabd-z]*+c[A-Za-z]*+$")  # -c, -lc, -ec, -xec ...
 _SHELL_VALUED = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 _SHELL_LETTERS = re.compile(r"^-[A-Za-z]++$")  # with an `n` (`-n`, `-nc`): read, not run
@@ -304,16 +317,37 @@ def _prefixes_end(words: Sequence[str], env: set[str], inner: list[str]) -> int 
             index = _runner_end(words, index + 1, env)
             changed = True
             continue
-        if wrapper not in WRAPPERS:
-            continue
+        if wrapper not in WRAPPERS or (wrapper == "runuser" and not _runs_as(words[index:])):
+            continue  # `runuser -l root -c '…'` is read as su is
         index += 1
         if wrapper == "command" and index < end and words[index] in ("-v", "-V"):
             return None
+        if wrapper == "builtin" and index < end and words[index] not in _BUILTINS:
+            return None  # `builtin rm …`: "not a shell builtin", nothing runs
         start, index = index, _options_end(words, index, wrapper, env, inner)
-        if any(_looks_only(wrapper, w) for w in words[start:index]):
+        own = words[start:index]
+        if any(_looks_only(wrapper, w) for w in own):
             return None  # `sudo -l CMD`, `env --help`: the command is not run
+        if _elsewhere(wrapper, own):
+            env.add(_CHDIR_ENV + "?")  # `sudo -i`, `systemd-run`: another directory
         changed = True
     return index
+
+
+def _runs_as(words: Sequence[str]) -> bool:
+    """``runuser -u USER [--] CMD`` runs CMD itself (without ``-u``: as su does)."""
+    return any(w in ("-u", "--user") or w.startswith("--user=") for w in words)
+
+
+def _elsewhere(wrapper: str, own: Sequence[str]) -> bool:
+    """Whether the wrapper runs its command in a directory not known here: a login
+    (``sudo -i``, ``--login``: the user's home), or ``systemd-run`` without
+    ``--same-dir`` (the service manager's directory)."""
+    if wrapper == "sudo":
+        return any(w == "--login" or (_SHELL_LETTERS.match(w) and "i" in w) for w in own)
+    if wrapper == "systemd-run":
+        return not any(w in ("--same-dir", "-d") for w in own)
+    return False
 
 
 # Wrapper options that only list, edit or print, and run no command (``sudo -l go test``
@@ -430,11 +464,113 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*+$")
 _OPENERS = frozenset({shell.SCOPE_OPEN.words, shell.MAYBE_OPEN.words, shell.UNKNOWN_OPEN.words})
 
 
+_CD = frozenset({"cd", "pushd", "popd"})
+_XARGS_SWITCHES = frozenset({"-r", "--no-run-if-empty", "-t", "--verbose", "-x", "--exit"})
+_XARGS_WORD = re.compile(r"^[A-Za-z0-9_./:@%+=,-]++$")  # read by xargs as itself
+
+
+def _xargs(words: tuple[str, ...], stdin: tuple[str, ...]) -> tuple[str, ...]:
+    """What ``xargs CMD`` runs when its input is written in the line (``echo build |
+    xargs rm -rf``, ``xargs -I{} rm {} <<< build``): once, ``CMD`` with the input's words
+    (``-I R``: one line, put for ``R``); ``words`` as written when that is not known
+    (another option, quotes in the input, more words than ``-n`` takes: several runs)."""
+    index, most, replace_by = 1, 0, ""
+    while index < len(words) and words[index].startswith("-"):
+        option = words[index]
+        index += 1
+        if option in _XARGS_SWITCHES:
+            continue
+        if option in ("-n", "--max-args", "-I") and index < len(words):
+            value, index = words[index], index + 1
+        elif option.startswith(("-n", "-I")) and len(option) > 2:
+            value = option[2:]
+        elif option.startswith(("--max-args=", "--replace=")):
+            value = option.partition("=")[2]
+        else:
+            return words
+        if option.startswith(("-I", "--replace")):
+            replace_by = value
+        elif not value.isdigit():
+            return words
+        else:
+            most = int(value)
+    text = "".join(stdin)
+    items = text.split()
+    if not items or not all(_XARGS_WORD.match(i) for i in items) or index >= len(words):
+        return words
+    command = words[index:]
+    if replace_by:
+        lines = [line for line in text.split("\n") if line.strip()]
+        if len(lines) != 1 or len(items) != 1:
+            return words
+        return tuple(w.replace(replace_by, items[0]) for w in command)
+    if most and len(items) > most:
+        return words
+    return (*command, *items)
+
+
+_CWD = "\x00cwd"  # the working directory's entry in `_Variables`' journal
+_CHDIR_ENV = "--chdir="  # the environment's entry for another directory (`env -C DIR`)
+
+
+def _join(cwd: str, target: str) -> str:
+    """The directory ``cd TARGET`` moves to from ``cwd``: relative to where the line
+    started (``.``), absolute when outside it, ``?`` when not known before the line runs
+    (``cd -``, ``cd ~``, ``cd $D``). ``cd sub && cd ..`` is back (``cd`` is logical)."""
+    if cwd == "?" or not target or target[0] in "-~" or "$" in target or "`" in target:
+        return "?"
+    if target.startswith("/"):
+        where = posixpath.normpath(target)
+    else:
+        where = posixpath.normpath(posixpath.join(cwd, target))
+    if where.startswith("/"):
+        here = os.getcwd()  # where the check runs: where the row was recorded
+        if where == here:
+            return "."
+        if where.startswith(here.rstrip("/") + "/"):
+            return where[len(here.rstrip("/")) + 1 :]
+    return where
+
+
+def _split_chdir(env: frozenset[str]) -> tuple[str, frozenset[str]]:
+    """(the directory ``env`` names, the rest of it)."""
+    moved = [e for e in env if e.startswith(_CHDIR_ENV)]
+    if not moved:
+        return ".", env
+    return moved[0][len(_CHDIR_ENV) :], env - frozenset(moved)
+
+
+def _moved(command: Command, cwd: str) -> Command:
+    """``command`` run from ``cwd``: its environment names the directory it runs in
+    (``cd web && npm i`` and ``env -C web npm i`` are one; ``.`` is none)."""
+    if cwd == "." and not any(e.startswith(_CHDIR_ENV) for e in command.env):
+        return command
+    given, env = _split_chdir(command.env)
+    where = _join(cwd, given) if given != "." else cwd
+    return command._replace(env=env if where == "." else env | {_CHDIR_ENV + where})
+
+
+def _login(command: Command) -> frozenset[str]:
+    """A login shell (``su -``, ``su -l``, ``runuser -l``) starts in the user's home:
+    what it runs is in a directory not known here."""
+    if command.program in _USERS_FIRST and any(
+        w == "-" or w == "--login" or (_SHELL_LETTERS.match(w) is not None and "l" in w)
+        for w in command.words + command.rest
+    ):
+        return frozenset({_CHDIR_ENV + "?"})
+    return frozenset()
+
+
 class _Variables:
     """The shell variables a command line sets before a command runs, when their values
     are written out (``T=musl; go test -tags=$T``), and those it exports."""
 
-    def __init__(self) -> None:
+    def __init__(self, cwd: str = ".") -> None:
+        # the directory the next command runs in, relative to where the line starts
+        # ("." there; "?" not known; see `_join`), and what `pushd` left to `popd`
+        self.cwd = cwd
+        self._stack: list[str] = []
+        self._failable = False  # the last command was a `cd` that may have failed
         self.values: dict[str, str] = {}
         self._exported: dict[str, str] = {}  # name -> "name=value"
         self._frozen: frozenset[str] | None = frozenset()
@@ -449,9 +585,12 @@ class _Variables:
         subshell undoes what it set; leaving a part that may not have run (``a && T=1;``)
         forgets what it set. Linear: each change is undone or forgotten once."""
         words = simple.words
+        failable, self._failable = self._failable, False
+        if failable and words != shell.MAYBE_OPEN.words:
+            self._moved_to("?", False)  # `cd sub; …`: in sub, or here when it failed
         if words in _OPENERS:
             self._unknown += words == shell.UNKNOWN_OPEN.words
-            self._opened.append((words, len(self._journal), []))
+            self._opened.append((words, len(self._journal), [_CWD] if failable else []))
             return True
         if words != shell.SCOPE_CLOSE.words:
             return False
@@ -462,6 +601,9 @@ class _Variables:
         if opener == shell.SCOPE_OPEN.words:
             while len(self._journal) > start:
                 name, value, exported = self._journal.pop()
+                if name == _CWD:
+                    self.cwd = value or "?"
+                    continue
                 self.values.pop(name, None)
                 self._exported.pop(name, None)
                 if value is not None:
@@ -471,7 +613,10 @@ class _Variables:
                 self._frozen = None
         else:
             for name in names:
-                self._drop(name)  # set in a part that may not have run: not known
+                if name == _CWD:  # `cd web && …; npm i`: in web or here, not known
+                    self._moved_to("?", False)
+                else:
+                    self._drop(name)  # set in a part that may not have run: not known
         return True
 
     @property
@@ -518,6 +663,29 @@ class _Variables:
             return True
         return False
 
+    def chdir(self, words: tuple[str, ...]) -> None:
+        """Take in ``cd DIR``, ``pushd DIR``, ``popd``: where the commands after it run."""
+        head, args = words[0], [w for w in words[1:] if w not in ("-L", "-P", "-e", "--")]
+        if head == "popd":
+            where = self._stack.pop() if self._stack and not args else "?"
+        else:
+            if head == "pushd":
+                self._stack.append(self.cwd)
+            where = _join(self.cwd, args[0]) if len(args) == 1 else "?"  # `cd`: $HOME
+        before = self.cwd
+        self._moved_to(where, True)
+        # A `cd` may fail: certain only for what runs after it with `&&` (`cd sub && …`:
+        # the chain it heads, or the one it is part of), then not known
+        chained = bool(self._opened) and self._opened[-1][0] == shell.MAYBE_OPEN.words
+        self._failable = not chained and self.cwd != before
+
+    def _moved_to(self, where: str, named: bool) -> None:
+        if self._opened:
+            self._journal.append((_CWD, self.cwd, None))
+            if named:
+                self._opened[-1][2].append(_CWD)
+        self.cwd = "?" if self._unknown else where
+
     def _set(self, name: str, value: str, export: bool) -> None:
         self._drop(name)
         if self._unknown or any(mark in value for mark in _DYNAMIC):
@@ -555,6 +723,13 @@ _ECHOED = re.compile(
 )
 
 
+# `$(echo WORDS)` with plain words: what it prints, for a text read again whole (eval)
+_WORDS = r"([A-Za-z0-9_./:+@%][A-Za-z0-9_./:+@%-]*+(?:[ \t]++[A-Za-z0-9_./:+@%-]++)*+)"
+_ECHOED_LINE = re.compile(
+    r"\$\(\s*+echo\s++" + _WORDS + r"\s*+\)|`\s*+echo\s++" + _WORDS + r"\s*+`"
+)
+
+
 def _echoed(words: tuple[str, ...]) -> tuple[str, ...]:
     """``words`` with each ``$(echo WORD)`` replaced by what it prints (``"$(echo go)"
     test`` runs ``go test``): the one substitution whose output is known before it runs."""
@@ -574,32 +749,40 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
         budget if budget is not None else shell.Budget(text=max(shell.TEXT_BUDGET, 2 * len(text)))
     )
     seen: dict[tuple[object, ...], Command] = {}
-    read_words: set[tuple[str, ...]] = set()  # each distinct word list normalised once
+    read_words: set[tuple[tuple[str, ...], str]] = set()  # each word list, directory once
     problems: list[str] = []
-    pending: list[tuple[str | tuple[str, ...], int]] = [(text, 0)]
+    # each text or word list with the environment and directory it runs in (what handed
+    # it on ran with: `cd /tmp && bash -c '...'`, `CGO_ENABLED=0 sh -c '...'`)
+    pending: list[tuple[str | tuple[str, ...], int, frozenset[str]]] = [(text, 0, frozenset())]
     while pending:
-        item, depth = pending.pop()
+        item, depth, outer = pending.pop()
         if isinstance(item, str):
             parsed = shell.parse(item, budget)
             problems.extend(parsed.problems)
             simples: list[shell.Simple] = list(parsed.commands)
         else:
             simples = [shell.Simple(item)]
-        known = _Variables()  # what earlier commands of this text set, in order
+        base, outer = _split_chdir(outer)
+        known = _Variables(base)  # what earlier commands of this text set, in order
         for simple in simples:
             if known.scope(simple) or known.record(simple.words):
                 continue
             written = simple.words
             simple = simple._replace(words=_echoed(known.expand(written)))
-            if simple.words in read_words and not simple.stdin and not known.exported:
+            if simple.stdin and simple.words[:1] == ("xargs",):  # `echo build | xargs rm`
+                simple = simple._replace(words=_xargs(simple.words, simple.stdin))
+            if simple.words[:1] and simple.words[0] in _CD:
+                known.chdir(simple.words)
+            if (simple.words, known.cwd) in read_words and not simple.stdin and not known.exported:
                 continue
-            read_words.add(simple.words)
+            read_words.add((simple.words, known.cwd))
             command = normalize(simple.words)
             if command is None:
                 continue
-            exported = known.exported_to(written)
+            exported = known.exported_to(written) | outer
             if exported:  # `export CGO_ENABLED=0; go build` runs with it set
                 command = command._replace(env=command.env | exported)
+            command = _moved(command, known.cwd)
             key = (command.program, command.env, command.words, command.rest)
             if key in seen:
                 continue
@@ -611,7 +794,8 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
             if nested and budget.text <= 0:
                 problems.append("nested shell text past what one check reads was not read")
                 continue
-            pending.extend((n, depth + 1) for n in reversed(nested))
+            handed = command.env | _login(command)
+            pending.extend((n, depth + 1, handed) for n in reversed(nested))
     return Reading(tuple(seen.values()), tuple(dict.fromkeys(problems)))
 
 
@@ -620,12 +804,14 @@ def _handed_on(command: Command, simple: shell.Simple) -> Iterator[str | tuple[s
     yield from command.inner
     args = command.words + command.rest
     program = command.program
-    if program == "eval":
-        yield " ".join(args[1:] if args[:1] == ("--",) else args)
+    if program == "eval":  # eval reads its words joined: `eval "$(echo go test)"` too
+        yield _ECHOED_LINE.sub(
+            lambda m: m[1] or m[2], " ".join(args[1:] if args[:1] == ("--",) else args)
+        )
     elif program in SCRIPT_RUNNERS:
         yield from _runner_script(program, args)
     elif program in SHELLS:
-        yield from _shell_scripts(args, simple)
+        yield from _shell_scripts(args, simple, program)
     elif program in _SOURCES:
         if args and args[0].startswith("<(") and args[0].endswith(")"):
             yield from _substituted_script(args[0][2:-1])
@@ -641,9 +827,9 @@ def _handed_on(command: Command, simple: shell.Simple) -> Iterator[str | tuple[s
                 yield tuple(tail[:stop])
 
 
-def _shell_scripts(args: Sequence[str], simple: shell.Simple) -> Iterator[str]:
+def _shell_scripts(args: Sequence[str], simple: shell.Simple, program: str) -> Iterator[str]:
     """The scripts a shell is handed: ``-c STRING``, ``<(echo '...')``, its stdin."""
-    skip = False
+    skip = from_stdin = user = False
     for index, token in enumerate(args):
         if skip:
             skip = False
@@ -660,8 +846,15 @@ def _shell_scripts(args: Sequence[str], simple: shell.Simple) -> Iterator[str]:
         elif token.startswith("<(") and token.endswith(")"):
             yield from _substituted_script(token[2:-1])  # `bash <(echo '...')`
             return
-        elif not token.startswith(("-", "+")):
+        elif token == "--" or not token.startswith(("-", "+")):
+            if from_stdin:
+                break  # `bash -s -- ARGS <<< '…'`: the arguments of the script on stdin
+            if token == "--" or (program in _USERS_FIRST and not user):
+                user = token != "--"  # `su root -c '…'`
+                continue
             return  # `bash script.sh`: a file we do not read
+        elif _SHELL_LETTERS.match(token) and "s" in token:
+            from_stdin = True
     yield from simple.stdin  # `bash <<'EOF'`, `sh -s <<<'...'`
 
 

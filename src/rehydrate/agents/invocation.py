@@ -23,10 +23,11 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from .commandline import Command, _is_number
+from .commandline import Command, _is_number, _join
 from .tooltable import COSMETIC_ENV, GENERIC, Tool, tool
 
 Option = tuple[str, str | None]
+_CHDIR = "--chdir="  # the directory a command runs in, as `commandline` notes it
 _SUBCOMMAND = re.compile(r"^[A-Za-z][A-Za-z0-9_:-]*+$")  # no "/", "." or "="
 
 
@@ -36,6 +37,7 @@ class Model(NamedTuple):
     options: frozenset[Option]
     positional: tuple[str, ...]
     env: frozenset[str]
+    cwd: str = "."  # where it runs, from where the line starts ("?": not known)
 
 
 def _is_option(token: str) -> bool:
@@ -64,8 +66,6 @@ def _read(
     words: list[str] = []
     depth = row.depth if row is not GENERIC else 0
     env = command.env
-    if row.flags_env:  # `GOFLAGS=-tags=musl go test`: options given before the command's
-        env, options = _flags_from_env(command.env, row, valued, greedy)
     index = 0
     run_from = -1  # where what a subcommand runs starts (`docker run IMAGE ...`)
     while index < len(tokens):
@@ -92,6 +92,12 @@ def _read(
             continue
         index = _option(token, tokens, index, row, sub, valued, greedy, options)
     path = row.paths.get(tuple(words), tuple(words))
+    if row.scripts and len(path) == 2 and path[0] == row.scripts and path[1] not in row.builtins:
+        path = path[1:]  # `yarn run build` is `yarn build`
+    if row.flags_env or row.config_env:  # `GOFLAGS=-tags=musl go test`: options given first
+        env, given = _flags_from_env(env, row, " ".join(path), valued, greedy)
+        options[:0] = given
+    env, options, cwd = _chdir(env, options, row)  # `make -C web` is `cd web && make`
     if row.files:  # `rm -rf ./build/` is `rm -rf build`
         mine = positional if run_from < 0 else positional[:run_from]
         positional[: len(mine)] = [_path(p) for p in mine]
@@ -101,23 +107,62 @@ def _read(
             positional[:1] = [row.kinds[kind], name] if slash else [row.kinds[kind]]
     forced = row.forcing.get(" ".join(path))
     if forced and len(positional) > 1:
-        refs = positional[1:]  # `git push origin +main` forces main: `--force`
-        if all(r.startswith("+") for r in refs) or (forced, None) in options:
-            positional[1:] = [r[1:] if r.startswith("+") else r for r in refs]
-            options.append((forced, None))
+        _push(forced, positional, options)
     kept = frozenset(_kept(options, row))
     env = frozenset(e for e in env if "=" not in e or e.partition("=")[0] not in COSMETIC_ENV)
     if row is GENERIC and positional and _SUBCOMMAND.match(positional[0]):
         path = (positional[0],)  # an unknown tool: its first word stands for its subcommand
-    return Model(command.program, path, kept, tuple(positional), env)
+    return Model(command.program, path, kept, tuple(positional), env, cwd)
+
+
+def _push(forced: str, positional: list[str], options: list[Option]) -> None:
+    """``git push REMOTE REFS``: a ``+`` before every ref is ``--force`` (``git push origin
+    +main``), and each ref spelled one way (``_refspec``); in place."""
+    refs = positional[1:]
+    if all(r.startswith("+") for r in refs) or (forced, None) in options:
+        positional[1:] = [r[1:] if r.startswith("+") else r for r in refs]
+        options.append((forced, None))
+    positional[1:] = [_refspec(r) for r in positional[1:]]
+
+
+def _refspec(ref: str) -> str:
+    """One spelling of a pushed ref: ``main:main``, ``refs/heads/main`` and
+    ``refs/heads/main:refs/heads/main`` are ``main`` (``+`` kept: it forces that ref)."""
+    force = "+" if ref.startswith("+") else ""
+    source, colon, target = ref[len(force) :].partition(":")
+    source, target = source.removeprefix("refs/heads/"), target.removeprefix("refs/heads/")
+    if colon and source != target:
+        return f"{force}{source}:{target}"
+    return force + source
+
+
+def _chdir(
+    env: frozenset[str], options: list[Option], row: Tool
+) -> tuple[frozenset[str], list[Option], str]:
+    """The environment and options without the directory the command runs in, and that
+    directory: where the line moved it (``commandline``: ``--chdir=DIR`` in its
+    environment), then each of the tool's ``-C DIR`` options, relative to the one before."""
+    given = [e for e in env if e.startswith(_CHDIR)]
+    moves = [value for name, value in options if name in row.chdir and value is not None]
+    if not given and not moves:
+        return env, options, "."
+    where = given[0][len(_CHDIR) :] if given else "."
+    for move in moves:
+        where = _join(where, move)
+    kept = [(n, v) for n, v in options if n not in row.chdir] if moves else options
+    return env - frozenset(given), kept, where
 
 
 def _kept(options: list[Option], row: Tool) -> Iterator[Option]:
     """The options that change what runs, each path-valued one's path spelled one way."""
     cosmetic, prefixes = row.cosmetic, row.cosmetic_values
     for name, value in options:
+        if value is not None and (name, value) in row.switches:
+            name, value = row.switches[name, value], None  # `--profile release`
         if name in cosmetic:
             continue
+        if value is not None and name in row.images and value.endswith(":latest"):
+            value = value[: -len(":latest")]  # `-t app:latest` is `-t app`
         if value is not None and name in prefixes and value.startswith(prefixes[name]):
             continue  # `git -c core.pager=cat`
         yield (name, _path(value) if value is not None and name in row.path_values else value)
@@ -129,6 +174,9 @@ def _path(word: str) -> str:
     every spelling (the ledger scan looks for it as written)."""
     if "..." in word:
         return word
+    if word.startswith("/"):  # `rm -rf /repo/build` where the check runs in /repo
+        inside = _join(".", word)
+        word = word if inside[:1] in ("/", "?") else inside
     start = 0
     while word.startswith("./", start) and len(word) > start + 2:
         start += 2
@@ -137,23 +185,33 @@ def _path(word: str) -> str:
 
 
 def _flags_from_env(
-    env: frozenset[str], row: Tool, valued: frozenset[str], greedy: bool
+    env: frozenset[str], row: Tool, sub: str, valued: frozenset[str], greedy: bool
 ) -> tuple[frozenset[str], list[Option]]:
-    """The environment without ``row.flags_env``, and the options its value spells."""
-    prefix = row.flags_env + "="
-    given = [e for e in env if e.startswith(prefix)]
-    if not given:
-        return env, []
-    tokens = tuple(given[0][len(prefix) :].split())
+    """The environment without the variables the tool reads as options (``row.flags_env``,
+    ``row.config_env``), and the options their values spell."""
+    names = {n.replace("{sub}", sub) for n in row.flags_env.split()}
     options: list[Option] = []
-    index = 0
-    while index < len(tokens):
-        token = tokens[index]
-        index += 1
-        if not _is_option(token):
-            return env, []  # not flags after all: left in the environment, as written
-        index = _option(token, tokens, index, row, "", valued, greedy, options)
-    return env - {given[0]}, options
+    taken: set[str] = set()
+    for entry in env:
+        name, eq, value = entry.partition("=")
+        if not eq:
+            continue
+        if name in names:
+            tokens = tuple(value.split())
+            if not all(_is_option(t) for t in tokens):
+                continue  # not flags after all: left in the environment, as written
+        elif row.config_env and name.lower().startswith(row.config_env):
+            option = name[len(row.config_env) :].lower().replace("_", "-")
+            tokens = (f"--{option}={value}",)  # `npm_config_legacy_peer_deps=true`
+        else:
+            continue
+        index = 0
+        while index < len(tokens):
+            token = tokens[index]
+            index += 1
+            index = _option(token, tokens, index, row, sub, valued, greedy, options)
+        taken.add(entry)
+    return env - taken, options
 
 
 def _option(
@@ -228,7 +286,7 @@ def compare(candidate: Command, failed: Command) -> str | None:
         return None
     valued = _valued_names(candidate) | _valued_names(failed)
     mine, theirs = model(candidate, valued), model(failed, valued)
-    if mine == theirs:
+    if mine == theirs and mine.cwd != "?":  # run where the line cannot tell: never exact
         return "exact"
     if tool(candidate.program) is GENERIC and mine.env == theirs.env:
         # an unknown tool: each bare flag may take the word after it (`curl -X POST`)

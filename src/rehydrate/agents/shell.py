@@ -248,6 +248,15 @@ class _Walk:
 
     def __init__(self, data: bytes) -> None:
         self.data = data
+        # functions defined and not yet called: a body runs where the function is
+        # called, once read (`f() { …; }` alone runs nothing; a recursive call ends)
+        self.functions: dict[str, Node] = {}
+
+    def called(self, simple: Simple) -> list[Node | Simple]:
+        """What to read for a call of a function defined earlier: its body, as a part
+        that may not run (its variables are not known after it)."""
+        body = self.functions.pop(simple.words[0], None) if simple.words else None
+        return [SCOPE_CLOSE, body, UNKNOWN_OPEN] if body is not None else []
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "surrogateescape")
@@ -283,6 +292,9 @@ class _Walk:
                 words.append(self.word(child.children[0]) if child.children else "")
             elif kind == "herestring_redirect":
                 stdin.extend(self.word(c) for c in child.named_children)
+            elif kind in ("word", "concatenation") and "{" in (raw := self.text(child)):
+                expanded = _braces(raw)  # `rm -rf {build,}`; as written when not plain
+                words.extend(expanded if expanded != [raw] else [self.word(child)])
             elif child.is_named and kind not in ("file_redirect", "comment"):
                 words.append(self.word(child))
         return Simple(tuple(words), tuple(stdin))
@@ -312,7 +324,8 @@ class _Walk:
                 continue
             simple = self.command(stage)
             yield simple._replace(stdin=simple.stdin + fed), stage
-            fed = printed(simple.words)
+            passes = simple.words[:1] == ("tee",) or simple.words == ("cat",)
+            fed = fed if passes else printed(simple.words)  # `echo … | tee log | sh`
 
     def declaration(self, node: Node) -> Simple:
         """``export A=1 B``, ``unset A``, ``A=1 B=2`` as words, for the variables that
@@ -340,6 +353,11 @@ class _Walk:
                 yield node
                 continue
             kind = node.type
+            if kind == "function_definition":
+                name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
+                if name is not None and body is not None:
+                    self.functions[self.text(name)] = body
+                    continue
             if kind in _SCOPES or kind in _MAYBE:
                 yield SCOPE_OPEN if kind in _SCOPES else UNKNOWN_OPEN
                 variable = node.child_by_field_name("variable") if kind == "for_statement" else None
@@ -354,7 +372,9 @@ class _Walk:
                 stack.append(first)
                 continue
             if kind == "command":
-                yield self.command(node)  # then its words, for the $( ) inside them
+                simple = self.command(node)
+                yield simple  # then its words, for the $( ) inside them
+                stack += self.called(simple)
             elif kind in _DECLARATIONS or (
                 kind == "variable_assignment"
                 and node.parent is not None
@@ -362,9 +382,10 @@ class _Walk:
             ):
                 yield self.declaration(node)  # then its value, for the $( ) inside it
             elif kind == "pipeline":
-                for simple, stage in self.pipeline(node):
-                    if simple is not None:
-                        yield simple
+                for staged, stage in self.pipeline(node):
+                    if staged is not None:
+                        yield staged
+                        stack += self.called(staged)
                         stack.extend(reversed(stage.children))
                     else:  # `export T=1 | …`: each stage runs in a subshell
                         stack += [SCOPE_CLOSE, stage, SCOPE_OPEN]
@@ -372,11 +393,28 @@ class _Walk:
             elif kind == "redirected_statement":
                 body = node.child_by_field_name("body")
                 if body is not None and body.type == "command":
-                    yield self.redirected(body, node)
+                    simple = self.redirected(body, node)
+                    yield simple
+                    stack += self.called(simple)
                     stack.extend(reversed(body.children))
                     stack.extend(reversed([c for c in node.children if c != body]))
                     continue
             stack.extend(reversed(node.children))
+
+
+_BRACES = re.compile(
+    r"^([A-Za-z0-9_./:@%+=-]*+)\{([A-Za-z0-9_./:@%+=,-]*+)\}([A-Za-z0-9_./:@%+=-]*+)$"
+)
+
+
+def _braces(word: str) -> list[str]:
+    """An unquoted word as brace expansion makes it: ``{build,dist}`` is ``build dist``,
+    ``{build,}`` is ``build`` (an empty word is dropped); other words as written."""
+    found = _BRACES.match(word)
+    if found is None or "," not in found[2]:
+        return [word]
+    head, tail = found[1], found[3]
+    return [w for w in (head + part + tail for part in found[2].split(",")) if w]
 
 
 def _chain(node: Node) -> tuple[Node, list[Node], bool]:

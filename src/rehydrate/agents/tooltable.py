@@ -34,7 +34,20 @@ compare equal and two different invocations do not:
 * ``cosmetic_values``: option values that make the option cosmetic (``git -c
   core.pager=cat``, ``-c color.ui=never``): option name -> value prefixes;
 * ``kinds``: other names of what the first argument names (``kubectl delete pods web-0``,
-  ``po web-0`` and ``pod/web-0`` are ``pod web-0``).
+  ``po web-0`` and ``pod/web-0`` are ``pod web-0``);
+* ``chdir``: options that run the tool in another directory (``make -C web``, ``git -C
+  dir``, ``terraform -chdir=dir``): part of where it runs, so ``make -C web deploy`` is
+  ``cd web && make deploy`` (and ``git -C .`` is plain ``git``);
+* ``config_env``: the prefix of the variables the tool reads as its options (npm's
+  ``npm_config_legacy_peer_deps=true`` is ``--legacy-peer-deps``; any case);
+  ``flags_env`` may name several variables, ``{sub}`` standing for the subcommand
+  (terraform's ``TF_CLI_ARGS`` and ``TF_CLI_ARGS_apply``);
+* ``switches``: an option with one value that is another option (``cargo --profile
+  release`` is ``--release``, ``pytest --maxfail=1`` is ``--exitfirst``);
+* ``images``: options whose value is an image name, ``:latest`` its default tag;
+* ``scripts``: the subcommand that runs a project script the tool also runs by its
+  name alone (``yarn run build`` is ``yarn build``), except for the tool's own
+  subcommands (``builtins``).
 
 A tool that is not in the table is compared on its words as written (the generic row):
 flags as a set (one written ``--name=value`` in either command takes a value), the
@@ -68,6 +81,12 @@ class Tool(NamedTuple):
     forcing: Mapping[str, str] = {}  # path -> option a `+` before every ref spells
     cosmetic_values: Mapping[str, tuple[str, ...]] = {}  # option -> value prefixes
     kinds: Mapping[str, str] = {}  # another name of the first argument's kind -> its name
+    chdir: frozenset[str] = frozenset()  # options naming the directory it runs in
+    config_env: str = ""  # lower-case prefix of variables read as options (npm_config_)
+    switches: Mapping[tuple[str, str], str] = {}  # (option, value) -> the switch it is
+    images: frozenset[str] = frozenset()  # options whose value is an image (`:latest`)
+    scripts: str = ""  # the subcommand that runs a script (`yarn run build` = `yarn build`)
+    builtins: frozenset[str] = frozenset()  # subcommands no script name stands for
 
     def name(self, spelling: str, sub: str = "") -> str:
         """The option's name: its last spelling (``-f`` -> ``--force``)."""
@@ -88,7 +107,7 @@ GENERIC_COSMETIC = frozenset(
 # Environment variables that do not change what a command does, only how it prints.
 COSMETIC_ENV = frozenset(
     "PATH LANG LC_ALL LC_CTYPE PAGER GIT_PAGER TERM NO_COLOR FORCE_COLOR CLICOLOR COLUMNS"
-    " LINES PYTHONUNBUFFERED PYTHONDONTWRITEBYTECODE".split()
+    " LINES PYTHONUNBUFFERED PYTHONDONTWRITEBYTECODE TF_LOG".split()
 )
 # Other names of one program (after the base name is taken): pip3 -> pip.
 _VERSIONED = re.compile(r"^(python|pip|pytest|node)[0-9][0-9.]*+$")
@@ -122,6 +141,12 @@ def _tool(
     forcing: Mapping[str, str] | None = None,
     cosmetic_values: Mapping[str, tuple[str, ...]] | None = None,
     kinds: Mapping[str, str] | None = None,
+    chdir: str = "",
+    config_env: str = "",
+    switches: Mapping[tuple[str, str], str] | None = None,
+    images: str = "",
+    scripts: str = "",
+    builtins: str = "",
 ) -> Tool:
     names: dict[str, str] = {}
     for group in options:
@@ -159,6 +184,12 @@ def _tool(
         {path: _one(names, option) for path, option in (forcing or {}).items()},
         {_one(names, o): v for o, v in (cosmetic_values or {}).items()},
         kinds or {},
+        named(chdir),
+        config_env,
+        {(_one(names, o), v): _one(names, n) for (o, v), n in (switches or {}).items()},
+        named(images),
+        scripts,
+        frozenset(builtins.split()),
     )
 
 
@@ -203,6 +234,7 @@ TOOLS: dict[str, Tool] = {
         cosmetic="-v --verbose -q --quiet --progress --no-progress --color --no-color --stat"
         " --no-pager --porcelain",
         forcing={"push": "--force"},
+        chdir="-C",
         # `-c NAME=VALUE` settings that change only what is printed
         cosmetic_values={
             "-c": ("core.pager=", "color.", "pager.", "advice.", "column.", "core.quotepath=")
@@ -219,6 +251,7 @@ TOOLS: dict[str, Tool] = {
         cosmetic="-v -x -json -count -p -parallel -a",  # not -n: it prints, runs nothing
         style="go",
         flags_env="GOFLAGS",
+        chdir="-chdir",
     ),
     "pip": _tool(
         options=[
@@ -239,7 +272,7 @@ TOOLS: dict[str, Tool] = {
         cosmetic="-v --verbose -q --quiet --no-color --disable-pip-version-check"
         " --no-input --progress-bar --log",
         subcommands={"i": "install"},
-        path_values="--requirement --constraint",
+        path_values="--requirement --constraint --editable",
     ),
     "python": _tool(depth=0, valued="-m -c -W -X", cosmetic="-u -B -q", stops=""),
     "node": _tool(depth=0, valued="-r --require -e --eval --import", stops=""),
@@ -264,6 +297,7 @@ TOOLS: dict[str, Tool] = {
         checks="test",
         options=["-D --save-dev", "-g --global", "-f --force", "-w --workspace", "-y --yes"],
         valued="--workspace --prefix --registry --tag --loglevel --cache --userconfig",
+        config_env="npm_config_",
         cosmetic="-s --silent -q --quiet -d --loglevel --no-fund --no-audit --progress"
         " --no-progress --color --no-color --verbose --foreground-scripts",
     ),
@@ -279,6 +313,7 @@ TOOLS: dict[str, Tool] = {
             "-r --recursive",
         ],
         valued="--filter --dir --reporter --registry",
+        chdir="--dir",
         cosmetic="-s --silent --reporter --color --no-color --loglevel",
     ),
     "yarn": _tool(
@@ -287,6 +322,10 @@ TOOLS: dict[str, Tool] = {
         checks="test, run test",
         options=["-D --dev", "-W --ignore-workspace-root-check"],
         valued="--cwd --registry --network-timeout",
+        chdir="--cwd",
+        scripts="run",
+        builtins="add bin cache config create dlx exec info init install link node pack"
+        " patch publish rebuild remove unlink up upgrade version why workspace workspaces",
         cosmetic="-s --silent --verbose --no-progress --non-interactive --network-timeout",
     ),
     "npx": _tool(depth=0, options=["-y --yes", "-p --package"], valued="--package", stops=""),
@@ -310,6 +349,8 @@ TOOLS: dict[str, Tool] = {
         " --print-directory --no-print-directory --debug",
         numeric="--jobs --load-average",
         path_values="--directory --makefile",
+        chdir="--directory",
+        flags_env="MAKEFLAGS",
     ),
     "cargo": _tool(
         nested="nextest",
@@ -325,6 +366,7 @@ TOOLS: dict[str, Tool] = {
         valued="--package --features --target --target-dir --manifest-path --bin --example"
         " --test --bench --jobs --profile --config -Z --color --message-format",
         cosmetic="-v --verbose -q --quiet --jobs --color --message-format --timings",
+        switches={("--profile", "release"): "--release"},
     ),
     "docker": _tool(
         nested="compose image container volume network buildx system builder context"
@@ -358,6 +400,7 @@ TOOLS: dict[str, Tool] = {
         " --context --config --log-level --cpus --memory -m --restart --cache-from --progress",
         cosmetic="-q --quiet --progress --log-level",
         path_values="--file --env-file",
+        images="--tag",
     ),
     "kubectl": _tool(
         nested="rollout config create set auth top certificate cluster-info",
@@ -410,6 +453,8 @@ TOOLS: dict[str, Tool] = {
         " --junitxml --cov-report",
         files=True,
         path_values="--config-file --rootdir --deselect --ignore",
+        flags_env="PYTEST_ADDOPTS",
+        switches={("--maxfail", "1"): "--exitfirst"},
     ),
     "terraform": _tool(
         nested="state workspace providers",
@@ -417,6 +462,8 @@ TOOLS: dict[str, Tool] = {
         " -replace -state -input",
         cosmetic="-no-color -compact-warnings -json -parallelism -lock-timeout -input",
         style="go",
+        chdir="-chdir",
+        flags_env="TF_CLI_ARGS TF_CLI_ARGS_{sub}",
     ),
     "rm": _tool(
         depth=0,
