@@ -1471,6 +1471,31 @@ HOLDOUT_2: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("./scripts/deploy.sh production", A, N),
             ("./scripts/deploy.sh staging --dry-run", A, N),
             ("cd scripts && ./deploy.sh staging", A, N),
+            # a program spelled as a path is that file: another folder, another program
+            ("./scripts/../scripts/deploy.sh staging", R, S),
+            ("./scripts//deploy.sh staging", R, S),
+            ("./old/deploy.sh staging", A, N),
+            ("{root}/old/deploy.sh staging", A, N),
+            ("deploy.sh staging", A, N),
+            ("../scripts/deploy.sh staging", A, N),
+        ],
+    ),
+    (
+        "`/opt/tool/bin/mytool run --all`",
+        [
+            ("mytool run --all", R, S),
+            ("/usr/local/bin/mytool run --all", R, S),
+            ("./mytool run --all", A, N),
+            ("bin/mytool run --all", A, N),
+        ],
+    ),
+    (
+        "`pytest -x tests/unit`",
+        [
+            (".venv/bin/pytest -x tests/unit", R, S),
+            ("./venv/bin/python -m pytest -x tests/unit", R, S),
+            ("/usr/bin/pytest -x tests/unit", R, S),
+            (".venv/bin/pytest -x tests/integration", A, N),
         ],
     ),
     # the twins of the pairs relabelled when the directory became part of what runs:

@@ -21,7 +21,7 @@ from functools import cached_property
 from typing import NamedTuple
 
 from . import shell
-from .tooltable import program_name, tool
+from .tooltable import TOOLS, program_name, tool
 
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*+=")
 _WORD = re.compile(r"^[A-Za-z][A-Za-z0-9_:-]*+$")  # a subcommand word: no '/', '.', '='
@@ -236,6 +236,21 @@ def normalize(words: Sequence[str], text: str = "") -> Command | None:
     return _command(words, index, frozenset(env), tuple(inner), text)
 
 
+def _repository_file(word: str) -> str | None:
+    """The path of a program spelled as a file of the repository (``./deploy.sh``,
+    ``scripts/deploy.sh``, an absolute path inside the directory the check runs in), one
+    spelling per file and never a bare name: ``./old/deploy.sh`` and ``./mytool`` are not
+    ``./scripts/deploy.sh`` or ``mytool`` on PATH. None for a bare name or a program
+    installed elsewhere (``/usr/bin/rm``, ``$HOME/sdk/go/bin/go``), known by its name."""
+    if "/" not in word or word.startswith(("~", "$")):
+        return None
+    path = posixpath.normpath(word)
+    path = _from_here(path) if path.startswith("/") else path
+    if path.startswith("/"):
+        return None
+    return path if path.startswith("../") else "./" + path
+
+
 def _command(
     words: Sequence[str], index: int, env: frozenset[str], inner: tuple[str, ...], text: str
 ) -> Command | None:
@@ -245,6 +260,9 @@ def _command(
     if not _PROGRAM.match(base) or word.startswith("-"):
         return None
     program = program_name(base)
+    file = _repository_file(word)
+    if file is not None and program not in TOOLS and not _PYTHON.match(program):
+        program = file  # a known tool is known by its name wherever it is installed
     if base != program and _MINOR.search(base):  # `pip3.12`: that interpreter's, maybe not
         env = env | {base}  # the one `pip` runs: another invocation (the name is kept)
     if _PYTHON.match(program) or program == "python":
@@ -523,13 +541,16 @@ def _join(cwd: str, target: str) -> str:
         where = posixpath.normpath(target)
     else:
         where = posixpath.normpath(posixpath.join(cwd, target))
-    if where.startswith("/"):
-        here = os.getcwd()  # where the check runs: where the row was recorded
-        if where == here:
-            return "."
-        if where.startswith(here.rstrip("/") + "/"):
-            return where[len(here.rstrip("/")) + 1 :]
-    return where
+    return _from_here(where) if where.startswith("/") else where
+
+
+def _from_here(path: str) -> str:
+    """An absolute ``path`` inside the directory the check runs in (where the row was
+    recorded) relative to it, ``.`` for that directory; any other path as it is."""
+    here = os.getcwd().rstrip("/")
+    if path == here:
+        return "."
+    return path[len(here) + 1 :] if path.startswith(here + "/") else path
 
 
 def _split_chdir(env: frozenset[str]) -> tuple[str, frozenset[str]]:
