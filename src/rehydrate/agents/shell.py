@@ -346,7 +346,31 @@ class _Walk:
         return Simple(tuple(words))
 
     def run(self, root: Node) -> Iterator[Simple]:
-        stack: list[Node | Simple] = [root]
+        yield from self._run([root])
+        while True:  # a body not called by its name as a command may still run
+            rest = self._may_be_called()
+            if not rest:
+                return
+            yield from self._run(rest)
+
+    def _may_be_called(self) -> list[Node | Simple]:
+        """The bodies of functions not called by name as a command that something after
+        their definition could still call: ``trap f EXIT``, ``eval f``, ``bash -c f``
+        after ``export -f f``, ``$F``, a sourced file. A body is left unread only when the
+        rest of the line holds neither the function's name nor anything that can
+        compute a name or read commands from elsewhere (``f() { …; }; echo hi``)."""
+        stack: list[Node | Simple] = []
+        calls = [m.start() for m in _MAY_CALL.finditer(self.data)][-1:]
+        many = len(self.functions) > MAX_UNCALLED  # each name is searched for: bounded work
+        for name, body in list(self.functions.items()):
+            rest = self.data[body.end_byte :]
+            later = bool(calls) and calls[0] >= body.end_byte
+            if many or later or name.encode("utf-8", "surrogateescape") in rest:
+                del self.functions[name]
+                stack += [SCOPE_CLOSE, body, UNKNOWN_OPEN]
+        return stack
+
+    def _run(self, stack: list[Node | Simple]) -> Iterator[Simple]:
         while stack:
             node = stack.pop()
             if isinstance(node, Simple):  # a scope's marker
@@ -400,6 +424,12 @@ class _Walk:
                     stack.extend(reversed([c for c in node.children if c != body]))
                     continue
             stack.extend(reversed(node.children))
+
+
+MAX_UNCALLED = 64  # more functions defined and not called: every body is read
+# What can call a function without its name written out: an expansion, an escape, or
+# commands read from a file (`source`, `.`).
+_MAY_CALL = re.compile(rb"[$`\\]|\bsource\b|(?:^|[\s;&|(])\.[ \t]")
 
 
 _BRACES = re.compile(
