@@ -764,6 +764,42 @@ class Reading(NamedTuple):
     problems: tuple[str, ...]  # parts read word by word, and why
 
 
+_NOT_KNOWN_HERE = "$?"  # a `cd` target whose directory is not known (`_join` reads "$")
+MAX_EVAL_DEPTH = 4  # `eval eval … cd`: deeper, the directory is not known
+
+
+def _directory_change(
+    words: tuple[str, ...], budget: shell.Budget, depth: int = 0
+) -> tuple[str, ...] | None:
+    """The ``cd``, ``pushd`` or ``popd`` a simple command runs in this shell, as words:
+    written first, or behind assignments, ``command`` or ``builtin`` (``CDPATH=… cd dir``
+    goes where CDPATH says: not known), or in the text ``eval`` runs (not known where).
+    None when it changes no directory (``command -v cd`` only prints)."""
+    index, searched = 0, False
+    while index < len(words) and _ASSIGNMENT.match(words[index]):
+        searched |= words[index].startswith("CDPATH=")
+        index += 1
+    while index < len(words) and words[index] in ("command", "builtin"):
+        index += 1
+        while index < len(words) and words[index].startswith("-"):
+            if words[index - 1] != "builtin" and set(words[index]) & {"v", "V"}:
+                return None  # `command -v cd`: says what cd is, runs nothing
+            index += 1
+    if index >= len(words):
+        return None
+    head = words[index]
+    if head in _CD:
+        return (head, _NOT_KNOWN_HERE) if searched else words[index:]
+    if head != "eval":
+        return None
+    if depth >= MAX_EVAL_DEPTH:
+        return ("cd", _NOT_KNOWN_HERE)
+    inner = shell.parse(" ".join(words[index + 1 :]), budget).commands
+    if any(_directory_change(s.words, budget, depth + 1) for s in inner):
+        return ("cd", _NOT_KNOWN_HERE)  # `eval 'cd sub'`: followed inside, not here
+    return None
+
+
 def read(text: str, budget: shell.Budget | None = None) -> Reading:
     """Every simple command ``text`` would run, however deeply it is wrapped."""
     budget = (
@@ -792,8 +828,9 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
             simple = simple._replace(words=_echoed(known.expand(written)))
             if simple.stdin and simple.words[:1] == ("xargs",):  # `echo build | xargs rm`
                 simple = simple._replace(words=_xargs(simple.words, simple.stdin))
-            if simple.words[:1] and simple.words[0] in _CD:
-                known.chdir(simple.words)
+            moved = _directory_change(simple.words, budget)
+            if moved is not None:
+                known.chdir(moved)
             if (simple.words, known.cwd) in read_words and not simple.stdin and not known.exported:
                 continue
             read_words.add((simple.words, known.cwd))
