@@ -72,3 +72,13 @@ def test_a_call_that_is_no_shell_command_imports_no_dataclasses(repo: Path) -> N
     out, imported = _imported(repo, "Write", {"file_path": "notes.txt", "content": "x\n"})
     assert out == ""
     assert not [m for m in imported if m in NEVER or m.split(".")[0] in GRAMMAR]
+
+
+def test_a_call_that_is_no_shell_command_imports_no_command_check(repo: Path) -> None:
+    """The tool is asked about before the command is read: a Write pays for no reader of
+    command lines and no failure table."""
+    out, imported = _imported(repo, "Write", {"file_path": "notes.txt", "content": "x\n"})
+    assert out == ""
+    assert "rehydrate.agents.tools" in imported  # the hook ran the tool-call check
+    check = ("commands", "commandline", "matching", "invocation", "failfile", "shell")
+    assert not [m for m in imported if m in {f"rehydrate.agents.{c}" for c in check}]

@@ -107,7 +107,6 @@ def subagent_start(event: Event) -> HookResult:
 
 def pre_tool_use(event: Event) -> HookResult:
     """Hold the first tool call after a compaction; deny a repeated failed attempt."""
-    from .commands import command_from_hook
 
     if LIMIT_ENV in os.environ:  # inside `rehydrate run --context-limit`
         told = _context_limit(event)
@@ -115,7 +114,7 @@ def pre_tool_use(event: Event) -> HookResult:
             return ANSWERS.refuse(told.text)
     tool = event.text("tool_name")
     shell = tool is None or tool == SHELL_TOOL
-    command = command_from_hook(dict(event.data)) if shell else None
+    command = event.command() if shell else None
     session = hookcore.session_id(event)
     return hookcore.tool_call(event, RUNTIME, ANSWERS, command, shell, "PreToolUse", session)
 
@@ -134,9 +133,8 @@ def _context_limit(event: Event) -> Outcome | None:
 def post_tool_use_failure(event: Event) -> HookResult:
     """Capture a failed shell command as a pending failure (an interrupt is no failure)."""
     from .captured import capture_failed_command
-    from .commands import command_from_hook
 
-    command = command_from_hook(dict(event.data))
+    command = event.command()
     if event.text("tool_name") != SHELL_TOOL or command is None:
         return HookResult()
     if event.data.get("is_interrupt") is True:

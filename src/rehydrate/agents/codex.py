@@ -114,11 +114,10 @@ def exit_code(path: str | None, call_id: str | None) -> int | None:
 
 def pre_tool_use(event: Event) -> HookResult:
     """Hold the first tool call after a compaction; deny a repeated failed attempt."""
-    from .commands import command_from_hook
 
     tool = event.text("tool_name")
     shell = tool is None or tool == SHELL_TOOL
-    command = command_from_hook(dict(event.data)) if shell else None
+    command = event.command() if shell else None
     session = hookcore.session_id(event)
     return hookcore.tool_call(event, RUNTIME, ANSWERS, command, shell, "PreToolUse", session)
 
@@ -126,9 +125,8 @@ def pre_tool_use(event: Event) -> HookResult:
 def post_tool_use(event: Event) -> HookResult:
     """Capture a shell command that exited non-zero (the code comes from the rollout)."""
     from .captured import capture_failed_command
-    from .commands import command_from_hook
 
-    command = command_from_hook(dict(event.data))
+    command = event.command()
     if event.text("tool_name") != SHELL_TOOL or command is None:
         return HookResult()
     code = exit_code(event.text("transcript_path"), event.text("tool_use_id"))

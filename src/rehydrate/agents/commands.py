@@ -69,13 +69,9 @@ def load_failures(repo: Repo, config: Config) -> FailureFile:
 
 def command_from_hook(event: object) -> str | None:
     """``tool_input.command`` of a Claude Code PreToolUse event, or None."""
-    if not isinstance(event, dict):
-        return None
-    tool_input = event.get("tool_input")
-    if not isinstance(tool_input, dict):
-        return None
-    command = tool_input.get("command")
-    return command if isinstance(command, str) and command.strip() else None
+    from .events import Event
+
+    return Event(event).command() if isinstance(event, dict) else None
 
 
 def check_json(command: str, checked: Checked) -> dict[str, object]:

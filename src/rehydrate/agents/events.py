@@ -55,6 +55,13 @@ class Event(NamedTuple):
             value = value.get(key)
         return value
 
+    def command(self) -> str | None:
+        """``tool_input.command`` (a shell tool call's command line), or None when it is
+        missing, not a string or blank. Read here, not beside the command check, so that a
+        hook on a call that is not the shell's never imports the check."""
+        command = self.nested("tool_input", "command")
+        return command if isinstance(command, str) and command.strip() else None
+
     @property
     def where(self) -> str:
         """Where the project is: the runtime's variable, else the event's cwd, else ours."""

@@ -158,10 +158,9 @@ def _core_for(event: Event, root: Path, first: str) -> str:
 
 def before_tool(event: Event) -> HookResult:
     """Deny a shell command that repeats a failed attempt, or any while a ledger is broken."""
-    from .commands import command_from_hook
 
     shell = event.text("tool_name") in (None, SHELL_TOOL)
-    command = command_from_hook(dict(event.data)) if shell else None
+    command = event.command() if shell else None
     session = hookcore.session_id(event)
     return hookcore.tool_call(event, RUNTIME, ANSWERS, command, shell, session=session)
 
@@ -180,10 +179,9 @@ def failed_exit(response: Mapping[str, object]) -> tuple[int, str] | None:
 def after_tool(event: Event) -> HookResult:
     """Capture a failed shell command as a pending failure, and name the failed attempts
     it came close to; both reach the model with the tool's result."""
-    from .commands import command_from_hook
     from .tools import after_shell_call
 
-    command = command_from_hook(dict(event.data))
+    command = event.command()
     if event.text("tool_name") != SHELL_TOOL or command is None:
         return HookResult()
     failed = failed_exit(event.object("tool_response"))

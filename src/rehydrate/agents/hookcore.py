@@ -181,10 +181,9 @@ def conventional(runtime: str) -> Adapter:
     answers = CLAUDE_SHAPE
 
     def tool(event: Event) -> HookResult:
-        from .commands import command_from_hook
 
         shell = event.text("tool_name") in (None, hooks.shell)
-        command = command_from_hook(dict(event.data)) if shell else None
+        command = event.command() if shell else None
         return tool_call(event, core, answers, command, shell, session=session_id(event))
 
     found: dict[str, Handler] = {}

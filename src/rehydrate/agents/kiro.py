@@ -63,10 +63,9 @@ def agent_spawn(event: Event) -> HookResult:
 
 
 def pre_tool_use(event: Event) -> HookResult:
-    from .commands import command_from_hook
 
     shell = event.text("tool_name") in SHELL_TOOLS
-    command = command_from_hook(dict(event.data)) if shell else None
+    command = event.command() if shell else None
     return hookcore.tool_call(event, RUNTIME, ANSWERS, command, shell, where=_where(event))
 
 
