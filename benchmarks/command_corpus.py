@@ -270,6 +270,18 @@ CORPUS: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("docker compose up db", A, N),
             ("docker compose down -d db", A, N),
             ("docker compose up -d --build db", A, N),
+            ("docker-compose up -d db", R, S),
+            ("/usr/local/bin/docker-compose up --detach db", R, S),
+            ("docker-compose up -d web", A, N),
+            ("docker-compose down", A, N),
+        ],
+    ),
+    (
+        "`docker-compose up --build`",
+        [
+            ("docker compose up --build", R, S),
+            ("docker-compose up --build", R, M),
+            ("docker compose up", A, N),
         ],
     ),
     (

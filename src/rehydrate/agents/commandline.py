@@ -21,7 +21,7 @@ from functools import cached_property
 from typing import NamedTuple
 
 from . import shell
-from .tooltable import TOOLS, program_name, tool
+from .tooltable import SUBCOMMAND_OF, TOOLS, program_name, tool
 
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*+=")
 _WORD = re.compile(r"^[A-Za-z][A-Za-z0-9_:-]*+$")  # a subcommand word: no '/', '.', '='
@@ -260,6 +260,10 @@ def _command(
     if not _PROGRAM.match(base) or word.startswith("-"):
         return None
     program = program_name(base)
+    if program in SUBCOMMAND_OF:  # `docker-compose up` is `docker compose up`
+        return _command(
+            [*words[:index], *SUBCOMMAND_OF[program], *words[index + 1 :]], index, env, inner, text
+        )
     file = _repository_file(word)
     if file is not None and program not in TOOLS and not _PYTHON.match(program):
         program = file  # a known tool is known by its name wherever it is installed

@@ -112,6 +112,8 @@ COSMETIC_ENV = frozenset(
 # Other names of one program (after the base name is taken): pip3 -> pip.
 _VERSIONED = re.compile(r"^(python|pip|pytest|node)[0-9][0-9.]*+$")
 PROGRAMS: Mapping[str, str] = {"py.test": "pytest", "nodejs": "node", "gmake": "make"}
+# Programs that are another program's subcommand: `docker-compose up` is `docker compose up`.
+SUBCOMMAND_OF: Mapping[str, tuple[str, ...]] = {"docker-compose": ("docker", "compose")}
 
 
 def program_name(base: str) -> str:
