@@ -53,3 +53,24 @@ def test_the_second_holdout_is_in_the_corpus() -> None:
     for key, command, expected in CASES:
         want = "R" if expected == "refuse" else "A"
         assert labelled.get((f"`{ROWS[key]}`", command)) == want, command
+
+
+def test_the_published_figures_are_the_corpus_figures() -> None:
+    """docs/check-command.md states what the corpus measures today, not an older count."""
+    import re
+
+    text = " ".join((ROOT / "docs" / "check-command.md").read_text(encoding="utf-8").split())
+    found = command_corpus.figures()
+    published = re.search(
+        r"corpus of (\d+) labelled pairs .*?\((\d+) pairs labelled \*refuse\*, (\d+) refused;"
+        r" no pair labelled \*allow\* refused; (\d+) near misses advised\)",
+        text,
+    )
+    assert published is not None, "the figures sentence of docs/check-command.md moved"
+    pairs, labelled, refused, advised = (int(n) for n in published.groups())
+    assert (pairs, labelled, refused, advised) == (
+        found.pairs,
+        found.refuse_labels,
+        found.true_refusals,
+        found.advised,
+    )
