@@ -1193,6 +1193,18 @@ HOLDOUT_2: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("g(){ f; }; f(){ rm -rf build; }; g", R, S),
             ("clean(){ rm -rf build; }; echo ready", A, N),
             # a directory change behind a prefix or inside eval: another directory
+            # $PWD is the directory the command runs in, when the line followed it
+            ('rm -rf "$PWD/build"', R, S),
+            ("rm -rf ${PWD}/build/", R, S),
+            ('cd sub && cd .. && rm -rf "$PWD/build"', R, S),
+            ('cd sub && rm -rf "$PWD/build"', A, N),
+            ("PWD=/srv; rm -rf $PWD/build", A, N),
+            ('rm -rf "$PWD/build2"', A, N),
+            # a quoted or escaped $ is literal: no variable
+            ("rm -rf '$PWD/build'", A, N),
+            ("B=build; rm -rf '$B'", A, N),
+            ("B=build; rm -rf \\$B", A, N),
+            ('B=build; rm -rf "$B"', R, S),
             ("CDPATH=/srv cd sub && rm -rf build", A, N),
             ("command cd sub && rm -rf build", A, N),
             ("builtin cd sub && rm -rf build", A, N),

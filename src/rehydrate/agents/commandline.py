@@ -599,6 +599,7 @@ class _Variables:
         self.values: dict[str, str] = {}
         self._exported: dict[str, str] = {}  # name -> "name=value"
         self._frozen: frozenset[str] | None = frozenset()
+        self._pwd_set = False  # PWD set, unset or read by the line: not the directory
         # (name, value, export) before each change, for undoing a subshell's changes
         self._journal: list[tuple[str, str | None, str | None]] = []
         # each open scope: its marker, where its changes start, the names it set itself
@@ -711,6 +712,13 @@ class _Variables:
                 self._opened[-1][2].append(_CWD)
         self.cwd = "?" if self._unknown else where
 
+    def _pwd(self) -> str | None:
+        """``$PWD``: the directory the next command runs in, when the line has moved it
+        only in ways followed here and has not set PWD itself."""
+        if self._pwd_set or self.cwd == "?":
+            return None
+        return posixpath.normpath(posixpath.join(os.getcwd(), self.cwd))
+
     def _set(self, name: str, value: str, export: bool) -> None:
         self._drop(name)
         if self._unknown or any(mark in value for mark in _DYNAMIC):
@@ -723,22 +731,37 @@ class _Variables:
             self._frozen = None
 
     def _drop(self, name: str) -> None:
+        self._pwd_set |= name == "PWD"
         if self._opened:
             self._journal.append((name, self.values.get(name), self._exported.get(name)))
         self.values.pop(name, None)
         if self._exported.pop(name, None) is not None:
             self._frozen = None
 
-    def expand(self, words: tuple[str, ...]) -> tuple[str, ...]:
-        if not self.values:
+    def expand(
+        self, words: tuple[str, ...], literal: frozenset[int] = frozenset()
+    ) -> tuple[str, ...]:
+        """``words`` with each variable whose value is known put in (not in the words
+        ``literal`` names: ``'$T'`` is the two characters)."""
+        expanding = [i for i, w in enumerate(words) if "$" in w and i not in literal]
+        if not expanding:
             return words
         values = self.values
+        pwd = self._pwd() if any("PWD" in words[i] for i in expanding) else None
+        if not values and pwd is None:
+            return words
 
         def value(found: re.Match[str]) -> str:
             name = found[1] or found[2]
-            return values.get(name, found[0])
+            known = values.get(name)
+            if known is not None:
+                return known
+            return pwd if name == "PWD" and pwd is not None else found[0]
 
-        return tuple(_VARIABLE.sub(value, w) if "$" in w else w for w in words)
+        out = list(words)
+        for i in expanding:
+            out[i] = _VARIABLE.sub(value, words[i])
+        return tuple(out)
 
 
 # `$(echo WORD)` (or backticks) with one literal word that is not an option: that word.
@@ -829,7 +852,7 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
             if known.scope(simple) or known.record(simple.words):
                 continue
             written = simple.words
-            simple = simple._replace(words=_echoed(known.expand(written)))
+            simple = simple._replace(words=_echoed(known.expand(written, simple.literal)))
             if simple.stdin and simple.words[:1] == ("xargs",):  # `echo build | xargs rm`
                 simple = simple._replace(words=_xargs(simple.words, simple.stdin))
             moved = _directory_change(simple.words, budget)

@@ -47,6 +47,8 @@ class Simple(NamedTuple):
 
     words: tuple[str, ...]
     stdin: tuple[str, ...] = ()
+    # the words whose ``$`` is literal (``'$T'``, ``\$T``): never expanded as a variable
+    literal: frozenset[int] = frozenset()
 
 
 # Markers among the simple commands ``parse`` gives (no command has these words), for the
@@ -207,7 +209,7 @@ def _parse_in_child(data: bytes) -> Parsed | None:
                 if status != 0:
                     return None
                 commands, error = marshal.loads(b"".join(chunks))
-                return [Simple(tuple(w), tuple(i)) for w, i in commands], error
+                return [Simple(tuple(w), tuple(i), frozenset(n)) for w, i, n in commands], error
             chunks.append(chunk)
         return None
     finally:
@@ -279,10 +281,19 @@ class _Walk:
             return "".join(self.word(c) for c in node.children)
         return self.text(node)
 
+    def literal(self, node: Node) -> bool:
+        """Whether a word holds a ``$`` that quoting or a backslash keeps from expanding
+        (also when it holds an expanding one too: such a word is left as written)."""
+        raw = self.text(node)
+        return "$" in raw and ("'" in raw or "\\$" in raw)
+
     def command(self, node: Node) -> Simple:
         words: list[str] = []
         stdin: list[str] = []
+        literal: set[int] = set()
         for child in node.children:
+            if child.is_named and child.type != "variable_assignment" and self.literal(child):
+                literal.add(len(words))
             kind = child.type
             if kind == "variable_assignment":
                 name, _, _ = self.text(child).partition("=")
@@ -297,21 +308,24 @@ class _Walk:
                 words.extend(expanded if expanded != [raw] else [self.word(child)])
             elif child.is_named and kind not in ("file_redirect", "comment"):
                 words.append(self.word(child))
-        return Simple(tuple(words), tuple(stdin))
+        return Simple(tuple(words), tuple(stdin), frozenset(literal))
 
     def redirected(self, body: Node, statement: Node) -> Simple:
         """A command with redirections after it: heredoc bodies are its input, and the
         words after a redirection's target are its arguments (``go >x test``: the grammar
         reads ``test`` as a second target)."""
         simple = self.command(body)
-        words, stdin = list(simple.words), list(simple.stdin)
+        words, stdin, literal = list(simple.words), list(simple.stdin), set(simple.literal)
         for redirect in statement.children:
             if redirect.type == "file_redirect":
                 targets = [c for c in redirect.named_children if c.type != "file_descriptor"]
-                words.extend(self.word(c) for c in targets[1:])
+                for target in targets[1:]:
+                    if self.literal(target):
+                        literal.add(len(words))
+                    words.append(self.word(target))
             elif redirect.type == "heredoc_redirect":
                 stdin.extend(self.text(c) for c in redirect.children if c.type == "heredoc_body")
-        return Simple(tuple(words), tuple(stdin))
+        return Simple(tuple(words), tuple(stdin), frozenset(literal))
 
     def pipeline(self, node: Node) -> Iterator[tuple[Simple | None, Node]]:
         """Each stage of a pipeline (a command, with what an ``echo``/``printf`` stage
