@@ -1,21 +1,22 @@
-"""Mutation testing of the guard's judgement, its rules and the table parser: one score.
+"""Mutation testing of the guard's judgement and rules, the table parser and the command
+check's matching: one command, one score.
 
     python scripts/mutation.py                  # mutmut, then the table mutants, the score
-    python scripts/mutation.py --tables         # the table mutants only (about 4 minutes)
-    python scripts/mutation.py --module judge   # one module only (judge, rules or _table)
+    python scripts/mutation.py --tables         # the table mutants only
+    python scripts/mutation.py --module judge   # one module: judge, rules, _table, matching
 
 mutmut 3 (config: ``[tool.mutmut]`` in pyproject.toml) mutates the functions of
-``guard/judge.py``, ``guard/rules.py`` and ``ledgers/_table.py`` and runs the fast,
-git-free tests that cover them. It never mutates module-level code, and the guard's policy
-lives in module-level tables (``RULES``; judge's modes and codes), the parser's in its
-patterns; so this script then mutates those itself,
-one AST edit at a time (delete a dict entry, a tuple element or a keyword argument, flip a
-bool, change a string; drop one character of a compiled pattern), and runs the same tests
-on each. ``--workers`` (default 2) bounds both mutmut's children and the table runs.
+``guard/judge.py``, ``guard/rules.py``, ``ledgers/_table.py`` and ``agents/matching.py``
+and runs the fast, git-free tests that cover them. It never mutates module-level code, and
+the guard's policy lives in module-level tables (``RULES``; judge's modes and codes), the
+parser's in its patterns; so this script then mutates those itself, one AST edit at a time
+(delete a dict entry, a set, tuple or list element or a keyword argument, flip a bool,
+change a string; drop one character of a compiled pattern), and runs the same tests on
+each. ``--workers`` (default 2) bounds both mutmut's children and the table runs.
 
 The score is killed / (total - equivalent). EQUIVALENT lists, by mutmut's name or by the
 table mutant's description, each surviving mutant that no test can kill, with the reason.
-Nothing here runs in CI: a full run takes about 8 minutes on two cores.
+Nothing here runs in CI: a full run takes about 15 minutes on two shared cores.
 """
 
 from __future__ import annotations
@@ -43,8 +44,10 @@ TABLES = {
     "src/rehydrate/guard/judge.py": ("ZERO", "REGULAR", "_PARSE_CODES", "ABSENT"),
     "src/rehydrate/guard/rules.py": ("RULES", "_IMMUTABLE", "_SETTLED"),
     "src/rehydrate/ledgers/_table.py": ("_DELIMITER_CELL", "_SPACES", "_UNESCAPED_PIPE"),
+    "src/rehydrate/agents/matching.py": ("_SETUP",),
 }
 _JUDGE = "rehydrate.guard.judge.x_"
+_PARSER = "rehydrate.guard.judge.xǁParserǁ"  # mutmut's name for a method of a class
 _GUARD = "rehydrate.guard.rules.x_"
 _TABLE = "rehydrate.ledgers._table.x_"
 _NO_STATUS = (
@@ -79,11 +82,14 @@ EQUIVALENT: dict[str, str] = {
     "path passes the parsed ledger, the fast path judges only a new side that parses",
     _JUDGE + "_not_a_ledger__mutmut_19": "git's raw diff gives the zero id with mode 000000 "
     "and only then (a path absent on that side), and the drivers take both from it",
-    _JUDGE + "_judge__mutmut_71": "every LedgerParseError the parser raises names its file "
+    _PARSER + "parse__mutmut_7": "parse_file names ``where`` only for a blob without bytes "
+    "and mode, and the parser always gives both",
+    _PARSER + "parse__mutmut_14": "parse_file reads a Blob's path, bytes and mode, never its id",
+    _JUDGE + "judge__mutmut_71": "every LedgerParseError the parser raises names its file "
     "(the path it was given), so parse_violation never falls back to the path",
-    _JUDGE + "_judge__mutmut_90": "_excused reads the new side only when merged is None, "
+    _JUDGE + "judge__mutmut_90": "_excused reads the new side only when merged is None, "
     "and here merged is the parsed ledger",
-    _JUDGE + "_judge__mutmut_92": "with merged None _excused parses the new side again, "
+    _JUDGE + "judge__mutmut_92": "with merged None _excused parses the new side again, "
     "and the parser's cache returns the same Ledger",
     _GUARD + "level_code__mutmut_13": "the strength test is reached only for two different "
     "levels of one polarity, or for MAY as the new level: never equal strengths",
@@ -115,25 +121,25 @@ EQUIVALENT: dict[str, str] = {
     _GUARD + "_item_violations__mutmut_76": _NO_STATUS,
     _GUARD + "_item_violations__mutmut_79": _NO_STATUS,
     _GUARD + "_item_violations__mutmut_81": _NO_ITEM,
-    _GUARD + "_task_revision__mutmut_5": "a Task ledger always has a revision (the parser "
+    _GUARD + "_task_revision__mutmut_49": "a Task ledger always has a revision (the parser "
     "refuses revision_invalid): the None test is there for the type checker",
-    _TABLE + "parse_table__mutmut_89": _FAST,
-    _TABLE + "parse_table__mutmut_90": _FAST,
-    _TABLE + "parse_table__mutmut_100": "a table's lines are consecutive, so its first row "
+    _TABLE + "parse_table__mutmut_81": _FAST,
+    _TABLE + "parse_table__mutmut_82": _FAST,
+    _TABLE + "parse_table__mutmut_92": "a table's lines are consecutive, so its first row "
     "is at delim_no + 1 either way",
-    _TABLE + "parse_table__mutmut_105": "as parse_table__mutmut_100",
+    _TABLE + "parse_table__mutmut_97": "as parse_table__mutmut_92",
+    _TABLE + "parse_table__mutmut_128": _FAST,
+    _TABLE + "parse_table__mutmut_130": _FAST,
+    _TABLE + "parse_table__mutmut_131": _FAST,
+    _TABLE + "parse_table__mutmut_132": _FAST,
+    _TABLE + "parse_table__mutmut_134": _FAST,
     _TABLE + "parse_table__mutmut_136": _FAST,
-    _TABLE + "parse_table__mutmut_138": _FAST,
-    _TABLE + "parse_table__mutmut_139": _FAST,
-    _TABLE + "parse_table__mutmut_140": _FAST,
-    _TABLE + "parse_table__mutmut_142": _FAST,
-    _TABLE + "parse_table__mutmut_144": _FAST,
-    _TABLE + "parse_table__mutmut_146": _ESCAPE,
-    _TABLE + "parse_table__mutmut_147": _ESCAPE,
-    _TABLE + "parse_table__mutmut_158": "a separator that never occurs gives one cell: "
+    _TABLE + "parse_table__mutmut_138": _ESCAPE,
+    _TABLE + "parse_table__mutmut_139": _ESCAPE,
+    _TABLE + "parse_table__mutmut_150": "a separator that never occurs gives one cell: "
     "right for a one-column row, and any other row falls back to split_row",
-    _TABLE + "parse_table__mutmut_162": _FALLBACK,
-    _TABLE + "parse_table__mutmut_163": _FALLBACK,
+    _TABLE + "parse_table__mutmut_154": _FALLBACK,
+    _TABLE + "parse_table__mutmut_155": _FALLBACK,
     "_table._DELIMITER_CELL line 15: drop '^' at 0: ':?-+:?$'": "the pattern is used with "
     "match(), which anchors at the start anyway",
 }
@@ -296,7 +302,7 @@ def _prefix(module: str) -> str:
     for path in TABLES:
         if Path(path).stem == module:
             dotted = path.removeprefix("src/").removesuffix(".py").replace("/", ".")
-            return f"{dotted}.x_"
+            return f"{dotted}.x"  # x_function, xǁClassǁmethod
     return ""
 
 

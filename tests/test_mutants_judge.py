@@ -182,3 +182,13 @@ def test_a_merged_ledger_parsed_for_the_excuse_keeps_its_path() -> None:
     assert judge_change(side(OURS), side(MERGED), merge) == []
     later = judge_change(side(OURS), side(MERGED), context(parser))
     assert {(v.code, v.path) for v in later} == {("immutable_cell_changed", PATH)}
+
+
+def test_the_bytes_of_a_symlink_are_never_read_as_a_ledger() -> None:
+    """A symlinked ledger replaced by a regular file is compared as 'no ledger yet', even
+    if the link's bytes happened to read as a ledger; the regular old side is compared."""
+    body = FAILURES.encode()
+    link = Side("120000", Side.of(body).blob, body)
+    new = side(FAILURES.replace(F2, ""))
+    assert judge_change(link, new, context()) == []
+    assert [v.code for v in judge_change(side(FAILURES), new, context())] == ["row_deleted"]
