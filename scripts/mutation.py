@@ -46,6 +46,8 @@ TABLES = {
     "src/rehydrate/ledgers/_table.py": ("_DELIMITER_CELL", "_SPACES", "_UNESCAPED_PIPE"),
     "src/rehydrate/agents/matching.py": ("_SETUP",),
 }
+_MATCH = "rehydrate.agents.matching.x_"
+_CACHE = "bypasses the span cache (every span read again): the same commands, only slower"
 _JUDGE = "rehydrate.guard.judge.x_"
 _PARSER = "rehydrate.guard.judge.xǁParserǁ"  # mutmut's name for a method of a class
 _GUARD = "rehydrate.guard.rules.x_"
@@ -77,6 +79,13 @@ _FALLBACK = (
 )
 # Surviving mutants that no test can kill, and why (the parser's and the tables' guarantees).
 EQUIVALENT: dict[str, str] = {
+    _MATCH + "attempts_in_cell__mutmut_19": "without code spans the loop runs once, over "
+    "the whole cell, so break and continue both end it",
+    _MATCH + "attempts_in_cell__mutmut_20": _CACHE,
+    _MATCH + "attempts_in_cell__mutmut_21": _CACHE,
+    _MATCH + "attempts_in_cell__mutmut_37": _CACHE,
+    _MATCH + "attempts_in_cell__mutmut_30": "a span of one command: the filter keeps it, or "
+    "falls back to it when it is a set-up step",
     _JUDGE + "_excused__mutmut_13": "with no other parent excuse_merge excuses nothing "
     "(every excuse names another parent's item), and merged is never None there: the slow "
     "path passes the parsed ledger, the fast path judges only a new side that parses",

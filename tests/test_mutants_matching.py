@@ -11,8 +11,10 @@ from typing import NamedTuple
 
 import pytest
 
+from rehydrate.agents import matching
 from rehydrate.agents.commandline import read
-from rehydrate.agents.matching import MAX_SPANS, Hit, attempts_in_cell, hits_in
+from rehydrate.agents.matching import MAX_SPANS, Hit, attempts_in_cell, commands_in, hits_in
+from rehydrate.agents.shell import TEXT_BUDGET, Budget
 
 PATH = "docs/Failed_Attempts.md"
 
@@ -23,6 +25,13 @@ class Row(NamedTuple):
     tried: str
     failure: str = "it failed"
     workaround: str = "do the other thing"
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test reads its cells afresh (the span cache would otherwise answer from an
+    earlier test, and the reading code would go untested)."""
+    monkeypatch.setattr(matching, "_READ", {})
 
 
 def hits(command: str, *rows: Row) -> list[tuple[str, str, str, str]]:
@@ -142,7 +151,11 @@ def test_the_advice_and_the_text_name_the_row() -> None:
     (hit,) = hits_in(read("go test ./..."), [row], PATH)
     advice = hit.advice()
     assert f"close to failed attempt F-002 in {PATH}:9" in advice
-    assert "same program and subcommand" in advice
+    assert advice.split("\n~~~~")[0] == (
+        f"rehydrate: allowed, but this is close to failed attempt F-002 in {PATH}:9 (same "
+        "program and subcommand, other options, arguments or environment); the row is "
+        "quoted below. Make sure this is not the same attempt again."
+    )
     for said in ("Attempt: go test -race ./...", "Failure: flaky", "Workaround: go test"):
         assert said in advice
     assert str(hit) == (
@@ -164,3 +177,51 @@ def test_a_set_up_step_is_no_attempt(step: str) -> None:
     assert [c.text for c in attempts_in_cell(cell)] == ["npm ci"]
     assert [k for _, k, _, _ in hits("npm ci", Row("F-001", 8, cell))] == ["exact"]
     assert hits(f"{step} x", Row("F-001", 8, cell)) == []
+
+
+def test_the_first_exact_attempt_is_named() -> None:
+    """Of two attempts in a row that the command both repeats, the first is named."""
+    row = Row("F-001", 8, "`npm ci` then `npm ci --verbose`")
+    assert hits("npm ci", row) == [("F-001", "exact", "npm ci", "npm ci")]
+    assert hits("npm ci --verbose", Row("F-001", 8, "`npm ci --verbose` then `npm ci`")) == [
+        ("F-001", "exact", "npm ci --verbose", "npm ci --verbose")
+    ]
+
+
+def test_commands_in_reads_every_simple_command() -> None:
+    assert [c.text for c in commands_in("cd app && npm ci")] == ["cd app", "npm ci"]
+    assert commands_in("") == []
+
+
+def test_a_reading_cut_short_is_not_remembered() -> None:
+    """A cell read under a spent budget misses the script ``bash -c`` runs; read again
+    with a budget to spare, the script is there (the short reading was not kept)."""
+    cell = "`bash -c 'npm ci'`"
+    assert [c.text for c in attempts_in_cell(cell, Budget(text=1))] == ["bash -c npm ci"]
+    assert [c.text for c in attempts_in_cell(cell)] == ["bash -c npm ci", "npm ci"]
+    assert [c.text for c in attempts_in_cell(cell)] == ["bash -c npm ci", "npm ci"]
+
+
+def test_the_span_cache_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    full = {f"tool{i} run": [] for i in range(matching._READ_KEPT)}
+    monkeypatch.setattr(matching, "_READ", full)
+    assert [c.text for c in attempts_in_cell("`npm ci`")] == ["npm ci"]
+    assert len(matching._READ) <= matching._READ_KEPT and "npm ci" in matching._READ
+
+
+def test_a_code_span_is_read_without_its_backticks() -> None:
+    assert [c.text for c in attempts_in_cell("ran ``npm ci`` here")] == ["npm ci"]
+    assert [c.text for c in attempts_in_cell("`npm ci` and then `make` again")] == [
+        "npm ci",
+        "make",
+    ]
+
+
+def test_one_check_spends_one_budget_on_all_its_rows() -> None:
+    """The shell text one check reads is bounded over all its rows, not per row (issue
+    13: a ledger of megabyte cells must not cost minutes): past the budget a row's nested
+    script is not unwrapped. The same row on its own is refused."""
+    nested = Row("F-002", 2, "`bash -c 'go vet'`")
+    big = Row("F-001", 1, "`echo " + "x" * (TEXT_BUDGET + 1) + "`")
+    assert hits("go vet", big, nested) == []
+    assert hits("go vet", nested) == [("F-002", "exact", "go vet", "go vet")]
