@@ -1,18 +1,22 @@
-"""Mutation testing of the guard's rules and the table parser: one command, one score.
+"""Mutation testing of the guard's judgement and rules, the table parser and the command
+check's matching: one command, one score.
 
-    python scripts/mutation.py          # mutmut, then the table mutants, then the score
-    python scripts/mutation.py --tables # the table mutants only (about 4 minutes)
+    python scripts/mutation.py                  # mutmut, then the table mutants, the score
+    python scripts/mutation.py --tables         # the table mutants only
+    python scripts/mutation.py --module judge   # one module: judge, rules, _table, matching
 
 mutmut 3 (config: ``[tool.mutmut]`` in pyproject.toml) mutates the functions of
-``guard/rules.py`` and ``ledgers/_table.py`` and runs the fast, git-free tests that cover
-them. It never mutates module-level code, and the guard's policy lives in a module-level
-table (``RULES``), the parser's in its patterns; so this script then mutates those itself,
-one AST edit at a time (delete a dict entry, a tuple element or a keyword argument, flip a
-bool, change a string; drop one character of a pattern), and runs the same tests on each.
+``guard/judge.py``, ``guard/rules.py``, ``ledgers/_table.py`` and ``agents/matching.py``
+and runs the fast, git-free tests that cover them. It never mutates module-level code, and
+the guard's policy lives in module-level tables (``RULES``; judge's modes and codes), the
+parser's in its patterns; so this script then mutates those itself, one AST edit at a time
+(delete a dict entry, a set, tuple or list element or a keyword argument, flip a bool,
+change a string; drop one character of a compiled pattern), and runs the same tests on
+each. ``--workers`` (default 2) bounds both mutmut's children and the table runs.
 
 The score is killed / (total - equivalent). EQUIVALENT lists, by mutmut's name or by the
 table mutant's description, each surviving mutant that no test can kill, with the reason.
-Nothing here runs in CI: a full run takes about 8 minutes on two cores.
+Nothing here runs in CI: a full run takes about 15 minutes on two shared cores.
 """
 
 from __future__ import annotations
@@ -37,9 +41,20 @@ from typing import Any, NamedTuple
 ROOT = Path(__file__).resolve().parents[1]
 # module -> module-level names whose values are mutated here (mutmut leaves them alone)
 TABLES = {
+    "src/rehydrate/guard/judge.py": ("ZERO", "REGULAR", "_PARSE_CODES", "ABSENT"),
     "src/rehydrate/guard/rules.py": ("RULES", "_IMMUTABLE", "_SETTLED"),
     "src/rehydrate/ledgers/_table.py": ("_DELIMITER_CELL", "_SPACES", "_UNESCAPED_PIPE"),
+    "src/rehydrate/agents/matching.py": ("_SETUP",),
 }
+_MATCH = "rehydrate.agents.matching.x_"
+_CACHE = "bypasses the span cache (every span read again): the same commands, only slower"
+_READ_AWAY = (
+    "commandline.read never yields export, unset or ':' as a command (it reads them as "
+    "changes to its variables), so these set-up names are never looked up"
+)
+_SETUP_SET = '{"cd", "pushd", "popd", "export", "source", ".", "set", "echo", "true"'
+_JUDGE = "rehydrate.guard.judge.x_"
+_PARSER = "rehydrate.guard.judge.xǁParserǁ"  # mutmut's name for a method of a class
 _GUARD = "rehydrate.guard.rules.x_"
 _TABLE = "rehydrate.ledgers._table.x_"
 _NO_STATUS = (
@@ -69,6 +84,33 @@ _FALLBACK = (
 )
 # Surviving mutants that no test can kill, and why (the parser's and the tables' guarantees).
 EQUIVALENT: dict[str, str] = {
+    "matching._SETUP line 30:28: change 'export'": _READ_AWAY,
+    f'matching._SETUP line 30:4: delete ":" from {_SETUP_SET}': _READ_AWAY,
+    f'matching._SETUP line 30:4: delete "export" from {_SETUP_SET}': _READ_AWAY,
+    f'matching._SETUP line 30:4: delete "unset" from {_SETUP_SET}': _READ_AWAY,
+    "matching._SETUP line 30:76: change 'unset'": _READ_AWAY,
+    "matching._SETUP line 30:95: change ':'": _READ_AWAY,
+    _MATCH + "attempts_in_cell__mutmut_19": "without code spans the loop runs once, over "
+    "the whole cell, so break and continue both end it",
+    _MATCH + "attempts_in_cell__mutmut_20": _CACHE,
+    _MATCH + "attempts_in_cell__mutmut_21": _CACHE,
+    _MATCH + "attempts_in_cell__mutmut_37": _CACHE,
+    _MATCH + "attempts_in_cell__mutmut_30": "a span of one command: the filter keeps it, or "
+    "falls back to it when it is a set-up step",
+    _JUDGE + "_excused__mutmut_13": "with no other parent excuse_merge excuses nothing "
+    "(every excuse names another parent's item), and merged is never None there: the slow "
+    "path passes the parsed ledger, the fast path judges only a new side that parses",
+    _JUDGE + "_not_a_ledger__mutmut_19": "git's raw diff gives the zero id with mode 000000 "
+    "and only then (a path absent on that side), and the drivers take both from it",
+    _PARSER + "parse__mutmut_7": "parse_file names ``where`` only for a blob without bytes "
+    "and mode, and the parser always gives both",
+    _PARSER + "parse__mutmut_14": "parse_file reads a Blob's path, bytes and mode, never its id",
+    _JUDGE + "judge__mutmut_71": "every LedgerParseError the parser raises names its file "
+    "(the path it was given), so parse_violation never falls back to the path",
+    _JUDGE + "judge__mutmut_90": "_excused reads the new side only when merged is None, "
+    "and here merged is the parsed ledger",
+    _JUDGE + "judge__mutmut_92": "with merged None _excused parses the new side again, "
+    "and the parser's cache returns the same Ledger",
     _GUARD + "level_code__mutmut_13": "the strength test is reached only for two different "
     "levels of one polarity, or for MAY as the new level: never equal strengths",
     _GUARD + "_first_difference__mutmut_4": "zip(strict=None) is zip(strict=False)",
@@ -99,25 +141,25 @@ EQUIVALENT: dict[str, str] = {
     _GUARD + "_item_violations__mutmut_76": _NO_STATUS,
     _GUARD + "_item_violations__mutmut_79": _NO_STATUS,
     _GUARD + "_item_violations__mutmut_81": _NO_ITEM,
-    _GUARD + "_task_revision__mutmut_5": "a Task ledger always has a revision (the parser "
+    _GUARD + "_task_revision__mutmut_49": "a Task ledger always has a revision (the parser "
     "refuses revision_invalid): the None test is there for the type checker",
-    _TABLE + "parse_table__mutmut_89": _FAST,
-    _TABLE + "parse_table__mutmut_90": _FAST,
-    _TABLE + "parse_table__mutmut_100": "a table's lines are consecutive, so its first row "
+    _TABLE + "parse_table__mutmut_81": _FAST,
+    _TABLE + "parse_table__mutmut_82": _FAST,
+    _TABLE + "parse_table__mutmut_92": "a table's lines are consecutive, so its first row "
     "is at delim_no + 1 either way",
-    _TABLE + "parse_table__mutmut_105": "as parse_table__mutmut_100",
+    _TABLE + "parse_table__mutmut_97": "as parse_table__mutmut_92",
+    _TABLE + "parse_table__mutmut_128": _FAST,
+    _TABLE + "parse_table__mutmut_130": _FAST,
+    _TABLE + "parse_table__mutmut_131": _FAST,
+    _TABLE + "parse_table__mutmut_132": _FAST,
+    _TABLE + "parse_table__mutmut_134": _FAST,
     _TABLE + "parse_table__mutmut_136": _FAST,
-    _TABLE + "parse_table__mutmut_138": _FAST,
-    _TABLE + "parse_table__mutmut_139": _FAST,
-    _TABLE + "parse_table__mutmut_140": _FAST,
-    _TABLE + "parse_table__mutmut_142": _FAST,
-    _TABLE + "parse_table__mutmut_144": _FAST,
-    _TABLE + "parse_table__mutmut_146": _ESCAPE,
-    _TABLE + "parse_table__mutmut_147": _ESCAPE,
-    _TABLE + "parse_table__mutmut_158": "a separator that never occurs gives one cell: "
+    _TABLE + "parse_table__mutmut_138": _ESCAPE,
+    _TABLE + "parse_table__mutmut_139": _ESCAPE,
+    _TABLE + "parse_table__mutmut_150": "a separator that never occurs gives one cell: "
     "right for a one-column row, and any other row falls back to split_row",
-    _TABLE + "parse_table__mutmut_162": _FALLBACK,
-    _TABLE + "parse_table__mutmut_163": _FALLBACK,
+    _TABLE + "parse_table__mutmut_154": _FALLBACK,
+    _TABLE + "parse_table__mutmut_155": _FALLBACK,
     "_table._DELIMITER_CELL line 15: drop '^' at 0: ':?-+:?$'": "the pattern is used with "
     "match(), which anchors at the start anyway",
 }
@@ -152,7 +194,7 @@ def _edits(tree: ast.Module, value: ast.expr, source: str) -> Iterator[tuple[str
             for i, (key, item) in enumerate(zip(node.keys, node.values, strict=True)):
                 what = f"{_segment(source, key) if key else '**'}: {_segment(source, item)}"
                 yield f"{line}: delete entry {what}", ("dict", at, i)
-        elif isinstance(node, ast.Tuple | ast.List):
+        elif isinstance(node, ast.Tuple | ast.List | ast.Set):
             whole = _segment(source, node)
             for i, item in enumerate(node.elts):
                 yield f"{line}: delete {_segment(source, item)} from {whole}", ("elts", at, i)
@@ -195,9 +237,20 @@ def _pattern_mutants(tree: ast.Module, pattern: ast.Constant, label: str) -> Ite
     pattern.value = original
 
 
-def table_mutants() -> Iterator[Mutant]:
+def _compiled(value: ast.expr) -> bool:
+    """``re.compile(...)``: its first argument is a pattern, mutated a character at a time."""
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr == "compile"
+    )
+
+
+def table_mutants(module: str = "") -> Iterator[Mutant]:
     """Every single edit of the TABLES values (or of their pattern), as whole sources."""
     for path, names in TABLES.items():
+        if module and Path(path).stem != module:
+            continue
         source = (ROOT / path).read_text()
         tree = ast.parse(source)
         for stmt in tree.body:
@@ -207,7 +260,7 @@ def table_mutants() -> Iterator[Mutant]:
                 if name not in names:
                     continue
                 label, value = f"{Path(path).stem}.{name}", stmt.value
-                first = value.args[0] if isinstance(value, ast.Call) and value.args else None
+                first = value.args[0] if _compiled(value) and value.args else None
                 if isinstance(first, ast.Constant) and isinstance(first.value, str):
                     edits = _pattern_mutants(tree, first, f"{label} line {stmt.lineno}")
                     yield from (m._replace(path=path) for m in edits)
@@ -228,9 +281,9 @@ def _run_tests(src_root: Path, env: dict[str, str], timeout: float) -> str:
     return "survived" if done.returncode == 0 else "killed"
 
 
-def run_tables(env: dict[str, str], workers: int = 2) -> dict[str, str]:
+def run_tables(env: dict[str, str], workers: int = 2, module: str = "") -> dict[str, str]:
     """Each table mutant's fate, each run against its own copy of src/ (one module changed)."""
-    mutants = list(table_mutants())
+    mutants = list(table_mutants(module))
     assert len({m.name for m in mutants}) == len(mutants), "table mutant names must be unique"
     with tempfile.TemporaryDirectory(prefix="rehydrate-mutants-") as tmp:
         copies: queue.Queue[Path] = queue.Queue()
@@ -264,8 +317,20 @@ def run_tables(env: dict[str, str], workers: int = 2) -> dict[str, str]:
     return {m.name: fate for m, fate in zip(mutants, fates, strict=True)}
 
 
-def run_mutmut(env: dict[str, str]) -> dict[str, str]:
-    subprocess.run([sys.executable, "-m", "mutmut", "run"], cwd=ROOT, env=env, check=True)
+def _prefix(module: str) -> str:
+    """mutmut's name prefix for the functions of ``module`` ("" : every module)."""
+    for path in TABLES:
+        if Path(path).stem == module:
+            dotted = path.removeprefix("src/").removesuffix(".py").replace("/", ".")
+            return f"{dotted}.x"  # x_function, xǁClassǁmethod
+    return ""
+
+
+def run_mutmut(env: dict[str, str], workers: int = 2, module: str = "") -> dict[str, str]:
+    prefix = _prefix(module)
+    names = [f"{prefix}*"] if prefix else []
+    command = [sys.executable, "-m", "mutmut", "run", "--max-children", str(workers)]
+    subprocess.run([*command, *names], cwd=ROOT, env=env, check=True)
     listing = subprocess.run(
         [sys.executable, "-m", "mutmut", "results", "--all", "true"],
         cwd=ROOT,
@@ -275,7 +340,7 @@ def run_mutmut(env: dict[str, str]) -> dict[str, str]:
         check=True,
     ).stdout
     found = re.findall(r"^\s*(\S+): (.+?)\s*$", listing, re.MULTILINE)
-    return {name: status for name, status in found}
+    return {name: status for name, status in found if name.startswith(prefix)}
 
 
 def report(results: dict[str, str]) -> float:
@@ -307,13 +372,16 @@ def report(results: dict[str, str]) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", action="store_true", help="the table mutants only")
+    modules = sorted(Path(p).stem for p in TABLES)
+    parser.add_argument("--module", choices=modules, default="", help="this module only")
+    parser.add_argument("--workers", type=int, default=2, help="parallel runs (default 2)")
     args = parser.parse_args()
     # A private temp root: pytest's cleanup of a crowded shared /tmp/pytest-of-<user>
     # otherwise costs minutes per test run.
     with tempfile.TemporaryDirectory(prefix="rehydrate-mutation-tmp-") as temproot:
         env = {**os.environ, "PYTEST_DEBUG_TEMPROOT": temproot}
-        results = {} if args.tables else run_mutmut(env)
-        results.update(run_tables(env))
+        results = {} if args.tables else run_mutmut(env, args.workers, args.module)
+        results.update(run_tables(env, args.workers, args.module))
     return 0 if report(results) >= 0.95 else 1
 
 
