@@ -171,12 +171,19 @@ SETUP = ("cd", "pushd", "popd", "export", "source", ".", "set", "echo", "true", 
 
 @pytest.mark.parametrize("step", [*SETUP, "printf", ":"])
 def test_a_set_up_step_is_no_attempt(step: str) -> None:
-    """``cd x && npm ci`` records the attempt ``npm ci``: running ``npm ci`` again
-    elsewhere is refused, and the set-up step alone is not."""
+    """``export X=1 && npm ci`` records the attempt ``npm ci``: running ``npm ci`` again is
+    refused, and the set-up step alone is not; after ``cd x`` the attempt is ``npm ci``
+    run in x (docs/check-command.md, *working directory*)."""
     cell = f"`{step} x && npm ci`"
     assert [c.text for c in attempts_in_cell(cell)] == ["npm ci"]
-    assert [k for _, k, _, _ in hits("npm ci", Row("F-001", 8, cell))] == ["exact"]
     assert hits(f"{step} x", Row("F-001", 8, cell)) == []
+    if step in ("cd", "pushd"):  # the attempt ran in x: there it is the same act
+        assert [k for _, k, _, _ in hits(f"{step} x && npm ci", Row("F-001", 8, cell))] == ["exact"]
+        assert hits("npm ci", Row("F-001", 8, cell)) == []  # at the root: another act
+    elif step == "popd":  # `popd x`: a directory not known, never refused
+        assert hits(f"{step} x && npm ci", Row("F-001", 8, cell)) == []
+    else:
+        assert [k for _, k, _, _ in hits("npm ci", Row("F-001", 8, cell))] == ["exact"]
 
 
 def test_the_first_exact_attempt_is_named() -> None:
