@@ -57,7 +57,8 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.conftest import git, run
+
+from conftest import git, run
 
 ROWS = {
     "push": "git push --force origin main",

@@ -275,7 +275,12 @@ def test_init_wires_the_guard_and_keeps_the_users_hook(
     repo: Path, manager: Manager, tools: Npm
 ) -> None:
     before = _wired(repo, manager, tools)
-    assert _snapshot(repo / manager.hooks) == before  # nothing of the manager's renamed
+    after = _snapshot(repo / manager.hooks)
+    # nothing of the manager's renamed or rewritten; the manager may add a hook itself
+    # for an event init wired in its config (lefthook reinstalls when lefthook.yml changed,
+    # which it notices by time: the first commit may or may not add pre-merge-commit)
+    assert {name: after.get(name) for name in before} == before
+    assert set(after) - set(before) <= {"pre-merge-commit"}
     config = (repo / manager.config).read_text()
     assert BEGIN in config and "rehydrate guard --staged" in config
     kept = "# the team's hooks" if manager.name != "husky" else USER_HOOK
