@@ -84,12 +84,12 @@ _FALLBACK = (
 )
 # Surviving mutants that no test can kill, and why (the parser's and the tables' guarantees).
 EQUIVALENT: dict[str, str] = {
-    "matching._SETUP line 30:28: change 'export'": _READ_AWAY,
-    f'matching._SETUP line 30:4: delete ":" from {_SETUP_SET}': _READ_AWAY,
-    f'matching._SETUP line 30:4: delete "export" from {_SETUP_SET}': _READ_AWAY,
-    f'matching._SETUP line 30:4: delete "unset" from {_SETUP_SET}': _READ_AWAY,
-    "matching._SETUP line 30:76: change 'unset'": _READ_AWAY,
-    "matching._SETUP line 30:95: change ':'": _READ_AWAY,
+    "matching._SETUP line 29:28: change 'export'": _READ_AWAY,
+    f'matching._SETUP line 29:4: delete ":" from {_SETUP_SET}': _READ_AWAY,
+    f'matching._SETUP line 29:4: delete "export" from {_SETUP_SET}': _READ_AWAY,
+    f'matching._SETUP line 29:4: delete "unset" from {_SETUP_SET}': _READ_AWAY,
+    "matching._SETUP line 29:76: change 'unset'": _READ_AWAY,
+    "matching._SETUP line 29:95: change ':'": _READ_AWAY,
     _MATCH + "attempts_in_cell__mutmut_19": "without code spans the loop runs once, over "
     "the whole cell, so break and continue both end it",
     _MATCH + "attempts_in_cell__mutmut_20": _CACHE,
