@@ -1211,6 +1211,12 @@ HOLDOUT_2: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("eval cd sub && rm -rf build", A, N),
             ("eval 'true && cd sub' && rm -rf build", A, N),
             ("eval eval cd sub && rm -rf build", A, N),
+            # a run of evals is one text, however long (it never passes the nesting bound)
+            ("eval eval eval eval eval eval rm -rf build", R, S),
+            ("eval " * 12 + "rm -rf build", R, S),
+            ("eval -- " + "eval " * 12 + "rm -rf build", R, S),
+            ("eval " * 12 + "rm -rf build2", A, N),
+            ("eval " * 12 + "cd sub && rm -rf build", A, N),
             ("command -v cd >/dev/null; rm -rf build", R, S),
             ("eval echo cd; rm -rf build", R, S),
             ("builtin cd . && rm -rf build", R, S),

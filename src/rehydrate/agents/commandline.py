@@ -792,7 +792,6 @@ class Reading(NamedTuple):
 
 
 _NOT_KNOWN_HERE = "$?"  # a `cd` target whose directory is not known (`_join` reads "$")
-MAX_EVAL_DEPTH = 4  # `eval eval … cd`: deeper, the directory is not known
 
 
 def _directory_change(
@@ -819,9 +818,11 @@ def _directory_change(
         return (head, _NOT_KNOWN_HERE) if searched else words[index:]
     if head != "eval":
         return None
-    if depth >= MAX_EVAL_DEPTH:
-        return ("cd", _NOT_KNOWN_HERE)
-    inner = shell.parse(" ".join(words[index + 1 :]), budget).commands
+    while index < len(words) and words[index] == "eval":  # `eval eval cd sub`: one text
+        index += 1
+    if depth >= MAX_DEPTH:  # nested deeper than the reader reads: nothing there runs checked
+        return None
+    inner = shell.parse(" ".join(words[index:]), budget).commands
     if any(_directory_change(s.words, budget, depth + 1) for s in inner):
         return ("cd", _NOT_KNOWN_HERE)  # `eval 'cd sub'`: followed inside, not here
     return None
@@ -890,9 +891,11 @@ def _handed_on(command: Command, simple: shell.Simple) -> Iterator[str | tuple[s
     args = command.words + command.rest
     program = command.program
     if program == "eval":  # eval reads its words joined: `eval "$(echo go test)"` too
-        yield _ECHOED_LINE.sub(
-            lambda m: m[1] or m[2], " ".join(args[1:] if args[:1] == ("--",) else args)
-        )
+        args = args[1:] if args[:1] == ("--",) else args
+        skip = 0
+        while skip < len(args) and args[skip] == "eval":  # `eval eval X` is `eval X`: one
+            skip += 1  # level, so that a run of evals never passes the nesting bound
+        yield _ECHOED_LINE.sub(lambda m: m[1] or m[2], " ".join(args[skip:]))
     elif program in SCRIPT_RUNNERS:
         yield from _runner_script(program, args)
     elif program in SHELLS:
