@@ -12,34 +12,20 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from conftest import commit, git, scaffold
-
 NEVER = ("dataclasses", "inspect")  # on no path of the hook
 GRAMMAR = ("tree_sitter", "tree_sitter_bash")  # for text that is not plain words only
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    path = tmp_path / "repo"
-    path.mkdir()
-    git(path, "init", "-q")
-    scaffold(path)
-    commit(path, "init ledgers")
-    return path
-
-
-def _imported(repo: Path, tool: str, tool_input: dict[str, object]) -> tuple[str, list[str]]:
+def _imported(ledger_repo: Path, tool: str, tool_input: dict[str, object]) -> tuple[str, list[str]]:
     """The hook's stdout and the modules it imported, on ledgers parsed before (the first
     call parses them, which is not the path an agent pays on every call)."""
     raw = json.dumps(
-        {"session_id": "s", "cwd": str(repo), "tool_name": tool, "tool_input": tool_input}
+        {"session_id": "s", "cwd": str(ledger_repo), "tool_name": tool, "tool_input": tool_input}
     )
     argv = [sys.executable, "-X", "importtime", "-I", "-m", "rehydrate"]
     argv += ["hook", "claude", "pre-tool-use"]
     for _ in range(2):
-        proc = subprocess.run(argv, cwd=repo, input=raw, capture_output=True, text=True)
+        proc = subprocess.run(argv, cwd=ledger_repo, input=raw, capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
     lines = proc.stderr.splitlines()
     return proc.stdout, [
@@ -47,37 +33,37 @@ def _imported(repo: Path, tool: str, tool_input: dict[str, object]) -> tuple[str
     ]
 
 
-def test_an_allowed_plain_command_imports_no_dataclasses_and_no_grammar(repo: Path) -> None:
-    out, imported = _imported(repo, "Bash", {"command": "npm run lint"})
+def test_an_allowed_plain_command_imports_no_dataclasses_and_no_grammar(ledger_repo: Path) -> None:
+    out, imported = _imported(ledger_repo, "Bash", {"command": "npm run lint"})
     assert out == ""  # allowed, nothing said
     assert "rehydrate.agents.tools" in imported  # the check ran
     assert "rehydrate.agents.commandline" in imported  # ... and read the command
     assert not [m for m in imported if m in NEVER or m.split(".")[0] in GRAMMAR]
 
 
-def test_a_two_command_line_loads_the_grammar_but_no_dataclasses(repo: Path) -> None:
-    out, imported = _imported(repo, "Bash", {"command": "npm run lint && make test"})
+def test_a_two_command_line_loads_the_grammar_but_no_dataclasses(ledger_repo: Path) -> None:
+    out, imported = _imported(ledger_repo, "Bash", {"command": "npm run lint && make test"})
     assert out == ""
     assert "tree_sitter" in imported  # `&&`: read by the grammar
     assert not [m for m in imported if m in NEVER]
 
 
-def test_a_refused_repeat_imports_no_dataclasses(repo: Path) -> None:
-    out, imported = _imported(repo, "Bash", {"command": "go test -tags=musl ./..."})
+def test_a_refused_repeat_imports_no_dataclasses(ledger_repo: Path) -> None:
+    out, imported = _imported(ledger_repo, "Bash", {"command": "go test -tags=musl ./..."})
     assert json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert not [m for m in imported if m in NEVER]
 
 
-def test_a_call_that_is_no_shell_command_imports_no_dataclasses(repo: Path) -> None:
-    out, imported = _imported(repo, "Write", {"file_path": "notes.txt", "content": "x\n"})
+def test_a_call_that_is_no_shell_command_imports_no_dataclasses(ledger_repo: Path) -> None:
+    out, imported = _imported(ledger_repo, "Write", {"file_path": "notes.txt", "content": "x\n"})
     assert out == ""
     assert not [m for m in imported if m in NEVER or m.split(".")[0] in GRAMMAR]
 
 
-def test_a_call_that_is_no_shell_command_imports_no_command_check(repo: Path) -> None:
+def test_a_call_that_is_no_shell_command_imports_no_command_check(ledger_repo: Path) -> None:
     """The tool is asked about before the command is read: a Write pays for no reader of
     command lines and no failure table."""
-    out, imported = _imported(repo, "Write", {"file_path": "notes.txt", "content": "x\n"})
+    out, imported = _imported(ledger_repo, "Write", {"file_path": "notes.txt", "content": "x\n"})
     assert out == ""
     assert "rehydrate.agents.tools" in imported  # the hook ran the tool-call check
     check = ("commands", "commandline", "matching", "invocation", "failfile", "shell")
