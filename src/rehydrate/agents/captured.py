@@ -106,21 +106,38 @@ def capture(project: Project, command: str, error: str) -> Pending:
         return added
 
 
+_FAILING_CHECK = (
+    "rehydrate: a test run reported failing tests (a failing check, not a failed "
+    "approach); not captured"
+)
+
+
 def capture_failed_command(where: str, command: str, error: str) -> Outcome:
     """Capture one failed shell command; tell the agent (once per command) how to record it."""
     from .outcomes import failing_check
 
     if failing_check(command, error):  # red before green: the check did its job
-        return Outcome(
-            note="rehydrate: a test run reported failing tests (a failing check, not a "
-            "failed approach); not captured"
-        )
+        return Outcome(note=_FAILING_CHECK)
     try:
         project = open_project(where)
     except NotOptedIn:
         return Outcome()  # nothing guarded here
     except GitError as exc:
         return Outcome(note=f"rehydrate: {exc}; failed command not captured")
+    return _captured(project, command, error)
+
+
+def capture_in(project: Project, command: str, error: str) -> Outcome:
+    """``capture_failed_command`` in a project already opened (a failing check is not
+    captured either)."""
+    from .outcomes import failing_check
+
+    if failing_check(command, error):
+        return Outcome(note=_FAILING_CHECK)
+    return _captured(project, command, error)
+
+
+def _captured(project: Project, command: str, error: str) -> Outcome:
     item = capture(project, command, error)
     if item.times > 1:
         return Outcome(note=f"rehydrate: pending failure {item.number} failed again")

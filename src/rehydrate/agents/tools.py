@@ -176,23 +176,19 @@ def after_shell_call(where: str, command: str, error: str | None) -> Outcome:
     context only there (Gemini CLI's AfterTool, OpenCode's tool.execute.after): the
     failure captured when ``error`` (the exit code and output) says it failed, and the
     failed attempts the command came close to (the advice ``refuse_repeat`` gives, which
-    the runtime's pre-tool hook cannot carry with an allowed call)."""
-    from .captured import capture_failed_command
+    the runtime's pre-tool hook cannot carry with an allowed call). The project is opened
+    once for both."""
+    from .captured import capture_failed_command, capture_in
 
-    captured = Outcome() if error is None else capture_failed_command(where, command, error)
-    close = _advice(where, command)
-    if close is None:
-        return captured
-    text = "\n\n".join(t for t in (captured.text, close) if t)
-    return Outcome(INJECT, text, captured.note)
-
-
-def _advice(where: str, command: str) -> str | None:
-    """Nothing is refused after the fact: a ledger or git that fails here was refused
-    before the call, so it gives no advice."""
     try:
         project = open_project(where)
     except (NotOptedIn, GitError, RehydrateError):
-        return None
-    outcome = refuse_repeat(project, command)
-    return outcome.text if outcome.action == ADVISE else None
+        # no advice after the fact (a ledger or git that fails was refused before the
+        # call); the capture says why it cannot capture, as it does for every runtime
+        return Outcome() if error is None else capture_failed_command(where, command, error)
+    captured = Outcome() if error is None else capture_in(project, command, error)
+    close = refuse_repeat(project, command)
+    if close.action != ADVISE:
+        return captured
+    text = "\n\n".join(t for t in (captured.text, close.text) if t)
+    return Outcome(INJECT, text, captured.note)
