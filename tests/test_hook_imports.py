@@ -2,7 +2,7 @@
 the hook's cost is its start-up, so a module on its path is paid on every tool call.
 Pinned here, from outside (``python -X importtime``), so that a gain cannot silently
 regress: no ``dataclasses`` (it imports ``inspect``, ``ast``, ``dis``, ``tokenize``: ~4 ms
-of every call), and no tree-sitter for a command of plain words. ``hashlib`` stays: the
+of every call), and no tree-sitter for a line of plain words and operators. ``hashlib`` stays: the
 work tree's blob ids (``git``) and a session's file name (``store``) need it."""
 
 from __future__ import annotations
@@ -41,10 +41,17 @@ def test_an_allowed_plain_command_imports_no_dataclasses_and_no_grammar(ledger_r
     assert not [m for m in imported if m in NEVER or m.split(".")[0] in GRAMMAR]
 
 
-def test_a_two_command_line_loads_the_grammar_but_no_dataclasses(ledger_repo: Path) -> None:
+def test_a_two_command_line_of_plain_words_loads_no_grammar(ledger_repo: Path) -> None:
     out, imported = _imported(ledger_repo, "Bash", {"command": "npm run lint && make test"})
     assert out == ""
-    assert "tree_sitter" in imported  # `&&`: read by the grammar
+    assert "rehydrate.agents.commandline" in imported
+    assert not [m for m in imported if m in NEVER or m.split(".")[0] in GRAMMAR]
+
+
+def test_a_quoted_line_loads_the_grammar_but_no_dataclasses(ledger_repo: Path) -> None:
+    out, imported = _imported(ledger_repo, "Bash", {"command": "npm run lint -- 'src' && make"})
+    assert out == ""
+    assert "tree_sitter" in imported  # quotes: read by the grammar
     assert not [m for m in imported if m in NEVER]
 
 

@@ -8,8 +8,10 @@ valid shell) is also read by ``words_of``, a linear lexer that splits at every o
 and newline, so everything that *might* run is matched (quoted text stays one word:
 ``echo 'go test'`` stays data). Each such reading is named in ``Script.problems``.
 
-A command of plain words only (no quotes, expansions or operators) is split on blanks
-without loading the grammar, exactly as the shell splits it.
+A line of plain words and the operators ``&&``, ``||``, ``|``, ``;`` and ``&`` only (no
+quotes, expansions, redirections, newlines or reserved words) is read without loading the
+grammar: ``plain_tree`` builds the syntax tree tree-sitter-bash builds for it, and the same
+walk reads both (tests/test_shell_plain.py compares the two on generated lines).
 """
 
 from __future__ import annotations
@@ -17,11 +19,34 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # the grammar is loaded on first use, never at import
-    from tree_sitter import Node, Parser
+    from typing import Protocol
+
+    from tree_sitter import Node as Syntax
+    from tree_sitter import Parser
+
+    class Node(Protocol):
+        """What the walk reads of a syntax node: tree-sitter's, or ``Plain``'s."""
+
+        @property
+        def type(self) -> str: ...
+        @property
+        def is_named(self) -> bool: ...
+        @property
+        def start_byte(self) -> int: ...
+        @property
+        def end_byte(self) -> int: ...
+        @property
+        def children(self) -> Sequence[Node]: ...
+        @property
+        def named_children(self) -> Sequence[Node]: ...
+        @property
+        def parent(self) -> Node | None: ...
+        def child_by_field_name(self, name: str, /) -> Node | None: ...
+
 
 # The grammar's error recovery is quadratic on some hostile text (`a|a|...|`: 4 KB costs
 # ~0.4 s, 16 KB seconds, and its cancellation is not polled then). Short text is parsed
@@ -38,7 +63,6 @@ RESERVED = frozenset(
     {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}"}
     | {"case", "esac", "for", "select", "in", "function", "coproc", "[[", "]]", "time"}
 )
-_PLAIN = re.compile(r"[ \t]*+[A-Za-z0-9_./=:,+@%^-]++(?:[ \t]++[A-Za-z0-9_./=:,+@%^-]++)*+[ \t]*+")
 
 
 class Simple(NamedTuple):
@@ -88,15 +112,118 @@ class Budget:
 Parsed = tuple[list[Simple], tuple[int, int] | None]  # commands, first error (row, column)
 
 
+class Plain:
+    """A node of the tree ``plain_tree`` builds: what the walk reads of tree-sitter's."""
+
+    __slots__ = ("type", "children", "start_byte", "end_byte", "is_named")
+    parent = None  # the walk asks only of an assignment's, and a plain line has none
+
+    def __init__(self, kind: str, children: list[Plain], start: int, end: int) -> None:
+        self.type = kind
+        self.children = children
+        self.start_byte = start
+        self.end_byte = end
+        self.is_named = kind not in _OPERATORS
+
+    @property
+    def named_children(self) -> list[Plain]:
+        return [c for c in self.children if c.is_named]
+
+    def child_by_field_name(self, name: str, /) -> None:
+        return None  # no node of a plain line has a field the walk asks for
+
+
+_OPERATORS = frozenset({"&&", "||", "|", ";", "&"})
+# First words the grammar reads as nodes of their own (`export A=1 | b` is a subshell's).
+_NOT_PLAIN_FIRST = RESERVED | {"export", "declare", "local", "readonly", "typeset", "unset"}
+# A plain line's tokens: words of characters that mean nothing to the shell, operators
+# (longest first), blanks; a character of none of them (a quote, `$`, `\\`, `#`, `>`, a
+# newline, a glob, a brace, …) leaves the line to the grammar.
+_PLAIN_TOKEN = r"(?P<word>[A-Za-z0-9_./=:,+@%^-]++)|(?P<op>&&|\|\||[|;&])|[ \t]++"
+
+
+def plain_tree(text: str) -> Plain | None:
+    """The syntax tree of a line of plain words and operators, as tree-sitter-bash builds
+    it (``program`` of ``;``/``&``-separated ``list``s, nested to the left, of
+    ``pipeline``s of ``command``s), or None for any other line. Linear."""
+    tokens: list[tuple[str, int, int]] = []
+    at = 0
+    for found in re.finditer(_PLAIN_TOKEN, text):
+        if found.start() != at:
+            return None
+        at = found.end()
+        if found.lastgroup is not None:
+            tokens.append((found.lastgroup, found.start(), at))
+    if at != len(text) or not tokens:
+        return None
+    statements: list[Plain] = []
+    index = 0
+    while index < len(tokens):
+        chain, index = _plain_chain(text, tokens, index)
+        if chain is None:
+            return None
+        statements.append(chain)
+        if index < len(tokens):  # `;` or `&`, then another statement or the end
+            _, start, end = tokens[index]
+            if text[start:end] not in (";", "&"):
+                return None
+            statements.append(Plain(text[start:end], [], start, end))
+            index += 1
+    return Plain("program", statements, tokens[0][1], len(text))
+
+
+def _plain_chain(
+    text: str, tokens: list[tuple[str, int, int]], index: int
+) -> tuple[Plain | None, int]:
+    """Pipelines joined by ``&&``/``||`` from ``tokens[index]``, and the index after them."""
+    left, index = _plain_pipeline(text, tokens, index)
+    while left is not None and index < len(tokens):
+        _, start, end = tokens[index]
+        if text[start:end] not in ("&&", "||"):
+            break
+        if left.type == "pipeline" and len(left.children) > 3:
+            return None, index  # `a | b | c && d`: the grammar's own tree (not bash's) is its
+        right, index = _plain_pipeline(text, tokens, index + 1)
+        if right is None:
+            return None, index
+        joint = Plain(text[start:end], [], start, end)
+        left = Plain("list", [left, joint, right], left.start_byte, right.end_byte)
+    return left, index
+
+
+def _plain_pipeline(
+    text: str, tokens: list[tuple[str, int, int]], index: int
+) -> tuple[Plain | None, int]:
+    stages: list[Plain] = []
+    while True:
+        words: list[Plain] = []
+        while index < len(tokens) and tokens[index][0] == "word":
+            _, start, end = tokens[index]
+            words.append(Plain("word", [], start, end))
+            index += 1
+        first = text[words[0].start_byte : words[0].end_byte] if words else "if"
+        if first in _NOT_PLAIN_FIRST or "=" in first or first.startswith("-"):
+            return None, index  # the grammar's own nodes (assignments, declarations) or gaps
+        name = Plain("command_name", [words[0]], words[0].start_byte, words[0].end_byte)
+        stages.append(Plain("command", [name, *words[1:]], name.start_byte, words[-1].end_byte))
+        if index < len(tokens) and text[tokens[index][1] : tokens[index][2]] == "|":
+            stages.append(Plain("|", [], tokens[index][1], tokens[index][2]))
+            index += 1
+            continue
+        if len(stages) == 1:
+            return stages[0], index
+        return Plain("pipeline", stages, stages[0].start_byte, stages[-1].end_byte), index
+
+
 def parse(text: str, budget: Budget | None = None) -> Script:
     """The simple commands of ``text``."""
     budget = budget if budget is not None else Budget()
     budget.text -= len(text)
     text = join_continuations(text)
-    if _PLAIN.fullmatch(text):
-        words = tuple(text.split())
-        if words[0] not in RESERVED:
-            return Script((Simple(words),), ())
+    # within the grammar's limits (longer text is read word by word, as the grammar's is)
+    plain = plain_tree(text) if budget.text >= 0 and len(text) <= MAX_GRAMMAR_BYTES else None
+    if plain is not None:
+        return Script(tuple(_Walk(text.encode("ascii")).run(plain)), ())
     parsed, why = _grammar(text.encode("utf-8", "surrogatepass"), budget)
     if parsed is None:
         return Script(tuple(words_of(text)), (why,))
@@ -219,7 +346,7 @@ def _parse_in_child(data: bytes) -> Parsed | None:
             os.waitpid(pid, 0)
 
 
-def _first_error(root: Node) -> tuple[int, int]:
+def _first_error(root: Syntax) -> tuple[int, int]:
     """Where the parse went wrong: the first missing token, else the first error node."""
     stack, first = [root], None
     while stack:
@@ -344,6 +471,7 @@ class _Walk:
     def declaration(self, node: Node) -> Simple:
         """``export A=1 B``, ``unset A``, ``A=1 B=2`` as words, for the variables that
         later commands of the line see (``commandline.read``)."""
+        node_children: Sequence[Node]
         if node.type == "variable_assignment":
             node_children = [node]
             words = []
