@@ -2,8 +2,8 @@
 the hook's cost is its start-up, so a module on its path is paid on every tool call.
 Pinned here, from outside (``python -X importtime``), so that a gain cannot silently
 regress: no ``dataclasses`` (it imports ``inspect``, ``ast``, ``dis``, ``tokenize``: ~4 ms
-of every call), and no tree-sitter for a line of plain words and operators. ``hashlib`` stays: the
-work tree's blob ids (``git``) and a session's file name (``store``) need it."""
+of every call), no OpenSSL (``_hashlib``, ~3 ms: the blob ids and a session's file name
+come from ``digests``), and no tree-sitter for a line of plain words and operators."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-NEVER = ("dataclasses", "inspect")  # on no path of the hook
+NEVER = ("dataclasses", "inspect", "_hashlib")  # on no path of the hook
 GRAMMAR = ("tree_sitter", "tree_sitter_bash")  # for text that is not plain words only
 
 

@@ -29,6 +29,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from . import digests
+
 if TYPE_CHECKING:
     from .ledgers.model import Failure
 
@@ -156,6 +158,5 @@ def settings_key(
             stamps,
         )
     )
-    import hashlib  # here: a hook that reads no ledger does not load OpenSSL (~2 ms)
 
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return digests.sha256(text.encode()).hexdigest()[:16]

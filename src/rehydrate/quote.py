@@ -25,6 +25,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from . import digests
+
 LEDGER_LABEL = "ledger-data"
 GIT_LABEL = "git-data"
 QUOTE_LABEL = "quoted-data"
@@ -140,9 +142,7 @@ def one_line_break(text: str) -> str:
 def sha256_text(pieces: Iterable[str], errors: str = "strict") -> str:
     """The SHA-256 hex digest of the UTF-8 encoding of ``pieces`` joined, read in slices:
     a megabyte of ledger text is never copied whole just to be hashed."""
-    import hashlib  # here: a hook that hashes nothing does not load OpenSSL (~2 ms)
-
-    digest = hashlib.sha256()
+    digest = digests.sha256()
     step = 1 << 16
     for text in pieces:
         for start in range(0, len(text), step):

@@ -20,7 +20,6 @@ Codex (0.171.0) runs project hooks only when both are trusted in the user's
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -28,6 +27,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
+from .. import digests
 from ..errors import RehydrateError
 from ..readlimit import read_text
 from .config_merge import install_json, read_json, wired
@@ -101,7 +101,7 @@ def handler_hash(event: str, matcher: str | None, handler: Mapping[str, object])
     if matcher is not None:
         identity["matcher"] = matcher
     text = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return "sha256:" + digests.sha256(text.encode("utf-8")).hexdigest()
 
 
 def trust_entries(root: Path) -> list[Trust]:

@@ -29,11 +29,11 @@ Files under ``.rehydrate/`` start with ``gemini-`` (see docs/integrations/gemini
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from .. import digests
 from ..errors import RehydrateError
 from ..quote import error
 from . import hookcore
@@ -67,7 +67,7 @@ ANSWERS = hookcore.Answers(hookcore.plain, _deny, _deny, hookcore.specific_conte
 
 
 def _fingerprint(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return digests.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _root(where: str) -> Path | None:

@@ -11,6 +11,7 @@ import json
 import os
 from pathlib import Path
 
+from .. import digests
 from ..errors import RehydrateError
 from .core import STATE_DIR
 
@@ -28,9 +29,8 @@ def hold_of(session: str | None) -> str:
     (a subagent, a second terminal). A runtime that names no session uses ``HOLD``."""
     if not session:
         return HOLD
-    import hashlib
 
-    digest = hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()
+    digest = digests.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()
     return f"hold-{digest[:16]}.json"
 
 

@@ -3,12 +3,12 @@ to the ledgers' blobs and keyed by a content id; built, parsed strictly and writ
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping
 from typing import TypedDict, cast
 
+from .. import digests
 from ..state import CHECKSUM_PREFIX, State
 from .decision import Reason
 from .manifest import (
@@ -27,7 +27,7 @@ RESET_REASONS = ("context_compaction", "context_reset", "process_restart", "hand
 
 
 def sha256_digest(data: bytes) -> str:
-    return "sha256:" + hashlib.sha256(data).hexdigest()
+    return "sha256:" + digests.sha256(data).hexdigest()
 
 
 def _canonical(obj: object) -> bytes:
@@ -68,7 +68,7 @@ class Envelope(TypedDict):
 def envelope_id(body: Mapping[str, object]) -> str:
     """Deterministic from the content: same state and inputs, same id."""
     rest = {k: v for k, v in body.items() if k != "envelope_id"}
-    return "ce-" + hashlib.sha256(_canonical(rest)).hexdigest()[:32]
+    return "ce-" + digests.sha256(_canonical(rest)).hexdigest()[:32]
 
 
 def build_envelope(

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from .. import digests
 from ..errors import GitError, LedgerParseError
 from .queries import (  # the named questions the rest of the package asks
     check_attr as check_attr,
@@ -301,9 +302,7 @@ def resolve_commit(repo: Repo, rev: str) -> str:
 
 def hash_blob(data: bytes, object_format: str = "sha1") -> str:
     """The git blob id of ``data`` (what ``git hash-object`` prints, without filters)."""
-    import hashlib  # here: ~4 ms that the hook's no-ledger path does not need
-
-    digest = hashlib.sha256() if object_format == "sha256" else hashlib.sha1()
+    digest = digests.sha256() if object_format == "sha256" else digests.sha1()
     digest.update(b"blob %d\0" % len(data))
     digest.update(data)  # no header + data copy: a megabyte ledger is never duplicated
     return digest.hexdigest()

@@ -19,6 +19,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import NamedTuple
 
+from .. import digests
+
 SCHEMES = ("sequential", "branch-safe")
 TAG_DIGITS = 5
 MAX_ID_LENGTH = 32
@@ -136,11 +138,10 @@ def next_id(
     plain = f"{prefix}{number:0{width}d}"
     if scheme == "sequential":
         return plain
-    import hashlib
 
     # The number is above every number in use, so the tagged ID is free as well.
     seed = "\x1f".join((branch or "", prefix, _content_text(content)))
-    return f"{plain}-{hashlib.sha256(seed.encode('utf-8')).hexdigest()[:TAG_DIGITS]}"
+    return f"{plain}-{digests.sha256(seed.encode('utf-8')).hexdigest()[:TAG_DIGITS]}"
 
 
 def _content_text(content: Mapping[str, str] | Iterable[str] | str | None) -> str:

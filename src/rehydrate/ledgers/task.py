@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
+from .. import digests
 from ..mdblocks import front_matter_bounds
 from ._document import Context, Finished, check_text, decode, read, tables_by_section
 from ._markdown import Section
@@ -175,14 +176,12 @@ def _meta_line(lines: list[str], key: str) -> int:
 def body_digest(data: bytes) -> str:
     """A digest of ``data`` that a BOM or line endings (CRLF, a final newline) do not
     change, and any other byte does (CONTRACT §2: Task.md changes need a new revision)."""
-    import hashlib
-
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     data = data.replace(b"\r\n", b"\n")
     if data.endswith(b"\n"):
         data = data[:-1]
-    return hashlib.sha256(data).hexdigest()
+    return digests.sha256(data).hexdigest()
 
 
 def parse(data: bytes, ctx: Context) -> Ledger:

@@ -14,10 +14,11 @@ heuristic (for output that must not depend on what is installed).
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable
 from functools import lru_cache
+
+from .. import digests
 
 HEURISTIC = "heuristic-v1"
 _TIKTOKEN_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
@@ -38,7 +39,7 @@ def _tiktoken_cached() -> bool:
         or os.environ.get("DATA_GYM_CACHE_DIR")
         or os.path.join(tempfile.gettempdir(), "data-gym-cache")
     )
-    return os.path.isfile(os.path.join(cache, hashlib.sha1(_TIKTOKEN_URL.encode()).hexdigest()))
+    return os.path.isfile(os.path.join(cache, digests.sha1(_TIKTOKEN_URL.encode()).hexdigest()))
 
 
 @lru_cache(maxsize=1)
