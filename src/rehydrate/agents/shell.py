@@ -359,14 +359,14 @@ def _first_error(root: Syntax) -> tuple[int, int]:
     return first or (root.start_point[0], root.start_point[1])
 
 
-_DOUBLE_QUOTED_ESCAPE = re.compile(r'\\([$`"\\\n])')
+_DOUBLE_QUOTED_ESCAPE = r'\\([$`"\\\n])'
 
 
 def _unescape(match: re.Match[str]) -> str:
     return "" if match[1] == "\n" else match[1]
 
 
-_ESCAPE = re.compile(r"\\(.)", re.S)
+_ESCAPE = r"(?s)\\(.)"
 _WORD_NODES = frozenset({"word", "number"})
 _DECLARATIONS = frozenset({"declaration_command", "unset_command", "variable_assignments"})
 
@@ -394,13 +394,13 @@ class _Walk:
         """A word as the shell passes it: quoting removed, expansions as written."""
         kind = node.type
         if kind in _WORD_NODES:
-            return _ESCAPE.sub(_unescape, self.text(node))
+            return re.sub(_ESCAPE, _unescape, self.text(node))
         if kind == "raw_string":
             return self.text(node)[1:-1]
         if kind in ("string", "translated_string"):
             raw = self.text(node)
             inner = raw[2:-1] if kind == "translated_string" else raw[1:-1]
-            return _DOUBLE_QUOTED_ESCAPE.sub(_unescape, inner)
+            return re.sub(_DOUBLE_QUOTED_ESCAPE, _unescape, inner)
         if kind == "ansi_c_string":
             raw = self.text(node)
             return raw if "\\" in raw else raw[2:-1]  # escapes are not decoded
@@ -502,7 +502,9 @@ class _Walk:
         rest of the line holds neither the function's name nor anything that can
         compute a name or read commands from elsewhere (``f() { …; }; echo hi``)."""
         stack: list[Node | Simple] = []
-        calls = [m.start() for m in _MAY_CALL.finditer(self.data)][-1:]
+        if not self.functions:
+            return stack
+        calls = [m.start() for m in re.finditer(_MAY_CALL, self.data)][-1:]
         many = len(self.functions) > MAX_UNCALLED  # each name is searched for: bounded work
         for name, body in list(self.functions.items()):
             rest = self.data[body.end_byte :]
@@ -571,18 +573,16 @@ class _Walk:
 MAX_UNCALLED = 64  # more functions defined and not called: every body is read
 # What can call a function without its name written out: an expansion, an escape, or
 # commands read from a file (`source`, `.`).
-_MAY_CALL = re.compile(rb"[$`\\]|\bsource\b|(?:^|[\s;&|(])\.[ \t]")
+_MAY_CALL = rb"[$`\\]|\bsource\b|(?:^|[\s;&|(])\.[ \t]"
 
 
-_BRACES = re.compile(
-    r"^([A-Za-z0-9_./:@%+=-]*+)\{([A-Za-z0-9_./:@%+=,-]*+)\}([A-Za-z0-9_./:@%+=-]*+)$"
-)
+_BRACES = r"^([A-Za-z0-9_./:@%+=-]*+)\{([A-Za-z0-9_./:@%+=,-]*+)\}([A-Za-z0-9_./:@%+=-]*+)$"
 
 
 def _braces(word: str) -> list[str]:
     """An unquoted word as brace expansion makes it: ``{build,dist}`` is ``build dist``,
     ``{build,}`` is ``build`` (an empty word is dropped); other words as written."""
-    found = _BRACES.match(word)
+    found = re.match(_BRACES, word)
     if found is None or "," not in found[2]:
         return [word]
     head, tail = found[1], found[3]
@@ -604,7 +604,7 @@ def _chain(node: Node) -> tuple[Node, list[Node], bool]:
     return node, rest, either
 
 
-_ECHO_OPTION = re.compile(r"^-[neE]++$")
+_ECHO_OPTION = r"^-[neE]++$"
 
 
 def printed(words: tuple[str, ...]) -> tuple[str, ...]:
@@ -613,7 +613,7 @@ def printed(words: tuple[str, ...]) -> tuple[str, ...]:
     a format without ``%`` itself)."""
     if words[:1] == ("echo",):
         start = 1
-        while start < len(words) and _ECHO_OPTION.match(words[start]):
+        while start < len(words) and re.match(_ECHO_OPTION, words[start]):
             start += 1
         return (" ".join(words[start:]),)
     if words[:1] == ("printf",):
@@ -660,13 +660,9 @@ _WORD_TEXT = (
     r"""(?:'[^']*+'?|"(?:[^"\\]|\\.)*+"?|\$'(?:[^'\\]|\\.)*+'?|\\.|\\\Z"""
     r"""|[^\s;&|()<>'"\\`])++"""
 )
-_SEGMENT = re.compile(rf"(?:[ \t\r]++|\\\n|{_REDIRECT}|{_WORD_TEXT})++", re.S)
-_TOKEN = re.compile(
-    rf"(?P<blank>[ \t\r]++|\\\n)|(?P<redirect>{_REDIRECT})|(?P<word>{_WORD_TEXT})", re.S
-)
-_PIECE = re.compile(
-    r"""'[^']*+'?|"(?:[^"\\]|\\.)*+"?|\$'(?:[^'\\]|\\.)*+'?|\\.|\\\Z|[^'"\\]++""", re.S
-)
+_SEGMENT = rf"(?s)(?:[ \t\r]++|\\\n|{_REDIRECT}|{_WORD_TEXT})++"
+_TOKEN = rf"(?s)(?P<blank>[ \t\r]++|\\\n)|(?P<redirect>{_REDIRECT})|(?P<word>{_WORD_TEXT})"
+_PIECE = r"""(?s)'[^']*+'?|"(?:[^"\\]|\\.)*+"?|\$'(?:[^'\\]|\\.)*+'?|\\.|\\\Z|[^'"\\]++"""
 
 
 def unquote(word: str) -> str:
@@ -681,22 +677,22 @@ def unquote(word: str) -> str:
         if "'" not in word and '"' not in word and _MARK not in word:
             return _unescape_bare(word)
     out = []
-    for piece in _PIECE.findall(word):
+    for piece in re.findall(_PIECE, word):
         if piece.startswith("$'"):
             out.append(piece if "\\" in piece else piece[2:].removesuffix("'"))
         elif piece.startswith("'"):
             out.append(piece[1:].removesuffix("'"))
         elif piece.startswith('"'):
             inner = piece[1:-1] if piece.endswith('"') and len(piece) > 1 else piece[1:]
-            out.append(_DOUBLE_QUOTED_ESCAPE.sub(_unescape, inner))
+            out.append(re.sub(_DOUBLE_QUOTED_ESCAPE, _unescape, inner))
         elif piece.startswith("\\"):
-            out.append(_ESCAPE.sub(_unescape, piece))
+            out.append(re.sub(_ESCAPE, _unescape, piece))
         else:
             out.append(piece)
     return "".join(out)
 
 
-_SPECIAL = re.compile(r"['\"\\<>$]")
+_SPECIAL = r"['\"\\<>$]"
 _MARK = "\ue000"  # stands for an escaped backslash while the others are removed
 
 
@@ -714,12 +710,12 @@ def words_of(text: str) -> Iterator[Simple]:
     fallback reading): newlines, ``$(``, backticks and parentheses split too, a comment
     is read as words, redirection targets are dropped, and a leading reserved word
     (``then go test``) is skipped."""
-    for segment in dict.fromkeys(_SEGMENT.findall(text)):
-        if not _SPECIAL.search(segment):
+    for segment in dict.fromkeys(re.findall(_SEGMENT, text)):
+        if not re.search(_SPECIAL, segment):
             words = segment.split()
         else:
             words, skip = [], False
-            for match in _TOKEN.finditer(segment):
+            for match in re.finditer(_TOKEN, segment):
                 kind = match.lastgroup
                 if kind == "redirect":
                     skip = True
