@@ -40,8 +40,20 @@ CLICK = 'python -c "import click"'
 PASS = 'python -c "pass"'
 FLOOR = "python -I -c 'import json, subprocess, …'"
 # What the shell check cannot start without: the event (json), git (subprocess), the work
-# tree's blob ids (hashlib), NamedTuple (typing), pathlib; a reference, not a bar.
-FLOOR_CODE = "import json, subprocess, hashlib, typing, re, pathlib"
+# tree's blob ids (_sha1, digests.py), NamedTuple (typing), pathlib; a reference, not a bar.
+FLOOR_CODE = "import json, subprocess, _sha1, typing, re, pathlib"
+FLOOR_GIT = "the same, reading the event and asking git twice"
+# ... and what it must do before any work of its own: read the event, find the repository
+# and its HEAD (one `git rev-parse`), look up the ledger's blob (one `git cat-file`). The
+# least any Python hook that asks git pays; the hook against it is what rehydrate adds.
+FLOOR_GIT_CODE = (
+    FLOOR_CODE
+    + "; import sys; json.loads(sys.stdin.buffer.read())"
+    + "; subprocess.run(['git', 'rev-parse', '--show-toplevel', '--verify', 'HEAD'],"
+    + " capture_output=True, check=True)"
+    + "; subprocess.run(['git', 'cat-file', '--batch-check'],"
+    + " input=b'HEAD:docs/Failed_Attempts.md\\n', capture_output=True, check=True)"
+)
 PAIR = "tool7 --flag-99999 --mode m1 ./pkg1/... && make test"  # allowed, two lookups
 CLICK_BAR = 2.0  # the two-command line at 10,000 rows, and a call that is no shell command
 BARE_BAR = 5.5  # the two-command line at 1,000 rows, against `python -c pass` (design.md, speed2)
@@ -104,6 +116,9 @@ def main() -> int:
                     click_bars[name] = CLICK_BAR
                 if rows == SMALL:
                     bare_bars[name] = BARE_BAR
+            if rows == SMALL:
+                floor_git = [sys.executable, "-I", "-c", FLOOR_GIT_CODE]
+                commands[FLOOR_GIT] = proc(floor_git, repo, pair)
             commands[f"claude Bash, {rows} rows [script]"] = _hook(REHYDRATE, repo, "claude", bash)
             commands[f"codex Bash, {rows} rows [-I -m]"] = _hook(MODULE, repo, "codex", bash)
         write = _event(repo, "Write", {"file_path": "notes.txt", "content": "x\n"})
@@ -126,6 +141,8 @@ def main() -> int:
         medians = interleaved(commands, rounds=args.rounds)
         ok = report("Agent hooks per call, against import click", medians, CLICK, click_bars)
         ok = report("The same, against the bare interpreter", medians, PASS, bare_bars) and ok
+        if FLOOR_GIT in medians:
+            report("The same, against the least a Python hook asking git pays", medians, FLOOR_GIT)
     return 0 if ok else 1
 
 

@@ -394,7 +394,8 @@ class _Walk:
         """A word as the shell passes it: quoting removed, expansions as written."""
         kind = node.type
         if kind in _WORD_NODES:
-            return re.sub(_ESCAPE, _unescape, self.text(node))
+            raw = self.text(node)
+            return re.sub(_ESCAPE, _unescape, raw) if "\\" in raw else raw
         if kind == "raw_string":
             return self.text(node)[1:-1]
         if kind in ("string", "translated_string"):
