@@ -189,7 +189,7 @@ def read_tail(path: Path | str, tail: int) -> bytes:
 
 
 MAX_JSON_DEPTH = 100  # nesting deeper than any file or event rehydrate reads needs
-_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*+"', re.DOTALL)
+_JSON_STRING = rb'(?s)"(?:[^"\\]|\\.)*+"'
 _NOT_BRACKETS = bytes(c for c in range(256) if c not in b"[]{}")
 
 
@@ -203,7 +203,7 @@ def load_json(data: str | bytes, max_depth: int = MAX_JSON_DEPTH) -> object:
     before the parser recurses; so does anything the parser cannot take (recursion)."""
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     if b"[" in raw or b"{" in raw:
-        brackets = _JSON_STRING.sub(b"", raw).translate(None, _NOT_BRACKETS)
+        brackets = re.sub(_JSON_STRING, b"", raw).translate(None, _NOT_BRACKETS)
         if len(brackets) > 2 * max_depth:  # else it cannot be deeper than max_depth
             for _ in range(max_depth):  # each pass drops the innermost pairs
                 shorter = brackets.replace(b"[]", b"").replace(b"{}", b"")

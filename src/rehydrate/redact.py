@@ -20,6 +20,7 @@ times 1 MB of every hostile token.
 """
 
 import re
+from functools import cache
 from typing import NamedTuple
 
 MARK = "[REDACTED:{kind}]"
@@ -29,7 +30,7 @@ BREAKS = "\n\r\x0b\x0c\x85\u2028\u2029"
 
 class Rule(NamedTuple):
     kind: str
-    pattern: re.Pattern[str]
+    pattern: str  # compiled on first use (``_compiled``)
     # A literal every match holds: a text without it is not scanned (one fast `in`
     # instead of a pass of the regular-expression engine). "" means always scan.
     needs: str = ""
@@ -43,7 +44,7 @@ class Rule(NamedTuple):
 def _rule(
     kind: str, pattern: str, needs: str = "", *, folded: bool = False, group: int = 0
 ) -> Rule:
-    return Rule(kind, re.compile(pattern), needs, folded, group)
+    return Rule(kind, pattern, needs, folded, group)
 
 
 def _merged(prefix: str, alternatives: tuple[tuple[str, str], ...], needs: str = "") -> Rule:
@@ -51,7 +52,7 @@ def _merged(prefix: str, alternatives: tuple[tuple[str, str], ...], needs: str =
     body = "|".join(f"({pattern})" for _, pattern in alternatives)
     return Rule(
         alternatives[0][0],
-        re.compile(f"{prefix}(?:{body})"),
+        f"{prefix}(?:{body})",
         needs,
         kinds=tuple(kind for kind, _ in alternatives),
     )
@@ -123,10 +124,8 @@ RULES: tuple[Rule, ...] = (
     # Authorization: Basic / Token / Digest / any scheme (the value after it is the secret)
     Rule(
         "basic_auth",
-        re.compile(
-            r"authorization[\"'`]?[ \t]*+[:=][ \t]*+[\"'`]?(?:basic[ \t]++([a-z0-9+/=]{8,}+)|"
-            r"(?:(?:bearer|token|digest|apikey|sso-key|key)[ \t]++)?([^\s\"'`,;|]{8,}+))"
-        ),
+        r"authorization[\"'`]?[ \t]*+[:=][ \t]*+[\"'`]?(?:basic[ \t]++([a-z0-9+/=]{8,}+)|"
+        r"(?:(?:bearer|token|digest|apikey|sso-key|key)[ \t]++)?([^\s\"'`,;|]{8,}+))",
         needs="z",
         folded=True,
         group=-1,
@@ -188,17 +187,17 @@ def _key_hits() -> str:
     return "key(?:" + "|".join([*plain, separated]) + ")"
 
 
-_KEYWORDS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"p(?:ass(?:word|wd|phrase)|wd|ass(?<=[a-z0-9][_.-]pass))"), "password"),
-    (re.compile("secret"), "secret"),
-    (re.compile("token"), "token"),
-    (re.compile("cred(?:ential|s)"), "credentials"),
-    (re.compile(_key_hits()), "api_key"),
+_KEYWORDS: tuple[tuple[str, str], ...] = (
+    (r"p(?:ass(?:word|wd|phrase)|wd|ass(?<=[a-z0-9][_.-]pass))", "password"),
+    ("secret", "secret"),
+    ("token", "token"),
+    ("cred(?:ential|s)", "credentials"),
+    (_key_hits(), "api_key"),
 )
-_KEY_RUN = re.compile(r"[\w.-]*+")  # the rest of the key's name (stops at every hit's end)
+_KEY_RUN = r"[\w.-]*+"  # the rest of the key's name (stops at every hit's end)
 # A key named for something about the secret, not the secret (password_policy: strict),
 # and values that are never secrets.
-_ABOUT = re.compile(
+_ABOUT = (
     r"[_.-](?:policy|length|min|max|file|path|hint|prompt|field|name|type"
     r"|expiry|expires|ttl|format|rotation|required|enabled|reset|regex|count"
     r"|size|env|var|id|url|uri|endpoint|header)s?\Z"
@@ -206,7 +205,7 @@ _ABOUT = re.compile(
 _NOT_SECRETS = frozenset(
     {"true", "false", "null", "none", "nil", "yes", "no", "required", "optional", "~"}
 )
-_VALUE = re.compile(
+_VALUE = (
     # the name, the operator and the value may sit in neighbouring table cells
     # (``| PGPASSWORD | = | hunter2 |``): one cell separator is allowed on each side
     r"[\"'`]?[ \t]*+(?:\|[ \t]*+)?(?::=|=>|=|:)[ \t]*+(?:\|[ \t]*+)?"
@@ -217,7 +216,15 @@ _VALUE = re.compile(
     r"|([^\s\"'`,;(){}\[\]<>|]{4,}+)"
     r"|([|>][+-]?[1-9]?[+-]?)[ \t]*+(?=[\n\r]))"  # a YAML block scalar: the lines below
 )
-_DIFF_INDENT = re.compile(r"[+ -]?[ \t]*+")
+_DIFF_INDENT = r"[+ -]?[ \t]*+"
+
+
+@cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """``pattern`` compiled on its first use: importing this module compiles none (a hook
+    that says nothing long enough to hold a secret never redacts). Cached here, not looked
+    up in re's cache at each call: the scans below run once per piece of a fenced body."""
+    return re.compile(pattern)
 
 
 def _ascii_lower(text: str) -> str:
@@ -254,12 +261,13 @@ def _block(text: str, key_at: int, start: int) -> int:
     indented deeper than the key's line (a diff's +/-/space column allowed; blank lines
     stay in the block)."""
     line_start = text.rfind("\n", 0, key_at) + 1
-    depth = _run_end(_DIFF_INDENT, text, line_start) - line_start
+    indent_run = _compiled(_DIFF_INDENT)
+    depth = _run_end(indent_run, text, line_start) - line_start
     end = pos = _line_end(text, start)
     while pos < len(text):
         pos += 1
         line_end = _line_end(text, pos)
-        indent = _run_end(_DIFF_INDENT, text, pos, line_end) - pos
+        indent = _run_end(indent_run, text, pos, line_end) - pos
         if indent <= depth and indent < line_end - pos:
             break
         end = pos = line_end
@@ -268,10 +276,13 @@ def _block(text: str, key_at: int, start: int) -> int:
 
 def _assignments(lowered: str) -> list[tuple[int, int, str]]:
     spans = []
-    key_run, value_at, about = _KEY_RUN.match, _VALUE.match, _ABOUT.search
     for keyword, kind in _KEYWORDS:
-        search = keyword.search
+        search = _compiled(keyword).search
         hit = search(lowered)
+        if hit is None:
+            continue  # the value patterns are compiled at the first hit only
+        key_run, value_at = _compiled(_KEY_RUN).match, _compiled(_VALUE).match
+        about = _compiled(_ABOUT).search
         while hit is not None:
             at, word_end = hit.span()
             # every later hit inside this key run ends at the same place: never rescanned
@@ -297,10 +308,10 @@ def _assignments(lowered: str) -> list[tuple[int, int, str]]:
     return spans
 
 
-_PEM_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-_PEM_END = re.compile(r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-_PEM_RUN = re.compile(r"[A-Za-z0-9+/=\s:,-]*+")  # what a PEM block (or a diff of one) holds
-_PEM_BREAK = re.compile(r"[ \t]*+(?:\r\n|[\n\r])")
+_PEM_BEGIN = r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+_PEM_END = r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+_PEM_RUN = r"[A-Za-z0-9+/=\s:,-]*+"  # what a PEM block (or a diff of one) holds
+_PEM_BREAK = r"[ \t]*+(?:\r\n|[\n\r])"
 
 
 def _private_keys(text: str) -> list[tuple[int, int, str]]:
@@ -312,17 +323,19 @@ def _private_keys(text: str) -> list[tuple[int, int, str]]:
     end_match: re.Match[str] | None = None
     searched = False  # the END search is redone only once the END found is behind us
     pos = 0
-    while (begin := _PEM_BEGIN.search(text, pos)) is not None:
+    begin_at = _compiled(_PEM_BEGIN).search
+    while (begin := begin_at(text, pos)) is not None:
+        pem_run = _compiled(_PEM_RUN)
         if not searched or (end_match is not None and end_match.start() < begin.end()):
-            end_match = _PEM_END.search(text, begin.end())
+            end_match = _compiled(_PEM_END).search(text, begin.end())
             searched = True
         if (
             end_match is not None
-            and _run_end(_PEM_RUN, text, begin.end(), end_match.start()) == end_match.start()
+            and _run_end(pem_run, text, begin.end(), end_match.start()) == end_match.start()
         ):
             end = end_match.end()
-        elif _PEM_BREAK.match(text, begin.end()):
-            run = _run_end(_PEM_RUN, text, begin.end())
+        elif _compiled(_PEM_BREAK).match(text, begin.end()):
+            run = _run_end(pem_run, text, begin.end())
             end = begin.end() + len(text[begin.end() : run].rstrip())
         else:
             end = begin.end()
@@ -343,13 +356,14 @@ def find_secrets(text: str) -> list[tuple[int, int, str]]:
         assert haystack is not None
         if rule.needs and rule.needs not in haystack:
             continue
+        pattern = _compiled(rule.pattern)
         if rule.kinds:
-            for match in rule.pattern.finditer(haystack):
+            for match in pattern.finditer(haystack):
                 index = match.lastindex or 0
                 group = index if rule.group == -1 else 0
                 spans.append((match.start(group), match.end(group), rule.kinds[index - 1]))
             continue
-        for match in rule.pattern.finditer(haystack):
+        for match in pattern.finditer(haystack):
             spans.append((match.start(rule.group), match.end(rule.group), rule.kind))
     if lowered is None:
         lowered = _ascii_lower(text)

@@ -17,15 +17,24 @@ import os
 import posixpath
 import re
 from collections.abc import Iterator, Sequence
-from functools import cached_property
+from functools import cache, cached_property
 from typing import NamedTuple
 
 from . import shell
 from .tooltable import SUBCOMMAND_OF, TOOLS, program_name, tool
 
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*+=")
-_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9_:-]*+$")  # a subcommand word: no '/', '.', '='
-_PROGRAM = re.compile(r"^[A-Za-z0-9_./~+-]++$")
+
+@cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """``pattern`` compiled at its first use, then kept: importing this module compiles
+    none (issue 28 item 5), and a call here costs less than ``re``'s own cache lookup
+    (``re.match(pattern, …)``) in a loop over words, rows or pieces."""
+    return re.compile(pattern)
+
+
+_ASSIGNMENT = r"^[A-Za-z_][A-Za-z0-9_]*+="
+_WORD = r"^[A-Za-z][A-Za-z0-9_:-]*+$"  # a subcommand word: no '/', '.', '='
+_PROGRAM = r"^[A-Za-z0-9_./~+-]++$"
 MAX_SUBCOMMAND_WORDS = 2
 MAX_DEPTH = 8
 
@@ -102,12 +111,12 @@ SCRIPT_RUNNERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     ),
     "trap": (frozenset(), frozenset()),
 }
-_PYTHON = re.compile(r"^python[0-9.]*+$")
+_PYTHON = r"^python[0-9.]*+$"
 _PYTHON_VALUED = frozenset({"-W", "-X", "-Q"})
-_MINOR = re.compile(r"[0-9]\.[0-9]++$")
+_MINOR = r"[0-9]\.[0-9]++$"
 # A shell command line a Python one-liner hands to a shell: os.system('...'),
 # os.popen('...'), subprocess.*('...', shell=True). Linear: no nested quantifiers.
-_PY_SHELL = re.compile(
+_PY_SHELL = (
     r"""(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput))"""
     r"""\(\s*+(?:'([^'\\\n]*+)'|"([^"\\\n]*+)")"""
 )
@@ -121,10 +130,10 @@ _BUILTINS = frozenset(
     " readonly return set shift shopt source suspend test times trap true type typeset"
     " ulimit umask unalias unset wait".split()
 )
-_SCRIPT_OPTION = re.compile(r"^-[A-Zabd-z]*+c[A-Za-z]*+$")  # -c, -lc, -ec, -xec ...
+_SCRIPT_OPTION = r"^-[A-Zabd-z]*+c[A-Za-z]*+$"  # -c, -lc, -ec, -xec ...
 _SHELL_VALUED = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
-_SHELL_LETTERS = re.compile(r"^-[A-Za-z]++$")  # with an `n` (`-n`, `-nc`): read, not run
-_SHELL_CLUSTER = re.compile(r"^[-+][A-Za-bd-z]++$")  # `-euo pipefail`: -o's value is next
+_SHELL_LETTERS = r"^-[A-Za-z]++$"  # with an `n` (`-n`, `-nc`): read, not run
+_SHELL_CLUSTER = r"^[-+][A-Za-bd-z]++$"  # `-euo pipefail`: -o's value is next
 _SOURCES = frozenset({"source", "."})  # read a script into this shell: `. <(echo '...')`
 _EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
@@ -213,11 +222,11 @@ def _parse(tokens: Sequence[str], valued: frozenset[str], greedy: bool) -> Parse
     return frozenset(flags), tuple(positional), tuple(flags)
 
 
-_NUMBER = re.compile(r"^-\d++(\.\d++)?$")
+_NUMBER = r"^-\d++(\.\d++)?$"
 
 
 def _is_number(token: str) -> bool:
-    return bool(_NUMBER.match(token))
+    return bool(_compiled(_NUMBER).match(token))
 
 
 def normalize(words: Sequence[str], text: str = "") -> Command | None:
@@ -257,7 +266,7 @@ def _command(
     """The command whose program is ``words[index]``."""
     word = words[index]
     base = word.rpartition("/")[2] if "/" in word else word
-    if not _PROGRAM.match(base) or word.startswith("-"):
+    if not _compiled(_PROGRAM).match(base) or word.startswith("-"):
         return None
     program = program_name(base)
     if program in SUBCOMMAND_OF:  # `docker-compose up` is `docker compose up`
@@ -265,11 +274,11 @@ def _command(
             [*words[:index], *SUBCOMMAND_OF[program], *words[index + 1 :]], index, env, inner, text
         )
     file = _repository_file(word)
-    if file is not None and program not in TOOLS and not _PYTHON.match(program):
+    if file is not None and program not in TOOLS and not _compiled(_PYTHON).match(program):
         program = file  # a known tool is known by its name wherever it is installed
-    if base != program and _MINOR.search(base):  # `pip3.12`: that interpreter's, maybe not
+    if base != program and _compiled(_MINOR).search(base):  # `pip3.12`: that one's, maybe not
         env = env | {base}  # the one `pip` runs: another invocation (the name is kept)
-    if _PYTHON.match(program) or program == "python":
+    if _compiled(_PYTHON).match(program) or program == "python":
         module = _python_module(words, index + 1)
         if module is not None:  # `python -m pip install` is `pip install`
             name, after, options = module
@@ -278,7 +287,11 @@ def _command(
                 env = env | {" ".join(kept)}
             return _command([*words[:index], name, *words[after:]], index, env, inner, text)
     start = end = index + 1
-    while end < len(words) and end - start < MAX_SUBCOMMAND_WORDS and _WORD.match(words[end]):
+    while (
+        end < len(words)
+        and end - start < MAX_SUBCOMMAND_WORDS
+        and _compiled(_WORD).match(words[end])
+    ):
         end += 1
     return Command(program, env, tuple(words[start:end]), tuple(words[end:]), text, inner)
 
@@ -330,7 +343,7 @@ def _prefixes_end(words: Sequence[str], env: set[str], inner: list[str]) -> int 
     changed = True
     while changed and index < end:
         changed = False
-        while index < end and _ASSIGNMENT.match(words[index]):
+        while index < end and _compiled(_ASSIGNMENT).match(words[index]):
             env.add(words[index])
             index += 1
             changed = True
@@ -366,7 +379,7 @@ def _elsewhere(wrapper: str, own: Sequence[str]) -> bool:
     (``sudo -i``, ``--login``: the user's home), or ``systemd-run`` without
     ``--same-dir`` (the service manager's directory)."""
     if wrapper == "sudo":
-        return any(w == "--login" or (_SHELL_LETTERS.match(w) and "i" in w) for w in own)
+        return any(w == "--login" or (_compiled(_SHELL_LETTERS).match(w) and "i" in w) for w in own)
     if wrapper == "systemd-run":
         return not any(w in ("--same-dir", "-d") for w in own)
     return False
@@ -381,7 +394,7 @@ def _looks_only(wrapper: str, option: str) -> bool:
     if option in ("--help", "--version") or option in _LOOKS_ONLY.get(wrapper, ()):
         return True
     # a cluster of sudo's switches holding -l (`-El`)
-    return wrapper == "sudo" and "l" in option and bool(_SHELL_LETTERS.match(option))
+    return wrapper == "sudo" and "l" in option and bool(_compiled(_SHELL_LETTERS).match(option))
 
 
 def _options_end(
@@ -396,11 +409,12 @@ def _options_end(
     takes_value, end = WRAPPERS[wrapper], len(words)
     given = _ARGS_GIVEN_BY.get(wrapper, frozenset())
     while index < end and (
-        words[index].startswith("-") or (wrapper == "env" and _ASSIGNMENT.match(words[index]))
+        words[index].startswith("-")
+        or (wrapper == "env" and _compiled(_ASSIGNMENT).match(words[index]))
     ):
         option = words[index]
         index += 1
-        if _ASSIGNMENT.match(option):
+        if _compiled(_ASSIGNMENT).match(option):
             env.add(option)
             continue
         if option == "--":
@@ -468,27 +482,27 @@ def _valued_letter(option: str, takes_value: frozenset[str]) -> tuple[str, str] 
     return None
 
 
-_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*+)\}|([A-Za-z_][A-Za-z0-9_]*+))")
+_VARIABLE = r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*+)\}|([A-Za-z_][A-Za-z0-9_]*+))"
 _DYNAMIC = ("$", "`")
 
 
 # subprocess.*([...]) with string literals only: the argument list it runs.
-_PY_ARGV = re.compile(
+_PY_ARGV = (
     r"subprocess\.(?:run|call|check_call|check_output|Popen)\(\s*+\["
     r"((?:\s*+(?:'[^'\\\n]*+'|\"[^\"\\\n]*+\")\s*+,?)++)\s*+\]"
 )
-_PY_STRING = re.compile(r"'([^'\\\n]*+)'|\"([^\"\\\n]*+)\"")
+_PY_STRING = r"'([^'\\\n]*+)'|\"([^\"\\\n]*+)\""
 
 
 # Builtins that set the variables they name to what they read or compute.
 _SETTERS = frozenset({"read", "mapfile", "readarray", "getopts", "printf", "let", "select"})
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*+$")
+_NAME = r"^[A-Za-z_][A-Za-z0-9_]*+$"
 _OPENERS = frozenset({shell.SCOPE_OPEN.words, shell.MAYBE_OPEN.words, shell.UNKNOWN_OPEN.words})
 
 
 _CD = frozenset({"cd", "pushd", "popd"})
 _XARGS_SWITCHES = frozenset({"-r", "--no-run-if-empty", "-t", "--verbose", "-x", "--exit"})
-_XARGS_WORD = re.compile(r"^[A-Za-z0-9_./:@%+=,-]++$")  # read by xargs as itself
+_XARGS_WORD = r"^[A-Za-z0-9_./:@%+=,-]++$"  # read by xargs as itself
 
 
 def _xargs(words: tuple[str, ...], stdin: tuple[str, ...]) -> tuple[str, ...]:
@@ -518,7 +532,7 @@ def _xargs(words: tuple[str, ...], stdin: tuple[str, ...]) -> tuple[str, ...]:
             most = int(value)
     text = "".join(stdin)
     items = text.split()
-    if not items or not all(_XARGS_WORD.match(i) for i in items) or index >= len(words):
+    if not items or not all(_compiled(_XARGS_WORD).match(i) for i in items) or index >= len(words):
         return words
     command = words[index:]
     if replace_by:
@@ -579,7 +593,7 @@ def _login(command: Command) -> frozenset[str]:
     """A login shell (``su -``, ``su -l``, ``runuser -l``) starts in the user's home:
     what it runs is in a directory not known here."""
     if command.program in _USERS_FIRST and any(
-        w == "-" or w == "--login" or (_SHELL_LETTERS.match(w) is not None and "l" in w)
+        w == "-" or w == "--login" or (_compiled(_SHELL_LETTERS).match(w) is not None and "l" in w)
         for w in command.words + command.rest
     ):
         return frozenset({_CHDIR_ENV + "?"})
@@ -659,7 +673,7 @@ class _Variables:
         exported = self.exported
         if not exported:
             return exported
-        named = {a or b for w in words if "$" in w for a, b in _VARIABLE.findall(w)}
+        named = {a or b for w in words if "$" in w for a, b in _compiled(_VARIABLE).findall(w)}
         return frozenset(e for e in exported if e.partition("=")[0] not in named)
 
     def record(self, words: tuple[str, ...]) -> bool:
@@ -669,7 +683,7 @@ class _Variables:
         head = words[0]
         if head in _SETTERS:  # `read T`, `printf -v T …`: a value not known before it runs
             for word in words[1:]:
-                if _NAME.match(word):
+                if _compiled(_NAME).match(word):
                     self._drop(word)
             return False
         if head in ("export", "unset", "declare", "typeset", "readonly", "local"):
@@ -682,7 +696,7 @@ class _Variables:
                 elif head == "export" and name in self.values:
                     self._set(name, self.values[name], True)
             return True
-        if all(_ASSIGNMENT.match(w) for w in words):
+        if all(_compiled(_ASSIGNMENT).match(w) for w in words):
             for word in words:
                 name, _, value = word.partition("=")
                 self._set(name, self.expand((value,))[0], False)
@@ -760,12 +774,12 @@ class _Variables:
 
         out = list(words)
         for i in expanding:
-            out[i] = _VARIABLE.sub(value, words[i])
+            out[i] = _compiled(_VARIABLE).sub(value, words[i])
         return tuple(out)
 
 
 # `$(echo WORD)` (or backticks) with one literal word that is not an option: that word.
-_ECHOED = re.compile(
+_ECHOED = (
     r"\$\(\s*+echo\s++([A-Za-z0-9_./:+@%][A-Za-z0-9_./:+@%-]*+)\s*+\)"
     r"|`\s*+echo\s++([A-Za-z0-9_./:+@%][A-Za-z0-9_./:+@%-]*+)\s*+`"
 )
@@ -773,9 +787,7 @@ _ECHOED = re.compile(
 
 # `$(echo WORDS)` with plain words: what it prints, for a text read again whole (eval)
 _WORDS = r"([A-Za-z0-9_./:+@%][A-Za-z0-9_./:+@%-]*+(?:[ \t]++[A-Za-z0-9_./:+@%-]++)*+)"
-_ECHOED_LINE = re.compile(
-    r"\$\(\s*+echo\s++" + _WORDS + r"\s*+\)|`\s*+echo\s++" + _WORDS + r"\s*+`"
-)
+_ECHOED_LINE = r"\$\(\s*+echo\s++" + _WORDS + r"\s*+\)|`\s*+echo\s++" + _WORDS + r"\s*+`"
 
 
 def _echoed(words: tuple[str, ...]) -> tuple[str, ...]:
@@ -783,7 +795,7 @@ def _echoed(words: tuple[str, ...]) -> tuple[str, ...]:
     test`` runs ``go test``): the one substitution whose output is known before it runs."""
     if not any("$(" in w or "`" in w for w in words):
         return words
-    return tuple(_ECHOED.sub(lambda m: m[1] or m[2], w) for w in words)
+    return tuple(_compiled(_ECHOED).sub(lambda m: m[1] or m[2], w) for w in words)
 
 
 class Reading(NamedTuple):
@@ -802,7 +814,7 @@ def _directory_change(
     goes where CDPATH says: not known), or in the text ``eval`` runs (not known where).
     None when it changes no directory (``command -v cd`` only prints)."""
     index, searched = 0, False
-    while index < len(words) and _ASSIGNMENT.match(words[index]):
+    while index < len(words) and _compiled(_ASSIGNMENT).match(words[index]):
         searched |= words[index].startswith("CDPATH=")
         index += 1
     while index < len(words) and words[index] in ("command", "builtin"):
@@ -895,7 +907,7 @@ def _handed_on(command: Command, simple: shell.Simple) -> Iterator[str | tuple[s
         skip = 0
         while skip < len(args) and args[skip] == "eval":  # `eval eval X` is `eval X`: one
             skip += 1  # level, so that a run of evals never passes the nesting bound
-        yield _ECHOED_LINE.sub(lambda m: m[1] or m[2], " ".join(args[skip:]))
+        yield _compiled(_ECHOED_LINE).sub(lambda m: m[1] or m[2], " ".join(args[skip:]))
     elif program in SCRIPT_RUNNERS:
         yield from _runner_script(program, args)
     elif program in SHELLS:
@@ -903,7 +915,7 @@ def _handed_on(command: Command, simple: shell.Simple) -> Iterator[str | tuple[s
     elif program in _SOURCES:
         if args and args[0].startswith("<(") and args[0].endswith(")"):
             yield from _substituted_script(args[0][2:-1])
-    elif program == "python" or _PYTHON.match(program):
+    elif program == "python" or _compiled(_PYTHON).match(program):
         yield from _python_scripts(args)
     elif program in ONE_LINERS:
         yield from _one_liner_scripts(program, args)
@@ -921,15 +933,19 @@ def _shell_scripts(args: Sequence[str], simple: shell.Simple, program: str) -> I
     for index, token in enumerate(args):
         if skip:
             skip = False
-        elif token == "--noexec" or ("n" in token and _SHELL_LETTERS.match(token)):
+        elif token == "--noexec" or ("n" in token and _compiled(_SHELL_LETTERS).match(token)):
             return  # `bash -n -c '...'`: the script is read, not run
-        elif _SCRIPT_OPTION.match(token):
+        elif _compiled(_SCRIPT_OPTION).match(token):
             at = next((i for i in range(index + 1, len(args)) if args[i][:1] != "-"), None)
             after = args[index + 1 : at]  # `bash -c -n '...'`: still the shell's options
-            if at is not None and not any("n" in t and _SHELL_LETTERS.match(t) for t in after):
+            if at is not None and not any(
+                "n" in t and _compiled(_SHELL_LETTERS).match(t) for t in after
+            ):
                 yield args[at]
             return
-        elif token in _SHELL_VALUED or (token[-1] in "oO" and _SHELL_CLUSTER.match(token)):
+        elif token in _SHELL_VALUED or (
+            token[-1] in "oO" and _compiled(_SHELL_CLUSTER).match(token)
+        ):
             skip = True  # `-o pipefail`, `-euo pipefail`
         elif token.startswith("<(") and token.endswith(")"):
             yield from _substituted_script(token[2:-1])  # `bash <(echo '...')`
@@ -941,7 +957,7 @@ def _shell_scripts(args: Sequence[str], simple: shell.Simple, program: str) -> I
                 user = token != "--"  # `su root -c '…'`
                 continue
             return  # `bash script.sh`: a file we do not read
-        elif _SHELL_LETTERS.match(token) and "s" in token:
+        elif _compiled(_SHELL_LETTERS).match(token) and "s" in token:
             from_stdin = True
     yield from simple.stdin  # `bash <<'EOF'`, `sh -s <<<'...'`
 
@@ -991,10 +1007,10 @@ def _python_scripts(args: Sequence[str]) -> Iterator[str | tuple[str, ...]]:
             code = args[index + 1]
             if _changes_environment(code):
                 return
-            for found in _PY_SHELL.finditer(code):
+            for found in _compiled(_PY_SHELL).finditer(code):
                 yield found[1] if found[1] is not None else found[2]
-            for found in _PY_ARGV.finditer(code):
-                yield tuple(a or b for a, b in _PY_STRING.findall(found[1]))
+            for found in _compiled(_PY_ARGV).finditer(code):
+                yield tuple(a or b for a, b in _compiled(_PY_STRING).findall(found[1]))
             return
         if not token.startswith("-"):
             return
@@ -1011,13 +1027,13 @@ ONE_LINERS: dict[str, frozenset[str]] = {
 }
 _LOOPS = frozenset("np")
 _STR = r"'([^'\\\n]*+)'|" + r'"([^"\\\n]*+)"'
-_LITERAL = re.compile(_STR)
+_LITERAL = _STR
 # node: child_process's execSync/exec take a command line; execFile*/spawn* a program
 # and its arguments. Called on the module (`require('child_process').exec`,
 # `child_process.exec`) or bare (destructured), never as another object's method.
 _CALLED = r"(?:child_process\.|\)\.|(?<![\w$.]))"
-_NODE_SHELL = re.compile(_CALLED + r"(?:execSync|exec)\(\s*+(?:" + _STR + r"|`([^`\\$\n]*+)`)")
-_NODE_ARGV = re.compile(
+_NODE_SHELL = _CALLED + r"(?:execSync|exec)\(\s*+(?:" + _STR + r"|`([^`\\$\n]*+)`)"
+_NODE_ARGV = (
     _CALLED
     + r"(?:execFileSync|execFile|spawnSync|spawn)\(\s*+(?:"
     + _STR
@@ -1027,14 +1043,14 @@ _NODE_ARGV = re.compile(
 )
 # perl and ruby: system/exec/spawn with one string (a command line) or several (a
 # program and its arguments), with or without parentheses; backticks, qx(), %x().
-_SYSTEM = re.compile(
+_SYSTEM = (
     r"(?<![\w$@%&.>:])(?:system|exec|spawn)\b\s*+\(?+\s*+((?:"
     + _STR
     + r")(?:\s*+,\s*+(?:"
     + _STR
     + r"))*+)"
 )
-_BACKTICK = re.compile(r"`([^`\\\n]*+)`|(?:qx|%x)(?:\(([^()\\\n]*+)\)|\{([^{}\\\n]*+)\})")
+_BACKTICK = r"`([^`\\\n]*+)`|(?:qx|%x)(?:\(([^()\\\n]*+)\)|\{([^{}\\\n]*+)\})"
 
 
 def _one_liner_scripts(program: str, args: Sequence[str]) -> Iterator[str | tuple[str, ...]]:
@@ -1063,18 +1079,18 @@ def _calls(program: str, code: str) -> Iterator[str | tuple[str, ...]]:
     if _changes_environment(code):
         return
     if program == "node":
-        for found in _NODE_SHELL.finditer(code):
+        for found in _compiled(_NODE_SHELL).finditer(code):
             yield next(g for g in found.groups() if g is not None)
-        for found in _NODE_ARGV.finditer(code):
+        for found in _compiled(_NODE_ARGV).finditer(code):
             first = found[1] if found[1] is not None else found[2]
-            rest = tuple(a or b for a, b in _LITERAL.findall(found[3] or ""))
+            rest = tuple(a or b for a, b in _compiled(_LITERAL).findall(found[3] or ""))
             yield (first, *rest)
         return
-    for found in _SYSTEM.finditer(code):
-        words = tuple(a or b for a, b in _LITERAL.findall(found[1]))
+    for found in _compiled(_SYSTEM).finditer(code):
+        words = tuple(a or b for a, b in _compiled(_LITERAL).findall(found[1]))
         if all(_literal(program, w) for w in words):
             yield words[0] if len(words) == 1 else words
-    for found in _BACKTICK.finditer(code):
+    for found in _compiled(_BACKTICK).finditer(code):
         text = next(g for g in found.groups() if g is not None)
         if _literal(program, text):
             yield text

@@ -123,7 +123,7 @@ def check_context(root: Path, transcript: str | None, environ: Mapping[str, str]
 PROMPT_ENV = (
     "REHYDRATE_RUN_PROMPT"  # the prompt the loop delivered: .rehydrate/sessions/<n>.prompt.md
 )
-_PROMPT_PATH = re.compile(r"\.rehydrate/sessions/[0-9]{1,9}\.prompt\.md")
+_PROMPT_PATH = r"\.rehydrate/sessions/[0-9]{1,9}\.prompt\.md"
 
 
 def delivered_prompt(
@@ -134,7 +134,7 @@ def delivered_prompt(
     the session's first message (the ledgers reach the agent once). None elsewhere: a
     compacted, cleared or resumed session, a subagent, or no prompt file the loop wrote."""
     value = environ.get(PROMPT_ENV, "")
-    if source != "startup" or not _PROMPT_PATH.fullmatch(value):
+    if source != "startup" or not re.fullmatch(_PROMPT_PATH, value):
         return None
     path = root / value
     if path.is_symlink() or not path.is_file():

@@ -60,7 +60,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import cache
 from typing import NamedTuple
+
+
+@cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """``pattern`` compiled at its first use, then kept: importing this module compiles
+    none (issue 28 item 5), and a call here costs less than ``re``'s own cache lookup
+    (``re.match(pattern, …)``) in a loop over words, rows or pieces."""
+    return re.compile(pattern)
 
 
 class Tool(NamedTuple):
@@ -110,7 +119,7 @@ COSMETIC_ENV = frozenset(
     " LINES PYTHONUNBUFFERED PYTHONDONTWRITEBYTECODE TF_LOG".split()
 )
 # Other names of one program (after the base name is taken): pip3 -> pip.
-_VERSIONED = re.compile(r"^(python|pip|pytest|node)[0-9][0-9.]*+$")
+_VERSIONED = r"^(python|pip|pytest|node)[0-9][0-9.]*+$"
 PROGRAMS: Mapping[str, str] = {"py.test": "pytest", "nodejs": "node", "gmake": "make"}
 # Programs that are another program's subcommand: `docker-compose up` is `docker compose up`.
 SUBCOMMAND_OF: Mapping[str, tuple[str, ...]] = {"docker-compose": ("docker", "compose")}
@@ -118,7 +127,7 @@ SUBCOMMAND_OF: Mapping[str, tuple[str, ...]] = {"docker-compose": ("docker", "co
 
 def program_name(base: str) -> str:
     """One name per program: ``pip3.12`` is ``pip``, ``py.test`` is ``pytest``."""
-    versioned = _VERSIONED.match(base)
+    versioned = _compiled(_VERSIONED).match(base)
     if versioned:
         return versioned[1]
     return PROGRAMS.get(base, base)
