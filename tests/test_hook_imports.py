@@ -104,10 +104,6 @@ twin = "import re\\n_TWIN = re.compile('twin')\\n"  # the count must see a modul
 exec(compile(twin, "twin.py", "exec"), {"__name__": "rehydrate._twin"})
 print(json.dumps(compiled))
 """
-# agents/shell.py is being changed separately (a reader of plain lines without the
-# grammar); its patterns are still compiled at import. Allowed for now: empty this once
-# its change is in and it compiles none at import either.
-COMPILES_AT_IMPORT = frozenset({"rehydrate.agents.shell"})
 
 
 def test_no_module_on_the_hook_path_compiles_a_pattern_at_import(ledger_repo: Path) -> None:
@@ -132,4 +128,4 @@ def test_no_module_on_the_hook_path_compiles_a_pattern_at_import(ledger_repo: Pa
     compiled = json.loads(proc.stdout)
     assert compiled.pop("rehydrate._twin") == ["twin"]
     ours_compiled = {m: p for m, p in compiled.items() if m.split(".")[0] == "rehydrate"}
-    assert {m: p for m, p in ours_compiled.items() if m not in COMPILES_AT_IMPORT} == {}
+    assert ours_compiled == {}

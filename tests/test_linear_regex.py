@@ -66,7 +66,7 @@ def _texts_used_as_patterns(module: ModuleType) -> list[str]:
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             to_re = func.value.id == "re" and func.attr in _RE_CALLS
         else:
-            to_re = isinstance(func, ast.Name) and func.id == "_compiled"
+            to_re = isinstance(func, ast.Name) and func.id == "compiled"
         if to_re:
             names.append(node.args[0].id)
     return [n for n in dict.fromkeys(names) if isinstance(vars(module).get(n), str | bytes)]

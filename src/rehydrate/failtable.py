@@ -24,24 +24,15 @@ through this module, so they cannot drift apart:
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping, Sequence
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import digests
+from .patterns import compiled
 
 if TYPE_CHECKING:
     from .ledgers.model import Failure
-
-
-@cache
-def _compiled(pattern: str) -> re.Pattern[str]:
-    """``pattern`` compiled at its first use, then kept: importing this module compiles
-    none (issue 28 item 5), and a call here costs less than ``re``'s own cache lookup
-    (``re.match(pattern, …)``) in a loop over words, rows or pieces."""
-    return re.compile(pattern)
 
 
 _SPACES = r"[ \t]++"
@@ -137,11 +128,11 @@ def split_cells(text: str) -> list[str]:
     body = text.rstrip("\r").strip(" \t")
     inner = body[1:-1] if len(body) > 1 and body.endswith("|") else body[1:]
     if "\\" in inner:
-        parts = [p.replace("\\|", "|") for p in _compiled(_UNESCAPED_PIPE).split(inner)]
+        parts = [p.replace("\\|", "|") for p in compiled(_UNESCAPED_PIPE).split(inner)]
     else:
         parts = inner.split("|")
     cells = [p.strip(" \t") for p in parts]
-    return [_compiled(_SPACES).sub(" ", c) if "  " in c or "\t" in c else c for c in cells]
+    return [compiled(_SPACES).sub(" ", c) if "  " in c or "\t" in c else c for c in cells]
 
 
 def settings_key(

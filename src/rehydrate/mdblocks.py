@@ -4,24 +4,15 @@ Each is read here and nowhere else (STYLE.md, "One reader per format"): the ledg
 parser's section scanner and front matter, the append-only fast path, the writers'
 front-matter edits and prose checks, and the command check's reading of a Tried cell
 all call these functions. A module of the ledgers layer outside the ``ledgers``
-package (as ``failtable`` is), importing nothing but ``re``: the command check's hot
-path reads code spans without loading the parser.
+package (as ``failtable`` is), importing nothing of the package but ``patterns``: the
+command check's hot path reads code spans without loading the parser.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
-from functools import cache
 
-
-@cache
-def _compiled(pattern: str) -> re.Pattern[str]:
-    """``pattern`` compiled at its first use, then kept: importing this module compiles
-    none (issue 28 item 5), and a call here costs less than ``re``'s own cache lookup
-    (``re.match(pattern, …)``) in a loop over words, rows or pieces."""
-    return re.compile(pattern)
-
+from .patterns import compiled
 
 _TICKS = r"`+"
 _FENCE_OPEN = r"^( {0,3})(`{3,}|~{3,})(.*)$"
@@ -39,7 +30,7 @@ def code_spans(text: str) -> list[tuple[int, int, int]]:
         start = text.index("`")
         close = text.index("`", start + 1)
         return [(start, close + 1, 1)] if close > start + 1 else []
-    runs = [(m.start(), m.end()) for m in _compiled(_TICKS).finditer(text)]
+    runs = [(m.start(), m.end()) for m in compiled(_TICKS).finditer(text)]
     by_length: dict[int, list[int]] = {}
     for index, (start, end) in enumerate(runs):
         by_length.setdefault(end - start, []).append(index)
@@ -68,7 +59,7 @@ def fence_open(line: str) -> tuple[str, int] | None:
     CommonMark: up to three spaces, then three or more backticks or tildes; a backtick
     fence's info string holds no backtick (else the line is an inline code span).
     """
-    opened = _compiled(_FENCE_OPEN).match(line)
+    opened = compiled(_FENCE_OPEN).match(line)
     if opened is None or (opened.group(2)[0] == "`" and "`" in opened.group(3)):
         return None
     return opened.group(2)[0], len(opened.group(2))

@@ -24,23 +24,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from functools import cache
-
-
-@cache
-def _compiled(pattern: str) -> re.Pattern[str]:
-    """``pattern`` compiled at its first use, then kept: importing this module compiles
-    none (issue 28 item 5), and a call here costs less than ``re``'s own cache lookup
-    (``re.match(pattern, …)``) in a loop over words, rows or pieces."""
-    return re.compile(pattern)
-
 
 from . import digests
+from .patterns import compiled
 
 LEDGER_LABEL = "ledger-data"
 GIT_LABEL = "git-data"
 QUOTE_LABEL = "quoted-data"
-# Patterns are text, compiled at first use (``_compiled``): a hook that quotes nothing
+# Patterns are text, compiled at first use (``compiled``): a hook that quotes nothing
 # compiles none.
 _LEADING_TILDES = r"(?m)^[ \t]*+(~{3,}+)"
 _LABELS = r"(ledger|git|quoted)-data-"
@@ -196,7 +187,7 @@ def fenced(lines: Sequence[str], label: str) -> list[str]:
             len(m)
             for piece in body
             if "~" in piece and "~~~" in piece
-            for m in _compiled(_LEADING_TILDES).findall(piece)
+            for m in compiled(_LEADING_TILDES).findall(piece)
         ),
         default=0,
     )  # "~": a memchr
@@ -206,8 +197,8 @@ def fenced(lines: Sequence[str], label: str) -> list[str]:
 
 
 def _neutralised(text: str) -> str:
-    if _compiled(_DATA).search(text):  # a literal-prefix scan: faster than `in` on megabytes
-        return _compiled(_LABELS).sub(lambda m: m.group(1) + "-data\\-", text)
+    if compiled(_DATA).search(text):  # a literal-prefix scan: faster than `in` on megabytes
+        return compiled(_LABELS).sub(lambda m: m.group(1) + "-data\\-", text)
     return text
 
 
@@ -218,8 +209,8 @@ def visible(text: str) -> str:
         data = text.encode("ascii")
         if len(data.translate(None, HIDDEN_ASCII)) == len(data):
             return text
-        return _compiled(_ASCII_HIDDEN).sub(_escape, text)
-    return _compiled(_HIDDEN).sub(_escape, text)
+        return compiled(_ASCII_HIDDEN).sub(_escape, text)
+    return compiled(_HIDDEN).sub(_escape, text)
 
 
 def line(value: object) -> str:

@@ -20,8 +20,9 @@ times 1 MB of every hostile token.
 """
 
 import re
-from functools import cache
 from typing import NamedTuple
+
+from .patterns import compiled
 
 MARK = "[REDACTED:{kind}]"
 # Every character a renderer or a tokenizer may take as a line break.
@@ -30,7 +31,7 @@ BREAKS = "\n\r\x0b\x0c\x85\u2028\u2029"
 
 class Rule(NamedTuple):
     kind: str
-    pattern: str  # compiled on first use (``_compiled``)
+    pattern: str  # compiled on first use (``compiled``)
     # A literal every match holds: a text without it is not scanned (one fast `in`
     # instead of a pass of the regular-expression engine). "" means always scan.
     needs: str = ""
@@ -219,14 +220,6 @@ _VALUE = (
 _DIFF_INDENT = r"[+ -]?[ \t]*+"
 
 
-@cache
-def _compiled(pattern: str) -> re.Pattern[str]:
-    """``pattern`` compiled on its first use: importing this module compiles none (a hook
-    that says nothing long enough to hold a secret never redacts). Cached here, not looked
-    up in re's cache at each call: the scans below run once per piece of a fenced body."""
-    return re.compile(pattern)
-
-
 def _ascii_lower(text: str) -> str:
     """Lower-case ASCII letters; other characters become '?' and every line break '\\n'
     (offsets kept), so the scanners below know one line break only."""
@@ -261,7 +254,7 @@ def _block(text: str, key_at: int, start: int) -> int:
     indented deeper than the key's line (a diff's +/-/space column allowed; blank lines
     stay in the block)."""
     line_start = text.rfind("\n", 0, key_at) + 1
-    indent_run = _compiled(_DIFF_INDENT)
+    indent_run = compiled(_DIFF_INDENT)
     depth = _run_end(indent_run, text, line_start) - line_start
     end = pos = _line_end(text, start)
     while pos < len(text):
@@ -277,12 +270,12 @@ def _block(text: str, key_at: int, start: int) -> int:
 def _assignments(lowered: str) -> list[tuple[int, int, str]]:
     spans = []
     for keyword, kind in _KEYWORDS:
-        search = _compiled(keyword).search
+        search = compiled(keyword).search
         hit = search(lowered)
         if hit is None:
             continue  # the value patterns are compiled at the first hit only
-        key_run, value_at = _compiled(_KEY_RUN).match, _compiled(_VALUE).match
-        about = _compiled(_ABOUT).search
+        key_run, value_at = compiled(_KEY_RUN).match, compiled(_VALUE).match
+        about = compiled(_ABOUT).search
         while hit is not None:
             at, word_end = hit.span()
             # every later hit inside this key run ends at the same place: never rescanned
@@ -323,18 +316,18 @@ def _private_keys(text: str) -> list[tuple[int, int, str]]:
     end_match: re.Match[str] | None = None
     searched = False  # the END search is redone only once the END found is behind us
     pos = 0
-    begin_at = _compiled(_PEM_BEGIN).search
+    begin_at = compiled(_PEM_BEGIN).search
     while (begin := begin_at(text, pos)) is not None:
-        pem_run = _compiled(_PEM_RUN)
+        pem_run = compiled(_PEM_RUN)
         if not searched or (end_match is not None and end_match.start() < begin.end()):
-            end_match = _compiled(_PEM_END).search(text, begin.end())
+            end_match = compiled(_PEM_END).search(text, begin.end())
             searched = True
         if (
             end_match is not None
             and _run_end(pem_run, text, begin.end(), end_match.start()) == end_match.start()
         ):
             end = end_match.end()
-        elif _compiled(_PEM_BREAK).match(text, begin.end()):
+        elif compiled(_PEM_BREAK).match(text, begin.end()):
             run = _run_end(pem_run, text, begin.end())
             end = begin.end() + len(text[begin.end() : run].rstrip())
         else:
@@ -356,7 +349,7 @@ def find_secrets(text: str) -> list[tuple[int, int, str]]:
         assert haystack is not None
         if rule.needs and rule.needs not in haystack:
             continue
-        pattern = _compiled(rule.pattern)
+        pattern = compiled(rule.pattern)
         if rule.kinds:
             for match in pattern.finditer(haystack):
                 index = match.lastindex or 0

@@ -17,20 +17,12 @@ import os
 import posixpath
 import re
 from collections.abc import Iterator, Sequence
-from functools import cache, cached_property
+from functools import cached_property
 from typing import NamedTuple
 
+from ..patterns import compiled
 from . import shell
 from .tooltable import SUBCOMMAND_OF, TOOLS, program_name, tool
-
-
-@cache
-def _compiled(pattern: str) -> re.Pattern[str]:
-    """``pattern`` compiled at its first use, then kept: importing this module compiles
-    none (issue 28 item 5), and a call here costs less than ``re``'s own cache lookup
-    (``re.match(pattern, …)``) in a loop over words, rows or pieces."""
-    return re.compile(pattern)
-
 
 _ASSIGNMENT = r"^[A-Za-z_][A-Za-z0-9_]*+="
 _WORD = r"^[A-Za-z][A-Za-z0-9_:-]*+$"  # a subcommand word: no '/', '.', '='
@@ -226,7 +218,7 @@ _NUMBER = r"^-\d++(\.\d++)?$"
 
 
 def _is_number(token: str) -> bool:
-    return bool(_compiled(_NUMBER).match(token))
+    return bool(compiled(_NUMBER).match(token))
 
 
 def normalize(words: Sequence[str], text: str = "") -> Command | None:
@@ -266,7 +258,7 @@ def _command(
     """The command whose program is ``words[index]``."""
     word = words[index]
     base = word.rpartition("/")[2] if "/" in word else word
-    if not _compiled(_PROGRAM).match(base) or word.startswith("-"):
+    if not compiled(_PROGRAM).match(base) or word.startswith("-"):
         return None
     program = program_name(base)
     if program in SUBCOMMAND_OF:  # `docker-compose up` is `docker compose up`
@@ -274,11 +266,11 @@ def _command(
             [*words[:index], *SUBCOMMAND_OF[program], *words[index + 1 :]], index, env, inner, text
         )
     file = _repository_file(word)
-    if file is not None and program not in TOOLS and not _compiled(_PYTHON).match(program):
+    if file is not None and program not in TOOLS and not compiled(_PYTHON).match(program):
         program = file  # a known tool is known by its name wherever it is installed
-    if base != program and _compiled(_MINOR).search(base):  # `pip3.12`: that one's, maybe not
+    if base != program and compiled(_MINOR).search(base):  # `pip3.12`: that one's, maybe not
         env = env | {base}  # the one `pip` runs: another invocation (the name is kept)
-    if _compiled(_PYTHON).match(program) or program == "python":
+    if compiled(_PYTHON).match(program) or program == "python":
         module = _python_module(words, index + 1)
         if module is not None:  # `python -m pip install` is `pip install`
             name, after, options = module
@@ -290,7 +282,7 @@ def _command(
     while (
         end < len(words)
         and end - start < MAX_SUBCOMMAND_WORDS
-        and _compiled(_WORD).match(words[end])
+        and compiled(_WORD).match(words[end])
     ):
         end += 1
     return Command(program, env, tuple(words[start:end]), tuple(words[end:]), text, inner)
@@ -343,7 +335,7 @@ def _prefixes_end(words: Sequence[str], env: set[str], inner: list[str]) -> int 
     changed = True
     while changed and index < end:
         changed = False
-        while index < end and _compiled(_ASSIGNMENT).match(words[index]):
+        while index < end and compiled(_ASSIGNMENT).match(words[index]):
             env.add(words[index])
             index += 1
             changed = True
@@ -379,7 +371,7 @@ def _elsewhere(wrapper: str, own: Sequence[str]) -> bool:
     (``sudo -i``, ``--login``: the user's home), or ``systemd-run`` without
     ``--same-dir`` (the service manager's directory)."""
     if wrapper == "sudo":
-        return any(w == "--login" or (_compiled(_SHELL_LETTERS).match(w) and "i" in w) for w in own)
+        return any(w == "--login" or (compiled(_SHELL_LETTERS).match(w) and "i" in w) for w in own)
     if wrapper == "systemd-run":
         return not any(w in ("--same-dir", "-d") for w in own)
     return False
@@ -394,7 +386,7 @@ def _looks_only(wrapper: str, option: str) -> bool:
     if option in ("--help", "--version") or option in _LOOKS_ONLY.get(wrapper, ()):
         return True
     # a cluster of sudo's switches holding -l (`-El`)
-    return wrapper == "sudo" and "l" in option and bool(_compiled(_SHELL_LETTERS).match(option))
+    return wrapper == "sudo" and "l" in option and bool(compiled(_SHELL_LETTERS).match(option))
 
 
 def _options_end(
@@ -410,11 +402,11 @@ def _options_end(
     given = _ARGS_GIVEN_BY.get(wrapper, frozenset())
     while index < end and (
         words[index].startswith("-")
-        or (wrapper == "env" and _compiled(_ASSIGNMENT).match(words[index]))
+        or (wrapper == "env" and compiled(_ASSIGNMENT).match(words[index]))
     ):
         option = words[index]
         index += 1
-        if _compiled(_ASSIGNMENT).match(option):
+        if compiled(_ASSIGNMENT).match(option):
             env.add(option)
             continue
         if option == "--":
@@ -532,7 +524,7 @@ def _xargs(words: tuple[str, ...], stdin: tuple[str, ...]) -> tuple[str, ...]:
             most = int(value)
     text = "".join(stdin)
     items = text.split()
-    if not items or not all(_compiled(_XARGS_WORD).match(i) for i in items) or index >= len(words):
+    if not items or not all(compiled(_XARGS_WORD).match(i) for i in items) or index >= len(words):
         return words
     command = words[index:]
     if replace_by:
@@ -593,7 +585,7 @@ def _login(command: Command) -> frozenset[str]:
     """A login shell (``su -``, ``su -l``, ``runuser -l``) starts in the user's home:
     what it runs is in a directory not known here."""
     if command.program in _USERS_FIRST and any(
-        w == "-" or w == "--login" or (_compiled(_SHELL_LETTERS).match(w) is not None and "l" in w)
+        w == "-" or w == "--login" or (compiled(_SHELL_LETTERS).match(w) is not None and "l" in w)
         for w in command.words + command.rest
     ):
         return frozenset({_CHDIR_ENV + "?"})
@@ -673,7 +665,7 @@ class _Variables:
         exported = self.exported
         if not exported:
             return exported
-        named = {a or b for w in words if "$" in w for a, b in _compiled(_VARIABLE).findall(w)}
+        named = {a or b for w in words if "$" in w for a, b in compiled(_VARIABLE).findall(w)}
         return frozenset(e for e in exported if e.partition("=")[0] not in named)
 
     def record(self, words: tuple[str, ...]) -> bool:
@@ -683,7 +675,7 @@ class _Variables:
         head = words[0]
         if head in _SETTERS:  # `read T`, `printf -v T …`: a value not known before it runs
             for word in words[1:]:
-                if _compiled(_NAME).match(word):
+                if compiled(_NAME).match(word):
                     self._drop(word)
             return False
         if head in ("export", "unset", "declare", "typeset", "readonly", "local"):
@@ -696,7 +688,7 @@ class _Variables:
                 elif head == "export" and name in self.values:
                     self._set(name, self.values[name], True)
             return True
-        if all(_compiled(_ASSIGNMENT).match(w) for w in words):
+        if all(compiled(_ASSIGNMENT).match(w) for w in words):
             for word in words:
                 name, _, value = word.partition("=")
                 self._set(name, self.expand((value,))[0], False)
@@ -774,7 +766,7 @@ class _Variables:
 
         out = list(words)
         for i in expanding:
-            out[i] = _compiled(_VARIABLE).sub(value, words[i])
+            out[i] = compiled(_VARIABLE).sub(value, words[i])
         return tuple(out)
 
 
@@ -795,7 +787,7 @@ def _echoed(words: tuple[str, ...]) -> tuple[str, ...]:
     test`` runs ``go test``): the one substitution whose output is known before it runs."""
     if not any("$(" in w or "`" in w for w in words):
         return words
-    return tuple(_compiled(_ECHOED).sub(lambda m: m[1] or m[2], w) for w in words)
+    return tuple(compiled(_ECHOED).sub(lambda m: m[1] or m[2], w) for w in words)
 
 
 class Reading(NamedTuple):
@@ -814,7 +806,7 @@ def _directory_change(
     goes where CDPATH says: not known), or in the text ``eval`` runs (not known where).
     None when it changes no directory (``command -v cd`` only prints)."""
     index, searched = 0, False
-    while index < len(words) and _compiled(_ASSIGNMENT).match(words[index]):
+    while index < len(words) and compiled(_ASSIGNMENT).match(words[index]):
         searched |= words[index].startswith("CDPATH=")
         index += 1
     while index < len(words) and words[index] in ("command", "builtin"):
@@ -907,7 +899,7 @@ def _handed_on(command: Command, simple: shell.Simple) -> Iterator[str | tuple[s
         skip = 0
         while skip < len(args) and args[skip] == "eval":  # `eval eval X` is `eval X`: one
             skip += 1  # level, so that a run of evals never passes the nesting bound
-        yield _compiled(_ECHOED_LINE).sub(lambda m: m[1] or m[2], " ".join(args[skip:]))
+        yield compiled(_ECHOED_LINE).sub(lambda m: m[1] or m[2], " ".join(args[skip:]))
     elif program in SCRIPT_RUNNERS:
         yield from _runner_script(program, args)
     elif program in SHELLS:
@@ -915,7 +907,7 @@ def _handed_on(command: Command, simple: shell.Simple) -> Iterator[str | tuple[s
     elif program in _SOURCES:
         if args and args[0].startswith("<(") and args[0].endswith(")"):
             yield from _substituted_script(args[0][2:-1])
-    elif program == "python" or _compiled(_PYTHON).match(program):
+    elif program == "python" or compiled(_PYTHON).match(program):
         yield from _python_scripts(args)
     elif program in ONE_LINERS:
         yield from _one_liner_scripts(program, args)
@@ -933,18 +925,18 @@ def _shell_scripts(args: Sequence[str], simple: shell.Simple, program: str) -> I
     for index, token in enumerate(args):
         if skip:
             skip = False
-        elif token == "--noexec" or ("n" in token and _compiled(_SHELL_LETTERS).match(token)):
+        elif token == "--noexec" or ("n" in token and compiled(_SHELL_LETTERS).match(token)):
             return  # `bash -n -c '...'`: the script is read, not run
-        elif _compiled(_SCRIPT_OPTION).match(token):
+        elif compiled(_SCRIPT_OPTION).match(token):
             at = next((i for i in range(index + 1, len(args)) if args[i][:1] != "-"), None)
             after = args[index + 1 : at]  # `bash -c -n '...'`: still the shell's options
             if at is not None and not any(
-                "n" in t and _compiled(_SHELL_LETTERS).match(t) for t in after
+                "n" in t and compiled(_SHELL_LETTERS).match(t) for t in after
             ):
                 yield args[at]
             return
         elif token in _SHELL_VALUED or (
-            token[-1] in "oO" and _compiled(_SHELL_CLUSTER).match(token)
+            token[-1] in "oO" and compiled(_SHELL_CLUSTER).match(token)
         ):
             skip = True  # `-o pipefail`, `-euo pipefail`
         elif token.startswith("<(") and token.endswith(")"):
@@ -957,7 +949,7 @@ def _shell_scripts(args: Sequence[str], simple: shell.Simple, program: str) -> I
                 user = token != "--"  # `su root -c '…'`
                 continue
             return  # `bash script.sh`: a file we do not read
-        elif _compiled(_SHELL_LETTERS).match(token) and "s" in token:
+        elif compiled(_SHELL_LETTERS).match(token) and "s" in token:
             from_stdin = True
     yield from simple.stdin  # `bash <<'EOF'`, `sh -s <<<'...'`
 
@@ -1007,10 +999,10 @@ def _python_scripts(args: Sequence[str]) -> Iterator[str | tuple[str, ...]]:
             code = args[index + 1]
             if _changes_environment(code):
                 return
-            for found in _compiled(_PY_SHELL).finditer(code):
+            for found in compiled(_PY_SHELL).finditer(code):
                 yield found[1] if found[1] is not None else found[2]
-            for found in _compiled(_PY_ARGV).finditer(code):
-                yield tuple(a or b for a, b in _compiled(_PY_STRING).findall(found[1]))
+            for found in compiled(_PY_ARGV).finditer(code):
+                yield tuple(a or b for a, b in compiled(_PY_STRING).findall(found[1]))
             return
         if not token.startswith("-"):
             return
@@ -1079,18 +1071,18 @@ def _calls(program: str, code: str) -> Iterator[str | tuple[str, ...]]:
     if _changes_environment(code):
         return
     if program == "node":
-        for found in _compiled(_NODE_SHELL).finditer(code):
+        for found in compiled(_NODE_SHELL).finditer(code):
             yield next(g for g in found.groups() if g is not None)
-        for found in _compiled(_NODE_ARGV).finditer(code):
+        for found in compiled(_NODE_ARGV).finditer(code):
             first = found[1] if found[1] is not None else found[2]
-            rest = tuple(a or b for a, b in _compiled(_LITERAL).findall(found[3] or ""))
+            rest = tuple(a or b for a, b in compiled(_LITERAL).findall(found[3] or ""))
             yield (first, *rest)
         return
-    for found in _compiled(_SYSTEM).finditer(code):
-        words = tuple(a or b for a, b in _compiled(_LITERAL).findall(found[1]))
+    for found in compiled(_SYSTEM).finditer(code):
+        words = tuple(a or b for a, b in compiled(_LITERAL).findall(found[1]))
         if all(_literal(program, w) for w in words):
             yield words[0] if len(words) == 1 else words
-    for found in _compiled(_BACKTICK).finditer(code):
+    for found in compiled(_BACKTICK).finditer(code):
         text = next(g for g in found.groups() if g is not None)
         if _literal(program, text):
             yield text

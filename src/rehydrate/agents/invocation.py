@@ -22,7 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from .commandline import Command, _compiled, _is_number, _join
+from ..patterns import compiled
+from .commandline import Command, _is_number, _join
 from .tooltable import COSMETIC_ENV, GENERIC, Tool, tool
 
 Option = tuple[str, str | None]
@@ -109,7 +110,7 @@ def _read(
         _push(forced, positional, options)
     kept = frozenset(_kept(options, row))
     env = frozenset(e for e in env if "=" not in e or e.partition("=")[0] not in COSMETIC_ENV)
-    if row is GENERIC and positional and _compiled(_SUBCOMMAND).match(positional[0]):
+    if row is GENERIC and positional and compiled(_SUBCOMMAND).match(positional[0]):
         path = (positional[0],)  # an unknown tool: its first word stands for its subcommand
     return Model(command.program, path, kept, tuple(positional), env, cwd)
 

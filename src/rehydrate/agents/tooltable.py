@@ -58,18 +58,10 @@ Adding a tool is adding a row.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
-from functools import cache
 from typing import NamedTuple
 
-
-@cache
-def _compiled(pattern: str) -> re.Pattern[str]:
-    """``pattern`` compiled at its first use, then kept: importing this module compiles
-    none (issue 28 item 5), and a call here costs less than ``re``'s own cache lookup
-    (``re.match(pattern, …)``) in a loop over words, rows or pieces."""
-    return re.compile(pattern)
+from ..patterns import compiled
 
 
 class Tool(NamedTuple):
@@ -127,7 +119,7 @@ SUBCOMMAND_OF: Mapping[str, tuple[str, ...]] = {"docker-compose": ("docker", "co
 
 def program_name(base: str) -> str:
     """One name per program: ``pip3.12`` is ``pip``, ``py.test`` is ``pytest``."""
-    versioned = _compiled(_VERSIONED).match(base)
+    versioned = compiled(_VERSIONED).match(base)
     if versioned:
         return versioned[1]
     return PROGRAMS.get(base, base)
