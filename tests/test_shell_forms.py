@@ -216,16 +216,43 @@ def test_a_medium_command_is_parsed_in_a_child_process() -> None:
     assert check(f"cat <<'EOF'\n{body}\n{M}\nEOF\n", LEDGER).hits == []  # data, parsed
 
 
-def test_nesting_is_bounded_and_named() -> None:
-    command = M
-    for _ in range(MAX_DEPTH + 2):
-        command = "bash -c " + json.dumps(command)
-    reading = read(command)
-    assert any("nested more than" in p for p in reading.problems)
-    shallow = M
-    for _ in range(MAX_DEPTH - 1):
-        shallow = "bash -c " + json.dumps(shallow)
-    assert [h.id for h in check(shallow, LEDGER).hits] == ["F-001"]
+def _wrapped(command: str, depth: int, form: str) -> str:
+    for level in range(depth):
+        if form == "bash -c":
+            command = "bash -c " + json.dumps(command)
+        elif form == "heredoc":
+            command = f"bash <<'E{level}'\n{command}\nE{level}"
+        else:  # what an echo prints, piped into a shell
+            command = f"echo {json.dumps(command)} | sh"
+    return command
+
+
+@pytest.mark.parametrize("form", ["bash -c", "heredoc", "echo | sh"])
+@pytest.mark.parametrize("depth", [1, 2, MAX_DEPTH - 1, MAX_DEPTH + 2, 3 * MAX_DEPTH])
+def test_no_depth_of_nesting_hides_a_repeat(form: str, depth: int) -> None:
+    """Parsed up to MAX_DEPTH; deeper, read by the word lexer (and named): still refused.
+    The twin, the same nesting around a command no row covers, is allowed."""
+    if form != "heredoc" and depth > MAX_DEPTH + 2:
+        return  # each level doubles the escaping: the check's text budget is the bound
+    checked = check(_wrapped(M, depth, form), LEDGER)
+    assert [h.id for h in checked.hits] == ["F-001"], checked
+    assert ("read word by word" in checked.note) == (depth > MAX_DEPTH), checked.note
+    assert check(_wrapped(W, depth, form), LEDGER).hits == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        f"sh <<'A'\nsh <<'B'\n{M}\nB\nA",  # the inner shell's input is not the outer's
+        f"bash -s <<'A'\nbash -s <<'B'\n{M}\nB\nA",
+        f"sh <<<'sh <<<\"{M}\"'",
+        f"echo 'echo {M} | sh' | sh",
+        f"sh <<<'true'; sh <<<'{M}'",  # the same shell, fed two inputs
+    ],
+)
+def test_each_input_fed_to_the_same_shell_is_read(command: str) -> None:
+    assert [h.id for h in check(command, LEDGER).hits] == ["F-001"]
+    assert check(command.replace(M, W), LEDGER).hits == []
 
 
 def test_plain_words_never_load_the_grammar() -> None:

@@ -7,8 +7,10 @@ shell: ``bash -c STRING`` (any shell, any option cluster holding ``c``), ``eval 
 ``env -S STRING``, a heredoc or here-string fed to a shell, and ``find -exec CMD ;``.
 Each command carries the directory it runs in when the line moved it (``cd web && …``:
 ``--chdir=web`` in its environment; ``?`` when not known), as ``env -C`` does.
-Nesting is bounded (``MAX_DEPTH``); every nested string is part of the text that held
-it, so the work stays proportional to the input times that depth.
+Shells nested up to ``MAX_DEPTH`` deep are parsed; deeper ones are read by the word lexer
+alone (``shell.by_words``: every run of words between operators and newlines, and every
+quoted string of several words, a possible command), so no depth of nesting hides one. Every nested string is part of the text
+that held it, and the check's text budget bounds what all of them read together.
 """
 
 from __future__ import annotations
@@ -839,14 +841,17 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
     )
     seen: dict[tuple[object, ...], Command] = {}
     read_words: set[tuple[tuple[str, ...], str]] = set()  # each word list, directory once
+    fed: set[tuple[tuple[object, ...], tuple[str, ...]]] = set()  # each command, input once
     problems: list[str] = []
     # each text or word list with the environment and directory it runs in (what handed
     # it on ran with: `cd /tmp && bash -c '...'`, `CGO_ENABLED=0 sh -c '...'`)
     pending: list[tuple[str | tuple[str, ...], int, frozenset[str]]] = [(text, 0, frozenset())]
     while pending:
         item, depth, outer = pending.pop()
-        if isinstance(item, str):
-            parsed = shell.parse(item, budget)
+        if isinstance(item, str):  # past the nesting bound, read by the word lexer alone
+            parsed = (
+                shell.parse(item, budget) if depth <= MAX_DEPTH else shell.by_words(item, budget)
+            )
             problems.extend(parsed.problems)
             simples: list[shell.Simple] = list(parsed.commands)
         else:
@@ -874,16 +879,20 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
                 command = command._replace(env=command.env | exported)
             command = _moved(command, known.cwd)
             key = (command.program, command.env, command.words, command.rest)
-            if key in seen:
+            # a shell fed its input (`sh <<'A'` inside `sh <<'B'`) is read once per input
+            if key in seen and (not simple.stdin or (key, simple.stdin) in fed):
                 continue
-            seen[key] = command
+            seen.setdefault(key, command)
+            if simple.stdin:
+                fed.add((key, simple.stdin))
             nested = list(_handed_on(command, simple))
-            if nested and depth >= MAX_DEPTH:
-                problems.append(f"shells nested more than {MAX_DEPTH} deep were not read")
-                continue
+            if depth > MAX_DEPTH:  # read word by word: any quoted string may be a script too
+                nested += [w for w in simple.words if len(w.split()) > 1 and w not in nested]
             if nested and budget.text <= 0:
                 problems.append("nested shell text past what one check reads was not read")
                 continue
+            if nested and depth >= MAX_DEPTH:  # still read, each text shorter than its parent
+                problems.append(f"shells nested more than {MAX_DEPTH} deep were read word by word")
             handed = command.env | _login(command)
             pending.extend((n, depth + 1, handed) for n in reversed(nested))
     return Reading(tuple(seen.values()), tuple(dict.fromkeys(problems)))
