@@ -1242,6 +1242,12 @@ HOLDOUT_2: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("echo 'rm -rf build' | bash -x", R, S),
             ('eval "$(echo rm -rf build)"', R, S),
             ("echo rm -rf build | tee /dev/stderr | sh", R, S),
+            ("sh <<'A'\nsh <<'B'\nrm -rf build\nB\nA", R, S),  # a shell inside a fed shell
+            ("bash -s <<<'bash -s <<<\"rm -rf build\"'", R, S),
+            ("echo 'echo rm -rf build | sh' | sh", R, S),
+            ("sh <<<'true'; sh <<<'rm -rf build'", R, S),
+            ("sh <<'A'\nsh <<'B'\nrm -rf build2\nB\nA", A, N),
+            ("echo 'echo rm -rf build | cat' | sh", A, N),
             ("echo 'rm -rf build' | bash -n", A, N),
             ("echo 'rm -rf build' | cat", A, N),
             ("echo 'rm -rf build' > clean.sh", A, N),
