@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import commit, run, write
-from rehydrate.agents.commandline import MAX_DEPTH, read
+from rehydrate.agents.commandline import MAX_DEPTH
 from rehydrate.agents.commands import check
 from rehydrate.ledgers import parse_ledger
 

@@ -135,8 +135,9 @@ def _route(body: dict[str, Any]) -> list[dict[str, Any]]:
         else []
     )
     last = _last_command(messages)
-    if not results:
-        return [bash(SESSION_TWO if SECOND_ACTION in json.dumps(messages) else SESSION_ONE)]
+    if not results:  # which session: what its prompt (the first message) says is next
+        prompt = json.dumps(messages[:1])  # not a later message quoting SESSION_ONE's command
+        return [bash(SESSION_TWO if SECOND_ACTION in prompt else SESSION_ONE)]
     if results[-1].get("is_error") and "session ends after this" in json.dumps(results[-1]):
         return [bash(last or "true")]  # record and commit, as told
     if last == SESSION_ONE:

@@ -9,8 +9,9 @@ Each command carries the directory it runs in when the line moved it (``cd web &
 ``--chdir=web`` in its environment; ``?`` when not known), as ``env -C`` does.
 Shells nested up to ``MAX_DEPTH`` deep are parsed; deeper ones are read by the word lexer
 alone (``shell.by_words``: every run of words between operators and newlines, and every
-quoted string of several words, a possible command), so no depth of nesting hides one. Every nested string is part of the text
-that held it, and the check's text budget bounds what all of them read together.
+quoted string of several words, a possible command), so no depth of nesting hides one.
+Every nested string is part of the text that held it, and the check's text budget bounds
+what all of them read together.
 """
 
 from __future__ import annotations
