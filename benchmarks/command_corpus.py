@@ -1248,6 +1248,17 @@ HOLDOUT_2: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("sh <<<'true'; sh <<<'rm -rf build'", R, S),
             ("sh <<'A'\nsh <<'B'\nrm -rf build2\nB\nA", A, N),
             ("echo 'echo rm -rf build | cat' | sh", A, N),
+            ("cat <<'E' | sh\nrm -rf build\nE", R, S),  # what cat and tee pass on
+            ("tee /dev/null <<<'rm -rf build' | sh", R, S),
+            ("cat <<'E' && sh\nrm -rf build\nE", A, N),
+            ("cat <<'E' | grep -v x | sh\nrm -rf build\nE", A, N),
+            ("sh -c '$0 $1 $2' rm -rf build", R, S),  # a -c script's positional parameters
+            ("bash -c 'eval \"$1\"' _ 'rm -rf build'", R, S),
+            ("bash -c '\"$@\"' _ rm -rf build", R, S),
+            ("sh -c 'echo $1' _ 'rm -rf build'", A, N),
+            ('bash -c "$(echo rm -rf build)"', R, S),  # $(echo …) in a text a shell reads
+            ('sh <<< "$(echo rm -rf build)"', R, S),
+            ('bash -c "echo $(echo rm -rf build)"', A, N),
             ("echo 'rm -rf build' | bash -n", A, N),
             ("echo 'rm -rf build' | cat", A, N),
             ("echo 'rm -rf build' > clean.sh", A, N),

@@ -347,3 +347,26 @@ def test_the_grammar_loads_without_the_bash_package_init() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+@pytest.mark.parametrize(
+    ("repeat", "twin"),
+    [
+        # what a bare cat or a tee passes on: its heredoc or here-string, into the pipe
+        (f"cat <<'E' | sh\n{M}\nE", f"cat <<'E' && sh\n{M}\nE"),  # after &&: no input
+        (f"cat <<'E' | tee log | bash\n{M}\nE", f"cat <<'E' | grep -v x | sh\n{M}\nE"),
+        (f"tee /dev/null <<<'{M}' | sh", f"tee /dev/null <<<'{M}' | cat"),
+        (f"cat <<<'{M}' | sh", f"cat <<<'{W}' | sh"),
+        # a -c script's positional parameters, from the arguments after it
+        (f"sh -c '$0 \"$@\"' {M}", f"sh -c 'echo $0 \"$@\"' {M}"),
+        (f"bash -c 'eval \"$1\"' _ '{M}'", f"bash -c 'eval \"$1\"' _ '{W}'"),
+        (f"bash -c '\"$@\"' _ {M}", f"bash -c 'echo \"$@\"' _ {M}"),
+        (f"bash -c 'eval \"$*\"' _ {M}", f"sh -c \"echo '$1'\" _ '{M}'"),  # quoted: literal
+        # $(echo WORDS) in a text a shell reads: run as a command, it runs WORDS
+        (f'bash -c "$(echo {M})"', f'bash -c "echo $(echo {M})"'),
+        (f'sh <<< "$(echo {M})"', f'sh <<< "$(echo {W})"'),
+    ],
+)
+def test_what_reaches_a_shell_is_read(repeat: str, twin: str) -> None:
+    assert [h.id for h in check(repeat, LEDGER).hits] == ["F-001"], repeat
+    assert check(twin, LEDGER).hits == [], twin

@@ -781,8 +781,16 @@ _ECHOED = (
 
 
 # `$(echo WORDS)` with plain words: what it prints, for a text read again whole (eval)
-_WORDS = r"([A-Za-z0-9_./:+@%][A-Za-z0-9_./:+@%-]*+(?:[ \t]++[A-Za-z0-9_./:+@%-]++)*+)"
+_WORDS = r"([A-Za-z0-9_./:+@%][A-Za-z0-9_./:+@%=-]*+(?:[ \t]++[A-Za-z0-9_./:+@%=-]++)*+)"
 _ECHOED_LINE = r"\$\(\s*+echo\s++" + _WORDS + r"\s*+\)|`\s*+echo\s++" + _WORDS + r"\s*+`"
+
+
+def _echoed_line(script: str) -> str:
+    """A text a shell reads (``eval``'s words, a ``-c`` script, its input) with each
+    ``$(echo WORDS)`` of plain words as what it prints: run as a command, it runs that."""
+    return (
+        compiled(_ECHOED_LINE).sub(lambda m: m[1] or m[2], script) if "echo" in script else script
+    )
 
 
 def _echoed(words: tuple[str, ...]) -> tuple[str, ...]:
@@ -909,7 +917,7 @@ def _handed_on(command: Command, simple: shell.Simple) -> Iterator[str | tuple[s
         skip = 0
         while skip < len(args) and args[skip] == "eval":  # `eval eval X` is `eval X`: one
             skip += 1  # level, so that a run of evals never passes the nesting bound
-        yield compiled(_ECHOED_LINE).sub(lambda m: m[1] or m[2], " ".join(args[skip:]))
+        yield _echoed_line(" ".join(args[skip:]))
     elif program in SCRIPT_RUNNERS:
         yield from _runner_script(program, args)
     elif program in SHELLS:
@@ -943,7 +951,7 @@ def _shell_scripts(args: Sequence[str], simple: shell.Simple, program: str) -> I
             if at is not None and not any(
                 "n" in t and compiled(_SHELL_LETTERS).match(t) for t in after
             ):
-                yield args[at]
+                yield _echoed_line(_positionals(args[at], args[at + 1 :]))  # `sh -c '$1' _ X`
             return
         elif token in _SHELL_VALUED or (
             token[-1] in "oO" and compiled(_SHELL_CLUSTER).match(token)
@@ -961,7 +969,37 @@ def _shell_scripts(args: Sequence[str], simple: shell.Simple, program: str) -> I
             return  # `bash script.sh`: a file we do not read
         elif compiled(_SHELL_LETTERS).match(token) and "s" in token:
             from_stdin = True
-    yield from simple.stdin  # `bash <<'EOF'`, `sh -s <<<'...'`
+    yield from map(_echoed_line, simple.stdin)  # `bash <<'EOF'`, `sh <<<"$(echo …)"`
+
+
+# In a `-c` script: text quoting keeps literal (skipped), and the positional parameters.
+_POSITIONAL = r"""'[^']*+'|\\.|"\$@"|"\$\*"|\$[@*]|\$\{([0-9]++)\}|\$([0-9])"""
+_PLAIN_ARGUMENT = r"[A-Za-z0-9_./=:,+@%^ \t-]*+"  # what reads the same pasted into a script
+
+
+def _positionals(script: str, given: Sequence[str]) -> str:
+    """``script`` with ``$0``…``$9``, ``${N}``, ``$@`` and ``$*`` replaced by the arguments
+    the shell was given after it (``sh -c '$0 $1 $2' rm -rf build`` runs ``rm -rf build``,
+    ``bash -c 'eval "$1"' _ 'go test'`` evals ``go test``). Only where every argument is
+    plain text, which reads the same pasted in; a parameter with no argument is empty."""
+    if "$" not in script or not given:
+        return script
+    if not all(compiled(_PLAIN_ARGUMENT).fullmatch(a) for a in given):
+        return script
+
+    def pasted(found: re.Match[str]) -> str:
+        text = found[0]
+        if text.startswith(("'", "\\")):
+            return text
+        if found[1] is not None or found[2] is not None:
+            number = int(found[1] if found[1] is not None else found[2])
+            return given[number] if number < len(given) else ""
+        rest = given[1:]
+        if text == '"$@"':
+            return " ".join(f'"{a}"' for a in rest)
+        return f'"{" ".join(rest)}"' if text == '"$*"' else " ".join(rest)
+
+    return compiled(_POSITIONAL).sub(pasted, script)
 
 
 def _runner_script(program: str, args: Sequence[str]) -> Iterator[str]:

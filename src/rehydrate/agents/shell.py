@@ -391,6 +391,9 @@ class _Walk:
         # functions defined and not yet called: a body runs where the function is
         # called, once read (`f() { …; }` alone runs nothing; a recursive call ends)
         self.functions: dict[str, Node] = {}
+        # what a pipe's first stage reads, for a pipe the grammar did not put in a pipeline
+        # with the command that feeds it (`cat <<'E' | sh`): by the pipe's place
+        self.fed: dict[tuple[int, int, str], tuple[str, ...]] = {}
 
     def called(self, simple: Simple) -> list[Node | Simple]:
         """What to read for a call of a function defined earlier: its body, as a part
@@ -467,18 +470,30 @@ class _Walk:
         return Simple(tuple(words), tuple(stdin), frozenset(literal))
 
     def pipeline(self, node: Node) -> Iterator[tuple[Simple | None, Node]]:
-        """Each stage of a pipeline (a command, with what an ``echo``/``printf`` stage
-        before it prints as its input: ``echo 'go test' | sh``), or another node."""
-        fed: tuple[str, ...] = ()
+        """Each stage of a pipeline (a command, with what the stage before it prints as
+        its input: ``echo 'go test' | sh``), or another node."""
+        fed = self.fed.pop(_place(node), ())  # `cat <<'E' | sh`: what the heredoc's prints
         for stage in node.named_children:
             if stage.type != "command":
+                if stage.type == "pipeline" and fed:  # the rest of the pipe, nested
+                    self.fed[_place(stage)] = fed
                 fed = ()
                 yield None, stage
                 continue
             simple = self.command(stage)
-            yield simple._replace(stdin=simple.stdin + fed), stage
-            passes = simple.words[:1] == ("tee",) or simple.words == ("cat",)
-            fed = fed if passes else printed(simple.words)  # `echo … | tee log | sh`
+            simple = simple._replace(stdin=simple.stdin + fed)
+            yield simple, stage
+            fed = passed_on(simple)
+
+    def feed_the_pipe(self, statement: Node, out: tuple[str, ...]) -> None:
+        """``cat <<'E' | sh``: the grammar puts the rest of the pipe inside the heredoc's
+        redirect; what the command prints is that pipe's input (not after ``&&``)."""
+        for redirect in statement.children if out else ():
+            if redirect.type != "heredoc_redirect":
+                continue
+            for part in redirect.named_children:
+                if part.type == "pipeline" and part.children[0].type in ("|", "|&"):
+                    self.fed[_place(part)] = out
 
     def declaration(self, node: Node) -> Simple:
         """``export A=1 B``, ``unset A``, ``A=1 B=2`` as words, for the variables that
@@ -575,6 +590,7 @@ class _Walk:
                 if body is not None and body.type == "command":
                     simple = self.redirected(body, node)
                     yield simple
+                    self.feed_the_pipe(node, passed_on(simple))
                     stack += self.called(simple)
                     stack.extend(reversed(body.children))
                     stack.extend(reversed([c for c in node.children if c != body]))
@@ -617,6 +633,18 @@ def _chain(node: Node) -> tuple[Node, list[Node], bool]:
 
 
 _ECHO_OPTION = r"^-[neE]++$"
+
+
+def _place(node: Node) -> tuple[int, int, str]:
+    return (node.start_byte, node.end_byte, node.type)
+
+
+def passed_on(simple: Simple) -> tuple[str, ...]:
+    """What a pipeline stage writes to the next: its input for ``tee`` and a bare
+    ``cat`` (``cat <<'E' | sh``, ``echo … | tee log | sh``), else what it prints."""
+    if simple.words[:1] == ("tee",) or simple.words == ("cat",):
+        return simple.stdin
+    return printed(simple.words)
 
 
 def printed(words: tuple[str, ...]) -> tuple[str, ...]:
