@@ -1259,6 +1259,8 @@ HOLDOUT_2: list[tuple[str, list[tuple[str, str, str]]]] = [
             ('bash -c "$(echo rm -rf build)"', R, S),  # $(echo …) in a text a shell reads
             ('sh <<< "$(echo rm -rf build)"', R, S),
             ('bash -c "echo $(echo rm -rf build)"', A, N),
+            ("sh < <(echo rm -rf build)", R, S),  # a process substitution as its input
+            ("sh 3< <(echo rm -rf build)", A, N),
             ("echo 'rm -rf build' | bash -n", A, N),
             ("echo 'rm -rf build' | cat", A, N),
             ("echo 'rm -rf build' > clean.sh", A, N),

@@ -362,6 +362,9 @@ def test_the_grammar_loads_without_the_bash_package_init() -> None:
         (f"bash -c 'eval \"$1\"' _ '{M}'", f"bash -c 'eval \"$1\"' _ '{W}'"),
         (f"bash -c '\"$@\"' _ {M}", f"bash -c 'echo \"$@\"' _ {M}"),
         (f"bash -c 'eval \"$*\"' _ {M}", f"sh -c \"echo '$1'\" _ '{M}'"),  # quoted: literal
+        # a process substitution as a shell's standard input (not another descriptor)
+        (f"sh < <(echo {M})", f"sh 3< <(echo {M})"),
+        (f"bash -s < <(cat <<<'{M}')", f"cat < <(echo {M})"),
         # $(echo WORDS) in a text a shell reads: run as a command, it runs WORDS
         (f'bash -c "$(echo {M})"', f'bash -c "echo $(echo {M})"'),
         (f'sh <<< "$(echo {M})"', f'sh <<< "$(echo {W})"'),

@@ -461,6 +461,7 @@ class _Walk:
         for redirect in statement.children:
             if redirect.type == "file_redirect":
                 targets = [c for c in redirect.named_children if c.type != "file_descriptor"]
+                stdin.extend(self.substituted_input(redirect, targets))
                 for target in targets[1:]:
                     if self.literal(target):
                         literal.add(len(words))
@@ -484,6 +485,18 @@ class _Walk:
             simple = simple._replace(stdin=simple.stdin + fed)
             yield simple, stage
             fed = passed_on(simple)
+
+    def substituted_input(self, redirect: Node, targets: Sequence[Node]) -> tuple[str, ...]:
+        """``sh < <(echo …)``: what the command in the process substitution passes on, as
+        the input of the command redirected from it."""
+        if redirect.children[0].type != "<" or not targets:
+            return ()
+        if targets[0].type != "process_substitution":
+            return ()
+        inner = targets[0].named_children
+        if len(inner) != 1 or inner[0].type != "command":
+            return ()
+        return passed_on(self.command(inner[0]))
 
     def feed_the_pipe(self, statement: Node, out: tuple[str, ...]) -> None:
         """``cat <<'E' | sh``: the grammar puts the rest of the pipe inside the heredoc's
