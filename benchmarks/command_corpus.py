@@ -1258,6 +1258,8 @@ HOLDOUT_2: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("sh -c 'echo $1' _ 'rm -rf build'", A, N),
             ('bash -c "$(echo rm -rf build)"', R, S),  # $(echo …) in a text a shell reads
             ('sh <<< "$(echo rm -rf build)"', R, S),
+            ("bash -c \"$(printf 'rm -rf build')\"", R, S),
+            ("bash -c \"$(printf '%s' rm -rf build)\"", A, N),
             ('bash -c "echo $(echo rm -rf build)"', A, N),
             ("sh < <(echo rm -rf build)", R, S),  # a process substitution as its input
             ("sh 3< <(echo rm -rf build)", A, N),

@@ -368,6 +368,7 @@ def test_the_grammar_loads_without_the_bash_package_init() -> None:
         # $(echo WORDS) in a text a shell reads: run as a command, it runs WORDS
         (f'bash -c "$(echo {M})"', f'bash -c "echo $(echo {M})"'),
         (f'sh <<< "$(echo {M})"', f'sh <<< "$(echo {W})"'),
+        (f"bash -c \"$(printf '{M}')\"", f"bash -c \"$(printf '%s' {M})\""),  # no separators
     ],
 )
 def test_what_reaches_a_shell_is_read(repeat: str, twin: str) -> None:

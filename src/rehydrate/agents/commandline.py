@@ -780,16 +780,23 @@ _ECHOED = (
 )
 
 
-# `$(echo WORDS)` with plain words: what it prints, for a text read again whole (eval)
+# `$(echo WORDS)` with plain words: what it prints, for a text read again whole (eval);
+# `$(printf 'WORDS')` too, a format with no `%` or escape being printed as it is
 _WORDS = r"([A-Za-z0-9_./:+@%][A-Za-z0-9_./:+@%=-]*+(?:[ \t]++[A-Za-z0-9_./:+@%=-]++)*+)"
-_ECHOED_LINE = r"\$\(\s*+echo\s++" + _WORDS + r"\s*+\)|`\s*+echo\s++" + _WORDS + r"\s*+`"
+_ECHOED_LINE = (
+    r"\$\(\s*+echo\s++" + _WORDS + r"\s*+\)|`\s*+echo\s++" + _WORDS + r"\s*+`"
+    r"|\$\(\s*+printf\s++'" + _WORDS.replace("%", "") + r"'\s*+\)"
+)
 
 
 def _echoed_line(script: str) -> str:
     """A text a shell reads (``eval``'s words, a ``-c`` script, its input) with each
-    ``$(echo WORDS)`` of plain words as what it prints: run as a command, it runs that."""
+    ``$(echo WORDS)`` or ``$(printf 'WORDS')`` of plain words as what it prints: run as a
+    command, it runs that."""
     return (
-        compiled(_ECHOED_LINE).sub(lambda m: m[1] or m[2], script) if "echo" in script else script
+        compiled(_ECHOED_LINE).sub(lambda m: m[1] or m[2] or m[3], script)
+        if "echo" in script or "printf" in script
+        else script
     )
 
 
