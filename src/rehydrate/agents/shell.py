@@ -473,7 +473,7 @@ class _Walk:
     def pipeline(self, node: Node) -> Iterator[tuple[Simple | None, Node]]:
         """Each stage of a pipeline (a command, with what the stage before it prints as
         its input: ``echo 'go test' | sh``), or another node."""
-        fed = self.fed.pop(_place(node), ())  # `cat <<'E' | sh`: what the heredoc's prints
+        fed = self.fed.pop(_place(node), ())  # `cat <<'E' | sh`: what cat passes on
         for stage in node.named_children:
             if stage.type != "command":
                 if stage.type == "pipeline" and fed:  # the rest of the pipe, nested
