@@ -374,3 +374,82 @@ def test_the_grammar_loads_without_the_bash_package_init() -> None:
 def test_what_reaches_a_shell_is_read(repeat: str, twin: str) -> None:
     assert [h.id for h in check(repeat, LEDGER).hits] == ["F-001"], repeat
     assert check(twin, LEDGER).hits == [], twin
+
+
+@pytest.mark.parametrize(
+    ("repeat", "twin"),
+    [
+        # $'…' as bash makes it: hex, octal, \u escapes (an unknown escape keeps its \)
+        ("go test $'-tags=\\x6dusl' ./...", "go test $'-tags=\\x6dus\\q' ./..."),
+        ("go test -tags=$'\\155usl' ./...", "go test -tags=$'\\155usl\\0x' ./....x"),
+        ("$'\\u0067o' test -tags=musl ./...", "$'\\u0067o' vet -tags=musl ./..."),
+        ("bash -c $'go test -tags=musl ./...\\n' || true", "bash -c $'go test -tags=musl\\n./...'"),
+        # what `which`, `command -v`, `type -P` print, as the program word
+        ('"$(which go)" test -tags=musl ./...', '"$(which gox)" test -tags=musl ./...'),
+        ("`command -v go` test -tags=musl ./...", "echo `command -v go` test -tags=musl ./..."),
+        ('sudo "$(type -P go)" test -tags=musl ./...', '"$(type -P go) x" test -tags=musl ./...'),
+        # an unquoted expansion is split into fields (by IFS when the line set it)
+        (f"CMD='{M}'; $CMD", f"CMD='{M}'; \"$CMD\""),  # quoted: one word, no such program
+        ("T='-tags=musl ./...'; go test $T", "T='-tags=musl ./...'; go test \"$T\""),
+        ("IFS=,; C=go,test,-tags=musl,./...; $C", "IFS=,; C='go test -tags=musl ./...'; $C"),
+        ("E=; $E go test -tags=musl ./...", "E=x; $E go test -tags=musl ./..."),
+        ("P='./...'; go test -tags=musl $P", "P='./*'; go test -tags=musl $P"),  # a pattern
+        ("C='go test'; $C -tags=musl ./...", f"IFS=$X; C='{M}'; $C"),  # IFS not known
+        # /dev/stdin as the script a shell or `source` reads: its input
+        (f"source /dev/stdin <<< '{M}'", f"source /dev/stdin <<< '{W}'"),
+        (f"echo '{M}' | bash /dev/fd/0", f"echo '{M}' | bash other.sh"),
+        # what `$(pwd)` prints is $PWD (here: where the check runs)
+        ('cd "$(pwd)" && go test -tags=musl ./...', 'cd "$(pwd)/sub" && go test -tags=musl ./...'),
+    ],
+)
+def test_what_a_word_expands_to_is_read(repeat: str, twin: str) -> None:
+    assert [h.id for h in check(repeat, LEDGER).hits] == ["F-001"], repeat
+    assert check(twin, LEDGER).hits == [], twin
+
+
+@pytest.mark.parametrize(
+    ("repeat", "twin"),
+    [
+        # the grammar hangs these redirections on the list or pipeline; bash on its last
+        # command, so that command's input (or output file) is theirs
+        (f"cd . && bash <<'E'\n{M}\nE", f"cd . && cat <<'E'\n{M}\nE"),
+        (f"true && sh <<'E'\n{M}\nE", f"sh <<'E' && true\n{W}\nE"),
+        (f"make || sh < <(echo {M})", f"make || cat < <(echo {M})"),
+        (f"echo hi | sh <<'E'\n{M}\nE", f"echo hi | cat <<'E'\n{M}\nE"),
+        (f"a && b; true && sh <<< '{M}'", f"true && sh <<< '{W}'"),
+    ],
+)
+def test_a_redirection_after_a_list_is_its_last_commands(repeat: str, twin: str) -> None:
+    assert [h.id for h in check(repeat, LEDGER).hits] == ["F-001"], repeat
+    assert check(twin, LEDGER).hits == [], twin
+
+
+@pytest.mark.parametrize(
+    ("repeat", "twin"),
+    [
+        (f"cat > s.sh <<'E'\n{M}\nE\nbash s.sh", f"cat > s.sh <<'E'\n{M}\nE\ncat s.sh"),
+        (f"cat <<'E' > s.sh\nset -e\n{M}\nE\nsh ./s.sh", f"cat <<'E' > s.sh\n{W}\nE\nsh s.sh"),
+        (f"printf '{M}\\n' > s.sh && bash s.sh", f"printf '{M}\\n' >> s.sh && bash s.sh"),
+        (f"echo '{M}' > s.sh; chmod +x s.sh; ./s.sh", f"echo '{M}' > s.sh; cp ok.sh s.sh; ./s.sh"),
+        (f"echo '{M}' >| /tmp/t.sh; . /tmp/t.sh", f"echo '{M}' > /tmp/t.sh; . ./t.sh"),
+        (f"tee s.sh <<< '{M}' >/dev/null; sh s.sh", f"tee -a s.sh <<< '{M}' >/dev/null; sh s.sh"),
+        (
+            f"echo '{M}' > s.sh; sudo timeout 9 sh s.sh",
+            f"echo '{M}' > s.sh; sed -i s/m/n/ s.sh; sh s.sh",
+        ),
+        (f"echo '{M}' > s.sh; bash -c 'sh s.sh'", f"bash -c 'sh s.sh'; echo '{M}' > s.sh"),
+        # xargs -I puts the whole line in: a script a shell is handed
+        (f"echo '{M}' | xargs -I{{}} sh -c '{{}}'", f"echo '{M}' | xargs -I{{}} echo '{{}}'"),
+        (f"xargs -I % bash -c % <<< '{M}'", f"printf '{M}\n{W}\n' | xargs -I % bash -c %"),
+        # a write that may not have run, or another file, or elsewhere: not what runs
+        (f"echo '{M}' 1> s.sh; sh s.sh", f"test -f x && echo '{M}' > s.sh; sh s.sh"),
+        (f"echo '{M}' > s.sh 2>&1; sh s.sh", f"(echo '{M}' > s.sh); sh s.sh"),
+        (f"echo '{M}' > s.sh; sh s.sh", f"echo '{M}' > s.sh; echo ls > \"$F\"; sh s.sh"),
+        (f"echo '{M}' > s.sh; sh s.sh", f"echo '{M}' > s.sh; cd sub && sh s.sh"),
+        (f"echo '{M}' > s.sh; sh s.sh", f"echo '{M}' > s.sh; env -C sub sh s.sh"),
+        (f"echo '{M}' > s.sh; sh s.sh", f"echo '{M}' > s.sh; bash -n s.sh"),
+    ],
+)
+def test_a_script_the_line_writes_then_runs_is_read(repeat: str, twin: str) -> None:
+    assert [h.id for h in check(repeat, LEDGER).hits] == ["F-001"], repeat
+    assert check(twin, LEDGER).hits == [], twin

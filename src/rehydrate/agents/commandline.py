@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import NamedTuple
 
@@ -109,6 +109,10 @@ SCRIPT_RUNNERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
 _PYTHON = r"^python[0-9.]*+$"
 _PYTHON_VALUED = frozenset({"-W", "-X", "-Q"})
 _MINOR = r"[0-9]\.[0-9]++$"
+# A program word that is what `which`, `command -v` or `type -P` prints for a name: a path
+# to the program of that name
+_LOCATE = r"(?:which|command[ \t]++-v|type[ \t]++-P)[ \t]++([A-Za-z0-9_.+-]++)[ \t]*+"
+_LOCATED = rf"^\$\([ \t]*+{_LOCATE}\)$|^`[ \t]*+{_LOCATE}`$"
 # A shell command line a Python one-liner hands to a shell: os.system('...'),
 # os.popen('...'), subprocess.*('...', shell=True). Linear: no nested quantifiers.
 _PY_SHELL = (
@@ -130,6 +134,8 @@ _SHELL_VALUED = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 _SHELL_LETTERS = r"^-[A-Za-z]++$"  # with an `n` (`-n`, `-nc`): read, not run
 _SHELL_CLUSTER = r"^[-+][A-Za-bd-z]++$"  # `-euo pipefail`: -o's value is next
 _SOURCES = frozenset({"source", "."})  # read a script into this shell: `. <(echo '...')`
+_STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})  # a script file
+_RUNS_FILES = SHELLS | _SOURCES | {"chmod", "cat"}  # what reads or runs a file, not writes it
 _EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
 
@@ -260,6 +266,9 @@ def _command(
 ) -> Command | None:
     """The command whose program is ``words[index]``."""
     word = words[index]
+    if "$(" in word or "`" in word:  # `"$(command -v rm)" -rf build` runs rm
+        located = compiled(_LOCATED).match(word)
+        word = located[1] or located[2] if located else word
     base = word.rpartition("/")[2] if "/" in word else word
     if not compiled(_PROGRAM).match(base) or word.startswith("-"):
         return None
@@ -479,6 +488,7 @@ def _valued_letter(option: str, takes_value: frozenset[str]) -> tuple[str, str] 
 
 _VARIABLE = r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*+)\}|([A-Za-z_][A-Za-z0-9_]*+))"
 _DYNAMIC = ("$", "`")
+_PWD_PRINTED = r"\$\([ \t]*+pwd[ \t]*+\)|`[ \t]*+pwd[ \t]*+`"
 
 
 # subprocess.*([...]) with string literals only: the argument list it runs.
@@ -503,7 +513,7 @@ _XARGS_WORD = r"^[A-Za-z0-9_./:@%+=,-]++$"  # read by xargs as itself
 def _xargs(words: tuple[str, ...], stdin: tuple[str, ...]) -> tuple[str, ...]:
     """What ``xargs CMD`` runs when its input is written in the line (``echo build |
     xargs rm -rf``, ``xargs -I{} rm {} <<< build``): once, ``CMD`` with the input's words
-    (``-I R``: one line, put for ``R``); ``words`` as written when that is not known
+    (``-I R``: one line, whole, put for ``R``); ``words`` as written when that is not known
     (another option, quotes in the input, more words than ``-n`` takes: several runs)."""
     index, most, replace_by = 1, 0, ""
     while index < len(words) and words[index].startswith("-"):
@@ -530,17 +540,38 @@ def _xargs(words: tuple[str, ...], stdin: tuple[str, ...]) -> tuple[str, ...]:
     if not items or not all(compiled(_XARGS_WORD).match(i) for i in items) or index >= len(words):
         return words
     command = words[index:]
-    if replace_by:
-        lines = [line for line in text.split("\n") if line.strip()]
-        if len(lines) != 1 or len(items) != 1:
+    if replace_by:  # the whole line, its blanks kept (`xargs -I{} sh -c '{}'`)
+        lines = [line.strip(" \t") for line in text.split("\n") if line.strip()]
+        if len(lines) != 1:
             return words
-        return tuple(w.replace(replace_by, items[0]) for w in command)
+        return tuple(w.replace(replace_by, lines[0]) for w in command)
     if most and len(items) > most:
         return words
     return (*command, *items)
 
 
+_IFS = " \t\n"
+_NOT_SPLIT = ("$", "`", "*", "?", "[")  # not known, or a pattern matched against files
+
+
+def _fields(value: str, ifs: str) -> list[str]:
+    """The fields bash splits ``value`` into by ``ifs``: runs of its blanks separate and
+    are dropped at the ends; each other character of it ends one field. Linear."""
+    blanks = "".join(c for c in ifs if c in _IFS)
+    others = "".join(c for c in ifs if c not in _IFS)
+    value = value.strip(blanks)
+    if not value or not ifs:
+        return [value] if value else []
+    run = f"[{re.escape(blanks)}]++" if blanks else ""
+    if not others:
+        return re.split(run, value)
+    around = f"[{re.escape(blanks)}]*+" if blanks else ""
+    pieces = re.split(f"{around}[{re.escape(others)}]{around}" + (f"|{run}" if run else ""), value)
+    return pieces[:-1] if not pieces[-1] else pieces
+
+
 _CWD = "\x00cwd"  # the working directory's entry in `_Variables`' journal
+_FILE = "\x00file:"  # before a path: what a file written by the line holds, in `values`
 _CHDIR_ENV = "--chdir="  # the environment's entry for another directory (`env -C DIR`)
 
 
@@ -599,16 +630,19 @@ class _Variables:
     """The shell variables a command line sets before a command runs, when their values
     are written out (``T=musl; go test -tags=$T``), and those it exports."""
 
-    def __init__(self, cwd: str = ".") -> None:
+    def __init__(self, cwd: str = ".", files: Mapping[str, str] | None = None) -> None:
         # the directory the next command runs in, relative to where the line starts
         # ("." there; "?" not known; see `_join`), and what `pushd` left to `popd`
         self.cwd = cwd
         self._stack: list[str] = []
         self._failable = False  # the last command was a `cd` that may have failed
-        self.values: dict[str, str] = {}
+        # the variables' values, and the files written (`_FILE` + path -> the text)
+        self.values: dict[str, str] = dict(files or {})
+        self.wrote_any = bool(files)
         self._exported: dict[str, str] = {}  # name -> "name=value"
         self._frozen: frozenset[str] | None = frozenset()
         self._pwd_set = False  # PWD set, unset or read by the line: not the directory
+        self._ifs_set = False  # IFS set or unset by the line: known only by its value
         # (name, value, export) before each change, for undoing a subshell's changes
         self._journal: list[tuple[str, str | None, str | None]] = []
         # each open scope: its marker, where its changes start, the names it set itself
@@ -638,6 +672,9 @@ class _Variables:
                 name, value, exported = self._journal.pop()
                 if name == _CWD:
                     self.cwd = value or "?"
+                    continue
+                if name.startswith(_FILE):  # a subshell's write is not undone: not known
+                    self.values.pop(name, None)
                     continue
                 self.values.pop(name, None)
                 self._exported.pop(name, None)
@@ -721,6 +758,28 @@ class _Variables:
                 self._opened[-1][2].append(_CWD)
         self.cwd = "?" if self._unknown else where
 
+    def wrote(self, path: str, text: str) -> None:
+        """The file ``path`` (from where the text starts) now holds ``text`` ("": not
+        known), for what runs after it as a variable set here is (``a && echo … > s.sh &&
+        sh s.sh``; a write in a subshell, a branch or a loop is not known after it)."""
+        if path == "?":  # somewhere not known: any of them
+            for name in [n for n in self.values if n.startswith(_FILE)]:
+                self._drop(name)
+            return
+        name = _FILE + path
+        self._drop(name)
+        if text and not self._unknown:
+            self.wrote_any = True
+            if self._opened:
+                self._opened[-1][2].append(name)
+            self.values[name] = text
+
+    def files(self) -> dict[str, str]:
+        """The files known written, for a text run from here (its writes are its own)."""
+        return (
+            {n: v for n, v in self.values.items() if n.startswith(_FILE)} if self.wrote_any else {}
+        )
+
     def _pwd(self) -> str | None:
         """``$PWD``: the directory the next command runs in, when the line has moved it
         only in ways followed here and has not set PWD itself."""
@@ -739,8 +798,31 @@ class _Variables:
             self._exported[name] = f"{name}={value}"
             self._frozen = None
 
+    def resolve(self, simple: shell.Simple) -> tuple[str, ...]:
+        """The words ``simple`` runs with: known variables and ``$(echo WORD)`` put in,
+        unquoted expansions split (``CMD='go test'; $CMD`` runs ``go test``)."""
+        words = _echoed(self.expand(simple.words, simple.literal))
+        return self.fields(words, simple.split) if simple.split else words
+
+    def fields(self, words: tuple[str, ...], split: frozenset[int]) -> tuple[str, ...]:
+        """``words`` with each one that is an unquoted expansion (``split``), once its
+        value is known, split into fields as bash splits it: by IFS when the line set it
+        to a known value, else by blanks; an empty one is no word. As written when the
+        value is not known, or holds a pattern that would be matched against files."""
+        ifs = self.values.get("IFS", _IFS if not self._ifs_set else None)
+        if ifs is None:
+            return words
+        out: list[str] = []
+        for index, word in enumerate(words):
+            if index not in split or any(c in word for c in _NOT_SPLIT):
+                out.append(word)
+            else:
+                out.extend(_fields(word, ifs))
+        return tuple(out)
+
     def _drop(self, name: str) -> None:
         self._pwd_set |= name == "PWD"
+        self._ifs_set |= name == "IFS"
         if self._opened:
             self._journal.append((name, self.values.get(name), self._exported.get(name)))
         self.values.pop(name, None)
@@ -752,11 +834,13 @@ class _Variables:
     ) -> tuple[str, ...]:
         """``words`` with each variable whose value is known put in (not in the words
         ``literal`` names: ``'$T'`` is the two characters)."""
-        expanding = [i for i, w in enumerate(words) if "$" in w and i not in literal]
+        expanding = [i for i, w in enumerate(words) if ("$" in w or "`" in w) and i not in literal]
         if not expanding:
             return words
         values = self.values
-        pwd = self._pwd() if any("PWD" in words[i] for i in expanding) else None
+        pwd = (
+            self._pwd() if any("PWD" in words[i] or "pwd" in words[i] for i in expanding) else None
+        )
         if not values and pwd is None:
             return words
 
@@ -769,7 +853,10 @@ class _Variables:
 
         out = list(words)
         for i in expanding:
-            out[i] = compiled(_VARIABLE).sub(value, words[i])
+            word = words[i]
+            if "pwd" in word:  # `"$(pwd)/build"`: what `pwd` prints is $PWD
+                word = compiled(_PWD_PRINTED).sub("${PWD}", word)
+            out[i] = compiled(_VARIABLE).sub(value, word)
         return tuple(out)
 
 
@@ -806,6 +893,42 @@ def _echoed(words: tuple[str, ...]) -> tuple[str, ...]:
     if not any("$(" in w or "`" in w for w in words):
         return words
     return tuple(compiled(_ECHOED).sub(lambda m: m[1] or m[2], w) for w in words)
+
+
+def _take_writes(known: _Variables, simple: shell.Simple) -> None:
+    """Take in the files ``simple`` writes, for a later command of the same text that
+    runs one as a script (``cat > s.sh <<'E' … E`` then ``bash s.sh``): what ``cat``/
+    ``tee`` pass on or ``echo``/``printf`` print, replacing the file (``>``, or ``tee``'s
+    own). A file is forgotten when a later command writes it otherwise or names it (``cp
+    x s.sh``, ``sed -i … s.sh``), and every one when a command writes a file not known
+    (``> "$F"``, ``>> log``, ``tee -a``)."""
+    words, cwd = simple.words, known.cwd
+    if known.wrote_any and words:
+        command = normalize(words)  # `sudo sh s.sh` runs it, `timeout 5 cp x s.sh` not
+        if command is None or command.program not in _RUNS_FILES:
+            for word in words[1:]:
+                known.wrote(_join(cwd, word), "")
+    tee = words[:1] == ("tee",)
+    if simple.writes == "?" or (tee and any(w.startswith("-") for w in words)):
+        known.wrote("?", "")  # `tee -a`: appended to what was there
+    elif simple.writes:
+        known.wrote(_join(cwd, simple.writes), "\n".join(shell.passed_on(simple)))
+    elif tee:  # `tee s.sh <<'E'`
+        for word in words[1:]:
+            known.wrote(_join(cwd, word), "\n".join(simple.stdin))
+
+
+def _file_reader(known: _Variables, command: Command) -> Callable[[str], tuple[str, ...]]:
+    """What a file named by ``command`` holds (a script the text wrote before), seen from
+    where it runs."""
+    given = [e[len(_CHDIR_ENV) :] for e in command.env if e.startswith(_CHDIR_ENV)]
+    where = given[0] if given else "."
+
+    def script(word: str) -> tuple[str, ...]:
+        text = known.values.get(_FILE + _join(where, word)) if known.wrote_any else None
+        return (text,) if text else ()
+
+    return script
 
 
 class Reading(NamedTuple):
@@ -861,9 +984,10 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
     problems: list[str] = []
     # each text or word list with the environment and directory it runs in (what handed
     # it on ran with: `cd /tmp && bash -c '...'`, `CGO_ENABLED=0 sh -c '...'`)
-    pending: list[tuple[str | tuple[str, ...], int, frozenset[str]]] = [(text, 0, frozenset())]
+    pending: list[tuple[str | tuple[str, ...], int, frozenset[str], dict[str, str]]]
+    pending = [(text, 0, frozenset(), {})]
     while pending:
-        item, depth, outer = pending.pop()
+        item, depth, outer, files = pending.pop()
         if isinstance(item, str):  # past the nesting bound, read by the word lexer alone
             parsed = (
                 shell.parse(item, budget) if depth <= MAX_DEPTH else shell.by_words(item, budget)
@@ -873,12 +997,15 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
         else:
             simples = [shell.Simple(item)]
         base, outer = _split_chdir(outer)
-        known = _Variables(base)  # what earlier commands of this text set, in order
+        # what earlier commands of this text set, in order, and the files written before
+        # it ran (`echo … > s.sh; sudo sh s.sh`)
+        known = _Variables(base, files)
         for simple in simples:
+            _take_writes(known, simple)
             if known.scope(simple) or known.record(simple.words):
                 continue
             written = simple.words
-            simple = simple._replace(words=_echoed(known.expand(written, simple.literal)))
+            simple = simple._replace(words=known.resolve(simple))
             if simple.stdin and simple.words[:1] == ("xargs",):  # `echo build | xargs rm`
                 simple = simple._replace(words=_xargs(simple.words, simple.stdin))
             moved = _directory_change(simple.words, budget)
@@ -901,7 +1028,7 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
             seen.setdefault(key, command)
             if simple.stdin:
                 fed.add((key, simple.stdin))
-            nested = list(_handed_on(command, simple))
+            nested = list(_handed_on(command, simple, _file_reader(known, command)))
             if depth > MAX_DEPTH:  # read word by word: any quoted string may be a script too
                 nested += [w for w in simple.words if len(w.split()) > 1 and w not in nested]
             if nested and budget.text <= 0:
@@ -910,15 +1037,21 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
             if nested and depth >= MAX_DEPTH:  # still read, each text shorter than its parent
                 problems.append(f"shells nested more than {MAX_DEPTH} deep were read word by word")
             handed = command.env | _login(command)
-            pending.extend((n, depth + 1, handed) for n in reversed(nested))
+            inherited = known.files()
+            pending.extend((n, depth + 1, handed, inherited) for n in reversed(nested))
     return Reading(tuple(seen.values()), tuple(dict.fromkeys(problems)))
 
 
-def _handed_on(command: Command, simple: shell.Simple) -> Iterator[str | tuple[str, ...]]:
-    """What ``command`` runs in turn: scripts (strings) and commands (word lists)."""
+def _handed_on(
+    command: Command, simple: shell.Simple, script: Callable[[str], tuple[str, ...]]
+) -> Iterator[str | tuple[str, ...]]:
+    """What ``command`` runs in turn: scripts (strings) and commands (word lists);
+    ``script`` gives what the line wrote to a file before (``_Written``)."""
     yield from command.inner
     args = command.words + command.rest
     program = command.program
+    if program.startswith(("./", "../", "/")):  # `./s.sh`: a script the line wrote?
+        yield from script(program)
     if program == "eval":  # eval reads its words joined: `eval "$(echo go test)"` too
         args = args[1:] if args[:1] == ("--",) else args
         skip = 0
@@ -928,10 +1061,14 @@ def _handed_on(command: Command, simple: shell.Simple) -> Iterator[str | tuple[s
     elif program in SCRIPT_RUNNERS:
         yield from _runner_script(program, args)
     elif program in SHELLS:
-        yield from _shell_scripts(args, simple, program)
+        yield from _shell_scripts(args, simple, program, script)
     elif program in _SOURCES:
         if args and args[0].startswith("<(") and args[0].endswith(")"):
             yield from _substituted_script(args[0][2:-1])
+        elif args and args[0] in _STDIN_FILES:  # `source /dev/stdin <<< '…'`
+            yield from map(_echoed_line, simple.stdin)
+        elif args:
+            yield from script(args[0])
     elif program == "python" or compiled(_PYTHON).match(program):
         yield from _python_scripts(args)
     elif program in ONE_LINERS:
@@ -944,8 +1081,14 @@ def _handed_on(command: Command, simple: shell.Simple) -> Iterator[str | tuple[s
                 yield tuple(tail[:stop])
 
 
-def _shell_scripts(args: Sequence[str], simple: shell.Simple, program: str) -> Iterator[str]:
-    """The scripts a shell is handed: ``-c STRING``, ``<(echo '...')``, its stdin."""
+def _shell_scripts(
+    args: Sequence[str],
+    simple: shell.Simple,
+    program: str,
+    script: Callable[[str], tuple[str, ...]],
+) -> Iterator[str]:
+    """The scripts a shell is handed: ``-c STRING``, ``<(echo '...')``, its stdin, a
+    file the line wrote before (``script``)."""
     skip = from_stdin = user = False
     for index, token in enumerate(args):
         if skip:
@@ -973,7 +1116,10 @@ def _shell_scripts(args: Sequence[str], simple: shell.Simple, program: str) -> I
             if token == "--" or (program in _USERS_FIRST and not user):
                 user = token != "--"  # `su root -c '…'`
                 continue
-            return  # `bash script.sh`: a file we do not read
+            if token in _STDIN_FILES:  # `bash /dev/stdin <<< '…'`: the script is its input
+                break
+            yield from script(token)  # `bash s.sh` after `cat > s.sh <<'E'`; else not read
+            return
         elif compiled(_SHELL_LETTERS).match(token) and "s" in token:
             from_stdin = True
     yield from map(_echoed_line, simple.stdin)  # `bash <<'EOF'`, `sh <<<"$(echo …)"`

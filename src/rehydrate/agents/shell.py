@@ -73,6 +73,10 @@ class Simple(NamedTuple):
     stdin: tuple[str, ...] = ()
     # the words whose ``$`` is literal (``'$T'``, ``\$T``): never expanded as a variable
     literal: frozenset[int] = frozenset()
+    # the words that are one unquoted expansion (``$CMD``): split into fields when expanded
+    split: frozenset[int] = frozenset()
+    # the file its standard output replaces (``> s.sh``, ``>| s.sh``), as written
+    writes: str = ""
 
 
 # Markers among the simple commands ``parse`` gives (no command has these words), for the
@@ -347,7 +351,10 @@ def _parse_in_child(data: bytes) -> Parsed | None:
                 if status != 0:
                     return None
                 commands, error = marshal.loads(b"".join(chunks))
-                return [Simple(tuple(w), tuple(i), frozenset(n)) for w, i, n in commands], error
+                return [
+                    Simple(tuple(w), tuple(i), frozenset(n), frozenset(f), out)
+                    for w, i, n, f, out in commands
+                ], error
             chunks.append(chunk)
         return None
     finally:
@@ -379,6 +386,9 @@ def _unescape(match: re.Match[str]) -> str:
 
 _ESCAPE = r"(?s)\\(.)"
 _WORD_NODES = frozenset({"word", "number"})
+_EXPANSIONS = frozenset({"simple_expansion", "expansion"})
+_NAMED_FILE = frozenset({"word", "string", "raw_string", "concatenation"})
+_WRITING = frozenset({">", ">|", ">>", "&>", "&>>", ">&", "<>"})
 _DECLARATIONS = frozenset({"declaration_command", "unset_command", "variable_assignments"})
 
 
@@ -394,6 +404,9 @@ class _Walk:
         # what a pipe's first stage reads, for a pipe the grammar did not put in a pipeline
         # with the command that feeds it (`cat <<'E' | sh`): by the pipe's place
         self.fed: dict[tuple[int, int, str], tuple[str, ...]] = {}
+        # the statement whose redirections are a command's, for a command the grammar did
+        # not put them on (`a && sh <<'E'`, `a | b > f`: bash's are the last command's)
+        self.hung: dict[tuple[int, int, str], Node] = {}
 
     def called(self, simple: Simple) -> list[Node | Simple]:
         """What to read for a call of a function defined earlier: its body, as a part
@@ -417,8 +430,7 @@ class _Walk:
             inner = raw[2:-1] if kind == "translated_string" else raw[1:-1]
             return re.sub(_DOUBLE_QUOTED_ESCAPE, _unescape, inner)
         if kind == "ansi_c_string":
-            raw = self.text(node)
-            return raw if "\\" in raw else raw[2:-1]  # escapes are not decoded
+            return ansi_c(self.text(node)[2:-1])
         if kind == "concatenation":
             return "".join(self.word(c) for c in node.children)
         return self.text(node)
@@ -433,10 +445,14 @@ class _Walk:
         words: list[str] = []
         stdin: list[str] = []
         literal: set[int] = set()
+        split: set[int] = set()
         for child in node.children:
             if child.is_named and child.type != "variable_assignment" and self.literal(child):
                 literal.add(len(words))
             kind = child.type
+            bare = child.children[0] if kind == "command_name" and child.children else child
+            if bare.type in _EXPANSIONS:  # `$CMD`, `${CMD}`: not in quotes
+                split.add(len(words))
             if kind == "variable_assignment":
                 name, _, _ = self.text(child).partition("=")
                 value = child.child_by_field_name("value")
@@ -450,7 +466,13 @@ class _Walk:
                 words.extend(expanded if expanded != [raw] else [self.word(child)])
             elif child.is_named and kind not in ("file_redirect", "comment"):
                 words.append(self.word(child))
-        return Simple(tuple(words), tuple(stdin), frozenset(literal))
+        return Simple(tuple(words), tuple(stdin), frozenset(literal), frozenset(split))
+
+    def simple(self, node: Node) -> Simple:
+        """A command node as a simple command, with the redirections the grammar hung on
+        the list or pipeline it ends (``self.hung``)."""
+        statement = self.hung.pop(_place(node), None) if self.hung else None
+        return self.command(node) if statement is None else self.redirected(node, statement)
 
     def redirected(self, body: Node, statement: Node) -> Simple:
         """A command with redirections after it: heredoc bodies are its input, and the
@@ -458,17 +480,22 @@ class _Walk:
         reads ``test`` as a second target)."""
         simple = self.command(body)
         words, stdin, literal = list(simple.words), list(simple.stdin), set(simple.literal)
+        written: list[str] = []
         for redirect in statement.children:
             if redirect.type == "file_redirect":
                 targets = [c for c in redirect.named_children if c.type != "file_descriptor"]
                 stdin.extend(self.substituted_input(redirect, targets))
+                written.append(self.writes(redirect))
                 for target in targets[1:]:
                     if self.literal(target):
                         literal.add(len(words))
                     words.append(self.word(target))
             elif redirect.type == "heredoc_redirect":
                 stdin.extend(self.text(c) for c in redirect.children if c.type == "heredoc_body")
-        return Simple(tuple(words), tuple(stdin), frozenset(literal))
+                written.extend(map(self.writes, redirect.named_children))  # `cat <<'E' > s.sh`
+        files = [name for name in written if name]
+        writes = files[0] if len(files) == 1 else "?" if files else ""
+        return Simple(tuple(words), tuple(stdin), frozenset(literal), simple.split, writes)
 
     def pipeline(self, node: Node) -> Iterator[tuple[Simple | None, Node]]:
         """Each stage of a pipeline (a command, with what the stage before it prints as
@@ -481,10 +508,26 @@ class _Walk:
                 fed = ()
                 yield None, stage
                 continue
-            simple = self.command(stage)
+            simple = self.simple(stage)
             simple = simple._replace(stdin=simple.stdin + fed)
             yield simple, stage
             fed = passed_on(simple)
+
+    def writes(self, redirect: Node) -> str:
+        """The file a redirection replaces with the command's standard output (``> s.sh``,
+        ``1>| s.sh``), as written; ``?`` for a file it writes otherwise (``>> s.sh``,
+        ``2> s.sh``, ``&> s.sh``) or one whose name is not known; "" for no file."""
+        parts = redirect.children if redirect.type == "file_redirect" else []
+        stdout = not parts or parts[0].type != "file_descriptor" or self.text(parts[0]) == "1"
+        parts = parts[1:] if parts and parts[0].type == "file_descriptor" else parts
+        if len(parts) < 2 or parts[0].type not in _WRITING:
+            return ""
+        raw = self.text(parts[1])
+        if raw == "/dev/null" or (parts[0].type == ">&" and (raw.isdigit() or raw == "-")):
+            return ""  # `2>/dev/null`, `2>&1`: no file
+        name = self.word(parts[1]) if parts[1].type in _NAMED_FILE else "$"
+        replaced = stdout and parts[0].type in (">", ">|")
+        return name if replaced and name and "$" not in name and "`" not in name else "?"
 
     def substituted_input(self, redirect: Node, targets: Sequence[Node]) -> tuple[str, ...]:
         """``sh < <(echo …)``: what the command in the process substitution passes on, as
@@ -575,12 +618,12 @@ class _Walk:
                 stack.extend(reversed(node.children))
                 continue
             if kind == "list":  # `a && b || c`: the grammar nests it to the left
-                first, rest, either = _chain(node)
+                first, rest, either = _chain(node, self.hung)
                 stack += [SCOPE_CLOSE, *reversed(rest), UNKNOWN_OPEN if either else MAYBE_OPEN]
                 stack.append(first)
                 continue
             if kind == "command":
-                simple = self.command(node)
+                simple = self.simple(node)
                 yield simple  # then its words, for the $( ) inside them
                 stack += self.called(simple)
             elif kind in _DECLARATIONS or (
@@ -599,16 +642,25 @@ class _Walk:
                         stack += [SCOPE_CLOSE, stage, SCOPE_OPEN]
                 continue
             elif kind == "redirected_statement":
-                body = node.child_by_field_name("body")
-                if body is not None and body.type == "command":
-                    simple = self.redirected(body, node)
-                    yield simple
-                    self.feed_the_pipe(node, passed_on(simple))
-                    stack += self.called(simple)
-                    stack.extend(reversed(body.children))
-                    stack.extend(reversed([c for c in node.children if c != body]))
-                    continue
+                yield from self._statement(node, stack)
+                continue
             stack.extend(reversed(node.children))
+
+    def _statement(self, node: Node, stack: list[Node | Simple]) -> Iterator[Simple]:
+        """A statement with redirections: a command with them, or a list or pipeline whose
+        last command has them (``a | sh <<'E'``); what is in it is read next."""
+        body = node.child_by_field_name("body")
+        if body is not None and body.type == "command":
+            simple = self.redirected(body, node)
+            yield simple
+            self.feed_the_pipe(node, passed_on(simple))
+            stack += self.called(simple)
+            stack.extend(reversed(body.children))
+            stack.extend(reversed([c for c in node.children if c != body]))
+            return
+        if body is not None:
+            _hang(node, body, self.hung)
+        stack.extend(reversed(node.children))
 
 
 MAX_UNCALLED = 64  # more functions defined and not called: every body is read
@@ -630,12 +682,22 @@ def _braces(word: str) -> list[str]:
     return [w for w in (head + part + tail for part in found[2].split(",")) if w]
 
 
-def _chain(node: Node) -> tuple[Node, list[Node], bool]:
+def _chain(node: Node, hung: dict[tuple[int, int, str], Node]) -> tuple[Node, list[Node], bool]:
     """The first part of an ``&&``/``||`` chain, the parts after it in order, and whether
-    an ``||`` joins them (then a later part may run when an earlier one did not)."""
+    an ``||`` joins them (then a later part may run when an earlier one did not). A
+    redirection the grammar hung on a part of it (``a && echo … > f && sh f``) is its
+    last command's (put in ``hung``), and the chain goes on through it."""
     rest: list[Node] = []
     either = False
-    while node.type == "list":
+    while node.type in ("list", "redirected_statement"):
+        if node.type == "redirected_statement":
+            body = node.child_by_field_name("body")
+            if body is None or body.type != "list":
+                break
+            _hang(node, body, hung)
+            rest.extend(reversed([c for c in node.children if c != body]))
+            node = body
+            continue
         children = node.children
         either = either or any(c.type == "||" for c in children)
         right = [c for c in children[1:] if c.is_named]
@@ -643,6 +705,16 @@ def _chain(node: Node) -> tuple[Node, list[Node], bool]:
         node = children[0]
     rest.reverse()
     return node, rest, either
+
+
+def _hang(statement: Node, body: Node, hung: dict[tuple[int, int, str], Node]) -> None:
+    """Give ``statement``'s redirections to the last command of its ``body`` (a list or
+    pipeline the grammar hung them on: ``a && sh <<'E'``), as bash does."""
+    last: Node | None = body
+    while last is not None and last.type in ("list", "pipeline"):
+        last = last.named_children[-1] if last.named_children else None
+    if last is not None and last.type == "command":
+        hung[_place(last)] = statement
 
 
 _ECHO_OPTION = r"^-[neE]++$"
@@ -732,7 +804,7 @@ def unquote(word: str) -> str:
     out = []
     for piece in re.findall(_PIECE, word):
         if piece.startswith("$'"):
-            out.append(piece if "\\" in piece else piece[2:].removesuffix("'"))
+            out.append(ansi_c(piece[2:].removesuffix("'")))
         elif piece.startswith("'"):
             out.append(piece[1:].removesuffix("'"))
         elif piece.startswith('"'):
@@ -743,6 +815,39 @@ def unquote(word: str) -> str:
         else:
             out.append(piece)
     return "".join(out)
+
+
+# What bash makes of a backslash in ``$'…'``: a letter's character, a byte in octal (1-3
+# digits) or hex (``\xHH``), a character ``\uHHHH``/``\UHHHHHHHH``, a control one ``\cX``.
+_ANSI_C = (
+    r"(?s)\\(?:([0-7]{1,3})|x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})"
+    r"|c(.)|(.))"
+)
+_ANSI_C_LETTERS = {
+    **{"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r"},
+    **{"t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"},
+}
+
+
+def ansi_c(body: str) -> str:
+    """The text of ``$'body'`` as bash makes it (``$'\\x62uild'`` is ``build``): an
+    unknown escape keeps its backslash, and the text ends at a NUL, as in bash."""
+    if "\\" not in body:
+        return body
+    return re.sub(_ANSI_C, _ansi_c_escape, body).partition("\0")[0]
+
+
+def _ansi_c_escape(found: re.Match[str]) -> str:
+    byte_octal, byte_hex, short, long, control, other = found.groups()
+    if control is not None:  # bash's TOCTRL
+        return "\x7f" if control == "?" else chr(ord(control.upper()) & 0x1F)
+    if other is not None:
+        return _ANSI_C_LETTERS.get(other, found[0])
+    if short or long:
+        code = int(short or long, 16)
+        return chr(code) if code <= 0x10FFFF else found[0]
+    byte = int(byte_octal, 8) & 0xFF if byte_octal else int(byte_hex, 16)
+    return chr(byte) if byte < 0x80 else chr(0xDC00 + byte)  # a byte, as surrogateescape
 
 
 _SPECIAL = r"['\"\\<>$]"
