@@ -188,6 +188,14 @@ CORPUS: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("cd . && bash <<'EOF'\nrm -rf build\nEOF", R, T),
             ("cd . && cat <<'EOF'\nrm -rf build\nEOF", A, N),
             ("make || sh < <(echo rm -rf build)", R, S),
+            # arrays, the positional parameters, appended values
+            ('x=(rm -rf build); "${x[@]}"', R, S),
+            ('x=(rm -rf build); "${x[*]}"', A, N),
+            ('x=(rm -rf build); x+=(dist); "${x[@]}"', A, N),
+            ('set -- rm -rf build; "$@"', R, S),
+            ('set -- rm -rf build; shift; "$@"', A, N),
+            ("T=bui; T+=ld; rm -rf $T", R, S),
+            ("T=build; T+=2; rm -rf $T", A, N),
         ],
     ),
     (

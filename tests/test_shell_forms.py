@@ -395,6 +395,17 @@ def test_what_reaches_a_shell_is_read(repeat: str, twin: str) -> None:
         ("E=; $E go test -tags=musl ./...", "E=x; $E go test -tags=musl ./..."),
         ("P='./...'; go test -tags=musl $P", "P='./*'; go test -tags=musl $P"),  # a pattern
         ("C='go test'; $C -tags=musl ./...", f"IFS=$X; C='{M}'; $C"),  # IFS not known
+        # arrays and the positional parameters, as their items
+        (f'x=({M}); "${{x[@]}}"', f'x=({M}); "${{x[*]}}"'),  # one word, no such program
+        ("x=(go test); x+=(-tags=musl ./...); ${x[@]}", f'x=({M}); x+=(-v2); "${{x[@]}}"'),
+        (
+            f"declare -a x=({M}); ${{x[0]}} ${{x[1]}} ${{x[2]}} ${{x[3]}}",
+            f"x=({M}); x[3]=./a; ${{x[@]}}",
+        ),
+        (f'set -- {M}; "$@"', f'set -- {M}; shift; "$@"'),
+        (f"set -e -- {M}; $1 $2 $3 $4", f'set -- {M}; f() {{ "$@"; }}; f ls'),  # the function's
+        ('set -- -tags=musl ./...; go test "$@"', f'set -- {M}; echo "$@"'),
+        ("T=mu; T+=sl; go test -tags=$T ./...", "T=musl; T+=x; go test -tags=$T ./..."),
         # /dev/stdin as the script a shell or `source` reads: its input
         (f"source /dev/stdin <<< '{M}'", f"source /dev/stdin <<< '{W}'"),
         (f"echo '{M}' | bash /dev/fd/0", f"echo '{M}' | bash other.sh"),

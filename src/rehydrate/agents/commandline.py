@@ -487,6 +487,15 @@ def _valued_letter(option: str, takes_value: frozenset[str]) -> tuple[str, str] 
 
 
 _VARIABLE = r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*+)\}|([A-Za-z_][A-Za-z0-9_]*+))"
+# An item of a list, or all of them joined: `${x[1]}`, `${x[@]}`, `${x[*]}`, `$1`, `${10}`,
+# `$@`, `$*` (a list's name alone, `$x`, is its first item)
+_ELEMENT = (
+    r"\$\{([A-Za-z_][A-Za-z0-9_]*+)\[([@*]|[0-9]++)\]\}|\$\{([1-9][0-9]*+|[@*])\}|\$([1-9@*])"
+)
+_WHOLE_LIST = r"\$\{([A-Za-z_][A-Za-z0-9_]*+)\[@\]\}|\$@|\$\{@\}"  # as its items
+_PARAMETERS = "@"  # the positional parameters' entry in `_Variables.values`
+# An assignment: NAME=, NAME+= (appended), NAME[i]= (an item)
+_ASSIGNS = r"^([A-Za-z_][A-Za-z0-9_]*+)(\[[^]=]*+\])?+(\+)?+="
 _DYNAMIC = ("$", "`")
 _PWD_PRINTED = r"\$\([ \t]*+pwd[ \t]*+\)|`[ \t]*+pwd[ \t]*+`"
 
@@ -639,6 +648,7 @@ class _Variables:
         # the variables' values, and the files written (`_FILE` + path -> the text)
         self.values: dict[str, str] = dict(files or {})
         self.wrote_any = bool(files)
+        self.lists = False  # an array or the positional parameters were set
         self._exported: dict[str, str] = {}  # name -> "name=value"
         self._frozen: frozenset[str] | None = frozenset()
         self._pwd_set = False  # PWD set, unset or read by the line: not the directory
@@ -720,20 +730,60 @@ class _Variables:
             return False
         if head in ("export", "unset", "declare", "typeset", "readonly", "local"):
             for word in words[1:]:
-                name, eq, value = word.partition("=")
                 if head == "unset":
-                    self._drop(name)
-                elif eq:
-                    self._set(name, self.expand((value,))[0], head == "export")
-                elif head == "export" and name in self.values:
-                    self._set(name, self.values[name], True)
+                    self._drop(word.partition("[")[0])  # `unset 'x[1]'`: x not known
+                elif compiled(_ASSIGNS).match(word):
+                    self._assign(word, head == "export")
+                elif head == "export" and word in self.values:
+                    self._set(word, self.values[word], True)
             return True
-        if all(compiled(_ASSIGNMENT).match(w) for w in words):
+        if head == "set":  # `set -- rm -rf build`: the positional parameters
+            self._parameters(words[1:])
+            return True
+        if head == "shift":
+            self._drop(_PARAMETERS)
+            return False
+        if all(compiled(_ASSIGNS).match(w) for w in words):
             for word in words:
-                name, _, value = word.partition("=")
-                self._set(name, self.expand((value,))[0], False)
+                self._assign(word, False)
             return True
         return False
+
+    def _assign(self, word: str, export: bool) -> None:
+        """``NAME=value``, ``NAME+=value`` (appended to a known value), ``NAME[i]=value``
+        (an item of a list: the list is no longer known)."""
+        found = compiled(_ASSIGNS).match(word)
+        assert found is not None
+        name, value = found[1], self.expand((word[found.end() :],))[0]
+        old = self.values.get(name) if found[3] else value
+        if found[2] or old is None:
+            self._drop(name)
+        elif found[3] and old.startswith(shell.LIST) != value.startswith(shell.LIST):
+            self._drop(name)  # a word to a list, a list to a word: not followed
+        elif found[3]:  # `x+=(more)`, `T+=x`
+            items = value[len(shell.LIST) :] if value.startswith(shell.LIST) else value
+            glue = shell.ITEM if old.startswith(shell.LIST) and old != shell.LIST and items else ""
+            self._set(name, old + glue + items, export)
+        else:
+            self._set(name, value, export)
+
+    def _parameters(self, args: tuple[str, ...]) -> None:
+        """``set``'s arguments: options, then (after ``--``, ``-`` or the first word that
+        is none) the positional parameters, which only options leave as they were."""
+        index = 0
+        while index < len(args) and args[index][:1] in "-+" and args[index] not in ("--", "-"):
+            index += 2 if args[index] in ("-o", "+o") else 1
+        if index < len(args):
+            given = args[index + 1 :] if args[index] in ("--", "-") else args[index:]
+            self._set(_PARAMETERS, shell.LIST + shell.ITEM.join(given), False)
+
+    def items(self, name: str) -> list[str] | None:
+        """The items of the list ``name`` (an array, ``@``), when it is known."""
+        value = self.values.get(name)
+        if value is None or not value.startswith(shell.LIST):
+            return None
+        body = value[len(shell.LIST) :]
+        return body.split(shell.ITEM) if body else []
 
     def chdir(self, words: tuple[str, ...]) -> None:
         """Take in ``cd DIR``, ``pushd DIR``, ``popd``: where the commands after it run."""
@@ -791,16 +841,19 @@ class _Variables:
         self._drop(name)
         if self._unknown or any(mark in value for mark in _DYNAMIC):
             return  # not known before it runs
+        self.lists |= value.startswith(shell.LIST)
         if self._opened:
             self._opened[-1][2].append(name)
         self.values[name] = value
-        if export:
+        if export and not value.startswith(shell.LIST):  # bash exports no array
             self._exported[name] = f"{name}={value}"
             self._frozen = None
 
     def resolve(self, simple: shell.Simple) -> tuple[str, ...]:
         """The words ``simple`` runs with: known variables and ``$(echo WORD)`` put in,
         unquoted expansions split (``CMD='go test'; $CMD`` runs ``go test``)."""
+        if self.lists and any("@" in w for w in simple.words):
+            simple = self.spread(simple)
         words = _echoed(self.expand(simple.words, simple.literal))
         return self.fields(words, simple.split) if simple.split else words
 
@@ -848,16 +901,51 @@ class _Variables:
             name = found[1] or found[2]
             known = values.get(name)
             if known is not None:
-                return known
+                return known if not known.startswith(shell.LIST) else item(name, "0")
             return pwd if name == "PWD" and pwd is not None else found[0]
+
+        def item(name: str, index: str, written: str = "") -> str:
+            items = self.items(name)
+            if items is None:
+                return written
+            if index in ("@", "*"):
+                return " ".join(items)
+            number = int(index) - (name == _PARAMETERS)  # `$1` is the first
+            return items[number] if number < len(items) else ""
+
+        def element(found: re.Match[str]) -> str:
+            if found[1]:
+                return item(found[1], found[2], found[0])  # `${x[1]}`, `${x[*]}`
+            return item(_PARAMETERS, found[3] or found[4], found[0])  # `$1`, `${10}`, `$*`
 
         out = list(words)
         for i in expanding:
             word = words[i]
             if "pwd" in word:  # `"$(pwd)/build"`: what `pwd` prints is $PWD
                 word = compiled(_PWD_PRINTED).sub("${PWD}", word)
+            if self.lists:
+                word = compiled(_ELEMENT).sub(element, word)
             out[i] = compiled(_VARIABLE).sub(value, word)
         return tuple(out)
+
+    def spread(self, simple: shell.Simple) -> shell.Simple:
+        """``simple`` with each word that is a whole known list (``"${x[@]}"``, ``"$@"``)
+        as its items, one word each (unquoted: each split into fields later)."""
+        words: list[str] = []
+        literal: set[int] = set()
+        split: set[int] = set()
+        for index, word in enumerate(simple.words):
+            whole = compiled(_WHOLE_LIST).fullmatch(word) if index not in simple.literal else None
+            items = self.items(whole[1] or _PARAMETERS) if whole else None
+            for item in [word] if items is None else items:
+                if index in simple.literal:
+                    literal.add(len(words))
+                if index in simple.split:
+                    split.add(len(words))
+                words.append(item)
+        return simple._replace(
+            words=tuple(words), literal=frozenset(literal), split=frozenset(split)
+        )
 
 
 # `$(echo WORD)` (or backticks) with one literal word that is not an option: that word.

@@ -88,6 +88,12 @@ SCOPE_OPEN = Simple(("\x00(",))
 MAYBE_OPEN = Simple(("\x00?(",))
 UNKNOWN_OPEN = Simple(("\x00!(",))
 SCOPE_CLOSE = Simple(("\x00)",))
+# A word that is a list of words (an array's value, the positional parameters): LIST, then
+# the items joined by ITEM (an array with either character in an item is not one)
+LIST = "\x00["
+ITEM = "\x1f"
+# A function body has its own positional parameters ($1, "$@"): not the line's
+_OWN_PARAMETERS = Simple(("unset", "@"))
 _SCOPES = frozenset({"subshell", "command_substitution", "process_substitution"})
 # An assignment that is part of another command (`T=1 go test`, `export T=1`), read there.
 _ASSIGNS_AS_PART = frozenset({"command", "declaration_command", "variable_assignments"})
@@ -412,7 +418,7 @@ class _Walk:
         """What to read for a call of a function defined earlier: its body, as a part
         that may not run (its variables are not known after it)."""
         body = self.functions.pop(simple.words[0], None) if simple.words else None
-        return [SCOPE_CLOSE, body, UNKNOWN_OPEN] if body is not None else []
+        return [SCOPE_CLOSE, body, _OWN_PARAMETERS, UNKNOWN_OPEN] if body is not None else []
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "surrogateescape")
@@ -433,6 +439,10 @@ class _Walk:
             return ansi_c(self.text(node)[2:-1])
         if kind == "concatenation":
             return "".join(self.word(c) for c in node.children)
+        if kind == "array":  # `x=(rm -rf build)`: a list of words (`LIST`)
+            items = [self.word(c) for c in node.named_children if c.type != "comment"]
+            if not any(ITEM in i or "\x00" in i for i in items):
+                return LIST + ITEM.join(items)
         return self.text(node)
 
     def literal(self, node: Node) -> bool:
@@ -594,7 +604,7 @@ class _Walk:
             later = bool(calls) and calls[0] >= body.end_byte
             if many or later or name.encode("utf-8", "surrogateescape") in rest:
                 del self.functions[name]
-                stack += [SCOPE_CLOSE, body, UNKNOWN_OPEN]
+                stack += [SCOPE_CLOSE, body, _OWN_PARAMETERS, UNKNOWN_OPEN]
         return stack
 
     def _run(self, stack: list[Node | Simple]) -> Iterator[Simple]:
