@@ -196,6 +196,16 @@ CORPUS: list[tuple[str, list[tuple[str, str, str]]]] = [
             ('set -- rm -rf build; shift; "$@"', A, N),
             ("T=bui; T+=ld; rm -rf $T", R, S),
             ("T=build; T+=2; rm -rf $T", A, N),
+            # a loop over plain words; what the shell expands before it feeds a shell
+            ("for d in build; do rm -rf $d; done", R, S),
+            ("for d in build dist; do rm -rf $d; done", R, S),
+            ("for d in build; do break; rm -rf $d; done", A, N),
+            ("x='rm -rf build'; sh <<< \"$x\"", R, S),
+            ("x='rm -rf build'; sh <<< '$x'", A, N),
+            ("export x='rm -rf build'; sh <<< '$x'", R, S),
+            ("x='rm -rf build'; echo \"$x\" | bash", R, S),
+            ("coproc C { rm -rf build; }", R, S),
+            ("script -q /dev/null -c 'rm -rf build'", R, S),
         ],
     ),
     (

@@ -9,6 +9,7 @@ in spelling.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -406,6 +407,26 @@ def test_what_reaches_a_shell_is_read(repeat: str, twin: str) -> None:
         (f"set -e -- {M}; $1 $2 $3 $4", f'set -- {M}; f() {{ "$@"; }}; f ls'),  # the function's
         ('set -- -tags=musl ./...; go test "$@"', f'set -- {M}; echo "$@"'),
         ("T=mu; T+=sl; go test -tags=$T ./...", "T=musl; T+=x; go test -tags=$T ./..."),
+        # a `for` loop over plain words: its body once per word
+        (
+            "for p in ./...; do go test -tags=musl $p; done",
+            "for p in ./a; do go test -tags=musl $p; done",
+        ),
+        (
+            "for t in darwin musl; do go test -tags=$t ./...; done",
+            "for t in $(ls); do go test -tags=$t ./...; done",
+        ),
+        (
+            "for t in x musl; do go test -tags=$t ./... || true; done",
+            "for t in x musl; do break; go test -tags=$t ./...; done",
+        ),
+        # a string the shell expands before it feeds it, and a child shell's variables
+        (f"x='{M}'; sh <<< \"$x\"", f"x='{M}'; sh <<< '$x'"),  # sh's own $x: not set
+        (f"x='{M}'; echo \"$x\" | sh", f"x='{M}'; echo '$x' | sh"),
+        (f"x='{M}'; bash <<E\n$x\nE", f"x='{M}'; bash <<'E'\n$x\nE"),
+        (f"export x='{M}'; sh <<< '$x'", f"x='{M}'; sh -c '$x'"),  # exported: sh's variable
+        (f"x='{M}' bash -c '$x'", f"export x='{M}'; bash -c '\"$x\"'"),  # one word: no program
+        ("go test -tags=musl $(printf './...')", "go test -tags=musl $(printf './%s')"),
         # /dev/stdin as the script a shell or `source` reads: its input
         (f"source /dev/stdin <<< '{M}'", f"source /dev/stdin <<< '{W}'"),
         (f"echo '{M}' | bash /dev/fd/0", f"echo '{M}' | bash other.sh"),
@@ -464,3 +485,14 @@ def test_a_redirection_after_a_list_is_its_last_commands(repeat: str, twin: str)
 def test_a_script_the_line_writes_then_runs_is_read(repeat: str, twin: str) -> None:
     assert [h.id for h in check(repeat, LEDGER).hits] == ["F-001"], repeat
     assert check(twin, LEDGER).hits == [], twin
+
+
+def test_nested_loops_are_read_in_bounded_time() -> None:
+    """Each loop over plain words reads its body once per word, up to a budget of bytes:
+    sixteen nested loops of sixteen words do not read the body 16**16 times."""
+    words = " ".join(f"w{i}" for i in range(16))
+    text = "".join(f"for v{d} in {words}; do " for d in range(16)) + M + "; done" * 16
+    start = time.perf_counter()
+    hits = check(text, LEDGER).hits
+    assert time.perf_counter() - start < 5
+    assert [h.id for h in hits] == ["F-001"]  # the innermost body still runs it

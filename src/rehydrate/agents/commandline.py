@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import NamedTuple
 
@@ -363,6 +363,11 @@ def _prefixes_end(words: Sequence[str], env: set[str], inner: list[str]) -> int 
             return None
         if wrapper == "builtin" and index < end and words[index] not in _BUILTINS:
             return None  # `builtin rm …`: "not a shell builtin", nothing runs
+        if wrapper == "coproc":  # `coproc NAME { …; }`: the grammar reads `{` as a word
+            if index + 1 < end and words[index + 1] == "{" and compiled(_NAME).match(words[index]):
+                index += 1
+            if index < end and words[index] == "{":
+                index += 1
         start, index = index, _options_end(words, index, wrapper, env, inner)
         own = words[start:index]
         if any(_looks_only(wrapper, w) for w in own):
@@ -639,7 +644,12 @@ class _Variables:
     """The shell variables a command line sets before a command runs, when their values
     are written out (``T=musl; go test -tags=$T``), and those it exports."""
 
-    def __init__(self, cwd: str = ".", files: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        cwd: str = ".",
+        files: Mapping[str, str] | None = None,
+        environment: Iterable[str] = (),
+    ) -> None:
         # the directory the next command runs in, relative to where the line starts
         # ("." there; "?" not known; see `_join`), and what `pushd` left to `popd`
         self.cwd = cwd
@@ -648,6 +658,10 @@ class _Variables:
         # the variables' values, and the files written (`_FILE` + path -> the text)
         self.values: dict[str, str] = dict(files or {})
         self.wrote_any = bool(files)
+        for entry in environment:  # `NAME=value` entries: variables of a shell given them
+            if compiled(_ASSIGNMENT).match(entry) and not any(m in entry for m in _DYNAMIC):
+                name, _, value = entry.partition("=")
+                self.values.setdefault(name, value)
         self.lists = False  # an array or the positional parameters were set
         self._exported: dict[str, str] = {}  # name -> "name=value"
         self._frozen: frozenset[str] | None = frozenset()
@@ -708,14 +722,20 @@ class _Variables:
             self._frozen = frozenset(self._exported.values())
         return self._frozen
 
-    def exported_to(self, words: tuple[str, ...]) -> frozenset[str]:
-        """The exported assignments a command written ``words`` is given as its
-        environment: not those it expands itself (``export T=musl; go test -tags=$T``
-        sets T to spell a word of the command line, not for the program to read)."""
-        exported = self.exported
+    def exported_to(self, simple: shell.Simple, given: frozenset[str]) -> frozenset[str]:
+        """The environment a command written as ``simple`` runs with: the exported
+        assignments and those the text was ``given``, but not those it expands itself
+        (``export T=musl; go test -tags=$T`` sets T to spell a word of the command line,
+        not for the program to read; a ``'$T'`` is no expansion)."""
+        exported = self.exported | given
         if not exported:
             return exported
-        named = {a or b for w in words if "$" in w for a, b in compiled(_VARIABLE).findall(w)}
+        named = {
+            a or b
+            for i, w in enumerate(simple.words)
+            if "$" in w and i not in simple.literal
+            for a, b in compiled(_VARIABLE).findall(w)
+        }
         return frozenset(e for e in exported if e.partition("=")[0] not in named)
 
     def record(self, words: tuple[str, ...]) -> bool:
@@ -857,6 +877,16 @@ class _Variables:
         words = _echoed(self.expand(simple.words, simple.literal))
         return self.fields(words, simple.split) if simple.split else words
 
+    def fed(self, simple: shell.Simple) -> tuple[str, ...]:
+        """The input ``simple`` is fed, with the variables the shell expands in it put in
+        (``X='go test'; sh <<< "$X"``, ``echo "$X" | sh``)."""
+        if not simple.expands:
+            return simple.stdin
+        stdin = simple.stdin
+        return tuple(
+            self.expand((text,))[0] if i in simple.expands else text for i, text in enumerate(stdin)
+        )
+
     def fields(self, words: tuple[str, ...], split: frozenset[int]) -> tuple[str, ...]:
         """``words`` with each one that is an unquoted expansion (``split``), once its
         value is known, split into fields as bash splits it: by IFS when the line set it
@@ -948,10 +978,12 @@ class _Variables:
         )
 
 
-# `$(echo WORD)` (or backticks) with one literal word that is not an option: that word.
+# `$(echo WORD)` (or backticks) with one literal word that is not an option: that word;
+# `$(printf WORD)`, `$(printf 'WORD')` too (a format with no `%` or escape is printed as is).
 _ECHOED = (
     r"\$\(\s*+echo\s++([A-Za-z0-9_./:+@%][A-Za-z0-9_./:+@%-]*+)\s*+\)"
     r"|`\s*+echo\s++([A-Za-z0-9_./:+@%][A-Za-z0-9_./:+@%-]*+)\s*+`"
+    r"|\$\(\s*+printf\s++('?+)([A-Za-z0-9_./:+@][A-Za-z0-9_./:+@-]*+)\3\s*+\)"
 )
 
 
@@ -980,7 +1012,7 @@ def _echoed(words: tuple[str, ...]) -> tuple[str, ...]:
     test`` runs ``go test``): the one substitution whose output is known before it runs."""
     if not any("$(" in w or "`" in w for w in words):
         return words
-    return tuple(compiled(_ECHOED).sub(lambda m: m[1] or m[2], w) for w in words)
+    return tuple(compiled(_ECHOED).sub(lambda m: m[1] or m[2] or m[4], w) for w in words)
 
 
 def _take_writes(known: _Variables, simple: shell.Simple) -> None:
@@ -1085,15 +1117,16 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
         else:
             simples = [shell.Simple(item)]
         base, outer = _split_chdir(outer)
-        # what earlier commands of this text set, in order, and the files written before
-        # it ran (`echo … > s.sh; sudo sh s.sh`)
-        known = _Variables(base, files)
+        # what earlier commands of this text set, in order, the files written before it
+        # ran (`echo … > s.sh; sudo sh s.sh`), and the environment it was given, which a
+        # shell reads as its variables (`export X='go test'; sh <<< '$X'`)
+        known = _Variables(base, files, outer)
         for simple in simples:
-            _take_writes(known, simple)
             if known.scope(simple) or known.record(simple.words):
                 continue
-            written = simple.words
-            simple = simple._replace(words=known.resolve(simple))
+            written = simple
+            simple = simple._replace(words=known.resolve(simple), stdin=known.fed(simple))
+            _take_writes(known, simple)
             if simple.stdin and simple.words[:1] == ("xargs",):  # `echo build | xargs rm`
                 simple = simple._replace(words=_xargs(simple.words, simple.stdin))
             moved = _directory_change(simple.words, budget)
@@ -1105,7 +1138,7 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
             command = normalize(simple.words)
             if command is None:
                 continue
-            exported = known.exported_to(written) | outer
+            exported = known.exported_to(written, outer)
             if exported:  # `export CGO_ENABLED=0; go build` runs with it set
                 command = command._replace(env=command.env | exported)
             command = _moved(command, known.cwd)
@@ -1247,11 +1280,16 @@ def _runner_script(program: str, args: Sequence[str]) -> Iterator[str]:
     """The script ``watch``, ``script`` or ``trap`` hands to a shell."""
     takes_value, scripts = SCRIPT_RUNNERS[program]
     index = 0
-    while index < len(args) and args[index].startswith("-") and program != "trap":
+    # `script -q /dev/null -c '…'`: script's options may follow its file (getopt permutes)
+    while index < len(args) and (args[index].startswith("-") or program == "script"):
+        if program == "trap":
+            break
         option = args[index]
         index += 1
         if option == "--":
             break
+        if not option.startswith("-"):
+            continue  # the typescript file
         name, eq, value = option.partition("=")
         if eq:
             if name in scripts:

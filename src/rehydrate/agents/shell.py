@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # the grammar is loaded on first use, never at import
         @property
         def parent(self) -> Node | None: ...
         def child_by_field_name(self, name: str, /) -> Node | None: ...
+        def children_by_field_name(self, name: str, /) -> Sequence[Node]: ...
 
 
 # The grammar's error recovery is quadratic on some hostile text (`a|a|...|`: 4 KB costs
@@ -77,6 +78,9 @@ class Simple(NamedTuple):
     split: frozenset[int] = frozenset()
     # the file its standard output replaces (``> s.sh``, ``>| s.sh``), as written
     writes: str = ""
+    # the inputs the shell expands before it feeds them (``<<< "$X"``, an unquoted
+    # heredoc, what ``echo "$X"`` prints into the pipe), by index in ``stdin``
+    expands: frozenset[int] = frozenset()
 
 
 # Markers among the simple commands ``parse`` gives (no command has these words), for the
@@ -141,6 +145,9 @@ class Plain:
 
     def child_by_field_name(self, name: str, /) -> None:
         return None  # no node of a plain line has a field the walk asks for
+
+    def children_by_field_name(self, name: str, /) -> list[Plain]:
+        return []
 
 
 _OPERATORS = frozenset({"&&", "||", "|", ";", "&"})
@@ -358,8 +365,8 @@ def _parse_in_child(data: bytes) -> Parsed | None:
                     return None
                 commands, error = marshal.loads(b"".join(chunks))
                 return [
-                    Simple(tuple(w), tuple(i), frozenset(n), frozenset(f), out)
-                    for w, i, n, f, out in commands
+                    Simple(tuple(w), tuple(i), frozenset(n), frozenset(f), out, frozenset(x))
+                    for w, i, n, f, out, x in commands
                 ], error
             chunks.append(chunk)
         return None
@@ -413,6 +420,7 @@ class _Walk:
         # the statement whose redirections are a command's, for a command the grammar did
         # not put them on (`a && sh <<'E'`, `a | b > f`: bash's are the last command's)
         self.hung: dict[tuple[int, int, str], Node] = {}
+        self.unrolled_bytes = 0  # loop bodies read more than once (`unrolled`)
 
     def called(self, simple: Simple) -> list[Node | Simple]:
         """What to read for a call of a function defined earlier: its body, as a part
@@ -456,6 +464,7 @@ class _Walk:
         stdin: list[str] = []
         literal: set[int] = set()
         split: set[int] = set()
+        expands: set[int] = set()
         for child in node.children:
             if child.is_named and child.type != "variable_assignment" and self.literal(child):
                 literal.add(len(words))
@@ -470,18 +479,23 @@ class _Walk:
             elif kind == "command_name":
                 words.append(self.word(child.children[0]) if child.children else "")
             elif kind == "herestring_redirect":
-                stdin.extend(self.word(c) for c in child.named_children)
+                for part in child.named_children:
+                    if part.type != "raw_string" and not self.literal(part):
+                        expands.add(len(stdin))  # `<<< "$X"`
+                    stdin.append(self.word(part))
             elif kind in ("word", "concatenation") and "{" in (raw := self.text(child)):
                 expanded = _braces(raw)  # `rm -rf {build,}`; as written when not plain
                 words.extend(expanded if expanded != [raw] else [self.word(child)])
             elif child.is_named and kind not in ("file_redirect", "comment"):
                 words.append(self.word(child))
-        return Simple(tuple(words), tuple(stdin), frozenset(literal), frozenset(split))
+        return Simple(
+            tuple(words), tuple(stdin), frozenset(literal), frozenset(split), "", frozenset(expands)
+        )
 
     def simple(self, node: Node) -> Simple:
         """A command node as a simple command, with the redirections the grammar hung on
         the list or pipeline it ends (``self.hung``)."""
-        statement = self.hung.pop(_place(node), None) if self.hung else None
+        statement = self.hung.get(_place(node)) if self.hung else None  # (a loop's copies)
         return self.command(node) if statement is None else self.redirected(node, statement)
 
     def redirected(self, body: Node, statement: Node) -> Simple:
@@ -490,6 +504,7 @@ class _Walk:
         reads ``test`` as a second target)."""
         simple = self.command(body)
         words, stdin, literal = list(simple.words), list(simple.stdin), set(simple.literal)
+        expands = set(simple.expands)
         written: list[str] = []
         for redirect in statement.children:
             if redirect.type == "file_redirect":
@@ -501,27 +516,42 @@ class _Walk:
                         literal.add(len(words))
                     words.append(self.word(target))
             elif redirect.type == "heredoc_redirect":
-                stdin.extend(self.text(c) for c in redirect.children if c.type == "heredoc_body")
+                start = next((c for c in redirect.children if c.type == "heredoc_start"), None)
+                quoted = start is None or any(q in self.text(start) for q in "'\"\\")
+                for body in (c for c in redirect.children if c.type == "heredoc_body"):
+                    text = self.text(body)
+                    if not quoted and "\\" not in text:
+                        expands.add(len(stdin))  # `<<E`: its `$X` expanded, not `<<'E'`
+                    stdin.append(text)
                 written.extend(map(self.writes, redirect.named_children))  # `cat <<'E' > s.sh`
         files = [name for name in written if name]
         writes = files[0] if len(files) == 1 else "?" if files else ""
-        return Simple(tuple(words), tuple(stdin), frozenset(literal), simple.split, writes)
+        return Simple(
+            tuple(words),
+            tuple(stdin),
+            frozenset(literal),
+            simple.split,
+            writes,
+            frozenset(expands),
+        )
 
     def pipeline(self, node: Node) -> Iterator[tuple[Simple | None, Node]]:
         """Each stage of a pipeline (a command, with what the stage before it prints as
         its input: ``echo 'go test' | sh``), or another node."""
-        fed = self.fed.pop(_place(node), ())  # `cat <<'E' | sh`: what cat passes on
+        fed = self.fed.get(_place(node), ())  # `cat <<'E' | sh`: what cat passes on
+        expanded = False  # what the stage before printed holds expansions (`echo "$X"`)
         for stage in node.named_children:
             if stage.type != "command":
                 if stage.type == "pipeline" and fed:  # the rest of the pipe, nested
                     self.fed[_place(stage)] = fed
-                fed = ()
+                fed, expanded = (), False
                 yield None, stage
                 continue
             simple = self.simple(stage)
-            simple = simple._replace(stdin=simple.stdin + fed)
+            more = range(len(simple.stdin), len(simple.stdin) + len(fed)) if expanded else ()
+            simple = simple._replace(stdin=simple.stdin + fed, expands=simple.expands.union(more))
             yield simple, stage
-            fed = passed_on(simple)
+            fed, expanded = passed_on(simple), _passes_expanded(simple)
 
     def writes(self, redirect: Node) -> str:
         """The file a redirection replaces with the command's standard output (``> s.sh``,
@@ -619,6 +649,9 @@ class _Walk:
                 if name is not None and body is not None:
                     self.functions[self.text(name)] = body
                     continue
+            if kind == "for_statement" and self.unrolled(node, stack):
+                yield MAYBE_OPEN
+                continue
             if kind in _SCOPES or kind in _MAYBE:
                 yield SCOPE_OPEN if kind in _SCOPES else UNKNOWN_OPEN
                 variable = node.child_by_field_name("variable") if kind == "for_statement" else None
@@ -656,6 +689,29 @@ class _Walk:
                 continue
             stack.extend(reversed(node.children))
 
+    def unrolled(self, node: Node, stack: list[Node | Simple]) -> bool:
+        """``for p in a b; do …; done`` over plain words: its body once per word, with
+        ``p`` set to it (as a part that runs, certainly, when there is a word), pushed on
+        ``stack``. Not when the body may leave early (``break``, ``continue``, ``exit``,
+        ``return``) or the copies would pass ``UNROLL_BUDGET`` bytes (nested loops)."""
+        variable, body = node.child_by_field_name("variable"), node.child_by_field_name("body")
+        values = node.children_by_field_name("value")
+        if variable is None or body is None or not values or len(values) > MAX_UNROLLED:
+            return False
+        if not all(v.type in _WORD_NODES and re.fullmatch(_PLAIN, self.text(v)) for v in values):
+            return False
+        size = body.end_byte - body.start_byte
+        if self.unrolled_bytes + size * len(values) > UNROLL_BUDGET:
+            return False
+        if re.search(_LEAVES, self.data[body.start_byte : body.end_byte]):
+            return False
+        self.unrolled_bytes += size * len(values)
+        name = self.text(variable)
+        stack.append(SCOPE_CLOSE)
+        for value in reversed(values):
+            stack += [body, Simple((f"{name}={self.text(value)}",))]
+        return True
+
     def _statement(self, node: Node, stack: list[Node | Simple]) -> Iterator[Simple]:
         """A statement with redirections: a command with them, or a list or pipeline whose
         last command has them (``a | sh <<'E'``); what is in it is read next."""
@@ -674,6 +730,10 @@ class _Walk:
 
 
 MAX_UNCALLED = 64  # more functions defined and not called: every body is read
+MAX_UNROLLED = 16  # more words in a `for` loop: its body read once, its variable not known
+UNROLL_BUDGET = 16384  # bytes of loop bodies read again per text (nested loops multiply)
+_PLAIN = r"[A-Za-z0-9_./:@%+=,-]++"  # a word that is itself: no expansion, pattern, quote
+_LEAVES = rb"\b(?:break|continue|exit|return)\b"  # a loop body that may stop early
 # What can call a function without its name written out: an expansion, an escape, or
 # commands read from a file (`source`, `.`).
 _MAY_CALL = rb"[$`\\]|\bsource\b|(?:^|[\s;&|(])\.[ \t]"
@@ -740,6 +800,14 @@ def passed_on(simple: Simple) -> tuple[str, ...]:
     if simple.words[:1] == ("tee",) or simple.words == ("cat",):
         return simple.stdin
     return printed(simple.words)
+
+
+def _passes_expanded(simple: Simple) -> bool:
+    """Whether what ``simple`` passes on holds expansions the shell made (``echo "$X"``,
+    ``cat <<< "$X"``; not ``echo '$X'``, whose ``$X`` is text)."""
+    if simple.words[:1] == ("tee",) or simple.words == ("cat",):
+        return bool(simple.stdin) and all(i in simple.expands for i in range(len(simple.stdin)))
+    return not simple.literal
 
 
 def printed(words: tuple[str, ...]) -> tuple[str, ...]:
