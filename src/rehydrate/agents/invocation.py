@@ -231,7 +231,7 @@ def _option(
         whole = row.name(token, sub)
         if whole == token and not row.takes_value(whole, sub):
             return _cluster(token, tokens, index, row, sub, out)
-    name = row.name(spelled, sub)
+    name = row.name(_whole(spelled, row, sub) if not single else spelled, sub)
     if eq:  # `--legacy-peer-deps=true` is the switch itself, unless the option takes a value
         switch = value.lower() == "true" and not row.takes_value(name, sub)
         out.append((name, None if switch else value))
@@ -245,6 +245,23 @@ def _option(
         return index + 1
     out.append((name, None))
     return index
+
+
+def _whole(spelling: str, row: Tool, sub: str) -> str:
+    """A long option abbreviated to a prefix of one option only in ``row.longs[sub]``, the
+    complete list of the (sub)command's long options, written out (``rm --rec``: ``rm
+    --recursive``); an exact spelling, an ambiguous prefix (``git push --forc``) or a
+    subcommand with no list: as written. The one place a prefix becomes an option."""
+    known = row.longs.get(sub)
+    if known is None or spelling in known:
+        return spelling
+    whole = ""
+    for option in known:
+        if option.startswith(spelling):
+            if whole:
+                return spelling  # ambiguous: the program refuses it
+            whole = option
+    return whole or spelling
 
 
 def _cluster(

@@ -47,7 +47,16 @@ compare equal and two different invocations do not:
 * ``images``: options whose value is an image name, ``:latest`` its default tag;
 * ``scripts``: the subcommand that runs a project script the tool also runs by its
   name alone (``yarn run build`` is ``yarn build``), except for the tool's own
-  subcommands (``builtins``).
+  subcommands (``builtins``);
+* ``longs``: for a program whose option parser takes a long option abbreviated to a
+  unique prefix (GNU getopt_long, Python's optparse, git's parse-options), the
+  *complete* list of its long options, per subcommand (``""``: the program itself, or
+  the options before the subcommand): ``rm --rec --for build`` is ``rm -rf build``.
+  A prefix is an option only when no other option in the list starts with it (``git
+  push --forc``: ``--force``, ``--force-with-lease`` ... errors); a subcommand with no
+  list, or a tool without one (Go's flag package, cobra, clap, pytest's argparse with
+  ``allow_abbrev=False``), keeps every spelling as written. Each list is the program's
+  own (its ``--help``, ``-h`` or completion helper), with the version it came from.
 
 A tool that is not in the table is compared on its words as written (the generic row):
 flags as a set (one written ``--name=value`` in either command takes a value), the
@@ -88,6 +97,7 @@ class Tool(NamedTuple):
     images: frozenset[str] = frozenset()  # options whose value is an image (`:latest`)
     scripts: str = ""  # the subcommand that runs a script (`yarn run build` = `yarn build`)
     builtins: frozenset[str] = frozenset()  # subcommands no script name stands for
+    longs: Mapping[str, frozenset[str]] = {}  # subcommand -> all its long options ("--x")
 
     def name(self, spelling: str, sub: str = "") -> str:
         """The option's name: its last spelling (``-f`` -> ``--force``)."""
@@ -150,6 +160,7 @@ def _tool(
     images: str = "",
     scripts: str = "",
     builtins: str = "",
+    longs: Mapping[str, str] | None = None,
 ) -> Tool:
     names: dict[str, str] = {}
     for group in options:
@@ -193,6 +204,7 @@ def _tool(
         named(images),
         scripts,
         frozenset(builtins.split()),
+        {sub: frozenset("--" + w for w in text.split()) for sub, text in (longs or {}).items()},
     )
 
 
@@ -209,6 +221,14 @@ def _paths(text: str | None) -> frozenset[str]:
     """``"run, exec"`` as a set; ``""`` is the tool itself; None nothing."""
     return frozenset(p.strip() for p in text.split(",")) if text is not None else frozenset()
 
+
+# pip's general options (pip 23.2.1, its main parser): `pip -h`, hidden ones too.
+_PIP_GENERAL = (
+    "cache-dir cert client-cert debug default-timeout disable-pip-version-check exists-action"
+    " help isolated keyring-provider local-log log log-file no-cache-dir no-color no-input"
+    " no-python-version-warning proxy python quiet require-venv require-virtualenv retries"
+    " timeout trusted-host use-deprecated use-feature verbose version"
+)
 
 TOOLS: dict[str, Tool] = {
     "git": _tool(
@@ -242,6 +262,29 @@ TOOLS: dict[str, Tool] = {
         cosmetic_values={
             "-c": ("core.pager=", "color.", "pager.", "advice.", "column.", "core.quotepath=")
         },
+        # git 2.39.5, `git push --git-completion-helper-all` (hidden and --no- forms too)
+        longs={
+            "push": "all atomic delete dry-run exec follow-tags force force-if-includes"
+            " force-with-lease ipv4 ipv6 mirror no-all no-atomic no-delete no-dry-run no-exec"
+            " no-follow-tags no-force no-force-if-includes no-force-with-lease no-ipv4"
+            " no-ipv6 no-mirror no-porcelain no-progress no-prune no-push-option no-quiet"
+            " no-receive-pack no-recurse-submodules no-repo no-set-upstream no-signed"
+            " no-tags no-thin no-verbose no-verify porcelain progress prune push-option quiet"
+            " receive-pack recurse-submodules repo set-upstream signed tags thin verbose"
+            " verify help help-all",
+            "commit": "ahead-behind all allow-empty allow-empty-message amend author branch"
+            " cleanup date dry-run edit file fixup gpg-sign include interactive long message"
+            " no-ahead-behind no-all no-allow-empty no-allow-empty-message no-amend"
+            " no-author no-branch no-cleanup no-date no-dry-run no-edit no-file no-fixup"
+            " no-gpg-sign no-include no-interactive no-long no-message no-null no-only"
+            " no-patch no-pathspec-file-nul no-pathspec-from-file no-porcelain"
+            " no-post-rewrite no-quiet no-reedit-message no-reset-author no-reuse-message"
+            " no-short no-signoff no-squash no-status no-template no-untracked-files"
+            " no-verbose no-verify null only patch pathspec-file-nul pathspec-from-file"
+            " porcelain post-rewrite quiet reedit-message reset-author reuse-message short"
+            " signoff squash status template trailer untracked-files verbose verify help"
+            " help-all",
+        },
     ),
     "go": _tool(
         nested="mod work tool env",
@@ -274,27 +317,53 @@ TOOLS: dict[str, Tool] = {
         # not --no-cache-dir, --timeout, --retries: each the workaround for some failure
         cosmetic="-v --verbose -q --quiet --no-color --disable-pip-version-check"
         " --no-input --progress-bar --log",
-        subcommands={"i": "install"},
         path_values="--requirement --constraint --editable",
+        # pip 23.2.1 (optparse), every long option of its parsers, hidden ones too: the
+        # general options (before the subcommand, and after `install` as well) and install's
+        longs={
+            "": _PIP_GENERAL,
+            "install": _PIP_GENERAL + " abi break-system-packages check-build-dependencies"
+            " compile config-settings constraint dry-run editable extra-index-url find-links"
+            " force-reinstall global-option ignore-installed ignore-requires-python"
+            " implementation index-url no-binary no-build-isolation no-clean no-compile"
+            " no-dependencies no-deps no-index no-use-pep517 no-user no-warn-conflicts"
+            " no-warn-script-location only-binary platform pre prefer-binary prefix"
+            " progress-bar pypi-url python-version report require-hashes requirement root"
+            " root-user-action source source-dir source-directory src target upgrade"
+            " upgrade-strategy use-pep517 user",
+        },
     ),
     "python": _tool(depth=0, valued="-m -c -W -X", cosmetic="-u -B -q", stops=""),
     "node": _tool(depth=0, valued="-r --require -e --eval --import", stops=""),
     "npm": _tool(
         nested="run run-script exec",
+        # npm 11.19.1, lib/utils/cmd-list.js: its aliases of the commands this row knows
         subcommands={
-            "i": "install",
-            "in": "install",
-            "add": "install",
-            "isntall": "install",
-            "t": "test",
-            "tst": "test",
-            "run-script": "run",
-            "rm": "uninstall",
-            "r": "uninstall",
-            "un": "uninstall",
-            "remove": "uninstall",
+            **dict.fromkeys(
+                "i in ins inst insta instal isnt isnta isntal isntall add".split(), "install"
+            ),
+            **dict.fromkeys("un unlink remove rm r".split(), "uninstall"),
+            **dict.fromkeys("clean-install ic install-clean isntall-clean".split(), "ci"),
+            **dict.fromkeys("u up upgrade udpate".split(), "update"),
+            **dict.fromkeys("run-script rum urn".split(), "run"),
+            **dict.fromkeys("t tst".split(), "test"),
+            "list": "ls",
+            "la": "ll",
             "x": "exec",
             "ln": "link",
+            "it": "install-test",
+            "cit": "install-ci-test",
+            "clean-install-test": "install-ci-test",
+            "sit": "install-ci-test",
+            "rb": "rebuild",
+            "ddp": "dedupe",
+            "why": "explain",
+            "c": "config",
+            "create": "init",
+            "innit": "init",
+            "info": "view",
+            "show": "view",
+            "v": "view",
         },
         paths={("run", name): (name,) for name in ("test", "start", "stop", "restart")},
         checks="test",
@@ -307,7 +376,12 @@ TOOLS: dict[str, Tool] = {
     "pnpm": _tool(
         nested="run exec",
         checks="test, run test",
-        subcommands={"i": "install", "add": "add", "rm": "remove", "t": "test"},
+        # pnpm's commandNames: install [i], remove [uninstall rm un uni], test [t tst]
+        subcommands={
+            "i": "install",
+            **dict.fromkeys("uninstall rm un uni".split(), "remove"),
+            **dict.fromkeys("t tst".split(), "test"),
+        },
         options=[
             "-D --save-dev",
             "-w --workspace-root",
@@ -354,10 +428,29 @@ TOOLS: dict[str, Tool] = {
         path_values="--directory --makefile",
         chdir="--directory",
         flags_env="MAKEFLAGS",
+        # GNU Make 4.3, `make --help` and main.c's hidden jobserver-auth, jobserver-fds,
+        # sync-mutex; 4.4's shuffle and jobserver-style too (a prefix unique in both)
+        longs={
+            "": "always-make assume-new assume-old check-symlink-times debug directory"
+            " dry-run environment-overrides eval file help ignore-errors include-dir jobs"
+            " just-print keep-going load-average makefile max-load new-file no-builtin-rules"
+            " no-builtin-variables no-keep-going no-print-directory no-silent old-file"
+            " output-sync print-data-base print-directory question quiet recon silent stop"
+            " touch trace version warn-undefined-variables what-if jobserver-auth"
+            " jobserver-fds sync-mutex shuffle jobserver-style"
+        },
     ),
     "cargo": _tool(
         nested="nextest",
-        subcommands={"b": "build", "c": "check", "t": "test", "r": "run", "d": "doc"},
+        # cargo 1.95.0, `cargo --list`: its built-in aliases
+        subcommands={
+            "b": "build",
+            "c": "check",
+            "t": "test",
+            "r": "run",
+            "d": "doc",
+            "rm": "remove",
+        },
         checks="test, nextest run",
         options=[
             "-p --package",
@@ -473,12 +566,25 @@ TOOLS: dict[str, Tool] = {
         options=["-r -R --recursive", "-f --force", "-i --interactive", "-d --dir"],
         cosmetic="-v --verbose",
         files=True,
+        # GNU coreutils 9.1, `rm --help` (its hidden ---presume-input-tty starts "---")
+        longs={
+            "": "dir force help interactive no-preserve-root one-file-system preserve-root"
+            " recursive verbose version"
+        },
     ),
     "cp": _tool(
         depth=0,
         options=["-r -R --recursive", "-f --force", "-a --archive", "-p --preserve"],
         valued="-t --target-directory -S --suffix",
         cosmetic="-v --verbose",
+        # GNU coreutils 9.1, `cp --help`; later versions' debug, keep-directory-symlink too
+        longs={
+            "": "archive attributes-only backup context copy-contents dereference force help"
+            " interactive link no-clobber no-dereference no-preserve no-target-directory"
+            " one-file-system parents preserve recursive reflink remove-destination sparse"
+            " strip-trailing-slashes suffix symbolic-link target-directory update verbose"
+            " version debug keep-directory-symlink"
+        },
     ),
 }
 # Test runners known only as such: what they run is the project's tests.
