@@ -1643,6 +1643,265 @@ HOLDOUT_2: list[tuple[str, list[tuple[str, str, str]]]] = [
 ]
 CORPUS += HOLDOUT_2
 
+# Issue 28 item 1: long options abbreviated to a prefix, and subcommand aliases. A prefix
+# is the option for GNU getopt_long (rm, cp, make), optparse (pip) and git's parse-options
+# when it is unique among ALL the (sub)command's long options; an ambiguous one is an
+# error, and Go's flag package, cobra, clap and pytest take none (docs/check-command.md).
+# Each label checked with the real tool (git 2.39.5, GNU coreutils 9.1, GNU Make 4.3,
+# pip 23.2.1, cargo 1.95.0, pytest 9.2.0, terraform 1.11.4, docker 28.2.2, kubectl 1.32).
+ABBREVIATIONS: list[tuple[str, list[tuple[str, str, str]]]] = [
+    (
+        "`rm -rf build`",
+        [
+            ("rm --rec --for build", R, S),
+            ("rm --recursive --forc build", R, S),
+            ("rm --re --f build", R, S),
+            ("rm --for --rec build", R, S),
+            ("rm --recur -f build", R, S),
+            ("rm -r --fo build", R, S),
+            ("rm --rec --for --verb build", R, S),
+            ("rm --rec build", A, N),
+            ("rm --rec --for dist", A, N),
+            ("rm --v --rec --for build", A, N),  # --verbose or --version: an error
+            ("rm --d --for build", A, N),  # --dir: only an empty directory
+            ("rm --rec --for --no-p build", A, N),  # --no-preserve-root: an option more
+        ],
+    ),
+    (
+        "`cp -r assets build`",
+        [
+            ("cp -r assets build", R, M),
+            ("cp --rec assets build", R, S),
+            ("cp --recu assets build", R, S),
+            ("cp -r --verb assets build", R, S),
+            ("cp --r assets build", A, N),  # --recursive, --reflink, --remove-destination
+            ("cp --re assets build", A, N),
+            ("cp --no --rec assets build", A, N),  # four --no- options: an error
+            ("cp --no-c --rec assets build", A, N),  # --no-clobber
+        ],
+    ),
+    (
+        "`make deploy`",
+        [
+            ("make deploy", R, M),
+            ("make --sil deploy", R, S),
+            ("make --quie deploy", R, S),
+            ("make --no-pr deploy", R, S),
+            ("make --dry deploy", A, N),  # --dry-run: prints, runs nothing
+            ("make --just deploy", A, N),  # --just-print
+            ("make --rec deploy", A, N),  # --recon
+            ("make --tou deploy", A, N),  # --touch
+            ("make --que deploy", A, N),  # --question
+            ("make --k deploy", A, N),  # --keep-going
+            ("make --s deploy", A, N),  # --silent, --stop, --sync-mutex: an error
+            ("make --no deploy", A, N),
+            ("make --jo=4 deploy", A, N),  # --jobs or --jobserver-auth: an error
+            ("make --dir=web deploy", A, N),
+        ],
+    ),
+    (
+        "`make -n deploy`",
+        [
+            ("make -n deploy", R, M),
+            ("make --dry deploy", R, S),
+            ("make --just deploy", R, S),
+            ("make --rec deploy", R, S),
+            ("make --dry-r deploy", R, S),
+            ("make deploy", A, N),
+            ("make --d deploy", A, N),  # --debug, --directory, --dry-run: an error
+            ("make -n --no-s deploy", A, N),  # --no-silent
+        ],
+    ),
+    (
+        "`make -C web deploy`",
+        [
+            ("make --dir=web deploy", R, S),
+            ("make --di web deploy", R, S),
+            ("make --d web deploy", A, N),
+        ],
+    ),
+    (
+        "`pip install -e .`",
+        [
+            ("pip install --edit .", R, S),
+            ("pip install --ed=.", R, S),
+            ("pip install --edit . --disable", R, S),
+            ("pip install --e .", A, N),  # --editable, --exists-action, --extra-index-url
+            ("pip install --ex .", A, N),
+            ("pip install --edit . --no-b", A, N),  # --no-binary, --no-build-isolation
+            ("pip install --edit . --no-bu", A, N),  # --no-build-isolation
+            ("pip install --u -e .", A, N),
+            ("pip install --upg -e .", A, N),  # --upgrade, --upgrade-strategy
+            ("pip i -e .", A, N),  # pip: unknown command "i"
+        ],
+    ),
+    (
+        "`pip install -r requirements.txt`",
+        [
+            ("pip install --requirem requirements.txt", R, S),
+            ("pip install --req requirements.txt", A, N),  # --require-hashes, ...
+        ],
+    ),
+    (
+        "`git push --force origin main`",
+        [
+            ("git push --verb --force origin main", R, S),
+            ("git push --forc origin main", A, N),  # --force-with-lease, --force-if-includes
+            ("git push --fo origin main", A, N),
+            ("git push --force-w origin main", A, N),  # --force-with-lease
+        ],
+    ),
+    (
+        "`git push --set-upstream origin main`",
+        [
+            ("git push --set-upstream origin main", R, M),
+            ("git push --set-up origin main", R, S),
+            ("git push --set origin main", R, S),
+            ("git push -u origin main", R, S),
+            ("git push --s origin main", A, N),  # --set-upstream or --signed
+            ("git push --no-set origin main", A, N),
+            ("git push --set-up origin my-feature", A, N),
+        ],
+    ),
+    (
+        "`git push --dry-run origin main`",
+        [
+            ("git push --dry-run origin main", R, M),
+            ("git push --dry origin main", R, S),
+            ("git push -n origin main", R, S),
+            ("git push --d origin main", A, N),  # --delete or --dry-run
+            ("git push --del origin main", A, N),  # --delete
+            ("git push --no-dry origin main", A, N),
+        ],
+    ),
+    (
+        "`git push --no-verify origin main`",
+        [
+            ("git push --no-verify origin main", R, M),
+            ("git push --no-veri origin main", R, S),
+            ("git push --no-ver origin main", A, N),  # --no-verbose or --no-verify
+            ("git push --no-v origin main", A, N),
+            ("git push --veri origin main", A, N),  # --verify
+        ],
+    ),
+    (
+        "`git commit --amend --no-edit`",
+        [
+            ("git commit --amend --no-edit", R, M),
+            ("git commit --amen --no-ed", R, S),
+            ("git commit --am --no-e", R, S),
+            ("git commit --a --no-edit", A, N),  # --all, --allow-empty, --amend, ...
+            ("git commit --amend --no-e --no-ver", A, N),
+            ("git commit --amend --e", A, N),  # --edit
+        ],
+    ),
+    (
+        "`git commit -am 'wip'`",
+        [
+            ("git commit --all --mes wip", R, S),
+            ("git commit -a --m wip", R, S),
+            ("git commit --al --mess=wip", A, N),  # --all, --allow-empty, ...
+            ("git commit -am wip --no-veri", A, N),
+        ],
+    ),
+    (
+        "`npm install --legacy-peer-deps`",
+        [
+            ("npm ins --legacy-peer-deps", R, S),
+            ("npm inst --legacy-peer-deps", R, S),
+            ("npm instal --legacy-peer-deps", R, S),
+            ("npm isntal --legacy-peer-deps", R, S),
+            ("npm it --legacy-peer-deps", A, N),  # install-test
+            ("npm ic --legacy-peer-deps", A, N),  # ci
+        ],
+    ),
+    (
+        "`npm ci`",
+        [
+            ("npm ci", R, M),
+            ("npm clean-install", R, S),
+            ("npm ic", R, S),
+            ("npm install-clean", R, S),
+            ("npm isntall-clean", R, S),
+            ("npm install", A, N),
+            ("npm cit", A, N),  # install-ci-test
+        ],
+    ),
+    (
+        "`npm run build`",
+        [
+            ("npm rum build", R, S),
+            ("npm urn build", R, S),
+            ("npm rum lint", A, N),
+        ],
+    ),
+    (
+        "`npm test`",
+        [
+            ("npm tst", R, S),
+            ("npm it", A, N),
+        ],
+    ),
+    (
+        "`npm uninstall left-pad`",
+        [
+            ("npm uninstall left-pad", R, M),
+            ("npm un left-pad", R, S),
+            ("npm unlink left-pad", R, S),
+            ("npm r left-pad", R, S),
+            ("npm remove left-pad", R, S),
+            ("npm uninstall right-pad", A, N),
+            ("npm install left-pad", A, N),
+        ],
+    ),
+    (
+        "`npm update`",
+        [
+            ("npm update", R, M),
+            ("npm up", R, S),
+            ("npm upgrade", R, S),
+            ("npm udpate", R, S),
+            ("npm update lodash", A, N),
+        ],
+    ),
+    (
+        "`cargo remove serde`",
+        [
+            ("cargo remove serde", R, M),
+            ("cargo rm serde", R, S),
+            ("cargo rm tokio", A, N),
+        ],
+    ),
+    (
+        "`pnpm remove lodash`",
+        [
+            ("pnpm remove lodash", R, M),
+            ("pnpm uninstall lodash", R, S),
+            ("pnpm un lodash", R, S),
+            ("pnpm uni lodash", R, S),
+            ("pnpm rm lodash", R, S),
+            ("pnpm remove react", A, N),
+        ],
+    ),
+    # No abbreviation: Go's flag package, clap, cobra, argparse with allow_abbrev=False.
+    (
+        "`go test -tags=musl ./...`",
+        [
+            ("go test -tag=musl ./...", A, N),
+            ("go test --ta=musl ./...", A, N),
+        ],
+    ),
+    ("`cargo build --release`", [("cargo build --rel", A, N)]),
+    ("`terraform apply -auto-approve`", [("terraform apply -auto", A, N)]),
+    ("`docker build -t app .`", [("docker build --ta app .", A, N)]),
+    ("`pytest -x tests/test_api.py`", [("pytest --exitf tests/test_api.py", A, N)]),
+    (
+        "`kubectl delete pod web-0 -n prod`",
+        [("kubectl delete pod web-0 --namesp prod", A, N)],
+    ),
+]
+CORPUS += ABBREVIATIONS
+
 # Commands from agent transcripts that share no failed attempt above: all allowed.
 UNRELATED = [
     "ls -la",
