@@ -143,6 +143,10 @@ CORPUS: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("make test", A, N),
             ("make build && make deploy-fast", R, T),
             ("make deploy-fast 2>&1 | tee deploy.log", R, T),
+            ("make -j $(nproc) deploy-fast", R, T),  # what nproc prints: a number
+            ('make -j "$(nproc)" deploy-fast', R, T),
+            ("make -j $((4 * 2)) deploy-fast", R, S),
+            ("make -j $N deploy-fast", A, N),  # $N may be a target
         ],
     ),
     (

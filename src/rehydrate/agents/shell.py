@@ -548,6 +548,8 @@ class _Walk:
                 yield None, stage
                 continue
             simple = self.simple(stage)
+            if simple.stdin:  # `echo X | sh <<< 'Y'`: its own input, not the pipe's
+                fed = ()
             more = range(len(simple.stdin), len(simple.stdin) + len(fed)) if expanded else ()
             simple = simple._replace(stdin=simple.stdin + fed, expands=simple.expands.union(more))
             yield simple, stage
