@@ -496,3 +496,38 @@ def test_nested_loops_are_read_in_bounded_time() -> None:
     hits = check(text, LEDGER).hits
     assert time.perf_counter() - start < 5
     assert [h.id for h in hits] == ["F-001"]  # the innermost body still runs it
+
+
+STOP35 = [  # (refused, its twin): the forms stop 35 reads, through the agent hook
+    (f"cd . && bash <<'EOF'\n{M}\nEOF", f"cd . && cat <<'EOF'\n{M}\nEOF"),
+    (f"cat > /tmp/t.sh <<'EOF'\n{M}\nEOF\nbash /tmp/t.sh", f"cat > /tmp/t.sh <<'EOF'\n{M}\nEOF"),
+    (f"CMD='{M}'; $CMD", f"CMD='{M}'; \"$CMD\""),
+    (f'x=({M}); "${{x[@]}}"', f'x=({M}); echo "${{x[@]}}"'),
+    ("go test $'-tags=\\x6dusl' ./...", "go test $'-tags=\\x6d' ./..."),
+    (f"x='{M}'; sh <<< \"$x\"", f"x='{M}'; sh <<< '$x'"),
+    (
+        "for p in ./...; do go test -tags=musl $p; done",
+        "for p in ./a; do go test -tags=musl $p; done",
+    ),
+]
+
+
+@pytest.mark.parametrize(("repeat", "twin"), STOP35)
+def test_the_agent_hook_refuses_what_the_line_runs(
+    failures_repo: Path, repeat: str, twin: str
+) -> None:
+    """Claude Code's PreToolUse hook, on the committed ledger: each form is denied with the
+    row it repeats, and its twin is let through."""
+
+    def decision(command: str) -> tuple[str, str]:
+        event = {"session_id": "s", "cwd": str(failures_repo), "tool_name": "Bash"}
+        raw = json.dumps({**event, "tool_input": {"command": command}})
+        result = run(failures_repo, "hook", "claude", "pre-tool-use", input=raw)
+        assert result.code == 0, result
+        out = json.loads(result.out) if result.out.strip() else {}
+        hook = out.get("hookSpecificOutput", {})
+        return hook.get("permissionDecision", "allow"), hook.get("permissionDecisionReason", "")
+
+    verdict, reason = decision(repeat)
+    assert verdict == "deny" and "F-001" in reason, (repeat, reason)
+    assert decision(twin)[0] != "deny", twin
