@@ -470,6 +470,11 @@ def test_a_redirection_after_a_list_is_its_last_commands(repeat: str, twin: str)
             f"echo '{M}' > s.sh; sed -i s/m/n/ s.sh; sh s.sh",
         ),
         (f"echo '{M}' > s.sh; bash -c 'sh s.sh'", f"bash -c 'sh s.sh'; echo '{M}' > s.sh"),
+        # run by its path: read when a shell runs it (no #! line, or a shell's)
+        (
+            f"printf '#!/usr/bin/env bash\\n{M}\\n' > s.sh; chmod +x s.sh; ./s.sh",
+            f"printf '#!/usr/bin/env python3\\n{M}\\n' > s.sh; chmod +x s.sh; ./s.sh",
+        ),
         # xargs -I puts the whole line in: a script a shell is handed
         (f"echo '{M}' | xargs -I{{}} sh -c '{{}}'", f"echo '{M}' | xargs -I{{}} echo '{{}}'"),
         (f"xargs -I % bash -c % <<< '{M}'", f"printf '{M}\n{W}\n' | xargs -I % bash -c %"),

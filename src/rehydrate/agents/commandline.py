@@ -1038,6 +1038,16 @@ def _take_writes(known: _Variables, simple: shell.Simple) -> None:
             known.wrote(_join(cwd, word), "\n".join(simple.stdin))
 
 
+def _run_by_a_shell(text: str) -> bool:
+    """Whether a script file run by its path is read by a shell: one with no ``#!`` line
+    (the shell runs it) or a shell's (``#!/bin/sh``, ``#!/usr/bin/env bash``)."""
+    if not text.startswith("#!"):
+        return True
+    names = [os.path.basename(w) for w in text[2:].partition("\n")[0].split()[:2]]
+    interpreter = names[1:2] if names[:1] == ["env"] else names[:1]  # `#!/usr/bin/env bash`
+    return bool(interpreter) and interpreter[0] in SHELLS
+
+
 def _file_reader(known: _Variables, command: Command) -> Callable[[str], tuple[str, ...]]:
     """What a file named by ``command`` holds (a script the text wrote before), seen from
     where it runs."""
@@ -1167,12 +1177,12 @@ def _handed_on(
     command: Command, simple: shell.Simple, script: Callable[[str], tuple[str, ...]]
 ) -> Iterator[str | tuple[str, ...]]:
     """What ``command`` runs in turn: scripts (strings) and commands (word lists);
-    ``script`` gives what the line wrote to a file before (``_Written``)."""
+    ``script`` gives what the line wrote to a file before (``_file_reader``)."""
     yield from command.inner
     args = command.words + command.rest
     program = command.program
-    if program.startswith(("./", "../", "/")):  # `./s.sh`: a script the line wrote?
-        yield from script(program)
+    if program.startswith(("./", "../")):  # `./s.sh`: a script the line wrote, run by sh?
+        yield from filter(_run_by_a_shell, script(program))
     if program == "eval":  # eval reads its words joined: `eval "$(echo go test)"` too
         args = args[1:] if args[:1] == ("--",) else args
         skip = 0
