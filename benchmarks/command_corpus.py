@@ -210,6 +210,11 @@ CORPUS: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("x='rm -rf build'; echo \"$x\" | bash", R, S),
             ("coproc C { rm -rf build; }", R, S),
             ("script -q /dev/null -c 'rm -rf build'", R, S),
+            ("echo cm0gLXJmIGJ1aWxk | base64 -d | sh", R, S),
+            ("echo cm0gLXJmIGJ1aWxk | base64 -d", A, N),
+            ("bash <(cat <<'EOF'\nrm -rf build\nEOF\n)", R, S),
+            ("awk 'BEGIN { system(\"rm -rf build\") }'", R, S),
+            ("awk '{ system(\"rm -rf build\") }' list.txt", A, N),
         ],
     ),
     (

@@ -475,6 +475,18 @@ def test_a_redirection_after_a_list_is_its_last_commands(repeat: str, twin: str)
             f"printf '#!/usr/bin/env bash\\n{M}\\n' > s.sh; chmod +x s.sh; ./s.sh",
             f"printf '#!/usr/bin/env python3\\n{M}\\n' > s.sh; chmod +x s.sh; ./s.sh",
         ),
+        # what base64 -d decodes, what a process substitution of printers prints
+        (
+            "echo Z28gdGVzdCAtdGFncz1tdXNsIC4vLi4u | base64 -d | sh",
+            "echo Z28gdGVzdCAtdGFncz1kYXJ3aW5fYXJtNjQgLi8uLi4= | base64 -d | sh",
+        ),
+        (
+            "sh < <(base64 -d <<< Z28gdGVzdCAtdGFncz1tdXNsIC4vLi4u)",
+            "sh < <(base64 <<< Z28gdGVzdCAtdGFncz1tdXNsIC4vLi4u)",
+        ),  # encoded, not decoded
+        (f"bash <(cat <<'E'\n{M}\nE\n)", f"bash <(echo '{M}' | grep -v go)"),
+        # awk's system() in a BEGIN block that is the whole program
+        (f"awk 'BEGIN {{ system(\"{M}\") }}'", f"awk '{{ system(\"{M}\") }}' in.txt"),
         # xargs -I puts the whole line in: a script a shell is handed
         (f"echo '{M}' | xargs -I{{}} sh -c '{{}}'", f"echo '{M}' | xargs -I{{}} echo '{{}}'"),
         (f"xargs -I % bash -c % <<< '{M}'", f"printf '{M}\n{W}\n' | xargs -I % bash -c %"),

@@ -135,6 +135,7 @@ _SHELL_LETTERS = r"^-[A-Za-z]++$"  # with an `n` (`-n`, `-nc`): read, not run
 _SHELL_CLUSTER = r"^[-+][A-Za-bd-z]++$"  # `-euo pipefail`: -o's value is next
 _SOURCES = frozenset({"source", "."})  # read a script into this shell: `. <(echo '...')`
 _STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})  # a script file
+_PRINTERS = frozenset({"echo", "printf", "cat", "tee", "base64"})  # see shell.passed_on
 _RUNS_FILES = SHELLS | _SOURCES | {"chmod", "cat"}  # what reads or runs a file, not writes it
 _EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
@@ -1193,23 +1194,34 @@ def _handed_on(
         yield from _runner_script(program, args)
     elif program in SHELLS:
         yield from _shell_scripts(args, simple, program, script)
-    elif program in _SOURCES:
-        if args and args[0].startswith("<(") and args[0].endswith(")"):
-            yield from _substituted_script(args[0][2:-1])
-        elif args and args[0] in _STDIN_FILES:  # `source /dev/stdin <<< '…'`
-            yield from map(_echoed_line, simple.stdin)
-        elif args:
-            yield from script(args[0])
+    elif program in _SOURCES and args:
+        yield from _sourced(args[0], simple, script)
     elif program == "python" or compiled(_PYTHON).match(program):
         yield from _python_scripts(args)
     elif program in ONE_LINERS:
         yield from _one_liner_scripts(program, args)
+    elif program in _AWKS:
+        yield from _awk_scripts(args)
     elif program == "find":
         for index, token in enumerate(args):
             if token in _EXEC:
                 tail = args[index + 1 :]
                 stop = next((i for i, t in enumerate(tail) if t in (";", "+")), len(tail))
                 yield tuple(tail[:stop])
+
+
+def _sourced(
+    file: str, simple: shell.Simple, script: Callable[[str], tuple[str, ...]]
+) -> Iterator[str]:
+    """What ``source FILE`` (``. FILE``) reads into this shell, when it is known: what a
+    process substitution prints (``. <(echo '…')``), its input (``/dev/stdin``), a file
+    the line wrote before."""
+    if file.startswith("<(") and file.endswith(")"):
+        yield from _substituted_script(file[2:-1])
+    elif file in _STDIN_FILES:  # `source /dev/stdin <<< '…'`
+        yield from map(_echoed_line, simple.stdin)
+    else:
+        yield from script(file)
 
 
 def _shell_scripts(
@@ -1322,9 +1334,13 @@ def _runner_script(program: str, args: Sequence[str]) -> Iterator[str]:
 
 
 def _substituted_script(text: str) -> Iterator[str]:
-    """What ``echo``/``printf`` print inside ``<( )`` (a script a shell then reads)."""
-    for simple in shell.parse(text).commands:
-        yield from shell.printed(simple.words)
+    """What ``<( )`` prints (a script a shell then reads), when every command in it only
+    prints: ``echo``/``printf``, or ``cat``/``tee``/``base64 -d`` passing on their input
+    (``bash <(cat <<'E' … E)``); nothing when another command may change it (``grep``)."""
+    simples = [s for s in shell.parse(text).commands if s.words and s.words[0][:1] != "\x00"]
+    if all(s.words[0] in _PRINTERS for s in simples):
+        for simple in simples:
+            yield from shell.passed_on(simple)
 
 
 def _python_scripts(args: Sequence[str]) -> Iterator[str | tuple[str, ...]]:
@@ -1401,6 +1417,53 @@ def _one_liner_scripts(program: str, args: Sequence[str]) -> Iterator[str | tupl
             index += 1
     for code in codes:
         yield from _calls(program, code)
+
+
+_AWKS = frozenset({"awk", "gawk", "mawk", "nawk", "busybox-awk"})
+_AWK_VALUED = frozenset({"-F", "-v", "--field-separator", "--assign"})
+
+
+def _awk_scripts(args: Sequence[str]) -> Iterator[str | tuple[str, ...]]:
+    """The command lines an awk program runs with ``system("…")`` in its ``BEGIN`` block,
+    when that block is the whole program (then awk reads no input: it runs once; a rule
+    for input lines may run no time). Not for a program read from a file (``-f``)."""
+    index = 0
+    while index < len(args) and args[index].startswith("-") and args[index] != "--":
+        option = args[index]
+        index += 1
+        if option.startswith(("-f", "--file", "-E", "--exec")):
+            return  # the program is a file's
+        if option in _AWK_VALUED:
+            index += 1  # `-F ,`, `-v x=1` (`-F,` and `-vx=1` hold theirs)
+    if index < len(args) and args[index] == "--":
+        index += 1
+    if index < len(args):
+        block = _begin_block(args[index])
+        if block is not None:
+            for found in compiled(_SYSTEM).finditer(block):
+                words = tuple(a or b for a, b in compiled(_LITERAL).findall(found[1]))
+                if len(words) == 1:  # awk's system() takes one string: a command line
+                    yield words[0]
+
+
+def _begin_block(program: str) -> str | None:
+    """The body of ``BEGIN { … }`` when it is all of ``program`` (braces in strings
+    skipped), else None. Linear."""
+    found = compiled(r"\A\s*+BEGIN\s*+\{").match(program)
+    if found is None:
+        return None
+    depth, index, quoted = 1, found.end(), False
+    while index < len(program) and depth:
+        char = program[index]
+        if quoted:
+            quoted = char != '"' or program[index - 1] == "\\"
+        elif char == '"':
+            quoted = True
+        else:
+            depth += (char == "{") - (char == "}")
+        index += 1
+    rest = program[index:].strip(" \t\n;")
+    return program[found.end() : index - 1] if depth == 0 and not rest else None
 
 
 def _calls(program: str, code: str) -> Iterator[str | tuple[str, ...]]:

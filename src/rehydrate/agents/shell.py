@@ -579,9 +579,12 @@ class _Walk:
         if targets[0].type != "process_substitution":
             return ()
         inner = targets[0].named_children
-        if len(inner) != 1 or inner[0].type != "command":
+        if len(inner) != 1 or inner[0].type not in ("command", "pipeline"):
             return ()
-        return passed_on(self.command(inner[0]))
+        if inner[0].type == "command":
+            return passed_on(self.command(inner[0]))
+        stages = [staged for staged, _ in self.pipeline(inner[0])]  # `<(echo … | base64 -d)`
+        return passed_on(stages[-1]) if stages and stages[-1] is not None else ()
 
     def feed_the_pipe(self, statement: Node, out: tuple[str, ...]) -> None:
         """``cat <<'E' | sh``: the grammar puts the rest of the pipe inside the heredoc's
@@ -798,16 +801,33 @@ def _place(node: Node) -> tuple[int, int, str]:
 
 def passed_on(simple: Simple) -> tuple[str, ...]:
     """What a pipeline stage writes to the next: its input for ``tee`` and a bare
-    ``cat`` (``cat <<'E' | sh``, ``echo … | tee log | sh``), else what it prints."""
+    ``cat`` (``cat <<'E' | sh``, ``echo … | tee log | sh``), its input decoded for
+    ``base64 -d`` (``echo cm0g… | base64 -d | sh``), else what it prints."""
     if simple.words[:1] == ("tee",) or simple.words == ("cat",):
         return simple.stdin
+    if simple.words[:1] == ("base64",) and simple.words[1:] in _DECODE:
+        return _decoded("".join(simple.stdin))
     return printed(simple.words)
+
+
+_DECODE = frozenset({("-d",), ("--decode",), ("-D",), ("-d", "-i"), ("-di",)})
+
+
+def _decoded(text: str) -> tuple[str, ...]:
+    """``text`` as ``base64 -d`` prints it (nothing when it is not base64)."""
+    import binascii
+
+    try:
+        data = binascii.a2b_base64(text.encode("ascii"))
+    except (ValueError, UnicodeEncodeError):
+        return ()
+    return (data.decode("utf-8", "surrogateescape"),) if data else ()
 
 
 def _passes_expanded(simple: Simple) -> bool:
     """Whether what ``simple`` passes on holds expansions the shell made (``echo "$X"``,
     ``cat <<< "$X"``; not ``echo '$X'``, whose ``$X`` is text)."""
-    if simple.words[:1] == ("tee",) or simple.words == ("cat",):
+    if simple.words[:1] in (("tee",), ("base64",)) or simple.words == ("cat",):
         return bool(simple.stdin) and all(i in simple.expands for i in range(len(simple.stdin)))
     return not simple.literal
 
