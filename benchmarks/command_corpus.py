@@ -215,6 +215,11 @@ CORPUS: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("bash <(cat <<'EOF'\nrm -rf build\nEOF\n)", R, S),
             ("awk 'BEGIN { system(\"rm -rf build\") }'", R, S),
             ("awk '{ system(\"rm -rf build\") }' list.txt", A, N),
+            ("python3 - <<'EOF'\nimport shutil, os\nos.system('rm -rf build')\nEOF", R, T),
+            ("python3 - <<'EOF'\nimport shutil\nshutil.rmtree('build')\nEOF", A, N),
+            ("python3 -c \"import subprocess as sp; sp.run(['rm', '-rf', 'build'])\"", R, S),
+            ("python3 -c \"import os; os.execlp('rm', 'rm', '-rf', 'build')\"", R, S),
+            ("$SHELL -c 'rm -rf build'", R, S),
         ],
     ),
     (

@@ -485,6 +485,33 @@ def test_a_redirection_after_a_list_is_its_last_commands(repeat: str, twin: str)
             "sh < <(base64 <<< Z28gdGVzdCAtdGFncz1tdXNsIC4vLi4u)",
         ),  # encoded, not decoded
         (f"bash <(cat <<'E'\n{M}\nE\n)", f"bash <(echo '{M}' | grep -v go)"),
+        # an interpreter's program on its input, and more of Python's ways to run one
+        (
+            "python3 - <<'EOF'\nimport os\nos.system('go test -tags=musl ./...')\nEOF",
+            "python3 check.py <<'EOF'\nimport os\nos.system('go test -tags=musl ./...')\nEOF",
+        ),
+        (
+            "echo \"import os; os.system('go test -tags=musl ./...')\" | python3",
+            "echo \"import os; os.system('go test -tags=musl ./...')\" | python3 -c 'pass'",
+        ),
+        (
+            "node <<< \"require('child_process').execSync('go test -tags=musl ./...')\"",
+            "node app.js <<< \"require('child_process').execSync('go test -tags=musl ./...')\"",
+        ),
+        (
+            "python3 -c \"import subprocess as sp; sp.run(['go', 'test', '-tags=musl', './...'])\"",
+            "python3 -c \"import subprocess as sp; sp.run(['go', 'test', '-tags=x', './...'])\"",
+        ),
+        (
+            'python3 -c "from subprocess import call; '
+            "call(['go', 'test', '-tags=musl', './...'])\"",
+            "python3 -c \"from os import call; call(['go', 'test', '-tags=musl', './...'])\"",
+        ),
+        (
+            "python3 -c \"import os; os.execvp('go', ['go', 'test', '-tags=musl', './...'])\"",
+            "python3 -c \"import os; os.execvp('go', ['go', 'vet', '-tags=musl', './...'])\"",
+        ),
+        (f"$SHELL -c '{M}'", f"$SHELLX -c '{M}'"),
         # awk's system() in a BEGIN block that is the whole program
         (f"awk 'BEGIN {{ system(\"{M}\") }}'", f"awk '{{ system(\"{M}\") }}' in.txt"),
         # xargs -I puts the whole line in: a script a shell is handed

@@ -113,6 +113,8 @@ _MINOR = r"[0-9]\.[0-9]++$"
 # to the program of that name
 _LOCATE = r"(?:which|command[ \t]++-v|type[ \t]++-P)[ \t]++([A-Za-z0-9_.+-]++)[ \t]*+"
 _LOCATED = rf"^\$\([ \t]*+{_LOCATE}\)$|^`[ \t]*+{_LOCATE}`$"
+# A program word that is the user's shell, or this one: `$SHELL`, `${BASH}`, `${SHELL:-sh}`
+_SHELL_VARIABLE = r"^(?:\$(?:SHELL|BASH)|\$\{(?:SHELL|BASH)(?::?-(?:ba|da|z|k)?sh)?+\})$"
 # A shell command line a Python one-liner hands to a shell: os.system('...'),
 # os.popen('...'), subprocess.*('...', shell=True). Linear: no nested quantifiers.
 _PY_SHELL = (
@@ -270,6 +272,8 @@ def _command(
     if "$(" in word or "`" in word:  # `"$(command -v rm)" -rf build` runs rm
         located = compiled(_LOCATED).match(word)
         word = located[1] or located[2] if located else word
+    elif word[:1] == "$" and compiled(_SHELL_VARIABLE).match(word):
+        word = "sh"  # `$SHELL -c '…'`, `"$BASH" -c '…'`: a shell, whichever one
     base = word.rpartition("/")[2] if "/" in word else word
     if not compiled(_PROGRAM).match(base) or word.startswith("-"):
         return None
@@ -512,6 +516,16 @@ _PY_ARGV = (
     r"((?:\s*+(?:'[^'\\\n]*+'|\"[^\"\\\n]*+\")\s*+,?)++)\s*+\]"
 )
 _PY_STRING = r"'([^'\\\n]*+)'|\"([^\"\\\n]*+)\""
+# os.execv*(path, [argv]), os.execl*(path, argv0, ...), os.spawnv*(mode, path, [argv]),
+# os.spawnl*(mode, path, argv0, ...), pty.spawn([argv]): group 1 the path, 2 the argv
+_PY_ARG = r"(?:'[^'\\\n]*+'|\"[^\"\\\n]*+\")"
+_PY_EXEC = (
+    rf"(?:os\.exec(?:v|vp|ve|vpe|l|lp|le|lpe)\(\s*+({_PY_ARG})\s*+,"
+    rf"|os\.spawn(?:v|vp|ve|vpe|l|lp|le|lpe)\(\s*+[\w.]++\s*+,\s*+({_PY_ARG})\s*+,|pty\.spawn\()"
+    rf"\s*+\[?+((?:\s*+{_PY_ARG}\s*+,?)++)"
+)
+_PY_IMPORT_AS = r"\bimport[ \t]++(os|subprocess|pty)[ \t]++as[ \t]++([A-Za-z_][A-Za-z0-9_]*+)"
+_PY_FROM_IMPORT = r"\bfrom[ \t]++(os|subprocess|pty)[ \t]++import[ \t]++([A-Za-z0-9_, \t]++)"
 
 
 # Builtins that set the variables they name to what they read or compute.
@@ -1197,9 +1211,9 @@ def _handed_on(
     elif program in _SOURCES and args:
         yield from _sourced(args[0], simple, script)
     elif program == "python" or compiled(_PYTHON).match(program):
-        yield from _python_scripts(args)
+        yield from _python_scripts(args, simple.stdin)
     elif program in ONE_LINERS:
-        yield from _one_liner_scripts(program, args)
+        yield from _one_liner_scripts(program, args, simple.stdin)
     elif program in _AWKS:
         yield from _awk_scripts(args)
     elif program == "find":
@@ -1343,22 +1357,63 @@ def _substituted_script(text: str) -> Iterator[str]:
             yield from shell.passed_on(simple)
 
 
-def _python_scripts(args: Sequence[str]) -> Iterator[str | tuple[str, ...]]:
-    """What ``python -c CODE`` runs: the command lines it hands to a shell
-    (``os.system('...')``, ...) and the argument lists it runs
-    (``subprocess.run(['go', 'test'])``)."""
-    for index, token in enumerate(args[:-1]):
+def _python_scripts(args: Sequence[str], stdin: tuple[str, ...]) -> Iterator[str | tuple[str, ...]]:
+    """What ``python -c CODE`` runs, or the program on its input (``python3 - <<'EOF'``,
+    ``echo … | python3``): the command lines it hands to a shell (``os.system('...')``,
+    ...) and the argument lists it runs (``subprocess.run(['go', 'test'])``)."""
+    code = None
+    index = 0
+    while index < len(args):
+        token = args[index]
         if token == "-c" or (token[:1] == "-" and token.endswith("c") and token[1:].isalpha()):
-            code = args[index + 1]
-            if _changes_environment(code):
-                return
-            for found in compiled(_PY_SHELL).finditer(code):
-                yield found[1] if found[1] is not None else found[2]
-            for found in compiled(_PY_ARGV).finditer(code):
-                yield tuple(a or b for a, b in compiled(_PY_STRING).findall(found[1]))
-            return
-        if not token.startswith("-"):
-            return
+            code = args[index + 1] if index + 1 < len(args) else None
+            break
+        if token == "-" or not token.startswith("-"):
+            code = "\n".join(stdin) if token == "-" else None  # `python3 script.py`: a file
+            break
+        index += 2 if token in _PYTHON_VALUED else 1
+    else:
+        code = "\n".join(stdin)  # `python3 <<< '…'`: no script named, its input is one
+    if code and not _changes_environment(code):
+        yield from _python_calls(code)
+
+
+def _python_calls(code: str) -> Iterator[str | tuple[str, ...]]:
+    """The command lines and argument lists Python ``code`` runs with string literals,
+    also through a module alias (``import subprocess as sp``) or an imported name (``from
+    subprocess import run``): ``os.system``/``popen``/``subprocess.*``, ``os.exec*``,
+    ``os.spawn*``, ``pty.spawn``."""
+    if "import" in code and " as " in code or "from " in code:
+        code = _python_unaliased(code)
+    for found in compiled(_PY_SHELL).finditer(code):
+        yield found[1] if found[1] is not None else found[2]
+    for found in compiled(_PY_ARGV).finditer(code):
+        yield tuple(a or b for a, b in compiled(_PY_STRING).findall(found[1]))
+    for found in compiled(_PY_EXEC).finditer(code):
+        words = [a or b for a, b in compiled(_PY_STRING).findall(found[3])]
+        if words:  # `os.execvp('go', ['go', 'test'])`: the file, then argv after argv[0]
+            path = found[1] or found[2]
+            yield (path[1:-1] if path else words[0], *words[1:])
+
+
+def _python_unaliased(code: str) -> str:
+    """``code`` with ``sp.run(`` for ``import subprocess as sp`` and a bare ``run(`` after
+    ``from subprocess import run`` spelled ``subprocess.run(`` (also for os and pty): at
+    most ``MAX_ALIASES`` names, each one pass over the code (linear)."""
+    renames: list[tuple[str, str]] = []
+    for found in compiled(_PY_IMPORT_AS).finditer(code):
+        renames.append((rf"(?<![\w.]){re.escape(found[2])}\.", f"{found[1]}."))
+    for found in compiled(_PY_FROM_IMPORT).finditer(code):
+        for name, _, alias in (n.strip().partition(" as ") for n in found[2].split(",")):
+            alias = alias.strip() or name
+            if compiled(_NAME).match(alias) and compiled(_NAME).match(name):
+                renames.append((rf"(?<![\w.]){re.escape(alias)}\(", f"{found[1]}.{name}("))
+    for pattern, spelled in renames[:MAX_ALIASES]:
+        code = re.sub(pattern, spelled, code)
+    return code
+
+
+MAX_ALIASES = 8
 
 
 # Interpreters that run a one-liner (``node -e CODE``, ``perl -e CODE``, ``ruby -e CODE``):
@@ -1398,8 +1453,11 @@ _SYSTEM = (
 _BACKTICK = r"`([^`\\\n]*+)`|(?:qx|%x)(?:\(([^()\\\n]*+)\)|\{([^{}\\\n]*+)\})"
 
 
-def _one_liner_scripts(program: str, args: Sequence[str]) -> Iterator[str | tuple[str, ...]]:
-    """What ``node -e``/``perl -e``/``ruby -e`` code runs: command lines and argument lists."""
+def _one_liner_scripts(
+    program: str, args: Sequence[str], stdin: tuple[str, ...]
+) -> Iterator[str | tuple[str, ...]]:
+    """What ``node -e``/``perl -e``/``ruby -e`` code runs, or the program on its input
+    (no script file, or ``-``): command lines and argument lists."""
     options = ONE_LINERS[program]
     codes: list[str] = []
     index = 0
@@ -1415,6 +1473,8 @@ def _one_liner_scripts(program: str, args: Sequence[str]) -> Iterator[str | tupl
         elif (token in options or letters[-1:] in ("e", "E")) and index < len(args):
             codes.append(args[index])
             index += 1
+    if not codes and (index >= len(args) or args[index] == "-"):
+        codes = ["\n".join(stdin)]  # `node <<< '…'`, `perl - <<'E'`: the program is its input
     for code in codes:
         yield from _calls(program, code)
 
