@@ -524,6 +524,7 @@ _PY_EXEC = (
     rf"|os\.spawn(?:v|vp|ve|vpe|l|lp|le|lpe)\(\s*+[\w.]++\s*+,\s*+({_PY_ARG})\s*+,|pty\.spawn\()"
     rf"\s*+\[?+((?:\s*+{_PY_ARG}\s*+,?)++)"
 )
+_PY_COMMENT = r"(?m)^[ \t]*+#.*+$"  # a comment line: what it mentions does not run
 _PY_IMPORT_AS = r"\bimport[ \t]++(os|subprocess|pty)[ \t]++as[ \t]++([A-Za-z_][A-Za-z0-9_]*+)"
 _PY_FROM_IMPORT = r"\bfrom[ \t]++(os|subprocess|pty)[ \t]++import[ \t]++([A-Za-z0-9_, \t]++)"
 
@@ -1375,7 +1376,7 @@ def _python_scripts(args: Sequence[str], stdin: tuple[str, ...]) -> Iterator[str
     else:
         code = "\n".join(stdin)  # `python3 <<< '…'`: no script named, its input is one
     if code and not _changes_environment(code):
-        yield from _python_calls(code)
+        yield from _python_calls(re.sub(_PY_COMMENT, "", code) if "#" in code else code)
 
 
 def _python_calls(code: str) -> Iterator[str | tuple[str, ...]]:
