@@ -220,6 +220,12 @@ CORPUS: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("python3 -c \"import subprocess as sp; sp.run(['rm', '-rf', 'build'])\"", R, S),
             ("python3 -c \"import os; os.execlp('rm', 'rm', '-rf', 'build')\"", R, S),
             ("$SHELL -c 'rm -rf build'", R, S),
+            # what never runs
+            ("false && rm -rf build", A, N),
+            ("true || rm -rf build", A, N),
+            ("if false; then rm -rf build; fi", A, N),
+            ("exit 0; rm -rf build", A, N),
+            ("make || exit 1; rm -rf build", R, T),
         ],
     ),
     (

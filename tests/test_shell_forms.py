@@ -575,3 +575,24 @@ def test_the_agent_hook_refuses_what_the_line_runs(
     verdict, reason = decision(repeat)
     assert verdict == "deny" and "F-001" in reason, (repeat, reason)
     assert decision(twin)[0] != "deny", twin
+
+
+@pytest.mark.parametrize(
+    ("runs_nothing", "twin"),
+    [  # what never runs is not refused; its twin, which runs it, is
+        (f"false && {M}", f"true && {M}"),
+        (f"true || {M}", f"false || {M}"),
+        (f": || {M}", f"false && echo x || {M}"),
+        (f"! true && {M}", f"! false && {M}"),
+        (f"if false; then {M}; fi", f"if true; then {M}; fi"),
+        (f"if true; then :; else {M}; fi", f"if false; then :; else {M}; fi"),
+        (f"while false; do {M}; done", f"while true; do {M}; break; done"),
+        (f"until true; do {M}; done", f"until false; do {M}; break; done"),
+        (f"exit 0; {M}", f"{M}; exit 0"),
+        (f"echo done; exit 1\n{M}", f"make || exit 1; {M}"),  # a conditional exit
+        (f"bash -c 'exit; {M}'", f"(exit 0); {M}"),  # a subshell's exit ends the subshell
+    ],
+)
+def test_what_never_runs_is_not_refused(runs_nothing: str, twin: str) -> None:
+    assert check(runs_nothing, LEDGER).hits == [], runs_nothing
+    assert [h.id for h in check(twin, LEDGER).hits] == ["F-001"], twin
