@@ -143,6 +143,10 @@ CORPUS: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("make test", A, N),
             ("make build && make deploy-fast", R, T),
             ("make deploy-fast 2>&1 | tee deploy.log", R, T),
+            ("make -j $(nproc) deploy-fast", R, T),  # what nproc prints: a number
+            ('make -j "$(nproc)" deploy-fast', R, T),
+            ("make -j $((4 * 2)) deploy-fast", R, S),
+            ("make -j $N deploy-fast", A, N),  # $N may be a target
         ],
     ),
     (
@@ -206,6 +210,22 @@ CORPUS: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("x='rm -rf build'; echo \"$x\" | bash", R, S),
             ("coproc C { rm -rf build; }", R, S),
             ("script -q /dev/null -c 'rm -rf build'", R, S),
+            ("echo cm0gLXJmIGJ1aWxk | base64 -d | sh", R, S),
+            ("echo cm0gLXJmIGJ1aWxk | base64 -d", A, N),
+            ("bash <(cat <<'EOF'\nrm -rf build\nEOF\n)", R, S),
+            ("awk 'BEGIN { system(\"rm -rf build\") }'", R, S),
+            ("awk '{ system(\"rm -rf build\") }' list.txt", A, N),
+            ("python3 - <<'EOF'\nimport shutil, os\nos.system('rm -rf build')\nEOF", R, T),
+            ("python3 - <<'EOF'\nimport shutil\nshutil.rmtree('build')\nEOF", A, N),
+            ("python3 -c \"import subprocess as sp; sp.run(['rm', '-rf', 'build'])\"", R, S),
+            ("python3 -c \"import os; os.execlp('rm', 'rm', '-rf', 'build')\"", R, S),
+            ("$SHELL -c 'rm -rf build'", R, S),
+            # what never runs
+            ("false && rm -rf build", A, N),
+            ("true || rm -rf build", A, N),
+            ("if false; then rm -rf build; fi", A, N),
+            ("exit 0; rm -rf build", A, N),
+            ("make || exit 1; rm -rf build", R, T),
         ],
     ),
     (

@@ -470,6 +470,50 @@ def test_a_redirection_after_a_list_is_its_last_commands(repeat: str, twin: str)
             f"echo '{M}' > s.sh; sed -i s/m/n/ s.sh; sh s.sh",
         ),
         (f"echo '{M}' > s.sh; bash -c 'sh s.sh'", f"bash -c 'sh s.sh'; echo '{M}' > s.sh"),
+        # run by its path: read when a shell runs it (no #! line, or a shell's)
+        (
+            f"printf '#!/usr/bin/env bash\\n{M}\\n' > s.sh; chmod +x s.sh; ./s.sh",
+            f"printf '#!/usr/bin/env python3\\n{M}\\n' > s.sh; chmod +x s.sh; ./s.sh",
+        ),
+        # what base64 -d decodes, what a process substitution of printers prints
+        (
+            "echo Z28gdGVzdCAtdGFncz1tdXNsIC4vLi4u | base64 -d | sh",
+            "echo Z28gdGVzdCAtdGFncz1kYXJ3aW5fYXJtNjQgLi8uLi4= | base64 -d | sh",
+        ),
+        (
+            "sh < <(base64 -d <<< Z28gdGVzdCAtdGFncz1tdXNsIC4vLi4u)",
+            "sh < <(base64 <<< Z28gdGVzdCAtdGFncz1tdXNsIC4vLi4u)",
+        ),  # encoded, not decoded
+        (f"bash <(cat <<'E'\n{M}\nE\n)", f"bash <(echo '{M}' | grep -v go)"),
+        # an interpreter's program on its input, and more of Python's ways to run one
+        (
+            "python3 - <<'EOF'\nimport os\nos.system('go test -tags=musl ./...')\nEOF",
+            "python3 check.py <<'EOF'\nimport os\nos.system('go test -tags=musl ./...')\nEOF",
+        ),
+        (
+            "echo \"import os; os.system('go test -tags=musl ./...')\" | python3",
+            "echo \"import os; os.system('go test -tags=musl ./...')\" | python3 -c 'pass'",
+        ),
+        (
+            "node <<< \"require('child_process').execSync('go test -tags=musl ./...')\"",
+            "node app.js <<< \"require('child_process').execSync('go test -tags=musl ./...')\"",
+        ),
+        (
+            "python3 -c \"import subprocess as sp; sp.run(['go', 'test', '-tags=musl', './...'])\"",
+            "python3 -c \"import subprocess as sp; sp.run(['go', 'test', '-tags=x', './...'])\"",
+        ),
+        (
+            'python3 -c "from subprocess import call; '
+            "call(['go', 'test', '-tags=musl', './...'])\"",
+            "python3 -c \"from os import call; call(['go', 'test', '-tags=musl', './...'])\"",
+        ),
+        (
+            "python3 -c \"import os; os.execvp('go', ['go', 'test', '-tags=musl', './...'])\"",
+            "python3 -c \"import os; os.execvp('go', ['go', 'vet', '-tags=musl', './...'])\"",
+        ),
+        (f"$SHELL -c '{M}'", f"$SHELLX -c '{M}'"),
+        # awk's system() in a BEGIN block that is the whole program
+        (f"awk 'BEGIN {{ system(\"{M}\") }}'", f"awk '{{ system(\"{M}\") }}' in.txt"),
         # xargs -I puts the whole line in: a script a shell is handed
         (f"echo '{M}' | xargs -I{{}} sh -c '{{}}'", f"echo '{M}' | xargs -I{{}} echo '{{}}'"),
         (f"xargs -I % bash -c % <<< '{M}'", f"printf '{M}\n{W}\n' | xargs -I % bash -c %"),
@@ -496,3 +540,59 @@ def test_nested_loops_are_read_in_bounded_time() -> None:
     hits = check(text, LEDGER).hits
     assert time.perf_counter() - start < 5
     assert [h.id for h in hits] == ["F-001"]  # the innermost body still runs it
+
+
+STOP35 = [  # (refused, its twin): the forms stop 35 reads, through the agent hook
+    (f"cd . && bash <<'EOF'\n{M}\nEOF", f"cd . && cat <<'EOF'\n{M}\nEOF"),
+    (f"cat > /tmp/t.sh <<'EOF'\n{M}\nEOF\nbash /tmp/t.sh", f"cat > /tmp/t.sh <<'EOF'\n{M}\nEOF"),
+    (f"CMD='{M}'; $CMD", f"CMD='{M}'; \"$CMD\""),
+    (f'x=({M}); "${{x[@]}}"', f'x=({M}); echo "${{x[@]}}"'),
+    ("go test $'-tags=\\x6dusl' ./...", "go test $'-tags=\\x6d' ./..."),
+    (f"x='{M}'; sh <<< \"$x\"", f"x='{M}'; sh <<< '$x'"),
+    (
+        "for p in ./...; do go test -tags=musl $p; done",
+        "for p in ./a; do go test -tags=musl $p; done",
+    ),
+]
+
+
+@pytest.mark.parametrize(("repeat", "twin"), STOP35)
+def test_the_agent_hook_refuses_what_the_line_runs(
+    failures_repo: Path, repeat: str, twin: str
+) -> None:
+    """Claude Code's PreToolUse hook, on the committed ledger: each form is denied with the
+    row it repeats, and its twin is let through."""
+
+    def decision(command: str) -> tuple[str, str]:
+        event = {"session_id": "s", "cwd": str(failures_repo), "tool_name": "Bash"}
+        raw = json.dumps({**event, "tool_input": {"command": command}})
+        result = run(failures_repo, "hook", "claude", "pre-tool-use", input=raw)
+        assert result.code == 0, result
+        out = json.loads(result.out) if result.out.strip() else {}
+        hook = out.get("hookSpecificOutput", {})
+        return hook.get("permissionDecision", "allow"), hook.get("permissionDecisionReason", "")
+
+    verdict, reason = decision(repeat)
+    assert verdict == "deny" and "F-001" in reason, (repeat, reason)
+    assert decision(twin)[0] != "deny", twin
+
+
+@pytest.mark.parametrize(
+    ("runs_nothing", "twin"),
+    [  # what never runs is not refused; its twin, which runs it, is
+        (f"false && {M}", f"true && {M}"),
+        (f"true || {M}", f"false || {M}"),
+        (f": || {M}", f"false && echo x || {M}"),
+        (f"! true && {M}", f"! false && {M}"),
+        (f"if false; then {M}; fi", f"if true; then {M}; fi"),
+        (f"if true; then :; else {M}; fi", f"if false; then :; else {M}; fi"),
+        (f"while false; do {M}; done", f"while true; do {M}; break; done"),
+        (f"until true; do {M}; done", f"until false; do {M}; break; done"),
+        (f"exit 0; {M}", f"{M}; exit 0"),
+        (f"echo done; exit 1\n{M}", f"make || exit 1; {M}"),  # a conditional exit
+        (f"bash -c 'exit; {M}'", f"(exit 0); {M}"),  # a subshell's exit ends the subshell
+    ],
+)
+def test_what_never_runs_is_not_refused(runs_nothing: str, twin: str) -> None:
+    assert check(runs_nothing, LEDGER).hits == [], runs_nothing
+    assert [h.id for h in check(twin, LEDGER).hits] == ["F-001"], twin

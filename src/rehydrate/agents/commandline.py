@@ -25,6 +25,14 @@ from typing import NamedTuple
 
 from ..patterns import compiled
 from . import shell
+from .interpreters import (
+    AWKS,
+    ONE_LINERS,
+    PYTHON_VALUED,
+    awk_scripts,
+    one_liner_scripts,
+    python_scripts,
+)
 from .tooltable import SUBCOMMAND_OF, TOOLS, program_name, tool
 
 _ASSIGNMENT = r"^[A-Za-z_][A-Za-z0-9_]*+="
@@ -107,18 +115,13 @@ SCRIPT_RUNNERS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "trap": (frozenset(), frozenset()),
 }
 _PYTHON = r"^python[0-9.]*+$"
-_PYTHON_VALUED = frozenset({"-W", "-X", "-Q"})
 _MINOR = r"[0-9]\.[0-9]++$"
 # A program word that is what `which`, `command -v` or `type -P` prints for a name: a path
 # to the program of that name
 _LOCATE = r"(?:which|command[ \t]++-v|type[ \t]++-P)[ \t]++([A-Za-z0-9_.+-]++)[ \t]*+"
 _LOCATED = rf"^\$\([ \t]*+{_LOCATE}\)$|^`[ \t]*+{_LOCATE}`$"
-# A shell command line a Python one-liner hands to a shell: os.system('...'),
-# os.popen('...'), subprocess.*('...', shell=True). Linear: no nested quantifiers.
-_PY_SHELL = (
-    r"""(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput))"""
-    r"""\(\s*+(?:'([^'\\\n]*+)'|"([^"\\\n]*+)")"""
-)
+# A program word that is the user's shell, or this one: `$SHELL`, `${BASH}`, `${SHELL:-sh}`
+_SHELL_VARIABLE = r"^(?:\$(?:SHELL|BASH)|\$\{(?:SHELL|BASH)(?::?-(?:ba|da|z|k)?sh)?+\})$"
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "su", "runuser"})
 _USERS_FIRST = frozenset({"su", "runuser"})  # `su root -c '…'`: the user, then the script
 # bash's builtins: `builtin NAME` runs nothing when NAME is none (`builtin rm`: an error)
@@ -135,6 +138,7 @@ _SHELL_LETTERS = r"^-[A-Za-z]++$"  # with an `n` (`-n`, `-nc`): read, not run
 _SHELL_CLUSTER = r"^[-+][A-Za-bd-z]++$"  # `-euo pipefail`: -o's value is next
 _SOURCES = frozenset({"source", "."})  # read a script into this shell: `. <(echo '...')`
 _STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})  # a script file
+_PRINTERS = frozenset({"echo", "printf", "cat", "tee", "base64"})  # see shell.passed_on
 _RUNS_FILES = SHELLS | _SOURCES | {"chmod", "cat"}  # what reads or runs a file, not writes it
 _EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
@@ -269,6 +273,8 @@ def _command(
     if "$(" in word or "`" in word:  # `"$(command -v rm)" -rf build` runs rm
         located = compiled(_LOCATED).match(word)
         word = located[1] or located[2] if located else word
+    elif word[:1] == "$" and compiled(_SHELL_VARIABLE).match(word):
+        word = "sh"  # `$SHELL -c '…'`, `"$BASH" -c '…'`: a shell, whichever one
     base = word.rpartition("/")[2] if "/" in word else word
     if not compiled(_PROGRAM).match(base) or word.startswith("-"):
         return None
@@ -312,7 +318,7 @@ def _python_module(words: Sequence[str], index: int) -> tuple[str, int, list[str
             return program_name(option[2:].partition(".")[0]), index + 1, options
         if option in ("-c", "--"):
             return None
-        valued = option in _PYTHON_VALUED and index + 1 < len(words)
+        valued = option in PYTHON_VALUED and index + 1 < len(words)
         options.append(f"{option} {words[index + 1]}" if valued else option)
         index += 2 if valued else 1
     return None
@@ -503,14 +509,6 @@ _PARAMETERS = "@"  # the positional parameters' entry in `_Variables.values`
 _ASSIGNS = r"^([A-Za-z_][A-Za-z0-9_]*+)(\[[^]=]*+\])?+(\+)?+="
 _DYNAMIC = ("$", "`")
 _PWD_PRINTED = r"\$\([ \t]*+pwd[ \t]*+\)|`[ \t]*+pwd[ \t]*+`"
-
-
-# subprocess.*([...]) with string literals only: the argument list it runs.
-_PY_ARGV = (
-    r"subprocess\.(?:run|call|check_call|check_output|Popen)\(\s*+\["
-    r"((?:\s*+(?:'[^'\\\n]*+'|\"[^\"\\\n]*+\")\s*+,?)++)\s*+\]"
-)
-_PY_STRING = r"'([^'\\\n]*+)'|\"([^\"\\\n]*+)\""
 
 
 # Builtins that set the variables they name to what they read or compute.
@@ -1038,6 +1036,16 @@ def _take_writes(known: _Variables, simple: shell.Simple) -> None:
             known.wrote(_join(cwd, word), "\n".join(simple.stdin))
 
 
+def _run_by_a_shell(text: str) -> bool:
+    """Whether a script file run by its path is read by a shell: one with no ``#!`` line
+    (the shell runs it) or a shell's (``#!/bin/sh``, ``#!/usr/bin/env bash``)."""
+    if not text.startswith("#!"):
+        return True
+    names = [os.path.basename(w) for w in text[2:].partition("\n")[0].split()[:2]]
+    interpreter = names[1:2] if names[:1] == ["env"] else names[:1]  # `#!/usr/bin/env bash`
+    return bool(interpreter) and interpreter[0] in SHELLS
+
+
 def _file_reader(known: _Variables, command: Command) -> Callable[[str], tuple[str, ...]]:
     """What a file named by ``command`` holds (a script the text wrote before), seen from
     where it runs."""
@@ -1167,12 +1175,12 @@ def _handed_on(
     command: Command, simple: shell.Simple, script: Callable[[str], tuple[str, ...]]
 ) -> Iterator[str | tuple[str, ...]]:
     """What ``command`` runs in turn: scripts (strings) and commands (word lists);
-    ``script`` gives what the line wrote to a file before (``_Written``)."""
+    ``script`` gives what the line wrote to a file before (``_file_reader``)."""
     yield from command.inner
     args = command.words + command.rest
     program = command.program
-    if program.startswith(("./", "../", "/")):  # `./s.sh`: a script the line wrote?
-        yield from script(program)
+    if program.startswith(("./", "../")):  # `./s.sh`: a script the line wrote, run by sh?
+        yield from filter(_run_by_a_shell, script(program))
     if program == "eval":  # eval reads its words joined: `eval "$(echo go test)"` too
         args = args[1:] if args[:1] == ("--",) else args
         skip = 0
@@ -1183,23 +1191,34 @@ def _handed_on(
         yield from _runner_script(program, args)
     elif program in SHELLS:
         yield from _shell_scripts(args, simple, program, script)
-    elif program in _SOURCES:
-        if args and args[0].startswith("<(") and args[0].endswith(")"):
-            yield from _substituted_script(args[0][2:-1])
-        elif args and args[0] in _STDIN_FILES:  # `source /dev/stdin <<< '…'`
-            yield from map(_echoed_line, simple.stdin)
-        elif args:
-            yield from script(args[0])
+    elif program in _SOURCES and args:
+        yield from _sourced(args[0], simple, script)
     elif program == "python" or compiled(_PYTHON).match(program):
-        yield from _python_scripts(args)
+        yield from python_scripts(args, simple.stdin)
     elif program in ONE_LINERS:
-        yield from _one_liner_scripts(program, args)
+        yield from one_liner_scripts(program, args, simple.stdin)
+    elif program in AWKS:
+        yield from awk_scripts(args)
     elif program == "find":
         for index, token in enumerate(args):
             if token in _EXEC:
                 tail = args[index + 1 :]
                 stop = next((i for i, t in enumerate(tail) if t in (";", "+")), len(tail))
                 yield tuple(tail[:stop])
+
+
+def _sourced(
+    file: str, simple: shell.Simple, script: Callable[[str], tuple[str, ...]]
+) -> Iterator[str]:
+    """What ``source FILE`` (``. FILE``) reads into this shell, when it is known: what a
+    process substitution prints (``. <(echo '…')``), its input (``/dev/stdin``), a file
+    the line wrote before."""
+    if file.startswith("<(") and file.endswith(")"):
+        yield from _substituted_script(file[2:-1])
+    elif file in _STDIN_FILES:  # `source /dev/stdin <<< '…'`
+        yield from map(_echoed_line, simple.stdin)
+    else:
+        yield from script(file)
 
 
 def _shell_scripts(
@@ -1312,120 +1331,10 @@ def _runner_script(program: str, args: Sequence[str]) -> Iterator[str]:
 
 
 def _substituted_script(text: str) -> Iterator[str]:
-    """What ``echo``/``printf`` print inside ``<( )`` (a script a shell then reads)."""
-    for simple in shell.parse(text).commands:
-        yield from shell.printed(simple.words)
-
-
-def _python_scripts(args: Sequence[str]) -> Iterator[str | tuple[str, ...]]:
-    """What ``python -c CODE`` runs: the command lines it hands to a shell
-    (``os.system('...')``, ...) and the argument lists it runs
-    (``subprocess.run(['go', 'test'])``)."""
-    for index, token in enumerate(args[:-1]):
-        if token == "-c" or (token[:1] == "-" and token.endswith("c") and token[1:].isalpha()):
-            code = args[index + 1]
-            if _changes_environment(code):
-                return
-            for found in compiled(_PY_SHELL).finditer(code):
-                yield found[1] if found[1] is not None else found[2]
-            for found in compiled(_PY_ARGV).finditer(code):
-                yield tuple(a or b for a, b in compiled(_PY_STRING).findall(found[1]))
-            return
-        if not token.startswith("-"):
-            return
-
-
-# Interpreters that run a one-liner (``node -e CODE``, ``perl -e CODE``, ``ruby -e CODE``):
-# program -> the options whose value is the code. What the code hands to a shell or runs
-# as an argument list is read like ``python -c``'s: a call with string literals only.
-# A loop over input lines (``perl -ne``, ``ruby -pe``) may run it no time: not read.
-ONE_LINERS: dict[str, frozenset[str]] = {
-    "node": frozenset({"-e", "--eval", "-p", "--print"}),
-    "perl": frozenset({"-e", "-E"}),
-    "ruby": frozenset({"-e"}),
-}
-_LOOPS = frozenset("np")
-_STR = r"'([^'\\\n]*+)'|" + r'"([^"\\\n]*+)"'
-_LITERAL = _STR
-# node: child_process's execSync/exec take a command line; execFile*/spawn* a program
-# and its arguments. Called on the module (`require('child_process').exec`,
-# `child_process.exec`) or bare (destructured), never as another object's method.
-_CALLED = r"(?:child_process\.|\)\.|(?<![\w$.]))"
-_NODE_SHELL = _CALLED + r"(?:execSync|exec)\(\s*+(?:" + _STR + r"|`([^`\\$\n]*+)`)"
-_NODE_ARGV = (
-    _CALLED
-    + r"(?:execFileSync|execFile|spawnSync|spawn)\(\s*+(?:"
-    + _STR
-    + r")\s*+(?:,\s*+\[((?:\s*+(?:"
-    + _STR
-    + r")\s*+,?)*+)\])?+"
-)
-# perl and ruby: system/exec/spawn with one string (a command line) or several (a
-# program and its arguments), with or without parentheses; backticks, qx(), %x().
-_SYSTEM = (
-    r"(?<![\w$@%&.>:])(?:system|exec|spawn)\b\s*+\(?+\s*+((?:"
-    + _STR
-    + r")(?:\s*+,\s*+(?:"
-    + _STR
-    + r"))*+)"
-)
-_BACKTICK = r"`([^`\\\n]*+)`|(?:qx|%x)(?:\(([^()\\\n]*+)\)|\{([^{}\\\n]*+)\})"
-
-
-def _one_liner_scripts(program: str, args: Sequence[str]) -> Iterator[str | tuple[str, ...]]:
-    """What ``node -e``/``perl -e``/``ruby -e`` code runs: command lines and argument lists."""
-    options = ONE_LINERS[program]
-    codes: list[str] = []
-    index = 0
-    while index < len(args) and args[index].startswith("-"):
-        token = args[index]
-        index += 1
-        name, eq, value = token.partition("=")
-        letters = token[1:] if program != "node" and token[1:].isalpha() else ""
-        if _LOOPS & set(letters):
-            return  # `perl -ne`, `ruby -n -e`: run once per input line, maybe never
-        if eq and name in options:
-            codes.append(value)
-        elif (token in options or letters[-1:] in ("e", "E")) and index < len(args):
-            codes.append(args[index])
-            index += 1
-    for code in codes:
-        yield from _calls(program, code)
-
-
-def _calls(program: str, code: str) -> Iterator[str | tuple[str, ...]]:
-    """The command lines (strings) and argument lists (tuples) ``code`` runs."""
-    if _changes_environment(code):
-        return
-    if program == "node":
-        for found in compiled(_NODE_SHELL).finditer(code):
-            yield next(g for g in found.groups() if g is not None)
-        for found in compiled(_NODE_ARGV).finditer(code):
-            first = found[1] if found[1] is not None else found[2]
-            rest = tuple(a or b for a, b in compiled(_LITERAL).findall(found[3] or ""))
-            yield (first, *rest)
-        return
-    for found in compiled(_SYSTEM).finditer(code):
-        words = tuple(a or b for a, b in compiled(_LITERAL).findall(found[1]))
-        if all(_literal(program, w) for w in words):
-            yield words[0] if len(words) == 1 else words
-    for found in compiled(_BACKTICK).finditer(code):
-        text = next(g for g in found.groups() if g is not None)
-        if _literal(program, text):
-            yield text
-
-
-# What a one-liner writes to give what it runs another environment (``env=`` and ``{env:
-# …}`` options, ``os.environ[…] =``, ``process.env.X =``, ``ENV[…] =``, ``$ENV{…} =``):
-# then the command it runs is another invocation (as ``env -u`` is), so none is read.
-_ENVIRONMENT = ("env=", "env =", "env:", "environ", "putenv", "process.env", "ENV[", "$ENV{")
-
-
-def _changes_environment(code: str) -> bool:
-    return any(mark in code for mark in _ENVIRONMENT)
-
-
-def _literal(program: str, text: str) -> bool:
-    """Whether a string of ``program``'s code is the text it runs: a Ruby ``#{...}``
-    is filled in when it runs (a shell would read it as a comment)."""
-    return program != "ruby" or "#{" not in text
+    """What ``<( )`` prints (a script a shell then reads), when every command in it only
+    prints: ``echo``/``printf``, or ``cat``/``tee``/``base64 -d`` passing on their input
+    (``bash <(cat <<'E' … E)``); nothing when another command may change it (``grep``)."""
+    simples = [s for s in shell.parse(text).commands if s.words and s.words[0][:1] != "\x00"]
+    if all(s.words[0] in _PRINTERS for s in simples):
+        for simple in simples:
+            yield from shell.passed_on(simple)

@@ -289,7 +289,22 @@ def _cluster(
 
 
 def _numeric_next(tokens: tuple[str, ...], index: int) -> bool:
-    return index < len(tokens) and tokens[index].replace(".", "", 1).isdigit()
+    """Whether the word at ``index`` is a number: written out, or what an arithmetic
+    expansion or a count of processors prints (``make -j $(nproc) deploy``)."""
+    if index >= len(tokens):
+        return False
+    token = tokens[index]
+    if token.startswith("$((") and token.endswith("))"):
+        return True
+    return token.replace(".", "", 1).isdigit() or bool(compiled(_COUNTED).fullmatch(token))
+
+
+# What prints the number of processors, as a word: `$(nproc)`, `` `nproc` ``, getconf, sysctl
+_COUNT = (
+    r"[ \t]*+(?:nproc(?:[ \t]++--all)?+|getconf[ \t]++_NPROCESSORS_ONLN"
+    r"|sysctl[ \t]++-n[ \t]++hw\.(?:ncpu|logicalcpu))[ \t]*+"
+)
+_COUNTED = rf"\$\({_COUNT}\)|`{_COUNT}`"
 
 
 def _valued_names(command: Command) -> frozenset[str]:

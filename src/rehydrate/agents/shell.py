@@ -421,6 +421,7 @@ class _Walk:
         # not put them on (`a && sh <<'E'`, `a | b > f`: bash's are the last command's)
         self.hung: dict[tuple[int, int, str], Node] = {}
         self.unrolled_bytes = 0  # loop bodies read more than once (`unrolled`)
+        self.top: set[tuple[int, int, str]] = set()  # the places of the line's statements
 
     def called(self, simple: Simple) -> list[Node | Simple]:
         """What to read for a call of a function defined earlier: its body, as a part
@@ -548,6 +549,8 @@ class _Walk:
                 yield None, stage
                 continue
             simple = self.simple(stage)
+            if simple.stdin:  # `echo X | sh <<< 'Y'`: its own input, not the pipe's
+                fed = ()
             more = range(len(simple.stdin), len(simple.stdin) + len(fed)) if expanded else ()
             simple = simple._replace(stdin=simple.stdin + fed, expands=simple.expands.union(more))
             yield simple, stage
@@ -577,9 +580,12 @@ class _Walk:
         if targets[0].type != "process_substitution":
             return ()
         inner = targets[0].named_children
-        if len(inner) != 1 or inner[0].type != "command":
+        if len(inner) != 1 or inner[0].type not in ("command", "pipeline"):
             return ()
-        return passed_on(self.command(inner[0]))
+        if inner[0].type == "command":
+            return passed_on(self.command(inner[0]))
+        stages = [staged for staged, _ in self.pipeline(inner[0])]  # `<(echo … | base64 -d)`
+        return passed_on(stages[-1]) if stages and stages[-1] is not None else ()
 
     def feed_the_pipe(self, statement: Node, out: tuple[str, ...]) -> None:
         """``cat <<'E' | sh``: the grammar puts the rest of the pipe inside the heredoc's
@@ -611,6 +617,7 @@ class _Walk:
         return Simple(tuple(words))
 
     def run(self, root: Node) -> Iterator[Simple]:
+        self.top = {_place(c) for c in root.named_children}  # the line's own statements
         yield from self._run([root])
         while True:  # a body not called by its name as a command may still run
             rest = self._may_be_called()
@@ -658,18 +665,18 @@ class _Walk:
                 if variable is not None:  # `for T in …`: T is what the loop last set
                     yield Simple(("unset", self.text(variable)))
                 stack.append(SCOPE_CLOSE)
-                stack.extend(reversed(node.children))
+                stack.extend(reversed(self.live(node)))
                 continue
             if kind == "list":  # `a && b || c`: the grammar nests it to the left
                 first, rest, either = _chain(node, self.hung)
-                stack += [SCOPE_CLOSE, *reversed(rest), UNKNOWN_OPEN if either else MAYBE_OPEN]
+                live = self.short_circuited(first, rest)
+                stack += [SCOPE_CLOSE, *reversed(live), UNKNOWN_OPEN if either else MAYBE_OPEN]
                 stack.append(first)
                 continue
             if kind == "command":
-                simple = self.simple(node)
-                yield simple  # then its words, for the $( ) inside them
-                stack += self.called(simple)
-            elif kind in _DECLARATIONS or (
+                yield from self._simple_command(node, stack)
+                continue
+            if kind in _DECLARATIONS or (
                 kind == "variable_assignment"
                 and node.parent is not None
                 and node.parent.type not in _ASSIGNS_AS_PART
@@ -688,6 +695,64 @@ class _Walk:
                 yield from self._statement(node, stack)
                 continue
             stack.extend(reversed(node.children))
+
+    def _simple_command(self, node: Node, stack: list[Node | Simple]) -> Iterator[Simple]:
+        """A command node: it, then what a function it calls runs, then its words (for
+        the ``$( )`` in them). A line's own ``exit`` ends it: nothing after it runs."""
+        simple = self.simple(node)
+        yield simple
+        if simple.words[:1] == ("exit",) and _place(node) in self.top:
+            stack[:] = [n for n in stack if isinstance(n, Simple) or _place(n) not in self.top]
+        else:
+            stack += self.called(simple)
+        stack.extend(reversed(node.children))
+
+    def status(self, node: Node) -> int | None:
+        """The exit status of a part whose status is known before it runs: ``true``,
+        ``:`` (0), ``false`` (1), and ``!`` before one of them; else None."""
+        if node.type == "negated_command" and node.named_children:
+            inner = self.status(node.named_children[0])
+            return None if inner is None else 1 - inner
+        if node.type != "command":
+            return None
+        return _KNOWN_STATUS.get(self.command(node).words)
+
+    def short_circuited(self, first: Node, rest: list[tuple[str, Node]]) -> list[Node]:
+        """The parts of a chain after ``first`` that may run: not one after ``&&`` when
+        the status before it is known to be a failure (``false && …``), nor after ``||``
+        when it is known to be a success (``true || …``)."""
+        live: list[Node] = []
+        status = self.status(first)
+        for operator, part in rest:
+            if status is not None and operator and (operator == "&&") != (status == 0):
+                continue  # never runs; the status stays
+            live.append(part)
+            if operator:
+                status = self.status(part)
+        return live
+
+    def live(self, node: Node) -> list[Node]:
+        """The children of a compound command that may run: not the body of ``if``,
+        ``while`` or ``until`` whose condition is known to send it elsewhere (``if false;
+        then …``, ``while false``, ``until true``), nor the other branches of ``if true``."""
+        children = list(node.children)
+        conditions = [c for c in node.children_by_field_name("condition") if c.is_named]
+        status = self.status(conditions[-1]) if conditions else None
+        if status is None:
+            return children
+        if node.type == "while_statement":
+            until = children[0].type == "until"
+            body = node.child_by_field_name("body")
+            return [c for c in children if c != body] if status == (0 if until else 1) else children
+        if node.type != "if_statement":
+            return children
+        places = {_place(c) for c in conditions}
+        branches = ("elif_clause", "else_clause")
+        if status == 0:  # `if true; then …`: only the body after `then`
+            return [c for c in children if c.type not in branches]
+        return [  # `if false; then …`: the branches after it only
+            c for c in children if _place(c) in places or c.type in branches or not c.is_named
+        ]
 
     def unrolled(self, node: Node, stack: list[Node | Simple]) -> bool:
         """``for p in a b; do …; done`` over plain words: its body once per word, with
@@ -730,6 +795,7 @@ class _Walk:
 
 
 MAX_UNCALLED = 64  # more functions defined and not called: every body is read
+_KNOWN_STATUS: dict[tuple[str, ...], int] = {("true",): 0, (":",): 0, ("false",): 1}
 MAX_UNROLLED = 16  # more words in a `for` loop: its body read once, its variable not known
 UNROLL_BUDGET = 16384  # bytes of loop bodies read again per text (nested loops multiply)
 _PLAIN = r"[A-Za-z0-9_./:@%+=,-]++"  # a word that is itself: no expansion, pattern, quote
@@ -752,12 +818,15 @@ def _braces(word: str) -> list[str]:
     return [w for w in (head + part + tail for part in found[2].split(",")) if w]
 
 
-def _chain(node: Node, hung: dict[tuple[int, int, str], Node]) -> tuple[Node, list[Node], bool]:
-    """The first part of an ``&&``/``||`` chain, the parts after it in order, and whether
-    an ``||`` joins them (then a later part may run when an earlier one did not). A
-    redirection the grammar hung on a part of it (``a && echo … > f && sh f``) is its
-    last command's (put in ``hung``), and the chain goes on through it."""
-    rest: list[Node] = []
+def _chain(
+    node: Node, hung: dict[tuple[int, int, str], Node]
+) -> tuple[Node, list[tuple[str, Node]], bool]:
+    """The first part of an ``&&``/``||`` chain, the parts after it in order with the
+    operator before each ("" for a redirection's target), and whether an ``||`` joins
+    them (then a later part may run when an earlier one did not). A redirection the
+    grammar hung on a part of it (``a && echo … > f && sh f``) is its last command's (put
+    in ``hung``), and the chain goes on through it."""
+    rest: list[tuple[str, Node]] = []
     either = False
     while node.type in ("list", "redirected_statement"):
         if node.type == "redirected_statement":
@@ -765,12 +834,18 @@ def _chain(node: Node, hung: dict[tuple[int, int, str], Node]) -> tuple[Node, li
             if body is None or body.type != "list":
                 break
             _hang(node, body, hung)
-            rest.extend(reversed([c for c in node.children if c != body]))
+            rest.extend(("", c) for c in reversed([c for c in node.children if c != body]))
             node = body
             continue
         children = node.children
         either = either or any(c.type == "||" for c in children)
-        right = [c for c in children[1:] if c.is_named]
+        operator = ""
+        right: list[tuple[str, Node]] = []
+        for child in children[1:]:
+            if child.is_named:
+                right.append((operator, child))
+            else:
+                operator = child.type
         rest.extend(reversed(right))
         node = children[0]
     rest.reverse()
@@ -796,16 +871,33 @@ def _place(node: Node) -> tuple[int, int, str]:
 
 def passed_on(simple: Simple) -> tuple[str, ...]:
     """What a pipeline stage writes to the next: its input for ``tee`` and a bare
-    ``cat`` (``cat <<'E' | sh``, ``echo … | tee log | sh``), else what it prints."""
+    ``cat`` (``cat <<'E' | sh``, ``echo … | tee log | sh``), its input decoded for
+    ``base64 -d`` (``echo cm0g… | base64 -d | sh``), else what it prints."""
     if simple.words[:1] == ("tee",) or simple.words == ("cat",):
         return simple.stdin
+    if simple.words[:1] == ("base64",) and simple.words[1:] in _DECODE:
+        return _decoded("".join(simple.stdin))
     return printed(simple.words)
+
+
+_DECODE = frozenset({("-d",), ("--decode",), ("-D",), ("-d", "-i"), ("-di",)})
+
+
+def _decoded(text: str) -> tuple[str, ...]:
+    """``text`` as ``base64 -d`` prints it (nothing when it is not base64)."""
+    import binascii
+
+    try:
+        data = binascii.a2b_base64(text.encode("ascii"))
+    except (ValueError, UnicodeEncodeError):
+        return ()
+    return (data.decode("utf-8", "surrogateescape"),) if data else ()
 
 
 def _passes_expanded(simple: Simple) -> bool:
     """Whether what ``simple`` passes on holds expansions the shell made (``echo "$X"``,
     ``cat <<< "$X"``; not ``echo '$X'``, whose ``$X`` is text)."""
-    if simple.words[:1] == ("tee",) or simple.words == ("cat",):
+    if simple.words[:1] in (("tee",), ("base64",)) or simple.words == ("cat",):
         return bool(simple.stdin) and all(i in simple.expands for i in range(len(simple.stdin)))
     return not simple.literal
 
