@@ -93,6 +93,7 @@ CORPUS: list[tuple[str, list[tuple[str, str, str]]]] = [
         [
             ("git push --force origin main", R, M),
             ("git push origin main --force", R, S),
+            ("GIT_TERMINAL_PROMPT=0 git push -f origin main", R, S),  # only the prompt
             ("git push -f origin main", R, S),
             ("git push origin --force main", R, S),
             ("git push -v --force origin main", R, S),
@@ -112,6 +113,8 @@ CORPUS: list[tuple[str, list[tuple[str, str, str]]]] = [
         [
             ("pip install -e .", R, M),
             ("pip install -q -e .", R, S),
+            ("PIP_DISABLE_PIP_VERSION_CHECK=1 pip install -e .", R, S),  # pip reads PIP_*
+            ("PIP_NO_CACHE_DIR=1 pip install -e .", A, N),  # --no-cache-dir: not cosmetic
             ("pip install --editable .", R, S),
             ("pip install --editable=.", R, S),
             ("python -m pip install -e .", R, S),

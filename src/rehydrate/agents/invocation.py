@@ -203,6 +203,8 @@ def _flags_from_env(
         elif row.config_env and name.lower().startswith(row.config_env):
             option = name[len(row.config_env) :].lower().replace("_", "-")
             tokens = (f"--{option}={value}",)  # `npm_config_legacy_peer_deps=true`
+            if value.lower() in _ON and not row.takes_value(row.name(f"--{option}", sub), sub):
+                tokens = (f"--{option}",)  # `PIP_NO_CACHE_DIR=1`: the switch
         else:
             continue
         index = 0
@@ -212,6 +214,9 @@ def _flags_from_env(
             index = _option(token, tokens, index, row, sub, valued, greedy, options)
         taken.add(entry)
     return env - taken, options
+
+
+_ON = frozenset({"true", "1", "yes", "on"})  # a switch's value in its variable
 
 
 def _option(

@@ -118,7 +118,7 @@ GENERIC_COSMETIC = frozenset(
 # Environment variables that do not change what a command does, only how it prints.
 COSMETIC_ENV = frozenset(
     "PATH LANG LC_ALL LC_CTYPE PAGER GIT_PAGER TERM NO_COLOR FORCE_COLOR CLICOLOR COLUMNS"
-    " LINES PYTHONUNBUFFERED PYTHONDONTWRITEBYTECODE TF_LOG".split()
+    " LINES PYTHONUNBUFFERED PYTHONDONTWRITEBYTECODE TF_LOG GIT_TERMINAL_PROMPT".split()
 )
 # Other names of one program (after the base name is taken): pip3 -> pip.
 _VERSIONED = r"^(python|pip|pytest|node)[0-9][0-9.]*+$"
@@ -318,6 +318,7 @@ TOOLS: dict[str, Tool] = {
         cosmetic="-v --verbose -q --quiet --no-color --disable-pip-version-check"
         " --no-input --progress-bar --log",
         path_values="--requirement --constraint --editable",
+        config_env="pip_",  # PIP_NO_CACHE_DIR=1 is --no-cache-dir (pip's config docs)
         # pip 23.2.1 (optparse), every long option of its parsers, hidden ones too: the
         # general options (before the subcommand, and after `install` as well) and install's
         longs={
