@@ -470,6 +470,9 @@ def test_a_redirection_after_a_list_is_its_last_commands(repeat: str, twin: str)
             f"echo '{M}' > s.sh; sed -i s/m/n/ s.sh; sh s.sh",
         ),
         (f"echo '{M}' > s.sh; bash -c 'sh s.sh'", f"bash -c 'sh s.sh'; echo '{M}' > s.sh"),
+        # a file the line wrote, as a command's standard input
+        (f"echo '{M}' > s.sh; sh < s.sh", f"echo '{M}' > s.sh; cat < s.sh"),
+        ("echo ./... > f; xargs go test -tags=musl < f", "echo ./... > f; xargs go vet < f"),
         # run by its path: read when a shell runs it (no #! line, or a shell's)
         (
             f"printf '#!/usr/bin/env bash\\n{M}\\n' > s.sh; chmod +x s.sh; ./s.sh",

@@ -877,13 +877,15 @@ class _Variables:
 
     def fed(self, simple: shell.Simple) -> tuple[str, ...]:
         """The input ``simple`` is fed, with the variables the shell expands in it put in
-        (``X='go test'; sh <<< "$X"``, ``echo "$X" | sh``)."""
-        if not simple.expands:
-            return simple.stdin
+        (``X='go test'; sh <<< "$X"``, ``echo "$X" | sh``), and a file the text wrote
+        that it reads (``echo build > f; xargs rm -rf < f``)."""
         stdin = simple.stdin
-        return tuple(
-            self.expand((text,))[0] if i in simple.expands else text for i, text in enumerate(stdin)
-        )
+        if simple.expands:
+            stdin = tuple(
+                self.expand((t,))[0] if i in simple.expands else t for i, t in enumerate(stdin)
+            )
+        written = self.values.get(_FILE + _join(self.cwd, simple.reads)) if simple.reads else None
+        return stdin + (written,) if written and self.wrote_any else stdin
 
     def fields(self, words: tuple[str, ...], split: frozenset[int]) -> tuple[str, ...]:
         """``words`` with each one that is an unquoted expansion (``split``), once its

@@ -81,6 +81,8 @@ class Simple(NamedTuple):
     # the inputs the shell expands before it feeds them (``<<< "$X"``, an unquoted
     # heredoc, what ``echo "$X"`` prints into the pipe), by index in ``stdin``
     expands: frozenset[int] = frozenset()
+    # the file its standard input is redirected from (``< list.txt``), as written
+    reads: str = ""
 
 
 # Markers among the simple commands ``parse`` gives (no command has these words), for the
@@ -365,8 +367,8 @@ def _parse_in_child(data: bytes) -> Parsed | None:
                     return None
                 commands, error = marshal.loads(b"".join(chunks))
                 return [
-                    Simple(tuple(w), tuple(i), frozenset(n), frozenset(f), out, frozenset(x))
-                    for w, i, n, f, out, x in commands
+                    Simple(tuple(w), tuple(i), frozenset(n), frozenset(f), out, frozenset(x), r)
+                    for w, i, n, f, out, x, r in commands
                 ], error
             chunks.append(chunk)
         return None
@@ -527,6 +529,7 @@ class _Walk:
                 written.extend(map(self.writes, redirect.named_children))  # `cat <<'E' > s.sh`
         files = [name for name in written if name]
         writes = files[0] if len(files) == 1 else "?" if files else ""
+        reads = next(filter(None, map(self.reads, statement.children)), "")
         return Simple(
             tuple(words),
             tuple(stdin),
@@ -534,7 +537,19 @@ class _Walk:
             simple.split,
             writes,
             frozenset(expands),
+            reads,
         )
+
+    def reads(self, redirect: Node) -> str:
+        """The file a redirection gives the command as its standard input (``< f``,
+        ``0< f``), as written; "" for none or one whose name is not known."""
+        parts = redirect.children if redirect.type == "file_redirect" else []
+        if parts and parts[0].type == "file_descriptor":
+            parts = parts[1:] if self.text(parts[0]) == "0" else []
+        if len(parts) < 2 or parts[0].type != "<" or parts[1].type not in _NAMED_FILE:
+            return ""
+        name = self.word(parts[1])
+        return "" if "$" in name or "`" in name else name
 
     def pipeline(self, node: Node) -> Iterator[tuple[Simple | None, Node]]:
         """Each stage of a pipeline (a command, with what the stage before it prints as
