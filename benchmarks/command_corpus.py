@@ -1764,7 +1764,9 @@ ABBREVIATIONS: list[tuple[str, list[tuple[str, str, str]]]] = [
     (
         "`pip install -r requirements.txt`",
         [
-            ("pip install --requirem requirements.txt", R, S),
+            ("pip install --requirement requirements.txt -q", R, S),
+            # pip 26's --requirements-from-script: no prefix of --requirement is unique
+            ("pip install --requirem requirements.txt", A, N),
             ("pip install --req requirements.txt", A, N),  # --require-hashes, ...
         ],
     ),

@@ -222,12 +222,14 @@ def _paths(text: str | None) -> frozenset[str]:
     return frozenset(p.strip() for p in text.split(",")) if text is not None else frozenset()
 
 
-# pip's general options (pip 23.2.1, its main parser): `pip -h`, hidden ones too.
+# pip's general options (the union of pip 23.2.1's and pip 26.3's main parsers): `pip -h`,
+# hidden ones too.
 _PIP_GENERAL = (
     "cache-dir cert client-cert debug default-timeout disable-pip-version-check exists-action"
     " help isolated keyring-provider local-log log log-file no-cache-dir no-color no-input"
-    " no-python-version-warning proxy python quiet require-venv require-virtualenv retries"
-    " timeout trusted-host use-deprecated use-feature verbose version"
+    " no-proxy-env no-python-version-warning proxy python quiet require-venv"
+    " require-virtualenv resume-retries retries timeout trusted-host use-deprecated use-feature"
+    " verbose version"
 )
 
 TOOLS: dict[str, Tool] = {
@@ -313,25 +315,30 @@ TOOLS: dict[str, Tool] = {
         ],
         valued="--editable --requirement --constraint --target --index-url --extra-index-url"
         " --find-links --prefix --root --python --platform --only-binary --no-binary"
-        " --config-settings -C --progress-bar --log --cache-dir --timeout --retries",
+        " --config-settings -C --progress-bar --log --cache-dir --timeout --retries"
+        " --resume-retries --build-constraint --requirements-from-script --group"
+        " --all-releases --only-final --refresh-package --uploaded-prior-to",
         # not --no-cache-dir, --timeout, --retries: each the workaround for some failure
         cosmetic="-v --verbose -q --quiet --no-color --disable-pip-version-check"
         " --no-input --progress-bar --log",
         path_values="--requirement --constraint --editable",
         config_env="pip_",  # PIP_NO_CACHE_DIR=1 is --no-cache-dir (pip's config docs)
-        # pip 23.2.1 (optparse), every long option of its parsers, hidden ones too: the
-        # general options (before the subcommand, and after `install` as well) and install's
+        # pip 23.2.1 and pip 26.3 (optparse), every long option of their parsers, hidden
+        # ones too: the general options (before the subcommand, and after `install` as
+        # well) and install's; a superset is safe, a newer pip's option is added here
         longs={
             "": _PIP_GENERAL,
-            "install": _PIP_GENERAL + " abi break-system-packages check-build-dependencies"
-            " compile config-settings constraint dry-run editable extra-index-url find-links"
-            " force-reinstall global-option ignore-installed ignore-requires-python"
-            " implementation index-url no-binary no-build-isolation no-clean no-compile"
-            " no-dependencies no-deps no-index no-use-pep517 no-user no-warn-conflicts"
-            " no-warn-script-location only-binary platform pre prefer-binary prefix"
-            " progress-bar pypi-url python-version report require-hashes requirement root"
-            " root-user-action source source-dir source-directory src target upgrade"
-            " upgrade-strategy use-pep517 user",
+            "install": _PIP_GENERAL + " abi all-releases break-system-packages"
+            " build-constraint check-build-dependencies compile config-settings constraint"
+            " dry-run editable extra-index-url find-links force-reinstall global-option"
+            " group ignore-installed ignore-requires-python implementation index-url"
+            " no-binary no-build-isolation no-clean no-compile no-dependencies no-deps"
+            " no-index no-require-hashes no-use-pep517 no-user no-warn-conflicts"
+            " no-warn-script-location only-binary only-dependencies only-deps only-final"
+            " platform pre prefer-binary prefix progress-bar pypi-url python-version"
+            " refresh-package report require-hashes requirement requirements-from-script"
+            " root root-user-action source source-dir source-directory src target"
+            " upgrade upgrade-strategy uploaded-prior-to use-pep517 user",
         },
     ),
     "python": _tool(depth=0, valued="-m -c -W -X", cosmetic="-u -B -q", stops=""),
