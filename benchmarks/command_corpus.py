@@ -161,6 +161,7 @@ CORPUS: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("rm -Rf build", R, S),
             ("rm --recursive --force build", R, S),
             ("rm -rfv build", R, S),
+            ("rm --recursive --force=true build", A, N),  # rm: "doesn't allow an argument"
             ("rm -rf dist", A, N),
             ("rm -r build", A, N),
             ("rm -rf build/cache", A, N),
@@ -338,6 +339,7 @@ CORPUS: list[tuple[str, list[tuple[str, str, str]]]] = [
         [
             ("docker compose up -d db", R, M),
             ("docker compose up --detach db", R, S),
+            ("docker compose up --detach=true db", R, S),
             ("docker compose up db -d", R, S),
             ("docker compose up -d web", A, N),
             ("docker compose up db", A, N),
@@ -632,6 +634,7 @@ CORPUS: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("docker run --rm app:dev", R, M),
             ("docker container run --rm app:dev", R, S),
             ("sudo docker run --rm app:dev", R, S),
+            ("docker run --rm=true app:dev", R, S),  # pflag: a switch takes =true
             ("docker run app:dev --rm", A, N),
             ("docker run --rm -v $PWD:/src app:dev", A, N),
             ("docker run --rm -e DEBUG=1 app:dev", A, N),
@@ -910,6 +913,7 @@ HOLDOUT_28: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("cargo b --release", R, S),
             ("cargo build --release -j 8", R, S),
             ("cargo build --release --quiet", R, S),
+            ("cargo build --release=true", A, N),  # clap: "unexpected value 'true'"
             ("cargo +nightly build --release", A, N),
             ("cargo build --release -p core", A, N),
             ("cargo check --release", A, N),
@@ -1050,7 +1054,8 @@ HOLDOUT_28 += [
     (
         "`git push --force origin main`",
         [
-            ("git push --force=true origin main", R, S),
+            # git: "option `force' takes no value" (parse-options refuses a switch's value)
+            ("git push --force=true origin main", A, N),
             ("git -P push -f origin main", R, S),
         ],
     ),

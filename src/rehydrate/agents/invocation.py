@@ -237,9 +237,13 @@ def _option(
         if whole == token and not row.takes_value(whole, sub):
             return _cluster(token, tokens, index, row, sub, out)
     name = row.name(_whole(spelled, row, sub) if not single else spelled, sub)
-    if eq:  # `--legacy-peer-deps=true` is the switch itself, unless the option takes a value
-        switch = value.lower() == "true" and not row.takes_value(name, sub)
-        out.append((name, None if switch else value))
+    if eq:  # `--legacy-peer-deps=true` is the switch itself, where the parser takes that
+        if row.takes_value(name, sub):
+            out.append((name, value))
+        elif row.strict:  # `git push --force=true`: git's error, as written (never cosmetic)
+            out.append((token, None))
+        else:
+            out.append((name, None if value.lower() == "true" else value))
         return index
     bare = spelled.lstrip("-")
     takes = row.takes_value(name, sub) or bare in valued or (greedy and row is GENERIC)

@@ -56,7 +56,11 @@ compare equal and two different invocations do not:
   push --forc``: ``--force``, ``--force-with-lease`` ... errors); a subcommand with no
   list, or a tool without one (Go's flag package, cobra, clap, pytest's argparse with
   ``allow_abbrev=False``), keeps every spelling as written. Each list is the program's
-  own (its ``--help``, ``-h`` or completion helper), with the version it came from.
+  own (its ``--help``, ``-h`` or completion helper), with the version it came from;
+* ``strict``: its parser refuses a value given to a switch (git's parse-options, GNU
+  getopt_long, optparse, argparse, clap: ``git push --force=true`` is git's error), so
+  ``--force=true`` stays as written; for the others (npm's nopt, Go's flag, cobra's
+  pflag, and a tool not in the table) ``--legacy-peer-deps=true`` is the switch itself.
 
 A tool that is not in the table is compared on its words as written (the generic row):
 flags as a set (one written ``--name=value`` in either command takes a value), the
@@ -98,6 +102,7 @@ class Tool(NamedTuple):
     scripts: str = ""  # the subcommand that runs a script (`yarn run build` = `yarn build`)
     builtins: frozenset[str] = frozenset()  # subcommands no script name stands for
     longs: Mapping[str, frozenset[str]] = {}  # subcommand -> all its long options ("--x")
+    strict: bool = False  # a switch given a value (`--force=true`) is the program's error
 
     def name(self, spelling: str, sub: str = "") -> str:
         """The option's name: its last spelling (``-f`` -> ``--force``)."""
@@ -161,6 +166,7 @@ def _tool(
     scripts: str = "",
     builtins: str = "",
     longs: Mapping[str, str] | None = None,
+    strict: bool = False,
 ) -> Tool:
     names: dict[str, str] = {}
     for group in options:
@@ -205,6 +211,7 @@ def _tool(
         scripts,
         frozenset(builtins.split()),
         {sub: frozenset("--" + w for w in text.split()) for sub, text in (longs or {}).items()},
+        strict,
     )
 
 
@@ -265,6 +272,7 @@ TOOLS: dict[str, Tool] = {
             "-c": ("core.pager=", "color.", "pager.", "advice.", "column.", "core.quotepath=")
         },
         # git 2.39.5, `git push --git-completion-helper-all` (hidden and --no- forms too)
+        strict=True,
         longs={
             "push": "all atomic delete dry-run exec follow-tags force force-if-includes"
             " force-with-lease ipv4 ipv6 mirror no-all no-atomic no-delete no-dry-run no-exec"
@@ -326,6 +334,7 @@ TOOLS: dict[str, Tool] = {
         # pip 23.2.1 and pip 26.3 (optparse), every long option of their parsers, hidden
         # ones too: the general options (before the subcommand, and after `install` as
         # well) and install's; a superset is safe, a newer pip's option is added here
+        strict=True,
         longs={
             "": _PIP_GENERAL,
             "install": _PIP_GENERAL + " abi all-releases break-system-packages"
@@ -438,6 +447,7 @@ TOOLS: dict[str, Tool] = {
         flags_env="MAKEFLAGS",
         # GNU Make 4.3, `make --help` and main.c's hidden jobserver-auth, jobserver-fds,
         # sync-mutex; 4.4's shuffle and jobserver-style too (a prefix unique in both)
+        strict=True,
         longs={
             "": "always-make assume-new assume-old check-symlink-times debug directory"
             " dry-run environment-overrides eval file help ignore-errors include-dir jobs"
@@ -450,6 +460,7 @@ TOOLS: dict[str, Tool] = {
     ),
     "cargo": _tool(
         nested="nextest",
+        strict=True,  # clap: `--release=true` is an error
         # cargo 1.95.0, `cargo --list`: its built-in aliases
         subcommands={
             "b": "build",
@@ -559,6 +570,7 @@ TOOLS: dict[str, Tool] = {
         path_values="--config-file --rootdir --deselect --ignore",
         flags_env="PYTEST_ADDOPTS",
         switches={("--maxfail", "1"): "--exitfirst"},
+        strict=True,  # argparse: `--exitfirst=true` "ignored explicit argument"
     ),
     "terraform": _tool(
         nested="state workspace providers",
@@ -575,6 +587,7 @@ TOOLS: dict[str, Tool] = {
         cosmetic="-v --verbose",
         files=True,
         # GNU coreutils 9.1, `rm --help` (its hidden ---presume-input-tty starts "---")
+        strict=True,
         longs={
             "": "dir force help interactive no-preserve-root one-file-system preserve-root"
             " recursive verbose version"
@@ -586,6 +599,7 @@ TOOLS: dict[str, Tool] = {
         valued="-t --target-directory -S --suffix",
         cosmetic="-v --verbose",
         # GNU coreutils 9.1, `cp --help`; later versions' debug, keep-directory-symlink too
+        strict=True,
         longs={
             "": "archive attributes-only backup context copy-contents dereference force help"
             " interactive link no-clobber no-dereference no-preserve no-target-directory"
