@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
-from typing import NamedTuple
 
 from .errors import RehydrateError
+from .records import NamedTuple
 
 
 class Variable(NamedTuple):

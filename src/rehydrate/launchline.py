@@ -28,7 +28,9 @@ import os
 import shlex
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
+
+from .records import NamedTuple
 
 if TYPE_CHECKING:
     from . import git

@@ -20,9 +20,9 @@ times 1 MB of every hostile token.
 """
 
 import re
-from typing import NamedTuple
 
 from .patterns import compiled
+from .records import NamedTuple
 
 MARK = "[REDACTED:{kind}]"
 # Every character a renderer or a tokenizer may take as a line break.

@@ -1,7 +1,6 @@
 """Pinned state: the three parsed ledgers at one source, their pins, the semantic checksum."""
 
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
 
 from . import git
 from .config import Config
@@ -10,6 +9,7 @@ from .git import commits as git_commits
 from .ledgers import KINDS, Ledger, normalize, parse_ledger
 from .ledgers.model import Item
 from .quote import sha256_text
+from .records import NamedTuple
 
 CHECKSUM_PREFIX = "rehydrate-checksum/v1:sha256:"
 SOURCES = ("rev", "staged", "worktree")

@@ -25,11 +25,11 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
 
 from .. import digests
 from ..errors import RehydrateError
 from ..readlimit import read_text
+from ..records import NamedTuple
 from .config_merge import install_json, read_json, wired
 from .runtimes import Installed, hook_file
 

@@ -21,9 +21,9 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
-from typing import NamedTuple
 
 from ..patterns import compiled
+from ..records import NamedTuple
 from . import shell
 from .interpreters import (
     AWKS,

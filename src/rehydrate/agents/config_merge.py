@@ -25,10 +25,11 @@ import json
 import shlex
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from ..errors import RehydrateError
 from ..launchline import Launch, parse, portable
+from ..records import NamedTuple
 from .runtimes import HookFile, Layout, Wire
 
 if TYPE_CHECKING:

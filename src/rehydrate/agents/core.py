@@ -22,11 +22,11 @@ the runtime's own unit (``units``).
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
 
 from .. import git
 from ..config import Config
 from ..errors import GitError
+from ..records import NamedTuple
 from .judging import KINDS, Standing, judge
 from .units import Cap
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
 
 from ..readlimit import load_json
+from ..records import NamedTuple
 
 Value = object  # a parsed JSON value, narrowed with isinstance (``object`` itself is a
 # method name of Event's)

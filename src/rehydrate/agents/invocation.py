@@ -20,9 +20,9 @@ variable more (``CGO_ENABLED=0`` may be the workaround) is a different invocatio
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import NamedTuple
 
 from ..patterns import compiled
+from ..records import NamedTuple
 from .commandline import Command, _is_number, _join
 from .tooltable import COSMETIC_ENV, GENERIC, Tool, tool
 

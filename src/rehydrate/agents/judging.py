@@ -26,11 +26,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
 
 from .. import git
 from ..config import CONFIG_FILES, DEFAULT_PATHS, Config, config_from_files
 from ..errors import ConfigError, GitError, LedgerParseError
+from ..records import NamedTuple
 
 KINDS = tuple(DEFAULT_PATHS)  # the ledger kinds (``ledgers.KINDS``; the parser not imported)
 WORK_TREE = "work tree"

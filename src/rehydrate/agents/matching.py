@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 from ..mdblocks import code_spans
+from ..records import NamedTuple
 from .commandline import Command, Reading, read
 from .invocation import compare
 from .shell import Budget

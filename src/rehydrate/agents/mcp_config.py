@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
 
 from ..readlimit import read_text
+from ..records import NamedTuple
 from .config_merge import invalid, no_link, read_json, write_json, write_text
 from .runtimes import Installed
 

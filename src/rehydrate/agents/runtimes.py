@@ -14,7 +14,8 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import NamedTuple
+
+from ..records import NamedTuple
 
 # The core actions (agents/core.py), the columns of the runtime × action table.
 ACTIONS = ("inject", "refuse", "refuse_unreadable", "capture", "hold_stop", "compaction")

@@ -20,7 +20,9 @@ import os
 import re
 import time
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
+
+from ..records import NamedTuple
 
 if TYPE_CHECKING:  # the grammar is loaded on first use, never at import
     from typing import Protocol

@@ -72,9 +72,9 @@ Adding a tool is adding a row.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import NamedTuple
 
 from ..patterns import compiled
+from ..records import NamedTuple
 
 
 class Tool(NamedTuple):

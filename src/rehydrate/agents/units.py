@@ -9,7 +9,8 @@ the wrong unit lets a context through that the runtime then replaces with a prev
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+
+from ..records import NamedTuple
 
 Measure = Callable[[str], int]
 

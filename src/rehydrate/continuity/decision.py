@@ -2,10 +2,10 @@
 
 import re
 from collections.abc import Mapping
-from typing import NamedTuple
 
 from ..errors import EXIT_BLOCKED, EXIT_OK, EXIT_USAGE, RehydrateError
 from ..ledgers import Ledger
+from ..records import NamedTuple
 
 REAUTHORIZATION_REQUIRED = "reauthorization_required"
 BLOCKED_ON_RECONCILIATION = "blocked_on_reconciliation"

@@ -6,11 +6,11 @@ tree) in one git process; ``split_stale`` is pure.
 """
 
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
 
 from .. import git
 from ..errors import RehydrateError
 from ..ledgers.model import Verification
+from ..records import NamedTuple
 from ..state import State
 
 

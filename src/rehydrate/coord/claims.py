@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import NamedTuple
 
 from .. import git
 from ..config import Config
 from ..errors import CASConflict, GitError, Refused, RehydrateError
 from ..git import refs as git_refs
 from ..ledgers.model import Ledger
+from ..records import NamedTuple
 from .lease import (
     MIRROR,
     PREFIX,

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
-from typing import NamedTuple
 
 from ..errors import RehydrateError
 from ..ledgers.ids import ID_PATTERN
+from ..records import NamedTuple
 
 PREFIX = "refs/rehydrate/claims/"
 MIRROR = "refs/rehydrate/remotes/"  # + <remote>/claims/<ID>: the last seen remote leases

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from typing import NamedTuple
 
 from .. import git
 from ..agents.runtimes import DOCTOR_ORDER, RUNTIMES, RuntimeInfo
 from ..agents.runtimes import Doctor as RowCheck
+from ..records import NamedTuple
 from . import git_hooks, ledgers, mcp, merge_driver
 from .context import Context
 from .findings import SCHEMA, Finding, Integration, Outcome, Report, integration

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
 
 from ..agents.claude import SETTINGS_HOOKS
 from ..agents.claude_install import (
@@ -24,6 +23,7 @@ from ..agents.claude_install import (
     wired_hooks,
 )
 from ..readlimit import load_json, read_text
+from ..records import NamedTuple
 from .claude_settings import project_hooks
 from .context import Context
 from .findings import Finding, Outcome

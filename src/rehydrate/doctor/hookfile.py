@@ -9,10 +9,10 @@ is read as a set of our commands (Gemini CLI, Copilot CLI) names the subcommand 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import NamedTuple
 
 from ..agents.config_merge import Layout, Ours, Wire, Wired, read_json, wired
 from ..errors import RehydrateError
+from ..records import NamedTuple
 from .context import Context
 from .findings import Finding, Outcome
 

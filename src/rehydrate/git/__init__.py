@@ -14,10 +14,10 @@ import stat
 import subprocess
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
 
 from .. import digests
 from ..errors import GitError, LedgerParseError
+from ..records import NamedTuple
 from .queries import (  # the named questions the rest of the package asks
     check_attr as check_attr,
 )

@@ -6,9 +6,9 @@ them; the prompt's path never imports this module. git runs through ``git._git``
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import NamedTuple
 
 from ..errors import GitError
+from ..records import NamedTuple
 from . import Repo, _git, head, short_answer
 
 # The empty tree, to diff against in a repository with no commits yet.

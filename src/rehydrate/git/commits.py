@@ -4,8 +4,9 @@ commit's subject, date, stat and diff for the prompt (each one git process, star
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NamedTuple, cast
+from typing import TYPE_CHECKING, cast
 
+from ..records import NamedTuple
 from . import SECRET_FILE_PATTERNS, Repo, _failed, _start
 
 if TYPE_CHECKING:

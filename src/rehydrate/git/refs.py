@@ -12,9 +12,9 @@ calls: twenty racers must not each start a ``gc``.
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
 
 from ..errors import GitError
+from ..records import NamedTuple
 from . import Repo, _git, update_ref, zero_oid
 
 _QUIET = ("-c", "gc.auto=0", "-c", "maintenance.auto=false")

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import NamedTuple
 
+from ..records import NamedTuple
 from . import Repo, run
 
 

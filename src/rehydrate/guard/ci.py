@@ -24,11 +24,11 @@ reads of ``plan``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import NamedTuple
 
 from ..errors import GitError, RehydrateError
 from ..git import Repo, commit_exists, merge_base, ref_names
 from ..readlimit import load_json
+from ..records import NamedTuple
 from .judge import ZERO
 from .range import RangeSpec, is_ancestor
 from .rules import FIXES

@@ -19,12 +19,12 @@ import functools
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
 
 from .. import git
 from ..errors import RehydrateError
 from ..launchline import ISOLATED, PYTHON_KEY
 from ..readlimit import read_text
+from ..records import NamedTuple
 from . import manager_yaml
 from .install import HOOKS, MARKER, HookAction, hooks_dir, missing_lines
 

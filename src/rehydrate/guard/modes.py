@@ -10,10 +10,10 @@ the rules load only when a ledger changed.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import NamedTuple
 
 from .. import git
 from ..errors import GitError, RehydrateError
+from ..records import NamedTuple
 from .report import GuardReport
 
 STAGED, RANGE, PRE_PUSH, PRE_RECEIVE, CI = "staged", "range", "pre-push", "pre-receive", "ci"

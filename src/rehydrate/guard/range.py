@@ -22,7 +22,6 @@ a loss at the tip only when that same waived commit made it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
 
 from ..config import CONFIG_FILES, Config, config_from_files, load_config, settings_changed
 from ..errors import ConfigError, GitError, RehydrateError
@@ -38,6 +37,7 @@ from ..git.changes import (
     merge_bases,
 )
 from ..ledgers import KINDS, Ledger
+from ..records import NamedTuple
 from .judge import REGULAR, ZERO, Context, Merge, Parser, judge
 from .report import GuardReport, Waived, waiver
 from .rules import FIXES, Violation, check_ledger

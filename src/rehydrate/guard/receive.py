@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import NamedTuple
 
 from ..config import Config
 from ..errors import RehydrateError
@@ -29,6 +28,7 @@ from ..git import (
     verify_commit,
     write_ref_unquarantined,
 )
+from ..records import NamedTuple
 from .judge import ZERO
 from .range import RangeSpec, check_range_at, default_settings, is_ancestor
 from .report import GuardReport

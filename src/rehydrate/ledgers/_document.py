@@ -4,10 +4,11 @@ import re
 from collections.abc import Callable, Mapping
 from functools import cache, partial
 from itertools import repeat
-from typing import NamedTuple, cast
+from typing import cast
 
 from ..errors import LedgerParseError
 from ..quote import CELL, HIDDEN_ASCII, hidden_class
+from ..records import NamedTuple
 from . import _frontmatter
 from ._markdown import Section, split_sections
 from ._render import visible

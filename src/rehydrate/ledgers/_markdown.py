@@ -9,10 +9,10 @@ opinion and any disagreement is an error: fail closed, never guess.
 
 import re
 from itertools import repeat
-from typing import NamedTuple
 
 from ..errors import LedgerParseError
 from ..mdblocks import fence_closes, fence_open
+from ..records import NamedTuple
 from ._render import hidden_markup
 from ._table import Table, parse_table
 

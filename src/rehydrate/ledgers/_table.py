@@ -8,9 +8,9 @@ or truncated.
 import re
 from functools import partial
 from itertools import repeat
-from typing import NamedTuple
 
 from ..errors import LedgerParseError
+from ..records import NamedTuple
 
 _DELIMITER_CELL = re.compile(r"^:?-+:?$")
 _SPACES = re.compile(r"[ \t]+")

@@ -31,7 +31,9 @@ import html
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
+
+from ..records import NamedTuple
 
 if TYPE_CHECKING:
     from mistune import Markdown

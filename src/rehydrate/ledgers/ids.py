@@ -17,9 +17,9 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import NamedTuple
 
 from .. import digests
+from ..records import NamedTuple
 
 SCHEMES = ("sequential", "branch-safe")
 TAG_DIGITS = 5

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
-from typing import Literal, NamedTuple, overload
+from typing import Literal, overload
 
+from ..records import NamedTuple
 from ._table import normalize
 
 LEVEL_STRENGTH: Mapping[str, int] = {

@@ -19,7 +19,7 @@ import inspect
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Literal, NamedTuple
+from typing import Annotated, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
@@ -28,6 +28,7 @@ from pydantic import Field, StrictBool, StrictInt, StrictStr
 from .. import git
 from ..config import Config
 from ..errors import RehydrateError
+from ..records import NamedTuple
 from ..writers import verbs
 from ..writers.operations import MAX_CELL_BYTES, Operation, cell, next_action
 from . import core

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import NamedTuple
 
 from ..errors import LedgerParseError
 from ..guard.excuses import renumbered_content
 from ..ledgers import Context, Ledger, parse_with
 from ..ledgers.rowedit import join_text, rewrite_cells, split_cells, split_text
+from ..records import NamedTuple
 from .result import Allocator
 
 

@@ -4,7 +4,8 @@ allocator that renumbers colliding rows."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
+
+from ..records import NamedTuple
 
 # (ours, base, theirs) -> (merged, clean?): git merge-file, injected so this module stays pure.
 MergeText = Callable[[bytes, bytes, bytes], tuple[bytes, bool]]

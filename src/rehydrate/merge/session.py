@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import NamedTuple
 
 from .. import git
 from ..config import Config
@@ -23,6 +22,7 @@ from ..errors import Refused, RehydrateError
 from ..git import changes as git_changes
 from ..ledgers import KINDS, Context
 from ..ledgers.ids import id_problem
+from ..records import NamedTuple
 from .resolve import Names, Recorded, Resolution, is_contested, resolve_ledger
 from .result import Conflict
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from ..ledgers import (
     Context,
@@ -18,6 +18,7 @@ from ..ledgers import (
 )
 from ..ledgers.model import RETIRED
 from ..ledgers.rowedit import split_text
+from ..records import NamedTuple
 
 if TYPE_CHECKING:
     from ..ledgers import Section

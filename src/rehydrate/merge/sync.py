@@ -8,11 +8,11 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from typing import NamedTuple
 
 from .. import git
 from ..errors import RehydrateError
 from ..git import refs as git_refs
+from ..records import NamedTuple
 
 ATTEMPTS = 24
 BACKOFF = 0.05  # seconds; attempt n waits BACKOFF * 2**n (at most MAX_WAIT), jittered

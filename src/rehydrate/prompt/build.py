@@ -12,7 +12,6 @@ data line can close; every instruction of the prompt stays outside the fences.
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
 
 from .. import git
 from ..config import Config
@@ -21,6 +20,7 @@ from ..continuity.verifications import artifact_blobs
 from ..errors import GitError, RehydrateError
 from ..git import commits as git_commits
 from ..ledgers import KINDS
+from ..records import NamedTuple
 from ..state import Pin, Source, State
 from .fences import fence
 from .sections import (

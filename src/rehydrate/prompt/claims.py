@@ -7,8 +7,8 @@ quoted inside a fence like ledger text; IDs and times outside it have a fixed sh
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
+from ..records import NamedTuple
 from .fences import fence, inline, pipe_table
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from operator import attrgetter
-from typing import TYPE_CHECKING, NamedTuple, TypeVar, overload
+from typing import TYPE_CHECKING, TypeVar, overload
 
 from ..quote import (
     GIT_LABEL,
@@ -20,6 +20,7 @@ from ..quote import (
     inline,
     one_line_break,
 )
+from ..records import NamedTuple
 
 if TYPE_CHECKING:
     from ..ledgers.model import Record

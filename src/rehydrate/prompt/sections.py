@@ -6,12 +6,13 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from ..continuity.decision import BLOCKED_ON_RECONCILIATION, Decision
 from ..continuity.verifications import artifact_key, split_stale
 from ..git import commits as git_commits
 from ..ledgers.model import LEVEL_STRENGTH
+from ..records import NamedTuple
 from ..redact import find_secrets, redact
 from ..state import State
 from .fences import GIT_LABEL, Listing, fence, inline, listing, pipe_table

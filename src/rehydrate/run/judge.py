@@ -16,7 +16,7 @@ task done or blocked.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from .. import git
 from ..config import Config
@@ -24,6 +24,7 @@ from ..continuity.decision import BLOCKED_ON_RECONCILIATION, decide
 from ..diff import ADDED, CHANGED, diff_ledger
 from ..errors import LedgerParseError
 from ..ledgers import KINDS, Ledger
+from ..records import NamedTuple
 from ..state import Source, load_state, uncommitted_ledgers
 
 if TYPE_CHECKING:

@@ -11,13 +11,13 @@ run (exit 1); it stays readable in the session's ref and saved ledger files.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import NamedTuple
 
 from .. import git
 from ..config import Config
 from ..diff import ADDED, CHANGED, diff_ledger
 from ..errors import RehydrateError
 from ..ledgers import Ledger
+from ..records import NamedTuple
 
 # (ledger kind, section) -> the statuses a status move of it re-applies (None: none)
 KEPT: Mapping[tuple[str, str], bool] = {

@@ -21,10 +21,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import IO, NamedTuple
+from typing import IO
 
 from ..continuity.sessions import EXITED, INTERRUPTED
 from ..errors import RehydrateError
+from ..records import NamedTuple
 from .reaper import end_descendants, reap_orphans
 from .usage import Usage
 

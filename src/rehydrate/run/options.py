@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from ..errors import RehydrateError
+from ..records import NamedTuple
 
 STOP = "stop"
 REVERT = "revert"

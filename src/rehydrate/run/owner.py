@@ -23,12 +23,12 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import NamedTuple
 
 from .. import git
 from ..continuity.sessions import SESSIONS_DIR, sessions_dir
 from ..errors import RehydrateError
 from ..readlimit import read_upto
+from ..records import NamedTuple
 
 LOCK = "rehydrate/run.lock"  # under the git directory: never in a commit
 JUDGED = "judged.json"

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from .. import git
 from ..continuity.sessions import SESSIONS_DIR, sessions_dir
 from ..git.sessions import reset_keep, restore_paths, save_ref
+from ..records import NamedTuple
 
 REF = "refs/rehydrate/run/session-{number}"
 

@@ -11,12 +11,12 @@ with the file; a settings change it commits is judged by the guard like any othe
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
 
 from .. import git
 from ..config import CONFIG_FILES, Config, config_from_files
 from ..errors import ConfigError, RehydrateError
 from ..guard.rules import Violation
+from ..records import NamedTuple
 
 CODE = "run_settings_changed"
 FIX = (

@@ -7,10 +7,9 @@ session counts as one without progress.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from ..continuity import sessions as record
 from ..errors import EXIT_BLOCKED, EXIT_INTERRUPTED, EXIT_OK, EXIT_REFUSED
+from ..records import NamedTuple
 from .judge import Judgement
 from .launch import Ending
 from .options import RunOptions
