@@ -589,6 +589,19 @@ def test_the_agent_hook_refuses_what_the_line_runs(
         (f"! true && {M}", f"! false && {M}"),
         (f"if false; then {M}; fi", f"if true; then {M}; fi"),
         (f"if true; then :; else {M}; fi", f"if false; then :; else {M}; fi"),
+        (
+            f"if false; then :; elif false; then {M}; fi",
+            f"if false; then :; elif true; then {M}; fi",
+        ),
+        (
+            f"if x; then :; elif ! false; then :; else {M}; fi",
+            f"if x; then :; elif y; then :; else {M}; fi",
+        ),
+        (f"if true; then :; elif {M}; then :; fi", f"if false; then :; elif {M}; then :; fi"),
+        (
+            f"if false; then {M}; elif true; then :; else {M}; fi",
+            f"if x; then :; elif false; then :; else {M}; fi",
+        ),
         (f"while false; do {M}; done", f"while true; do {M}; break; done"),
         (f"until true; do {M}; done", f"until false; do {M}; break; done"),
         (f"exit 0; {M}", f"{M}; exit 0"),

@@ -98,7 +98,7 @@ def _read(
         env, given = _flags_from_env(env, row, " ".join(path), valued, greedy)
         options[:0] = given
     env, options, cwd = _chdir(env, options, row)  # `make -C web` is `cd web && make`
-    if row.files:  # `rm -rf ./build/` is `rm -rf build`
+    if " ".join(path) in row.files:  # `rm -rf ./build/` is `rm -rf build`
         mine = positional if run_from < 0 else positional[:run_from]
         positional[: len(mine)] = [_path(p) for p in mine]
     if row.kinds and positional and run_from != 0:  # `kubectl delete pods web-0`
@@ -161,6 +161,8 @@ def _kept(options: list[Option], row: Tool) -> Iterator[Option]:
             name, value = row.switches[name, value], None  # `--profile release`
         if name in cosmetic:
             continue
+        if value is not None and name in row.defaults and _path(value) == row.defaults[name]:
+            continue  # `git --git-dir=./.git`
         if value is not None and name in row.images and value.endswith(":latest"):
             value = value[: -len(":latest")]  # `-t app:latest` is `-t app`
         if value is not None and name in prefixes and value.startswith(prefixes[name]):

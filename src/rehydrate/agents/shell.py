@@ -752,6 +752,8 @@ class _Walk:
         """The children of a compound command that may run: not the body of ``if``,
         ``while`` or ``until`` whose condition is known to send it elsewhere (``if false;
         then …``, ``while false``, ``until true``), nor the other branches of ``if true``."""
+        if node.type == "if_statement":
+            return self.branches(node)
         children = list(node.children)
         conditions = [c for c in node.children_by_field_name("condition") if c.is_named]
         status = self.status(conditions[-1]) if conditions else None
@@ -761,15 +763,33 @@ class _Walk:
             until = children[0].type == "until"
             body = node.child_by_field_name("body")
             return [c for c in children if c != body] if status == (0 if until else 1) else children
-        if node.type != "if_statement":
-            return children
-        places = {_place(c) for c in conditions}
-        branches = ("elif_clause", "else_clause")
-        if status == 0:  # `if true; then …`: only the body after `then`
-            return [c for c in children if c.type not in branches]
-        return [  # `if false; then …`: the branches after it only
-            c for c in children if _place(c) in places or c.type in branches or not c.is_named
-        ]
+        return children
+
+    def branches(self, node: Node) -> list[Node]:
+        """The parts of an ``if`` that may run, clause by clause: each clause's condition
+        until one is known to be true, the body after a condition not known to be false,
+        and nothing after a condition known to be true (``if false; then :; elif false;
+        then X; fi`` runs no ``X``, ``elif true; then :; else X`` neither)."""
+        dead: set[tuple[int, int, str]] = set()
+        taken = False
+        for clause in _clauses(node):
+            conditions, body, whole = clause
+            if taken:
+                dead.update(_place(c) for c in (whole or [*conditions, *body]))
+                continue
+            status = self.status(conditions[-1]) if conditions else None
+            if status == 1:
+                dead.update(_place(c) for c in body)
+            taken = status == 0
+        out: list[Node] = []
+        for child in node.children:
+            if _place(child) in dead:
+                continue
+            if child.type in ("elif_clause", "else_clause"):
+                out += [c for c in child.children if _place(c) not in dead]
+            else:
+                out.append(child)
+        return out
 
     def unrolled(self, node: Node, stack: list[Node | Simple]) -> bool:
         """``for p in a b; do …; done`` over plain words: its body once per word, with
@@ -880,6 +900,30 @@ def _hang(statement: Node, body: Node, hung: dict[tuple[int, int, str], Node]) -
 
 
 _ECHO_OPTION = r"^-[neE]++$"
+
+
+def _clauses(node: Node) -> Iterator[tuple[list[Node], list[Node], list[Node]]]:
+    """An ``if`` statement's clauses in order: each one's condition (none for ``else``),
+    its body, and the clause node itself (none for the first: its parts are the
+    statement's own children)."""
+    first: list[Node] = []
+    for child in node.children:
+        if child.type in ("elif_clause", "else_clause"):
+            break
+        first.append(child)
+    yield (*_clause(first), [])
+    for child in node.children:
+        if child.type == "elif_clause":
+            yield (*_clause(list(child.children)), [child])
+        elif child.type == "else_clause":
+            yield [], [c for c in child.children if c.is_named], [child]
+
+
+def _clause(parts: list[Node]) -> tuple[list[Node], list[Node]]:
+    """The named parts before ``then`` (the condition) and after it (the body)."""
+    then = next((i for i, c in enumerate(parts) if c.type == "then"), len(parts))
+    named = [(i, c) for i, c in enumerate(parts) if c.is_named]
+    return [c for i, c in named if i < then], [c for i, c in named if i > then]
 
 
 def _place(node: Node) -> tuple[int, int, str]:

@@ -21,7 +21,8 @@ compare equal and two different invocations do not:
 * ``stops``: subcommand paths whose first argument ends the tool's own options: what
   follows belongs to what it runs (``docker run IMAGE --rm``, ``go run . -v``,
   ``python script.py -x``), so it is compared in order, as written;
-* ``files``: its positional arguments are paths (``rm``, ``pytest``), and ``path_values``
+* ``files``: the subcommand paths whose positional arguments are paths (``""``: the tool
+  itself, ``rm``, ``pytest``; ``build`` for ``docker build ./``), and ``path_values``
   the options whose value is one (``pip -r``): ``build``, ``build/``, ``./build`` and
   ``build//`` are one path (never for a tool whose words may be names: ``pip install
   ./pkg`` is not ``pip install pkg``, ``make build/`` not ``make build``);
@@ -61,6 +62,8 @@ compare equal and two different invocations do not:
   getopt_long, optparse, argparse, clap: ``git push --force=true`` is git's error), so
   ``--force=true`` stays as written; for the others (npm's nopt, Go's flag, cobra's
   pflag, and a tool not in the table) ``--legacy-peer-deps=true`` is the switch itself.
+* ``defaults``: options whose value, a path where the command runs, is what the tool
+  uses when the option is not given (``git --git-dir=.git`` is ``git``): dropped then.
 
 A tool that is not in the table is compared on its words as written (the generic row):
 flags as a set (one written ``--name=value`` in either command takes a value), the
@@ -88,7 +91,7 @@ class Tool(NamedTuple):
     paths: Mapping[tuple[str, ...], tuple[str, ...]] = {}  # ("run", "test") -> ("test",)
     stops: frozenset[str] = frozenset()  # paths whose first argument ends the options
     checks: frozenset[str] = frozenset()  # paths (or make targets) that run the tests
-    files: bool = False  # positional arguments are paths: `build/` is `build`
+    files: frozenset[str] = frozenset()  # paths whose positionals are paths: `build/` is `build`
     path_values: frozenset[str] = frozenset()  # option names whose value is a path
     numeric: frozenset[str] = frozenset()  # options taking a value only when it is a number
     flags_env: str = ""  # the variable read as options given first (GOFLAGS)
@@ -103,6 +106,7 @@ class Tool(NamedTuple):
     builtins: frozenset[str] = frozenset()  # subcommands no script name stands for
     longs: Mapping[str, frozenset[str]] = {}  # subcommand -> all its long options ("--x")
     strict: bool = False  # a switch given a value (`--force=true`) is the program's error
+    defaults: Mapping[str, str] = {}  # option -> the path it names by default (`--git-dir`)
 
     def name(self, spelling: str, sub: str = "") -> str:
         """The option's name: its last spelling (``-f`` -> ``--force``)."""
@@ -152,7 +156,7 @@ def _tool(
     paths: Mapping[tuple[str, ...], tuple[str, ...]] | None = None,
     stops: str | None = None,
     checks: str | None = None,
-    files: bool = False,
+    files: str | None = None,
     path_values: str = "",
     numeric: str = "",
     flags_env: str = "",
@@ -167,6 +171,7 @@ def _tool(
     builtins: str = "",
     longs: Mapping[str, str] | None = None,
     strict: bool = False,
+    defaults: Mapping[str, str] | None = None,
 ) -> Tool:
     names: dict[str, str] = {}
     for group in options:
@@ -197,7 +202,7 @@ def _tool(
         paths or {},
         _paths(stops),
         _paths(checks),
-        files,
+        _paths(files),
         named(path_values),
         named(numeric),
         flags_env,
@@ -212,6 +217,7 @@ def _tool(
         frozenset(builtins.split()),
         {sub: frozenset("--" + w for w in text.split()) for sub, text in (longs or {}).items()},
         strict,
+        {_one(names, o): v for o, v in (defaults or {}).items()},
     )
 
 
@@ -267,6 +273,9 @@ TOOLS: dict[str, Tool] = {
         " --no-pager --porcelain",
         forcing={"push": "--force"},
         chdir="-C",
+        # `--git-dir=.git` where the command runs: the repository git finds there anyway
+        # (from a directory without `.git` it is git's error, and runs nothing)
+        defaults={"--git-dir": ".git"},
         # `-c NAME=VALUE` settings that change only what is printed
         cosmetic_values={
             "-c": ("core.pager=", "color.", "pager.", "advice.", "column.", "core.quotepath=")
@@ -514,6 +523,7 @@ TOOLS: dict[str, Tool] = {
         " --network --platform --build-arg --target --entrypoint --mount --label --host"
         " --context --config --log-level --cpus --memory -m --restart --cache-from --progress",
         cosmetic="-q --quiet --progress --log-level",
+        files="build, buildx build",  # the build context: `docker build ./` is `docker build .`
         path_values="--file --env-file",
         images="--tag",
     ),
@@ -566,7 +576,7 @@ TOOLS: dict[str, Tool] = {
         cosmetic="-v -vv -vvv --verbose -q -qq --quiet -r --tb --durations --color"
         " --no-header --no-summary -s --capture --showlocals --numprocesses --dist"
         " --junitxml --cov-report",
-        files=True,
+        files="",
         path_values="--config-file --rootdir --deselect --ignore",
         flags_env="PYTEST_ADDOPTS",
         switches={("--maxfail", "1"): "--exitfirst"},
@@ -585,7 +595,7 @@ TOOLS: dict[str, Tool] = {
         depth=0,
         options=["-r -R --recursive", "-f --force", "-i --interactive", "-d --dir"],
         cosmetic="-v --verbose",
-        files=True,
+        files="",
         # GNU coreutils 9.1, `rm --help` (its hidden ---presume-input-tty starts "---")
         strict=True,
         longs={
