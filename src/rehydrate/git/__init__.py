@@ -9,15 +9,18 @@ the same ``_git()``. Every call ignores ``refs/replace/*`` and grafts: an object
 substituted behind the guard's back must not change what it reads.
 """
 
+from __future__ import annotations
+
 import os
 import stat
-import subprocess
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import digests
 from ..errors import GitError, LedgerParseError
 from ..records import NamedTuple
+from . import spawn
 from .queries import (  # the named questions the rest of the package asks
     check_attr as check_attr,
 )
@@ -76,6 +79,9 @@ from .queries import (
     write_ref_unquarantined as write_ref_unquarantined,
 )
 
+if TYPE_CHECKING:
+    import subprocess
+
 REGULAR_MODES = ("100644", "100755")
 
 
@@ -110,19 +116,17 @@ def _git(
     input: bytes | None = None,
     check: bool = True,
     env: Mapping[str, str] | None = None,
-) -> subprocess.CompletedProcess[bytes]:
+) -> spawn.Done:
+    """git run in ``cwd`` (``git -C``, after checking that it is a directory), with the
+    settings every call carries, to its end (``spawn.run``)."""
+    where = os.fspath(cwd)
+    if not where or not os.path.isdir(where):
+        raise _missing(cwd)
     try:
-        proc = subprocess.run(
-            ["git", *NO_REPO_PROGRAMS, *args],
-            cwd=cwd,
-            input=input,
-            capture_output=True,
-            check=False,
-            env=_environment(env),
+        proc = spawn.run(
+            ["git", "-C", where, *NO_REPO_PROGRAMS, *args], _environment(env), input=input
         )
-    except FileNotFoundError:
-        raise _missing(cwd) from None
-    except NotADirectoryError:
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
         raise _missing(cwd) from None
     if check and proc.returncode != 0:
         words = list(args)
@@ -138,7 +142,10 @@ def _git(
 
 def _start(cwd: Path | str, *args: str) -> subprocess.Popen[bytes]:
     """Start git with its output as a stream (the same environment as ``_git``); the
-    caller reads stdout and must turn a non-zero exit into a ``GitError`` (``_failed``)."""
+    caller reads stdout and must turn a non-zero exit into a ``GitError`` (``_failed``).
+    ``subprocess`` is imported here: no hook streams git's output."""
+    import subprocess
+
     try:
         return subprocess.Popen(
             ["git", *NO_REPO_PROGRAMS, *args],
@@ -183,7 +190,7 @@ def run(
     input: bytes | None = None,
     check: bool = True,
     env: Mapping[str, str] | None = None,
-) -> subprocess.CompletedProcess[bytes]:
+) -> spawn.Done:
     """Run git at the repository root (public door for other modules)."""
     return _git(repo.root, *args, input=input, check=check, env=env)
 

@@ -7,19 +7,18 @@ no replacement objects), with the arguments its callers always used; nothing out
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from . import Repo
+    from . import Repo, spawn
 
 
 def _git(
     cwd: Path | str, *args: str, check: bool = True, env: Mapping[str, str] | None = None
-) -> subprocess.CompletedProcess[bytes]:
+) -> spawn.Done:
     """The package's one door (``git._git``), looked up at call time: this module is
     imported by the package's own ``__init__``."""
     from . import _git as door
