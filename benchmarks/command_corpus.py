@@ -157,6 +157,11 @@ CORPUS: list[tuple[str, list[tuple[str, str, str]]]] = [
         [
             ("rm -rf build", R, M),
             ("rm -fr build", R, S),
+            ("parallel rm -rf ::: build", R, S),
+            ("parallel -j4 --will-cite 'rm -rf {}' ::: build", R, S),
+            ("parallel ::: 'rm -rf build' 'make clean'", R, S),
+            ("parallel rm -rf ::: dist out", A, N),
+            ("parallel --dry-run rm -rf ::: build", A, N),
             ("rm -r -f build", R, S),
             ("rm -Rf build", R, S),
             ("rm --recursive --force build", R, S),

@@ -1201,6 +1201,10 @@ def _handed_on(
         yield from one_liner_scripts(program, args, simple.stdin)
     elif program in AWKS:
         yield from awk_scripts(args)
+    elif program == "parallel":  # GNU parallel: `parallel rm -rf ::: build`
+        from . import parallel
+
+        yield from parallel.scripts(args)
     elif program == "find":
         for index, token in enumerate(args):
             if token in _EXEC:
