@@ -904,6 +904,10 @@ HOLDOUT_28: list[tuple[str, list[tuple[str, str, str]]]] = [
         [
             ("npm add --legacy-peer-deps", R, S),
             ("npm install --legacy-peer-deps=true", R, S),
+            ("npm install --legacy-peer", R, S),  # nopt expands a unique prefix
+            ("npm --legacy-peer-d install", R, S),
+            ("npm install --legacy", A, N),  # legacy-bundling too: an unknown config
+            ("npm install --strict-peer", A, N),
             ("npm ls --legacy-peer-deps", A, N),
         ],
     ),

@@ -7,10 +7,13 @@ optparse, git's parse-options) and whose complete list of long options the table
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -171,6 +174,48 @@ def test_pip_lists_hold_every_option_of_the_installed_pip() -> None:
     fix = f"pip {pip.__version__} has long options tooltable.py's pip lists lack: add them"
     assert general <= TOOLS["pip"].longs[""], (fix, sys.version)
     assert install <= TOOLS["pip"].longs["install"], fix
+
+
+def _npm(*args: str, cwd: Path) -> str:
+    if shutil.which("npm") is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("npm is not installed (CI installs its real clients with it)")
+        pytest.skip("npm not installed")
+    argv = ["npm", *args]
+    out = subprocess.run(argv, capture_output=True, text=True, check=True, timeout=60, cwd=cwd)
+    return out.stdout
+
+
+def test_npm_s_list_holds_every_config_key_of_the_installed_npm(tmp_path: Path) -> None:
+    keys = json.loads(_npm("config", "ls", "-l", "--json", cwd=tmp_path))
+    found = {"--" + k for k in keys if not k.startswith(("//", "@"))}
+    assert found <= TOOLS["npm"].longs["*"], sorted(found - TOOLS["npm"].longs["*"])
+
+
+@pytest.mark.parametrize(
+    ("spelled", "read_as"),
+    [
+        ("--legacy-peer", "legacy-peer-deps"),  # unique: expanded by nopt
+        ("--legacy-peer-d", "legacy-peer-deps"),
+        ("--legacy", "legacy"),  # legacy-bundling too: an unknown config of its own
+        ("--save", "save"),  # exact, though save-dev, save-exact ... start with it
+        ("--local", "global"),  # a shorthand: --no-global (npm lists `global = false`)
+    ],
+)
+def test_npm_reads_a_prefix_as_the_table_does(tmp_path: Path, spelled: str, read_as: str) -> None:
+    """What the real npm sets for the spelling (``npm config list``, its command-line
+    section) is what ``_whole`` writes out."""
+    from rehydrate.agents.invocation import _whole
+
+    listed = _npm("config", "list", spelled, cwd=tmp_path)
+    section = listed.split('; "cli" config from command line options', 1)[1].split("\n; ")[0]
+    if read_as == "global":  # a shorthand spelled whole: as written, never a prefix
+        assert "\nglobal = false\n" in section, section
+        assert _whole(spelled, TOOLS["npm"], "install") == spelled
+        return
+    assert f"\n{read_as} = true\n" in section, section
+    assert _whole(spelled, TOOLS["npm"], "install") == "--" + read_as
+    assert _whole(spelled, TOOLS["npm"], "") == "--" + read_as  # before the subcommand
 
 
 # A switch given `=true`: the switch where the parser takes that, the program's error

@@ -3,7 +3,8 @@ the hook's cost is its start-up, so a module on its path is paid on every tool c
 Pinned here, from outside (``python -X importtime``), so that a gain cannot silently
 regress: no ``dataclasses`` (it imports ``inspect``, ``ast``, ``dis``, ``tokenize``: ~4 ms
 of every call), no OpenSSL (``_hashlib``, ~3 ms: the blob ids and a session's file name
-come from ``digests``), no ``subprocess`` (git starts through ``git.spawn``), and no tree-sitter for a line of plain words and operators."""
+come from ``digests``), no ``subprocess`` (git starts through ``git.spawn``), and no
+tree-sitter for a line of plain words and operators."""
 
 from __future__ import annotations
 

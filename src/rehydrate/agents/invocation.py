@@ -263,7 +263,7 @@ def _whole(spelling: str, row: Tool, sub: str) -> str:
     complete list of the (sub)command's long options, written out (``rm --rec``: ``rm
     --recursive``); an exact spelling, an ambiguous prefix (``git push --forc``) or a
     subcommand with no list: as written. The one place a prefix becomes an option."""
-    known = row.longs.get(sub)
+    known = row.longs.get(sub, row.longs.get("*"))
     if known is None or spelling in known:
         return spelling
     whole = ""

@@ -19,11 +19,11 @@ from itertools import product
 MAX_JOBS = 16  # commands composed from one line's inputs; more are not read
 _SWITCHES = frozenset(
     "-k --keep-order --tag -v --verbose --bar --progress --eta -u --ungroup --line-buffer"
-    " --lb --group --will-cite --no-notice --shuf --halt-on-error --silent".split()
+    " --lb --group --will-cite --no-notice --shuf --silent".split()
 )
 _VALUED = frozenset(
     "-j --jobs -P --max-procs --joblog --results --res --timeout --retries --delay --halt"
-    " --memfree --load --tmpdir --tagstring --env --termseq --nice".split()
+    " --memfree --load --tmpdir --tagstring --env --termseq --nice --halt-on-error".split()
 )
 _INPUT = ":::"
 _OTHER_INPUTS = frozenset({"::::", ":::+", "::::+"})

@@ -58,6 +58,8 @@ compare equal and two different invocations do not:
   list, or a tool without one (Go's flag package, cobra, clap, pytest's argparse with
   ``allow_abbrev=False``), keeps every spelling as written. Each list is the program's
   own (its ``--help``, ``-h`` or completion helper), with the version it came from;
+  ``"*"``: every subcommand without a list of its own, and before the subcommand (npm's
+  config keys, read by one parser wherever they are written);
 * ``strict``: its parser refuses a value given to a switch (git's parse-options, GNU
   getopt_long, optparse, argparse, clap: ``git push --force=true`` is git's error), so
   ``--force=true`` stays as written; for the others (npm's nopt, Go's flag, cobra's
@@ -235,6 +237,48 @@ def _paths(text: str | None) -> frozenset[str]:
     return frozenset(p.strip() for p in text.split(",")) if text is not None else frozenset()
 
 
+# npm's options: every config key of npm 11.19.1 (`npm config ls -l --json`) and its
+# long shorthands (@npmcli/config's `shorthands`). nopt, its parser, takes an unambiguous
+# prefix of a key, before or after the subcommand (`npm install --legacy-peer` is
+# `--legacy-peer-deps`, with a warning that a later major version stops it); an ambiguous
+# one is an unknown config of its own (`--legacy`). A shorthand spelled whole is the
+# shorthand (`--local` is `--no-global`, not a prefix of `--local-address`), so they are
+# in the list: a prefix of one is ambiguous here (`--he`: `--heading`, `--help`), a miss
+# at worst.
+_NPM_CONFIG = (
+    "dd ddd desc enjoy-by help iwr local no porcelain quiet readonly reg silent verbose ws "
+    "access all allow-directory allow-file allow-git allow-remote allow-same-version"
+    " allow-scripts allow-scripts-pending allow-scripts-pin also audit audit-level"
+    " auth-type before bin-links browser bypass-2fa ca cache cache-max cache-min"
+    " cafile call cert cidr color commit-hooks cpu dangerously-allow-all-scripts depth"
+    " description dev diff diff-dst-prefix diff-ignore-all-space diff-name-only"
+    " diff-no-prefix diff-src-prefix diff-text diff-unified dry-run editor"
+    " engine-strict expect-result-count expect-results expires fetch-retries"
+    " fetch-retry-factor fetch-retry-maxtimeout fetch-retry-mintimeout fetch-timeout"
+    " force foreground-scripts format-package-lock fund git git-tag-version global"
+    " global-style globalconfig heading https-proxy if-present ignore-scripts include"
+    " include-attestations include-staged include-workspace-root init-author-email"
+    " init-author-name init-author-url init-license init-module init-private init-type"
+    " init-version init.author.email init.author.name init.author.url init.license"
+    " init.module init.version install-links install-strategy json key legacy-bundling"
+    " legacy-peer-deps libc link local-address location lockfile-version loglevel"
+    " logs-dir logs-max long maxsockets message min-release-age"
+    " min-release-age-exclude name node-gyp node-options nodedir noproxy npm-version"
+    " offline omit omit-lockfile-registry-resolved only optional orgs orgs-permission"
+    " os otp pack-destination package package-lock package-lock-only packages"
+    " packages-all packages-and-scopes-permission parseable prefer-dedupe"
+    " prefer-offline prefer-online prefix preid production progress provenance"
+    " provenance-file proxy read-only rebuild-bundle registry replace-registry-host"
+    " save save-bundle save-dev save-exact save-optional save-peer save-prefix"
+    " save-prod sbom-format sbom-type scope scopes script-shell searchexclude"
+    " searchlimit searchopts searchstaleness shell shrinkwrap sign-git-commit"
+    " sign-git-tag strict-allow-scripts strict-peer-deps strict-ssl tag"
+    " tag-version-prefix timing token-description umask unicode update-notifier usage"
+    " user-agent userconfig version versions viewer which workspace workspaces"
+    " workspaces-update yes"
+)
+
+
 # pip's general options (the union of pip 23.2.1's and pip 26.3's main parsers): `pip -h`,
 # hidden ones too.
 _PIP_GENERAL = (
@@ -398,6 +442,7 @@ TOOLS: dict[str, Tool] = {
         config_env="npm_config_",
         cosmetic="-s --silent -q --quiet -d --loglevel --no-fund --no-audit --progress"
         " --no-progress --color --no-color --verbose --foreground-scripts",
+        longs={"*": _NPM_CONFIG},
     ),
     "pnpm": _tool(
         nested="run exec",
