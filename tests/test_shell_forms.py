@@ -612,3 +612,18 @@ def test_the_agent_hook_refuses_what_the_line_runs(
 def test_what_never_runs_is_not_refused(runs_nothing: str, twin: str) -> None:
     assert check(runs_nothing, LEDGER).hits == [], runs_nothing
     assert [h.id for h in check(twin, LEDGER).hits] == ["F-001"], twin
+
+
+@pytest.mark.parametrize(
+    ("repeat", "twin"),
+    [  # `0<` is standard input; tree-sitter-bash reads that `0` as an argument
+        (f"bash 0<<< '{M}'", f"bash 3<<< '{M}'"),
+        (f"bash 0<<'E'\n{M}\nE", f"bash 3<<'E'\n{M}\nE"),
+        (f"printf '{M}\\n' > s.sh; bash 0< s.sh", f"printf '{M}\\n' > s.sh; bash 3< s.sh"),
+        (f"printf '{M}\\n' > s.sh; sh 0<s.sh && ls", f"printf '{M}\\n' > s.sh; sh 4<s.sh && ls"),
+        (f"{M} 0</dev/null", f"{M} 0 </dev/null"),  # `0 <`: an argument `0`, another act
+    ],
+)
+def test_descriptor_zero_is_standard_input_and_another_is_not(repeat: str, twin: str) -> None:
+    assert [h.id for h in check(repeat, LEDGER).hits] == ["F-001"], repeat
+    assert check(twin, LEDGER).hits == [], twin

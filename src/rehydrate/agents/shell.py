@@ -470,7 +470,11 @@ class _Walk:
         literal: set[int] = set()
         split: set[int] = set()
         expands: set[int] = set()
-        for child in node.children:
+        children = node.children
+        for at, child in enumerate(children):
+            following = children[at + 1] if at + 1 < len(children) else None
+            if _stdin_descriptor(self, child, following):
+                continue  # `bash 0<<< '…'`: the grammar reads the `0` as an argument
             if child.is_named and child.type != "variable_assignment" and self.literal(child):
                 literal.add(len(words))
             kind = child.type
@@ -483,7 +487,7 @@ class _Walk:
                 words.append(f"{name}={self.word(value) if value is not None else ''}")
             elif kind == "command_name":
                 words.append(self.word(child.children[0]) if child.children else "")
-            elif kind == "herestring_redirect":
+            elif kind == "herestring_redirect" and not _other_descriptor(self, child):
                 for part in child.named_children:
                     if part.type != "raw_string" and not self.literal(part):
                         expands.add(len(stdin))  # `<<< "$X"`
@@ -510,6 +514,10 @@ class _Walk:
         simple = self.command(body)
         words, stdin, literal = list(simple.words), list(simple.stdin), set(simple.literal)
         expands = set(simple.expands)
+        redirects = [c for c in statement.children if c != body]
+        if body.children and redirects and _stdin_descriptor(self, body.children[-1], redirects[0]):
+            literal.discard(len(words) - 1)  # `bash 0< s.sh`: the `0` is the redirect's
+            words.pop()
         written: list[str] = []
         for redirect in statement.children:
             if redirect.type == "file_redirect":
@@ -520,7 +528,7 @@ class _Walk:
                     if self.literal(target):
                         literal.add(len(words))
                     words.append(self.word(target))
-            elif redirect.type == "heredoc_redirect":
+            elif redirect.type == "heredoc_redirect" and not _other_descriptor(self, redirect):
                 start = next((c for c in redirect.children if c.type == "heredoc_start"), None)
                 quoted = start is None or any(q in self.text(start) for q in "'\"\\")
                 for body in (c for c in redirect.children if c.type == "heredoc_body"):
@@ -900,6 +908,29 @@ def _hang(statement: Node, body: Node, hung: dict[tuple[int, int, str], Node]) -
 
 
 _ECHO_OPTION = r"^-[neE]++$"
+
+
+_REDIRECTS = frozenset({"file_redirect", "herestring_redirect", "heredoc_redirect"})
+
+
+def _stdin_descriptor(walk: _Walk, node: Node, following: Node | None) -> bool:
+    """Whether ``node`` is a ``0`` written against the redirection after it (``0< f``,
+    ``0<<< '…'``, ``0<<E``), which tree-sitter-bash reads as an argument (``3<`` it
+    reads as a descriptor): bash's standard input, the redirection's own."""
+    return (
+        node.type == "number"
+        and following is not None
+        and following.type in _REDIRECTS
+        and following.start_byte == node.end_byte
+        and walk.text(node) == "0"
+    )
+
+
+def _other_descriptor(walk: _Walk, redirect: Node) -> bool:
+    """Whether a here-document or here-string goes to a descriptor other than standard
+    input (``bash 3<<'E'``: the script is not bash's input)."""
+    first = redirect.children[0] if redirect.children else None
+    return first is not None and first.type == "file_descriptor" and walk.text(first) != "0"
 
 
 def _clauses(node: Node) -> Iterator[tuple[list[Node], list[Node], list[Node]]]:
