@@ -71,7 +71,7 @@ def test_what_parallel_may_compose_otherwise_is_not_guessed(uncertain: str) -> N
 
 def test_the_composed_commands_and_their_bound() -> None:
     assert list(parallel.scripts(["echo", ":::", "a b", "c"])) == ["echo 'a b'", "echo c"]
-    assert list(parallel.scripts(["echo", "{}", "x", ":::", "it's"])) == ["echo 'it'\\''s' x"]
+    assert list(parallel.scripts(["echo", "{}", "x", ":::", "it's"])) == ["echo 'it'\"'\"'s' x"]
     assert list(parallel.scripts([":::", "make", "make test"])) == ["make", "make test"]
     many = ["echo", ":::", *"abcd", ":::", *"abcd"]
     assert len(list(parallel.scripts(many))) == 16

@@ -13,6 +13,7 @@ files, ``:::+`` links or stdin), no replacement string but ``{}``, and at most
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterator, Sequence
 from itertools import product
 
@@ -27,7 +28,6 @@ _VALUED = frozenset(
 )
 _INPUT = ":::"
 _OTHER_INPUTS = frozenset({"::::", ":::+", "::::+"})
-_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./=:,+@%-")
 
 
 def scripts(args: Sequence[str]) -> Iterator[str]:
@@ -46,7 +46,7 @@ def scripts(args: Sequence[str]) -> Iterator[str]:
         if not template:
             yield " ".join(job)  # each input is a command line
             continue
-        quoted = " ".join(map(_quoted, job))
+        quoted = " ".join(map(shlex.quote, job))  # as parallel quotes them
         words = [w.replace("{}", quoted) for w in template]
         yield " ".join(words if any("{}" in w for w in template) else [*words, quoted])
 
@@ -90,11 +90,3 @@ def _replacements(word: str) -> bool:
     """Whether ``word`` holds a replacement string other than ``{}`` (``{.}``, ``{1}``,
     ``{/}``, ``{#}``, ...): those are not read here."""
     return "{" in word.replace("{}", "")
-
-
-def _quoted(word: str) -> str:
-    """``word`` as parallel passes it to the shell: as it is when plain, else in single
-    quotes (``'a b'``)."""
-    if word and set(word) <= _PLAIN:
-        return word
-    return "'" + word.replace("'", "'\\''") + "'"

@@ -514,8 +514,8 @@ class _Walk:
         simple = self.command(body)
         words, stdin, literal = list(simple.words), list(simple.stdin), set(simple.literal)
         expands = set(simple.expands)
-        redirects = [c for c in statement.children if c != body]
-        if body.children and redirects and _stdin_descriptor(self, body.children[-1], redirects[0]):
+        first = next((c for c in statement.children if c != body), None)
+        if body.children and _stdin_descriptor(self, body.children[-1], first):
             literal.discard(len(words) - 1)  # `bash 0< s.sh`: the `0` is the redirect's
             words.pop()
         written: list[str] = []
@@ -782,8 +782,8 @@ class _Walk:
         taken = False
         for clause in _clauses(node):
             conditions, body, whole = clause
-            if taken:
-                dead.update(_place(c) for c in (whole or [*conditions, *body]))
+            if taken:  # (never the first clause: nothing is before it)
+                dead.update(map(_place, whole))
                 continue
             status = self.status(conditions[-1]) if conditions else None
             if status == 1:
