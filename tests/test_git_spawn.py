@@ -119,3 +119,22 @@ def test_an_interrupted_read_kills_and_reaps_the_child(
     pid = int(marker.read_text())
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)  # killed and reaped: no such process, not even a zombie
+
+
+def test_a_relative_path_entry_is_never_searched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``PATH=.:/usr/bin`` (or ``bin:``, or an empty entry) would run a ``git`` the agent
+    wrote in the work tree; the twin, the same program in an absolute directory, runs."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bin").mkdir()
+    planted = tmp_path / "bin" / "tool"
+    planted.write_text("#!/bin/sh\necho planted\n")
+    planted.chmod(0o755)
+    (tmp_path / "tool").write_bytes(planted.read_bytes())  # for an empty entry: `.`
+    (tmp_path / "tool").chmod(0o755)
+    for path in ("bin", "./bin", f":{tmp_path}/none", "bin:"):
+        with pytest.raises(FileNotFoundError):
+            spawn.run(["tool"], {"PATH": path})
+    done = spawn.run(["tool"], {"PATH": f"bin:{tmp_path / 'bin'}"})
+    assert done.stdout == b"planted\n"  # the absolute entry: found

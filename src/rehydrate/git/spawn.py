@@ -72,11 +72,15 @@ def _spawn(argv: Sequence[str], env: Mapping[str, str], fds: tuple[int, int, int
 
 
 def _found(program: str, env: Mapping[str, str]) -> str:
-    """The first file named ``program`` on ``env``'s PATH that may be run; else the first
-    that exists (starting it raises ``PermissionError``, as subprocess does); else
-    ``FileNotFoundError``."""
+    """The first file named ``program`` in an absolute directory of ``env``'s PATH that may
+    be run; else the first that exists (starting it raises ``PermissionError``, as
+    subprocess does); else ``FileNotFoundError``. A relative entry (``.``, ``bin``, an
+    empty one) names a place in the repository the hook guards, where the agent can write
+    a ``git`` of its own: it is skipped (hooks run only our code)."""
     there = None
     for directory in os.get_exec_path(env):
+        if not os.path.isabs(directory):
+            continue
         place = os.path.join(directory, program)
         if os.path.isfile(place):
             if os.access(place, os.X_OK):
