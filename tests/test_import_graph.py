@@ -18,8 +18,8 @@ PACKAGE = "rehydrate"
 # Higher layers may import lower ones, never the other way; one layer may import
 # itself as long as the graph stays acyclic. The CLI is the top.
 LAYERS = (
-    # the leaves every layer may use: digests, compiled patterns, and records
-    ("digests", "patterns", "records"),
+    # the leaves every layer may use: digests, compiled patterns, records, typing's names
+    ("digests", "patterns", "records", "typecheck"),
     # the one quoting path (quote, with redact) sits under errors, which render through it
     ("errors", "readlimit", "environment", "quote", "redact"),
     ("ledgers", "mdblocks", "failtable", "git"),  # mdblocks: code spans, fences, front matter

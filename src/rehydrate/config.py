@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
-from typing import TYPE_CHECKING
 
 from .errors import ConfigError
 from .records import NamedTuple
+from .typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .git import Repo

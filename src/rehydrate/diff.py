@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .ledgers import Ledger, normalize
+from .typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .config import Config

@@ -9,7 +9,7 @@ are taken when present; ``hashlib``'s otherwise. The digests are the same
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from .typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from hashlib import sha1, sha256  # the same constructors, to the type checker

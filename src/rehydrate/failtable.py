@@ -26,11 +26,11 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from . import digests
 from .patterns import compiled
 from .records import NamedTuple
+from .typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .ledgers.model import Failure

@@ -22,9 +22,12 @@ import codecs
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TextIO
+
+from .typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from typing import TextIO
+
     from .agents.events import HookResult
 
 

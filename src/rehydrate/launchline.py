@@ -28,9 +28,9 @@ import os
 import shlex
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from .records import NamedTuple
+from .typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from . import git

@@ -17,9 +17,12 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import BinaryIO, TextIO
 
 from .errors import RehydrateError
+from .typecheck import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import BinaryIO, TextIO
 
 SUMMARY_LIMIT = 8 * 1024 * 1024  # summaries, envelopes, hook events, pushed ref lists
 TEMPLATE_LIMIT = 1024 * 1024  # the prompt's working-protocol template

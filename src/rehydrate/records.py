@@ -13,7 +13,8 @@ are. mypy sees ``typing.NamedTuple`` itself.
 from __future__ import annotations
 
 from collections import namedtuple
-from typing import TYPE_CHECKING
+
+from .typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import NamedTuple as NamedTuple

@@ -16,11 +16,11 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
 from ..errors import GitError, RehydrateError
 from ..records import NamedTuple
 from ..redact import redact
+from ..typecheck import TYPE_CHECKING
 from .core import INJECT, STATE_DIR, Outcome, Project, open_project
 from .judging import NotOptedIn
 from .store import now, peek, store

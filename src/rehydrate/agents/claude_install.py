@@ -26,9 +26,9 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..launchline import argv, portable
+from ..typecheck import TYPE_CHECKING
 from . import config_merge
 from .config_merge import Ours, Wired
 from .runtimes import hook_file

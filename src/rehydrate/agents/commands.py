@@ -9,9 +9,8 @@ work-tree ledger for the check without a full parse where it can.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..records import NamedTuple
+from ..typecheck import TYPE_CHECKING
 from .commandline import read
 from .failfile import FailureFile
 from .matching import Hit, attempts_in_cell, commands_in, hits_in, match

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from ..errors import GitError, RehydrateError
 from ..quote import error, line
+from ..typecheck import TYPE_CHECKING
 from .core import (
     INSTRUCT,
     REFUSE,

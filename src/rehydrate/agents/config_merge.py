@@ -25,11 +25,11 @@ import json
 import shlex
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..errors import RehydrateError
 from ..launchline import Launch, parse, portable
 from ..records import NamedTuple
+from ..typecheck import TYPE_CHECKING
 from .runtimes import HookFile, Layout, Wire
 
 if TYPE_CHECKING:

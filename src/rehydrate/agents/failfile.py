@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
 
 from .. import git
 from ..failtable import split_cells
 from ..records import NamedTuple
+from ..typecheck import TYPE_CHECKING
 from . import failindex
 from .commandline import Command, Reading
 from .invocation import model

@@ -18,10 +18,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..failtable import settings_key, split_cells
 from ..records import NamedTuple
+from ..typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..config import Config

@@ -16,9 +16,9 @@ shared handlers below where the runtime's event is the common one.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import cast
 
 from ..records import NamedTuple
+from ..typecheck import cast
 from .core import BLOCK, INJECT, REFUSE, Outcome, Runtime
 from .events import Event, HookResult, internal_error, read_event
 

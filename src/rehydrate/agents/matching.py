@@ -11,14 +11,32 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Protocol
 
 from ..mdblocks import code_spans
 from ..records import NamedTuple
+from ..typecheck import TYPE_CHECKING
 from .commandline import Command, Reading, read
 from .invocation import compare
 from .shell import Budget
 from .tooltable import GENERIC_COSMETIC
+
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class FailureRow(Protocol):
+        """What matching reads of a failure row (a parsed ``Failure`` or a ``failfile.Row``)."""
+
+        @property
+        def id(self) -> str: ...
+        @property
+        def line(self) -> int: ...
+        @property
+        def tried(self) -> str: ...
+        @property
+        def failure(self) -> str: ...
+        @property
+        def workaround(self) -> str: ...
+
 
 MAX_SPANS = 256  # inline-code spans read from one Tried cell
 
@@ -120,21 +138,6 @@ class Hit(NamedTuple):
             f"  tried:      {self.tried}\n  failure:    {self.failure}\n"
             f"  workaround: {self.workaround}"
         )
-
-
-class FailureRow(Protocol):
-    """What matching reads of a failure row (a parsed ``Failure`` or a ``failfile.Row``)."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def line(self) -> int: ...
-    @property
-    def tried(self) -> str: ...
-    @property
-    def failure(self) -> str: ...
-    @property
-    def workaround(self) -> str: ...
 
 
 def hits_in(reading: Reading, rows: Iterable[FailureRow], path: str) -> list[Hit]:

@@ -20,9 +20,9 @@ import os
 import re
 import time
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
 
 from ..records import NamedTuple
+from ..typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the grammar is loaded on first use, never at import
     from typing import Protocol

@@ -19,10 +19,10 @@ and one rename attempt; no git process, no ledger read.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..errors import GitError, RehydrateError
 from ..quote import error, line, said
+from ..typecheck import TYPE_CHECKING
 from .core import ALLOW, INJECT, REFUSE, Outcome, Project, Runtime, open_project, settings_hint
 from .judging import HEAD, WORK_TREE, NotOptedIn, work_tree_root
 from .store import PROMPT, claim, holds_of

@@ -76,7 +76,7 @@ Adding a tool is adding a row.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from ..patterns import compiled
 from ..records import NamedTuple
@@ -289,8 +289,8 @@ _PIP_GENERAL = (
     " verbose version"
 )
 
-TOOLS: dict[str, Tool] = {
-    "git": _tool(
+_ROWS: dict[str, Callable[[], Tool]] = {
+    "git": lambda: _tool(
         nested="remote stash submodule worktree notes bisect lfs sparse-checkout reflog",
         options=[
             "-f --force",
@@ -349,7 +349,7 @@ TOOLS: dict[str, Tool] = {
             " help-all",
         },
     ),
-    "go": _tool(
+    "go": lambda: _tool(
         nested="mod work tool env",
         stops="run",
         checks="test",
@@ -362,7 +362,7 @@ TOOLS: dict[str, Tool] = {
         flags_env="GOFLAGS",
         chdir="-chdir",
     ),
-    "pip": _tool(
+    "pip": lambda: _tool(
         options=[
             "-e --editable",
             "-r --requirement",
@@ -403,9 +403,9 @@ TOOLS: dict[str, Tool] = {
             " upgrade upgrade-strategy uploaded-prior-to use-pep517 user",
         },
     ),
-    "python": _tool(depth=0, valued="-m -c -W -X", cosmetic="-u -B -q", stops=""),
-    "node": _tool(depth=0, valued="-r --require -e --eval --import", stops=""),
-    "npm": _tool(
+    "python": lambda: _tool(depth=0, valued="-m -c -W -X", cosmetic="-u -B -q", stops=""),
+    "node": lambda: _tool(depth=0, valued="-r --require -e --eval --import", stops=""),
+    "npm": lambda: _tool(
         nested="run run-script exec",
         # npm 11.19.1, lib/utils/cmd-list.js: its aliases of the commands this row knows
         subcommands={
@@ -444,7 +444,7 @@ TOOLS: dict[str, Tool] = {
         " --no-progress --color --no-color --verbose --foreground-scripts",
         longs={"*": _NPM_CONFIG},
     ),
-    "pnpm": _tool(
+    "pnpm": lambda: _tool(
         nested="run exec",
         checks="test, run test",
         # pnpm's commandNames: install [i], remove [uninstall rm un uni], test [t tst]
@@ -464,7 +464,7 @@ TOOLS: dict[str, Tool] = {
         chdir="--dir",
         cosmetic="-s --silent --reporter --color --no-color --loglevel",
     ),
-    "yarn": _tool(
+    "yarn": lambda: _tool(
         nested="run workspace",
         stops="run, exec, dlx, node",
         checks="test, run test",
@@ -476,8 +476,10 @@ TOOLS: dict[str, Tool] = {
         " patch publish rebuild remove unlink up upgrade version why workspace workspaces",
         cosmetic="-s --silent --verbose --no-progress --non-interactive --network-timeout",
     ),
-    "npx": _tool(depth=0, options=["-y --yes", "-p --package"], valued="--package", stops=""),
-    "make": _tool(
+    "npx": lambda: _tool(
+        depth=0, options=["-y --yes", "-p --package"], valued="--package", stops=""
+    ),
+    "make": lambda: _tool(
         depth=0,
         checks="test, tests, check, unit, unittest, test-unit, integration",
         options=[
@@ -512,7 +514,7 @@ TOOLS: dict[str, Tool] = {
             " jobserver-fds sync-mutex shuffle jobserver-style"
         },
     ),
-    "cargo": _tool(
+    "cargo": lambda: _tool(
         nested="nextest",
         strict=True,  # clap: `--release=true` is an error
         # cargo 1.95.0, `cargo --list`: its built-in aliases
@@ -537,7 +539,7 @@ TOOLS: dict[str, Tool] = {
         cosmetic="-v --verbose -q --quiet --jobs --color --message-format --timings",
         switches={("--profile", "release"): "--release"},
     ),
-    "docker": _tool(
+    "docker": lambda: _tool(
         nested="compose image container volume network buildx system builder context"
         " plugin manifest trust swarm service stack secret config node",
         stops="run, exec, create, container run, container exec, container create,"
@@ -572,7 +574,7 @@ TOOLS: dict[str, Tool] = {
         path_values="--file --env-file",
         images="--tag",
     ),
-    "kubectl": _tool(
+    "kubectl": lambda: _tool(
         nested="rollout config create set auth top certificate cluster-info",
         stops="exec, run, debug",
         options=[
@@ -600,7 +602,7 @@ TOOLS: dict[str, Tool] = {
             " replicaset replicasets rs, persistentvolumeclaim persistentvolumeclaims pvc"
         ),
     ),
-    "pytest": _tool(
+    "pytest": lambda: _tool(
         depth=0,
         checks="",
         options=[
@@ -627,7 +629,7 @@ TOOLS: dict[str, Tool] = {
         switches={("--maxfail", "1"): "--exitfirst"},
         strict=True,  # argparse: `--exitfirst=true` "ignored explicit argument"
     ),
-    "terraform": _tool(
+    "terraform": lambda: _tool(
         nested="state workspace providers",
         valued="-chdir -var -var-file -target -out -lock-timeout -parallelism -backend-config"
         " -replace -state -input",
@@ -636,7 +638,7 @@ TOOLS: dict[str, Tool] = {
         chdir="-chdir",
         flags_env="TF_CLI_ARGS TF_CLI_ARGS_{sub}",
     ),
-    "rm": _tool(
+    "rm": lambda: _tool(
         depth=0,
         options=["-r -R --recursive", "-f --force", "-i --interactive", "-d --dir"],
         cosmetic="-v --verbose",
@@ -648,7 +650,7 @@ TOOLS: dict[str, Tool] = {
             " recursive verbose version"
         },
     ),
-    "cp": _tool(
+    "cp": lambda: _tool(
         depth=0,
         options=["-r -R --recursive", "-f --force", "-a --archive", "-p --preserve"],
         valued="-t --target-directory -S --suffix",
@@ -666,7 +668,34 @@ TOOLS: dict[str, Tool] = {
 }
 # Test runners known only as such: what they run is the project's tests.
 for _runner in "jest vitest mocha ava tox nox rspec phpunit ctest bats tap".split():
-    TOOLS[_runner] = _tool(depth=0, checks="", style="words")
+    _ROWS[_runner] = lambda: _tool(depth=0, checks="", style="words")
+
+
+class _Table(Mapping[str, Tool]):
+    """The rows, each built from its ``_tool`` call on first lookup: a command names one
+    or two tools, and building all of them cost every hook call ~1 ms."""
+
+    def __init__(self, rows: Mapping[str, Callable[[], Tool]]) -> None:
+        self._rows = rows
+        self._built: dict[str, Tool] = {}
+
+    def __getitem__(self, program: str) -> Tool:
+        row = self._built.get(program)
+        if row is None:
+            row = self._built[program] = self._rows[program]()
+        return row
+
+    def __contains__(self, program: object) -> bool:
+        return program in self._rows
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+
+TOOLS: Mapping[str, Tool] = _Table(_ROWS)
 GENERIC = Tool(2, frozenset(), {}, {}, frozenset(), GENERIC_COSMETIC, "words")
 
 

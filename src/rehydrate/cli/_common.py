@@ -6,9 +6,11 @@ included); the library is imported by the helper that needs it."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 import click
+
+from ..typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..config import Config

@@ -7,9 +7,10 @@ stderr, with its exit code. What is one runtime's own (Codex's ``trust``) is add
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 import click
+
+from ..typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..agents.events import HookResult

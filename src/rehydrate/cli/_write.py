@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NotRequired, TypedDict, TypeVar
+from typing import NotRequired, TypedDict, TypeVar
 
 import click
 
 from ..errors import EXIT_OK
 from ..ledgers.ids import split_id
+from ..typecheck import TYPE_CHECKING
 from ._common import emit_json, note, open_repo
 
 if TYPE_CHECKING:

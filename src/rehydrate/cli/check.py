@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, BinaryIO
+from typing import BinaryIO
 
 import click
 
+from ..typecheck import TYPE_CHECKING
 from . import verdict
 from ._common import emit_json, note, open_repo, pick_source, source_options
 from ._record import record_option

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import click
 
 from ..errors import EXIT_OK, EXIT_REFUSED
+from ..typecheck import TYPE_CHECKING
 from . import verdict
 from ._common import emit_json, note, open_repo
 

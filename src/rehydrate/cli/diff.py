@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import click
 
 from ..errors import EXIT_OK
+from ..typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..diff import LedgerDiff

@@ -4,10 +4,10 @@ the table, and settle the failed commands the agent hooks captured."""
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
 
 import click
 
+from ..typecheck import TYPE_CHECKING
 from ._write import retire_options, run_write, write_options
 
 if TYPE_CHECKING:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
 
 import click
+
+from ..typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..guard.report import GuardReport

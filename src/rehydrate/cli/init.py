@@ -5,12 +5,12 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
 from ..agents.runtimes import RUNTIMES
 from ..errors import EXIT_OK
+from ..typecheck import TYPE_CHECKING
 from ._common import action_line, note, open_repo
 
 if TYPE_CHECKING:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import click
 
 from ..errors import EXIT_OK
+from ..typecheck import TYPE_CHECKING
 from ._common import emit_json, note, open_repo
 
 if TYPE_CHECKING:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
 
 import click
 
+from ..typecheck import TYPE_CHECKING
 from ._write import any_ledger_options, retire_options, run_write, write_options
 
 if TYPE_CHECKING:

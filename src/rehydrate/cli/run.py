@@ -6,11 +6,12 @@ import os
 import signal
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypedDict
+from typing import TypedDict
 
 import click
 
 from ..errors import EXIT_OK
+from ..typecheck import TYPE_CHECKING
 from ._common import F, choice_option, count_option, json_option
 
 if TYPE_CHECKING:

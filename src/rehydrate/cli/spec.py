@@ -6,10 +6,9 @@ are the older spellings, kept.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import click
 
+from ..typecheck import TYPE_CHECKING
 from ._write import F, apply_options, run_write, write_options
 from .retire import command as retire_command
 

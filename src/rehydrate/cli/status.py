@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
 
 import click
 
 from ..errors import EXIT_OK
+from ..typecheck import TYPE_CHECKING
 from ._common import emit_json, open_repo, pick_source, source_options
 
 if TYPE_CHECKING:

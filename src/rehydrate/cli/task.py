@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import click
 
+from ..typecheck import TYPE_CHECKING
 from ._write import run_write, task_write_options
 
 if TYPE_CHECKING:

@@ -15,9 +15,10 @@ import uuid
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Required, TypedDict, Unpack
+from typing import Required, TypedDict, Unpack
 
 from ..readlimit import load_json, read_text
+from ..typecheck import TYPE_CHECKING
 from .decision import BLOCKED_ON_RECONCILIATION, REAUTHORIZATION_REQUIRED, Decision, Reason
 
 if TYPE_CHECKING:

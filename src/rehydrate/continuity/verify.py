@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from ..errors import EXIT_OK, EXIT_REFUSED
 from ..state import State
+from ..typecheck import TYPE_CHECKING
 from .compare import compare
 from .decision import CONTINUITY_VALIDATION_FAILED, Decision, Reason, decide, shown
 from .envelopes import build_envelope, parse_envelope, sha256_digest

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..errors import RehydrateError
+from ..typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..ledgers.model import Ledger, Phase

@@ -15,11 +15,11 @@ import os
 import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .. import digests
 from ..errors import GitError, LedgerParseError
 from ..records import NamedTuple
+from ..typecheck import TYPE_CHECKING
 from . import spawn
 from .queries import (  # the named questions the rest of the package asks
     check_attr as check_attr,

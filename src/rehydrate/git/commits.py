@@ -4,9 +4,10 @@ commit's subject, date, stat and diff for the prompt (each one git process, star
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from ..records import NamedTuple
+from ..typecheck import TYPE_CHECKING
 from . import SECRET_FILE_PATTERNS, Repo, _failed, _start
 
 if TYPE_CHECKING:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+
+from ..typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pathlib import Path

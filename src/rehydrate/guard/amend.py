@@ -21,9 +21,9 @@ already refused a row.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from ..ledgers import Ledger
+from ..typecheck import TYPE_CHECKING
 from .rules import Violation, check_ledger
 
 if TYPE_CHECKING:

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from ..ledgers import Ledger, normalize, visible
 from ..ledgers.model import record_content
 from ..records import NamedTuple
+from ..typecheck import TYPE_CHECKING
 from .rules import Violation
 
 if TYPE_CHECKING:

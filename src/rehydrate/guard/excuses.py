@@ -6,10 +6,10 @@ commits (``excuse_merge``) and for a rewritten branch's tip (``renumbered_conten
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from ..ledgers import Ledger
 from ..ledgers.model import record_content as _content
+from ..typecheck import TYPE_CHECKING
 from .conflicts import CONTENT_CODES, conflict_outcomes
 
 # A merge's bases, or how to read them when a finding needs them (one git call).

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from ..failtable import find, rows, settings_key
 from ..ledgers.appendonly import BOM, common_prefix, common_suffix
+from ..typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from ..ledgers import Ledger
 from ..records import NamedTuple
+from ..typecheck import TYPE_CHECKING
 from .fastpath import table_edit
 from .rules import FIXES, Violation, check_ledger
 

@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+
+from ..typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING
 
 from ..ledgers import Ledger
+from ..typecheck import TYPE_CHECKING
 from .amend import amended
 from .fastpath import load_trusted, save_trusted
 from .judge import (

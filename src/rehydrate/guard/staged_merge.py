@@ -7,9 +7,10 @@ versions (read only when a finding needs them), the merge seen from each parent 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from ..ledgers import Ledger
+from ..typecheck import TYPE_CHECKING
 from .conflicts import single_value_findings
 from .judge import REGULAR, ZERO, Merge
 from .rules import Violation

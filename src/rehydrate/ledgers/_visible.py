@@ -31,9 +31,10 @@ import html
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..records import NamedTuple
+from ..typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from mistune import Markdown

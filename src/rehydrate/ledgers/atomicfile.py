@@ -27,9 +27,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..errors import RehydrateError
+from ..typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import Protocol

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Hashable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from ..typecheck import TYPE_CHECKING
 
 MAX_BYTES = 1024 * 1024
 _Constructed = dict[Hashable, Any]  # Any: PyYAML's BaseConstructor.construct_mapping returns it

@@ -13,7 +13,6 @@ is what the hook accepts. Pure (bytes in, bytes out).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
 
 from ..errors import LedgerParseError, RehydrateError
 from ..guard.conflicts import SINGLE_VALUES, describe, question_for, short
@@ -22,6 +21,7 @@ from ..ledgers.ids import next_id, style_of
 from ..ledgers.model import record_cells, record_content
 from ..ledgers.rowedit import join_text, replace_line, split_text
 from ..records import NamedTuple
+from ..typecheck import TYPE_CHECKING
 from ..writers.edits import FIRST_IDS, SCHEMAS, append_row, set_cells, set_next_action
 from .result import MergeResult, MergeText
 from .rows import Merger, no_text_merge

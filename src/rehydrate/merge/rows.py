@@ -12,7 +12,6 @@ both parents, or the rows concerned become conflicts.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from ..errors import LedgerParseError
 from ..guard.excuses import excuse_merge
@@ -26,6 +25,7 @@ from ..ledgers import (
 from ..ledgers.model import record_cells as _cells
 from ..ledgers.model import record_content as _content
 from ..ledgers.rowedit import rewrite_cells, split_cells
+from ..typecheck import TYPE_CHECKING
 from .result import Allocator, Conflict, MergeResult, MergeText
 from .sides import (
     FRONT,

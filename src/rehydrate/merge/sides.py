@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from ..ledgers import (
     Context,
@@ -19,6 +18,7 @@ from ..ledgers import (
 from ..ledgers.model import RETIRED
 from ..ledgers.rowedit import split_text
 from ..records import NamedTuple
+from ..typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..ledgers import Section

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from operator import attrgetter
-from typing import TYPE_CHECKING, TypeVar, overload
+from typing import TypeVar, overload
 
 from ..quote import (
     GIT_LABEL,
@@ -21,6 +21,7 @@ from ..quote import (
     one_line_break,
 )
 from ..records import NamedTuple
+from ..typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..ledgers.model import Record

@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from ..continuity.decision import BLOCKED_ON_RECONCILIATION, Decision
 from ..continuity.verifications import artifact_key, split_stale
@@ -15,6 +14,7 @@ from ..ledgers.model import LEVEL_STRENGTH
 from ..records import NamedTuple
 from ..redact import find_secrets, redact
 from ..state import State
+from ..typecheck import TYPE_CHECKING
 from .fences import GIT_LABEL, Listing, fence, inline, listing, pipe_table
 
 if TYPE_CHECKING:

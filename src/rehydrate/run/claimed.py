@@ -15,7 +15,6 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from .. import git
 from ..config import Config
@@ -24,6 +23,7 @@ from ..coord.items import open_phases
 from ..errors import EXIT_OK, EXIT_REFUSED, RehydrateError
 from ..prompt.claims import ClaimRow, ClaimsView
 from ..records import NamedTuple
+from ..typecheck import TYPE_CHECKING
 from .display import Display
 from .loop import Prepare, RunResult, RunState, run_loop
 from .options import RunOptions

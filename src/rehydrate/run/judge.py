@@ -16,7 +16,6 @@ task done or blocked.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from .. import git
 from ..config import Config
@@ -26,6 +25,7 @@ from ..errors import LedgerParseError
 from ..ledgers import KINDS, Ledger
 from ..records import NamedTuple
 from ..state import Source, load_state, uncommitted_ledgers
+from ..typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..guard.rules import Violation

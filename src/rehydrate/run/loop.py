@@ -17,7 +17,6 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .. import git
 from ..config import Config
@@ -25,6 +24,7 @@ from ..continuity import sessions as record
 from ..errors import EXIT_BLOCKED, EXIT_OK, EXIT_REFUSED
 from ..ledgers import KINDS, Ledger
 from ..records import NamedTuple
+from ..typecheck import TYPE_CHECKING
 from .display import NO_HOOKS, Display, SessionHooks
 from .judge import Judgement, Snapshot, blocked_writes, is_done, judge, snapshot
 from .launch import Ending, Launch, delivery, run_session

@@ -22,14 +22,13 @@ it is named, and refused when the guard refuses it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .. import git
 from ..config import Config
 from ..continuity import sessions as record
 from ..errors import GitError
 from ..ledgers import KINDS
 from ..records import NamedTuple
+from ..typecheck import TYPE_CHECKING
 from .owner import Judged, OpenMark, clear_mark, ledger_blobs, open_marks, read_judged, write_judged
 
 if TYPE_CHECKING:

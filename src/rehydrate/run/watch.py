@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import os
 import time
-from typing import TYPE_CHECKING
 
 from .. import git
 from ..config import Config
 from ..continuity.sessions import CONTEXT, PHASE, SESSION_TIME, TOTAL_TIME
 from ..errors import RehydrateError
 from ..ledgers import KINDS
+from ..typecheck import TYPE_CHECKING
 from .judge import Snapshot, progress, snapshot
 from .options import RunOptions
 

@@ -11,7 +11,6 @@ import datetime as _dt
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from .. import git
 from ..config import Config
@@ -19,6 +18,7 @@ from ..continuity.decision import Decision, decide
 from ..continuity.sessions import SessionRecord, read_index
 from ..continuity.verifications import Checked, artifact_blobs, split_stale
 from ..state import Source, State, load_state, uncommitted_ledgers
+from ..typecheck import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..ledgers import Ledger
