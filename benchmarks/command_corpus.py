@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -210,6 +211,9 @@ CORPUS: list[tuple[str, list[tuple[str, str, str]]]] = [
             ('x=(rm -rf build); x+=(dist); "${x[@]}"', A, N),
             ('set -- rm -rf build; "$@"', R, S),
             ('set -- rm -rf build; shift; "$@"', A, N),
+            # an item holding the list's own separator: one word, a program of that name
+            ("set -- $'rm\\x1f-rf\\x1fbuild'; \"$@\"", A, N),
+            ("run() { \"$@\"; }; run $'rm\\x1f-rf\\x1fbuild'", A, N),
             ("T=bui; T+=ld; rm -rf $T", R, S),
             ("T=build; T+=2; rm -rf $T", A, N),
             # a loop over plain words; what the shell expands before it feeds a shell
@@ -1274,14 +1278,59 @@ HOLDOUT_2: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("builtin rm -rf build", A, N),
             ("command -v rm -rf build", A, N),
             ("rm -rf {build,dist}", A, N),
+            ("rm -rfd build", R, S),  # -r removes empty directories too
+            ("rm -r -f --dir build", R, S),
+            ("rm -fd build", A, N),
+            # a script that is one substitution of what only prints: what it prints
+            ("bash -c \"$(cat <<'EOF'\nrm -rf build\nEOF\n)\"", R, S),
+            ("eval \"$(cat <<'EOF'\nrm -rf build\nEOF\n)\"", R, S),
+            ("bash -c \"$(cat <<'EOF'\necho rm -rf build\nEOF\n)\"", A, N),
+            ("bash -c \"$(grep -v x <<'EOF'\nrm -rf build\nEOF\n)\"", A, N),
+            ("D=build; bash -c \"$(cat <<'EOF'\nrm -rf $D\nEOF\n)\"", A, N),
+            ('D=build; bash -c "$(cat <<EOF\nrm -rf $D\nEOF\n)"', R, S),
+            ("git commit -m \"$(cat <<'EOF'\nrm -rf build\nEOF\n)\"", A, N),
             ("rm -rf buil?", A, N),
             ("rm -rf build*", A, N),
             ('rm -rf "build "', A, N),
             ('B=build; rm -rf "$B"2', A, N),
             ("rm -rf ${B:-build}", A, N),
-            ("alias r=rm; r -rf build", A, N),
+            ("alias r=rm; r -rf build", A, N),  # not an alias yet on its own line
+            # from the next line on it is (Claude Code's Bash tool sets expand_aliases)
+            ("alias r=rm\nr -rf build", R, S),
+            ("alias r='rm -rf'\nr build", R, S),
+            ("alias r='rm -rf'\nif true; then r build; fi", R, S),
+            ("alias r='rm -rf'\nr build 2>&1 | tail -5", R, S),
+            ("alias r='rm -rf'\nD=build\nr $D", R, S),
+            ("alias r='rm -rf'\nr dist", A, N),
+            ("alias r='rm -rf'\n'r' build", A, N),  # quoted: no alias
+            ("alias r='rm -rf'\nunalias r\nr build", A, N),
+            ("alias r='rm -rf'; {\nr build\n}", A, N),  # read with its line, before
+            ("alias r='rm -rf'\necho r build", A, N),
+            ("alias r='rm -rf'\nbash -c 'r build'", A, N),  # another shell: no alias
+            # eval's text is read by this shell, with its variables
+            ("D=build; eval 'rm -rf $D'", R, S),
+            ("D=build; eval 'rm -rf $D'; D=dist", R, S),
+            ("D=dist; eval 'rm -rf $D'", A, N),
+            ("(D=build); eval 'rm -rf $D'", A, N),
+            ("IFS=$X; C='rm -rf build'; eval '$C'", A, N),  # split by an IFS not known
+            ("C='rm -rf build'; eval '$C'", R, S),
+            ("PWD=$X; eval 'rm -rf \"$PWD/build\"'", A, N),
+            ("eval 'rm -rf \"$PWD/build\"'", R, S),
             ("f(){ rm -rf build; }; f", R, S),
             ("f() { rm -rf build; }", A, N),
+            # a called function's positional parameters are its call's arguments
+            ('f() { rm -rf "$1"; }; f build', R, S),
+            ('f() { rm -rf "$1"; }; f dist', A, N),
+            ('run() { "$@"; }; run rm -rf build', R, S),
+            ('run() { "$@"; }; run echo rm -rf build', A, N),
+            ('retry() { for i in 1 2 3; do "$@" && break; done; }; retry rm -rf build', R, S),
+            ('run() { "$@"; }; run rm -rf dist; run rm -rf build', R, S),
+            ('run() { "$@"; }; run rm -rf build; run() { :; }', R, S),
+            ('run() { "$@"; }; run true; run() { :; }; run rm -rf build', A, N),
+            ('run() { "$@"; }; D=build; run rm -rf $D', R, S),
+            ('run() { "$@"; }; C="rm -rf build"; run "$C"', A, N),
+            ('f() { rm -rf "$2"; }; f build dist', A, N),
+            ('f() { f "$@"; }; f rm -rf build', A, N),  # it never returns to run rm
             # a function not called by its name as a command may still run
             ("f(){ rm -rf build; }; trap f EXIT", R, S),
             ("f(){ rm -rf build; }; eval f", R, S),
@@ -1735,6 +1784,18 @@ ABBREVIATIONS: list[tuple[str, list[tuple[str, str, str]]]] = [
         ],
     ),
     (
+        "`cp -a assets dist`",
+        [
+            ("cp -a assets dist", R, M),
+            ("cp -aR assets dist", R, S),  # -a is -dR --preserve=all
+            ("cp -a -p assets dist", R, S),
+            ("cp --archive --recursive assets dist", R, S),
+            ("cp -r assets dist", A, N),  # copies, preserves nothing
+            ("cp -p assets dist", A, N),
+            ("cp -a --preserve=mode assets dist", A, N),  # a value: not the bare -p
+        ],
+    ),
+    (
         "`make deploy`",
         [
             ("make deploy", R, M),
@@ -2011,7 +2072,18 @@ class Figures(NamedTuple):
 
 
 def figures() -> Figures:
-    """Run the check's matching on every pair (as ``check-command`` does)."""
+    """Run the check's matching on every pair (as ``check-command`` does), from an empty
+    directory: a script a command runs is read where it lies, and here there is none."""
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory() as empty:
+        os.chdir(empty)
+        try:
+            return _figures()
+        finally:
+            os.chdir(here)
+
+
+def _figures() -> Figures:
     root = Path(__file__).resolve().parents[1]
     sys.path.insert(0, str(root / "src"))
     from rehydrate.agents.commands import attempts_in_cell, commands_in, match

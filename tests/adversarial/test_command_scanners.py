@@ -17,6 +17,7 @@ from rehydrate.agents.shell import join_continuations, printed
 from rehydrate.writers.verbs import not_placeholder
 
 N = 200_000
+G = 60_000  # what the shell grammar itself reads (MAX_GRAMMAR_BYTES is 64 KiB)
 BOUND = 3.0  # seconds
 
 
@@ -80,6 +81,19 @@ CASES: list[tuple[str, Callable[[], object]]] = [
     ("path-spellings", lambda: _match("`rm -rf build`", "rm -rf " + "./" * (N // 2) + "b//")),
     ("shell-clusters", lambda: read("bash -" + "e" * N + "o pipefail -c 'go test'")),
     ("env-clusters", lambda: read("env -" + "v" * N + "i go test")),
+    ("aliases-on-one-line", lambda: read("alias a=b; " * (G // 11) + "\na x")),
+    ("alias-uses", lambda: read("alias a='a a'\n" + "a;" * (G // 2))),
+    ("alias-definitions", lambda: read("".join(f"alias a{i}=b\n" for i in range(G // 12)))),
+    ("function-calls", lambda: read('f() { "$@"; }; ' + "f f f f; " * (G // 9))),
+    ("recursive-function", lambda: read('f() { f "$@"; f "$@"; }; f ' + "x " * (G // 2))),
+    (
+        "evals-and-variables",
+        lambda: read(
+            "".join(f"A{i}=1; " for i in range(G // 16))
+            + "".join(f"eval 'x{i} $A{i}'; " for i in range(G // 32))
+        ),
+    ),
+    ("whole-substitutions", lambda: read("bash -c \"$(cat <<'E'\n" + "a\n" * (G // 2) + 'E\n)"')),
     ("failure-counts", lambda: failing_check("pytest", "1 " * N)),
     ("failure-lines", lambda: failing_check("pytest", "FAIL\n" * (N // 5))),
     ("progress-bar", lambda: salient("." * N + " [100%]\n")),

@@ -505,6 +505,10 @@ _ELEMENT = (
 )
 _WHOLE_LIST = r"\$\{([A-Za-z_][A-Za-z0-9_]*+)\[@\]\}|\$@|\$\{@\}"  # as its items
 _PARAMETERS = "@"  # the positional parameters' entry in `_Variables.values`
+# a variable a text names (`$T`, `${T}`, `${x[@]}`, `$1`, `"$@"`): the name
+_NAMED = r"\$\{?+([A-Za-z_][A-Za-z0-9_]*+|[0-9@*#])"
+_POSITIONAL_NAMES = frozenset("0123456789@*#")
+_WAS_SET = "\x00set:"  # before PWD or IFS in the values a text is given: its line set it
 # An assignment: NAME=, NAME+= (appended), NAME[i]= (an item)
 _ASSIGNS = r"^([A-Za-z_][A-Za-z0-9_]*+)(\[[^]=]*+\])?+(\+)?+="
 _DYNAMIC = ("$", "`")
@@ -656,15 +660,21 @@ class _Variables:
         # the variables' values, and the files written (`_FILE` + path -> the text)
         self.values: dict[str, str] = dict(files or {})
         self.wrote_any = bool(files)
+        # every file the text wrote or may have written (`_FILE` + path; + "?": any),
+        # whatever it holds now: none of them is read where it lies (`_on_disk`)
+        self.touched: set[str] = set()
         for entry in environment:  # `NAME=value` entries: variables of a shell given them
             if compiled(_ASSIGNMENT).match(entry) and not any(m in entry for m in _DYNAMIC):
                 name, _, value = entry.partition("=")
                 self.values.setdefault(name, value)
-        self.lists = False  # an array or the positional parameters were set
+        # an array or the positional parameters were set (or given: `inherited`)
+        self.lists = any(v.startswith(shell.LIST) for v in self.values.values())
         self._exported: dict[str, str] = {}  # name -> "name=value"
         self._frozen: frozenset[str] | None = frozenset()
-        self._pwd_set = False  # PWD set, unset or read by the line: not the directory
-        self._ifs_set = False  # IFS set or unset by the line: known only by its value
+        # PWD set, unset or read by the line (or by the one whose text this is: `eval`):
+        # not the directory; IFS set or unset by the line: known only by its value
+        self._pwd_set = _WAS_SET + "PWD" in self.values
+        self._ifs_set = _WAS_SET + "IFS" in self.values
         # (name, value, export) before each change, for undoing a subshell's changes
         self._journal: list[tuple[str, str | None, str | None]] = []
         # each open scope: its marker, where its changes start, the names it set itself
@@ -755,8 +765,8 @@ class _Variables:
                 elif head == "export" and word in self.values:
                     self._set(word, self.values[word], True)
             return True
-        if head == "set":  # `set -- rm -rf build`: the positional parameters
-            self._parameters(words[1:])
+        if head in ("set", shell.PARAMETERS):  # `set -- rm -rf build`, a function's call
+            self._parameters(words[1:], head == shell.PARAMETERS)
             return True
         if head == "shift":
             self._drop(_PARAMETERS)
@@ -785,15 +795,21 @@ class _Variables:
         else:
             self._set(name, value, export)
 
-    def _parameters(self, args: tuple[str, ...]) -> None:
+    def _parameters(self, args: tuple[str, ...], call: bool = False) -> None:
         """``set``'s arguments: options, then (after ``--``, ``-`` or the first word that
-        is none) the positional parameters, which only options leave as they were."""
+        is none) the positional parameters, which only options leave as they were; or
+        (``call``) a function's arguments where it is called, known in its body even
+        where the body may not run (they are what it runs with)."""
         index = 0
-        while index < len(args) and args[index][:1] in "-+" and args[index] not in ("--", "-"):
+        while not call and index < len(args) and args[index][:1] in "-+" and args[index] != "-":
+            if args[index] == "--":
+                break
             index += 2 if args[index] in ("-o", "+o") else 1
-        if index < len(args):
-            given = args[index + 1 :] if args[index] in ("--", "-") else args[index:]
-            self._set(_PARAMETERS, shell.LIST + shell.ITEM.join(given), False)
+        if index < len(args) or call:
+            given = args[index + 1 :] if args[index:][:1] in (("--",), ("-",)) else args[index:]
+            self._drop(_PARAMETERS)
+            if _listable(given):
+                self._set(_PARAMETERS, shell.LIST + shell.ITEM.join(given), False, given=call)
 
     def items(self, name: str) -> list[str] | None:
         """The items of the list ``name`` (an array, ``@``), when it is known."""
@@ -833,14 +849,34 @@ class _Variables:
         if path == "?":  # somewhere not known: any of them
             for name in [n for n in self.values if n.startswith(_FILE)]:
                 self._drop(name)
+            self.touched.add(_FILE + "?")
             return
         name = _FILE + path
         self._drop(name)
+        self.touched.add(name)
         if text and not self._unknown:
             self.wrote_any = True
             if self._opened:
                 self._opened[-1][2].append(name)
             self.values[name] = text
+
+    def inherited(self, texts: Sequence[str] | None) -> dict[str, str]:
+        """What a text run from here starts with: the files known written; for ``texts``
+        this shell reads itself (``eval``'s, an alias's), the variables they name too
+        (each looked up, so that many evals of a line with many variables stay linear),
+        and whether the line set PWD or IFS (then the text's are not the defaults)."""
+        files = self.files()
+        if texts is None:
+            return files
+        names = {"IFS", "PWD"}
+        for text in texts:
+            for found in compiled(_NAMED).finditer(text) if "$" in text else ():
+                names.add(_PARAMETERS if found[1] in _POSITIONAL_NAMES else found[1])
+        given = files | {n: self.values[n] for n in names if n in self.values}
+        for name, was_set in (("PWD", self._pwd_set), ("IFS", self._ifs_set)):
+            if was_set:  # the text reads them as this line left them, known or not
+                given[_WAS_SET + name] = ""
+        return given
 
     def files(self) -> dict[str, str]:
         """The files known written, for a text run from here (its writes are its own)."""
@@ -855,9 +891,11 @@ class _Variables:
             return None
         return posixpath.normpath(posixpath.join(os.getcwd(), self.cwd))
 
-    def _set(self, name: str, value: str, export: bool) -> None:
+    def _set(self, name: str, value: str, export: bool, given: bool = False) -> None:
+        """``name`` is ``value`` from here; ``given``: set by the shell wherever the part
+        runs (a function's parameters), so known in a part that may not run too."""
         self._drop(name)
-        if self._unknown or any(mark in value for mark in _DYNAMIC):
+        if (self._unknown and not given) or any(mark in value for mark in _DYNAMIC):
             return  # not known before it runs
         self.lists |= value.startswith(shell.LIST)
         if self._opened:
@@ -996,10 +1034,22 @@ _ECHOED_LINE = (
 )
 
 
+def _listable(items: Sequence[str]) -> bool:
+    """Whether ``items`` can be held as one list value: none holds the characters the
+    value is built with (``shell.LIST``, ``shell.ITEM``); else the list is not known."""
+    return not any(shell.ITEM in i or "\x00" in i for i in items)
+
+
 def _echoed_line(script: str) -> str:
     """A text a shell reads (``eval``'s words, a ``-c`` script, its input) with each
     ``$(echo WORDS)`` or ``$(printf 'WORDS')`` of plain words as what it prints: run as a
-    command, it runs that."""
+    command, it runs that. A text that is one ``$( )`` whose commands only print is what
+    they print (``bash -c "$(cat <<'E' … E)"``, as ``<( )`` in ``_substituted_script``)."""
+    whole = script.strip()
+    if whole.startswith("$(") and whole.endswith(")") and not whole.startswith("$(("):
+        printed = "\n".join(_substituted_script(whole[2:-1]))
+        if printed:
+            return printed
     return (
         compiled(_ECHOED_LINE).sub(lambda m: m[1] or m[2] or m[3], script)
         if "echo" in script or "printf" in script
@@ -1048,17 +1098,44 @@ def _run_by_a_shell(text: str) -> bool:
     return bool(interpreter) and interpreter[0] in SHELLS
 
 
-def _file_reader(known: _Variables, command: Command) -> Callable[[str], tuple[str, ...]]:
-    """What a file named by ``command`` holds (a script the text wrote before), seen from
-    where it runs."""
+def _file_reader(
+    known: _Variables, command: Command, line: str
+) -> Callable[[str], tuple[str, ...]]:
+    """What a file named by ``command`` holds, seen from where it runs: a script the
+    text wrote before, else the file as it is now (``_on_disk``) when nothing in the
+    ``line`` checked can have written it first."""
     given = [e[len(_CHDIR_ENV) :] for e in command.env if e.startswith(_CHDIR_ENV)]
     where = given[0] if given else "."
 
     def script(word: str) -> tuple[str, ...]:
-        text = known.values.get(_FILE + _join(where, word)) if known.wrote_any else None
+        path = _join(where, word)
+        text = known.values.get(_FILE + path) if known.wrote_any else None
+        if text is None and not {_FILE + path, _FILE + "?"} & known.touched:
+            text = _on_disk(path, word, line)
         return (text,) if text else ()
 
     return script
+
+
+SCRIPT_LIMIT = 256 * 1024  # bytes of a script file read where it lies (`bash ci.sh`)
+
+
+def _on_disk(path: str, word: str, line: str) -> str | None:
+    """The script at ``path`` (from where the check runs) as a shell would read it now:
+    a regular file of at most ``SCRIPT_LIMIT`` bytes, holding no NUL (a shell refuses a
+    binary file), read without blocking (a FIFO gives nothing). Only when ``word``, as
+    written, occurs once in ``line``, where it runs: a line that names the file again
+    may write it before (``cp x s.sh; bash s.sh``), in ways not followed."""
+    if "$" in path or "?" in path or line.count(os.path.basename(word) or word) != 1:
+        return None
+    from ..errors import RehydrateError
+    from ..readlimit import read_text_file
+
+    try:
+        text = read_text_file(path, SCRIPT_LIMIT)
+    except (OSError, RehydrateError, ValueError):  # missing, unreadable, too large, a FIFO
+        return None
+    return None if "\x00" in text else text
 
 
 class Reading(NamedTuple):
@@ -1132,7 +1209,9 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
         # shell reads as its variables (`export X='go test'; sh <<< '$X'`)
         known = _Variables(base, files, outer)
         for simple in simples:
-            if known.scope(simple) or known.record(simple.words):
+            # a function's arguments are its call's words as they run (`f rm -rf $D`)
+            given = known.resolve(simple) if simple.words[:1] == (shell.PARAMETERS,) else ()
+            if known.scope(simple) or known.record(given or simple.words):
                 continue
             written = simple
             simple = simple._replace(words=known.resolve(simple), stdin=known.fed(simple))
@@ -1159,7 +1238,7 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
             seen.setdefault(key, command)
             if simple.stdin:
                 fed.add((key, simple.stdin))
-            nested = list(_handed_on(command, simple, _file_reader(known, command)))
+            nested = list(_handed_on(command, simple, _file_reader(known, command, text)))
             if depth > MAX_DEPTH:  # read word by word: any quoted string may be a script too
                 nested += [w for w in simple.words if len(w.split()) > 1 and w not in nested]
             if nested and budget.text <= 0:
@@ -1168,7 +1247,8 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
             if nested and depth >= MAX_DEPTH:  # still read, each text shorter than its parent
                 problems.append(f"shells nested more than {MAX_DEPTH} deep were read word by word")
             handed = command.env | _login(command)
-            inherited = known.files()
+            texts = [n for n in nested if isinstance(n, str)] if command.program == "eval" else None
+            inherited = known.inherited(texts)
             pending.extend((n, depth + 1, handed, inherited) for n in reversed(nested))
     return Reading(tuple(seen.values()), tuple(dict.fromkeys(problems)))
 

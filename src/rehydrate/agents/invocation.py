@@ -156,7 +156,10 @@ def _chdir(
 def _kept(options: list[Option], row: Tool) -> Iterator[Option]:
     """The options that change what runs, each path-valued one's path spelled one way."""
     cosmetic, prefixes = row.cosmetic, row.cosmetic_values
+    given = {name for name, _ in options} if row.implied else set()
     for name, value in options:
+        if value is None and row.implied.get(name) in given:
+            continue  # `rm -rfd`: what -r does already
         if value is not None and (name, value) in row.switches:
             name, value = row.switches[name, value], None  # `--profile release`
         if name in cosmetic:

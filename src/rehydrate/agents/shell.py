@@ -100,7 +100,9 @@ SCOPE_CLOSE = Simple(("\x00)",))
 # the items joined by ITEM (an array with either character in an item is not one)
 LIST = "\x00["
 ITEM = "\x1f"
-# A function body has its own positional parameters ($1, "$@"): not the line's
+# A function body has its own positional parameters ($1, "$@"): not the line's; where it
+# is called, the call's arguments (PARAMETERS, then the words as written); else unknown
+PARAMETERS = "\x00@"
 _OWN_PARAMETERS = Simple(("unset", "@"))
 _SCOPES = frozenset({"subshell", "command_substitution", "process_substitution"})
 # An assignment that is part of another command (`T=1 go test`, `export T=1`), read there.
@@ -404,6 +406,7 @@ def _unescape(match: re.Match[str]) -> str:
 _ESCAPE = r"(?s)\\(.)"
 _WORD_NODES = frozenset({"word", "number"})
 _EXPANSIONS = frozenset({"simple_expansion", "expansion"})
+_ALIAS_NAME = r"[A-Za-z0-9_.:@%+,^-]++"  # a name bash takes for an alias, of plain characters
 _NAMED_FILE = frozenset({"word", "string", "raw_string", "concatenation"})
 _WRITING = frozenset({">", ">|", ">>", "&>", "&>>", ">&", "<>"})
 _DECLARATIONS = frozenset({"declaration_command", "unset_command", "variable_assignments"})
@@ -416,7 +419,7 @@ class _Walk:
     def __init__(self, data: bytes) -> None:
         self.data = data
         # functions defined and not yet called: a body runs where the function is
-        # called, once read (`f() { …; }` alone runs nothing; a recursive call ends)
+        # called (`f() { …; }` alone runs nothing)
         self.functions: dict[str, Node] = {}
         # what a pipe's first stage reads, for a pipe the grammar did not put in a pipeline
         # with the command that feeds it (`cat <<'E' | sh`): by the pipe's place
@@ -424,14 +427,36 @@ class _Walk:
         # the statement whose redirections are a command's, for a command the grammar did
         # not put them on (`a && sh <<'E'`, `a | b > f`: bash's are the last command's)
         self.hung: dict[tuple[int, int, str], Node] = {}
-        self.unrolled_bytes = 0  # loop bodies read more than once (`unrolled`)
+        self.unrolled_bytes = 0  # loop and function bodies read more than once (`unrolled`)
+        # functions called before: each later call reads the body again, with its own
+        # arguments, while UNROLL_BUDGET lasts (a recursive call ends there)
+        self.again: dict[str, Node] = {}
+        self.called_again = 0  # bodies read again, at most MAX_CALLED_AGAIN
         self.top: set[tuple[int, int, str]] = set()  # the places of the line's statements
+        # aliases the line defined: name -> (value, the byte from which bash reads commands
+        # with it: the next line's); the start of the line's statement being read
+        self.aliases: dict[str, tuple[str, int]] = {}
+        self.statement_start = 0
+        self._line = (0, -1)  # (a byte, the first newline at or after it): `next_line`
 
     def called(self, simple: Simple) -> list[Node | Simple]:
         """What to read for a call of a function defined earlier: its body, as a part
-        that may not run (its variables are not known after it)."""
-        body = self.functions.pop(simple.words[0], None) if simple.words else None
-        return [SCOPE_CLOSE, body, _OWN_PARAMETERS, UNKNOWN_OPEN] if body is not None else []
+        that may not run (its variables are not known after it), with the call's
+        arguments as its positional parameters (``f() { "$@"; }; f rm -rf build``)."""
+        name = simple.words[0] if simple.words else ""
+        body = self.functions.pop(name, None)
+        if body is None:  # called before: read again, with these arguments, while it lasts
+            body = self.again.get(name)
+            size = body.end_byte - body.start_byte if body is not None else 0
+            if body is None or self.unrolled_bytes + size > UNROLL_BUDGET:
+                return []
+            if self.called_again >= MAX_CALLED_AGAIN:  # each time its arguments are too
+                return []
+            self.unrolled_bytes += size
+            self.called_again += 1
+        self.again[name] = body
+        arguments = simple._replace(words=(PARAMETERS, *simple.words[1:]))  # same indexes
+        return [SCOPE_CLOSE, body, arguments, UNKNOWN_OPEN]
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "surrogateescape")
@@ -675,12 +700,11 @@ class _Walk:
             if isinstance(node, Simple):  # a scope's marker
                 yield node
                 continue
+            if self.aliases and _place(node) in self.top:
+                self.statement_start = node.start_byte
             kind = node.type
-            if kind == "function_definition":
-                name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
-                if name is not None and body is not None:
-                    self.functions[self.text(name)] = body
-                    continue
+            if kind == "function_definition" and self.defined(node):
+                continue
             if kind == "for_statement" and self.unrolled(node, stack):
                 yield MAYBE_OPEN
                 continue
@@ -721,16 +745,71 @@ class _Walk:
                 continue
             stack.extend(reversed(node.children))
 
+    def defined(self, node: Node) -> bool:
+        """Take in a function's definition (its body runs where it is called); False for
+        one the grammar left without a name or body."""
+        name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
+        if name is None or body is None:
+            return False
+        self.functions[self.text(name)] = body
+        self.again.pop(self.text(name), None)  # redefined: the new body
+        return True
+
     def _simple_command(self, node: Node, stack: list[Node | Simple]) -> Iterator[Simple]:
         """A command node: it, then what a function it calls runs, then its words (for
         the ``$( )`` in them). A line's own ``exit`` ends it: nothing after it runs."""
         simple = self.simple(node)
-        yield simple
+        if simple.words[:1] in (("alias",), ("unalias",)):
+            self.alias(simple.words, node)
+        yield self.aliased(simple, node)
         if simple.words[:1] == ("exit",) and _place(node) in self.top:
             stack[:] = [n for n in stack if isinstance(n, Simple) or _place(n) not in self.top]
         else:
             stack += self.called(simple)
         stack.extend(reversed(node.children))
+
+    def alias(self, words: tuple[str, ...], node: Node) -> None:
+        """Take in ``alias NAME=VALUE`` and ``unalias NAME``: a statement of the line's own
+        defines an alias for the commands bash reads after it, from the next line on
+        (``alias r='rm -rf'⏎r build``; on its own line's rest it is not one yet). A value
+        holding an expansion, or a definition where it may not run, leaves the name
+        unknown, so not expanded."""
+        own = _place(node) in self.top
+        if words[1:] == ("-a",) and words[0] == "unalias":
+            self.aliases.clear()
+            return
+        ready = self.next_line(node.end_byte)
+        for word in words[1:]:
+            name, eq, value = word.partition("=")
+            self.aliases.pop(name, None)
+            if own and eq and words[0] == "alias" and re.fullmatch(_ALIAS_NAME, name):
+                if "$" not in value and "`" not in value:
+                    self.aliases[name] = (value, ready)
+
+    def next_line(self, at: int) -> int:
+        """Where the line after byte ``at`` starts (past the end: none), each newline
+        searched for once while the statements come in order (linear)."""
+        start, newline = self._line
+        if not start <= at <= newline:
+            found = self.data.find(b"\n", at)
+            newline = found if found >= 0 else len(self.data)
+            self._line = (at, newline)
+        return newline + 1
+
+    def aliased(self, simple: Simple, node: Node) -> Simple:
+        """``simple`` as bash reads it when its first word, unquoted, names an alias in
+        force: the alias's value with the rest of the command after it, read again as a
+        text of this shell (as ``eval`` reads one); else ``simple``."""
+        if not self.aliases or not simple.words:
+            return simple
+        found = self.aliases.get(simple.words[0])
+        name = node.child_by_field_name("name")
+        if found is None or name is None or found[1] > self.statement_start:
+            return simple
+        if self.text(name) != simple.words[0]:
+            return simple  # quoted or escaped (`'r'`, `\r`): no alias
+        rest = self.data[name.end_byte : node.end_byte].decode("utf-8", "surrogateescape")
+        return Simple(("eval", found[0] + rest), literal=frozenset({1}))  # read there
 
     def status(self, node: Node) -> int | None:
         """The exit status of a part whose status is known before it runs: ``true``,
@@ -828,7 +907,7 @@ class _Walk:
         body = node.child_by_field_name("body")
         if body is not None and body.type == "command":
             simple = self.redirected(body, node)
-            yield simple
+            yield self.aliased(simple, body)
             self.feed_the_pipe(node, passed_on(simple))
             stack += self.called(simple)
             stack.extend(reversed(body.children))
@@ -841,6 +920,7 @@ class _Walk:
 
 MAX_UNCALLED = 64  # more functions defined and not called: every body is read
 _KNOWN_STATUS: dict[tuple[str, ...], int] = {("true",): 0, (":",): 0, ("false",): 1}
+MAX_CALLED_AGAIN = 16  # later calls whose bodies are read again, each with its arguments
 MAX_UNROLLED = 16  # more words in a `for` loop: its body read once, its variable not known
 UNROLL_BUDGET = 16384  # bytes of loop bodies read again per text (nested loops multiply)
 _PLAIN = r"[A-Za-z0-9_./:@%+=,-]++"  # a word that is itself: no expansion, pattern, quote

@@ -66,6 +66,8 @@ compare equal and two different invocations do not:
   pflag, and a tool not in the table) ``--legacy-peer-deps=true`` is the switch itself.
 * ``defaults``: options whose value, a path where the command runs, is what the tool
   uses when the option is not given (``git --git-dir=.git`` is ``git``): dropped then.
+* ``implied``: a switch another one given with it already does (``rm -rfd``: ``-r``
+  removes empty directories too; ``cp -aR``: ``-a`` copies recursively): dropped then.
 
 A tool that is not in the table is compared on its words as written (the generic row):
 flags as a set (one written ``--name=value`` in either command takes a value), the
@@ -109,6 +111,7 @@ class Tool(NamedTuple):
     longs: Mapping[str, frozenset[str]] = {}  # subcommand -> all its long options ("--x")
     strict: bool = False  # a switch given a value (`--force=true`) is the program's error
     defaults: Mapping[str, str] = {}  # option -> the path it names by default (`--git-dir`)
+    implied: Mapping[str, str] = {}  # option -> an option that does it too (`rm -rd`: `-r`)
 
     def name(self, spelling: str, sub: str = "") -> str:
         """The option's name: its last spelling (``-f`` -> ``--force``)."""
@@ -174,6 +177,7 @@ def _tool(
     longs: Mapping[str, str] | None = None,
     strict: bool = False,
     defaults: Mapping[str, str] | None = None,
+    implied: Mapping[str, str] | None = None,
 ) -> Tool:
     names: dict[str, str] = {}
     for group in options:
@@ -220,6 +224,7 @@ def _tool(
         {sub: frozenset("--" + w for w in text.split()) for sub, text in (longs or {}).items()},
         strict,
         {_one(names, o): v for o, v in (defaults or {}).items()},
+        {_one(names, o): _one(names, by) for o, by in (implied or {}).items()},
     )
 
 
@@ -643,6 +648,7 @@ _ROWS: dict[str, Callable[[], Tool]] = {
         options=["-r -R --recursive", "-f --force", "-i --interactive", "-d --dir"],
         cosmetic="-v --verbose",
         files="",
+        implied={"--dir": "--recursive"},  # -r removes directories, empty ones too
         # GNU coreutils 9.1, `rm --help` (its hidden ---presume-input-tty starts "---")
         strict=True,
         longs={
@@ -655,6 +661,8 @@ _ROWS: dict[str, Callable[[], Tool]] = {
         options=["-r -R --recursive", "-f --force", "-a --archive", "-p --preserve"],
         valued="-t --target-directory -S --suffix",
         cosmetic="-v --verbose",
+        # -a is -dR --preserve=all: a -R or a bare -p more copies the same
+        implied={"--recursive": "--archive", "--preserve": "--archive"},
         # GNU coreutils 9.1, `cp --help`; later versions' debug, keep-directory-symlink too
         strict=True,
         longs={

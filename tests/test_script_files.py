@@ -1,0 +1,102 @@
+"""A script a command runs is read as what runs (issue 28 item 1): a file the line did
+not write is read where it lies (`bash s.sh` after the agent wrote s.sh with another
+tool), when nothing in the line can have written it first; and the real PreToolUse hook
+refuses it. Each refusal has a twin that is allowed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import commit, run, write
+
+ROW = "| F-001 | `rm -rf build` | wiped the cache | make clean |\n"
+
+
+@pytest.fixture
+def scripts(ledger_repo: Path) -> Path:
+    failures = ledger_repo / "docs" / "Failed_Attempts.md"
+    text = failures.read_text(encoding="utf-8")
+    head, sep, rest = text.partition("|---|---|---|---|\n")
+    assert sep, "the example ledger's failures table moved"
+    rows = "".join(line + "\n" for line in rest.split("\n") if not line.startswith("| F-"))
+    failures.write_text(head + sep + ROW + rows.lstrip("\n"), encoding="utf-8")
+    commit(ledger_repo, "the row these tests use")
+    write(ledger_repo, "s.sh", "rm -rf build\n")
+    write(ledger_repo, "ci.sh", "#!/bin/sh\nset -e\nmake\nrm -rf build\n")
+    (ledger_repo / "ci.sh").chmod(0o755)
+    write(ledger_repo, "ok.sh", "echo ok\n")
+    write(ledger_repo, "py.sh", '#!/usr/bin/env python3\nprint("rm -rf build")\n')
+    (ledger_repo / "py.sh").chmod(0o755)
+    write(ledger_repo, "sub/t.sh", "rm -rf build\n")
+    (ledger_repo / "bin.sh").write_bytes(b"rm -rf build\n\x00\x01\n")
+    (ledger_repo / "big.sh").write_text("rm -rf build\n" + "#" * (300 * 1024) + "\n")
+    (ledger_repo / "link.sh").symlink_to("s.sh")
+    os.mkfifo(ledger_repo / "fifo.sh")
+    return ledger_repo
+
+
+REFUSED = [
+    "bash s.sh",
+    "sh ./s.sh",
+    "./ci.sh",  # no shell named: its #! line says sh
+    "source s.sh",
+    ". ./s.sh",
+    "bash link.sh",  # what the shell reads through the link
+    "bash sub/t.sh",  # run from here: its rm runs here
+    "bash -c 'bash s.sh'",
+    "F=s.sh; bash $F",
+    "sudo -u root bash s.sh arg",
+    'run() { "$@"; }; run bash s.sh',
+]
+ALLOWED = [
+    "bash ok.sh",
+    "./py.sh",  # python prints the words
+    "cat s.sh",
+    "bash -n s.sh",  # read, not run
+    "cd sub && bash t.sh",  # runs rm in sub: another directory (advised)
+    "bash fifo.sh",  # not a regular file: never opened for reading as one (no wait)
+    "bash bin.sh",  # a binary file: a shell refuses it
+    "bash big.sh",  # over the size read
+    "bash missing.sh",
+    "cp ok.sh s.sh; bash s.sh",  # the line may have changed it: not read as it lies
+    "echo 'echo hi' > s.sh; bash s.sh",  # the line's own text is what runs
+    "bash s.sh.bak",
+]
+
+
+@pytest.mark.parametrize("command", REFUSED)
+def test_a_script_file_that_repeats_a_row_is_refused(scripts: Path, command: str) -> None:
+    result = run(scripts, "check-command", "--json", "--", command)
+    assert result.code == 1, (command, result.err)
+    assert [m["id"] for m in json.loads(result.out)["matches"]] == ["F-001"]
+
+
+@pytest.mark.parametrize("command", ALLOWED)
+def test_its_twin_is_allowed(scripts: Path, command: str) -> None:
+    result = run(scripts, "check-command", "--json", "--", command)
+    assert result.code == 0, (command, result.err)
+    assert json.loads(result.out)["matches"] == []
+
+
+def test_the_real_hook_refuses_the_script_and_lets_its_twin_run(scripts: Path) -> None:
+    """Through the launch line the installers write: the event on stdin, from the repo."""
+    argv = [sys.executable, "-I", "-m", "rehydrate", "hook", "claude", "pre-tool-use"]
+    answers = {}
+    for command in ("bash s.sh", "bash ok.sh"):
+        event = {"session_id": "s", "cwd": str(scripts), "tool_name": "Bash"}
+        event["tool_input"] = {"command": command}
+        proc = subprocess.run(
+            argv, cwd=scripts, input=json.dumps(event), capture_output=True, text=True, timeout=60
+        )
+        assert proc.returncode == 0, proc.stderr
+        answers[command] = json.loads(proc.stdout) if proc.stdout.strip() else {}
+    denied = answers["bash s.sh"]["hookSpecificOutput"]
+    assert denied["permissionDecision"] == "deny"
+    assert "F-001" in denied["permissionDecisionReason"]
+    assert answers["bash ok.sh"] == {}
