@@ -66,6 +66,7 @@ ALLOWED = [
     "bash missing.sh",
     "cp ok.sh s.sh; bash s.sh",  # the line may have changed it: not read as it lies
     "echo 'echo hi' > s.sh; bash s.sh",  # the line's own text is what runs
+    "echo 'echo hi' > \"$TARGET\"; bash s.sh",  # a write to a file not known: maybe s.sh
     "bash s.sh.bak",
 ]
 

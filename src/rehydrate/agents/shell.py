@@ -751,8 +751,7 @@ class _Walk:
         name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
         if name is None or body is None:
             return False
-        self.functions[self.text(name)] = body
-        self.again.pop(self.text(name), None)  # redefined: the new body
+        self.functions[self.text(name)] = body  # a later call reads this body first
         return True
 
     def _simple_command(self, node: Node, stack: list[Node | Simple]) -> Iterator[Simple]:
