@@ -1300,6 +1300,8 @@ HOLDOUT_2: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("alias r='rm -rf'\nr build", R, S),
             ("alias r='rm -rf'\nif true; then r build; fi", R, S),
             ("alias r='rm -rf'\nr build 2>&1 | tail -5", R, S),
+            ("alias r='rm -rf'\nr build | tail -5", R, S),
+            ("alias r='rm -rf'; true | r build", A, N),
             ("alias r='rm -rf'\nD=build\nr $D", R, S),
             ("alias r='rm -rf'\nr dist", A, N),
             ("alias r='rm -rf'\n'r' build", A, N),  # quoted: no alias

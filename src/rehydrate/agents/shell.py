@@ -734,7 +734,7 @@ class _Walk:
             elif kind == "pipeline":
                 for staged, stage in self.pipeline(node):
                     if staged is not None:
-                        yield staged
+                        yield self.aliased(staged, stage)
                         stack += self.called(staged)
                         stack.extend(reversed(stage.children))
                     else:  # `export T=1 | …`: each stage runs in a subshell
