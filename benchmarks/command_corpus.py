@@ -1332,6 +1332,8 @@ HOLDOUT_2: list[tuple[str, list[tuple[str, str, str]]]] = [
             ('run() { "$@"; }; D=build; run rm -rf $D', R, S),
             ('run() { "$@"; }; C="rm -rf build"; run "$C"', A, N),
             ('f() { rm -rf "$2"; }; f build dist', A, N),
+            ('run() { "$@"; }; run -- rm -rf build', A, N),  # runs `--`: not set's options
+            ('f() { rm -rf "$2"; }; f -- build', R, S),
             ('f() { f "$@"; }; f rm -rf build', A, N),  # it never returns to run rm
             # a function not called by its name as a command may still run
             ("f(){ rm -rf build; }; trap f EXIT", R, S),

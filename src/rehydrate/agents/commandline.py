@@ -805,11 +805,15 @@ class _Variables:
             if args[index] == "--":
                 break
             index += 2 if args[index] in ("-o", "+o") else 1
-        if index < len(args) or call:
-            given = args[index + 1 :] if args[index:][:1] in (("--",), ("-",)) else args[index:]
-            self._drop(_PARAMETERS)
-            if _listable(given):
-                self._set(_PARAMETERS, shell.LIST + shell.ITEM.join(given), False, given=call)
+        if call:
+            given = args  # `f -- x`: its $1 is `--`
+        elif index < len(args):
+            given = args[index + 1 :] if args[index] in ("--", "-") else args[index:]
+        else:
+            return  # options only: the parameters as they were
+        self._drop(_PARAMETERS)
+        if _listable(given):
+            self._set(_PARAMETERS, shell.LIST + shell.ITEM.join(given), False, given=call)
 
     def items(self, name: str) -> list[str] | None:
         """The items of the list ``name`` (an array, ``@``), when it is known."""
