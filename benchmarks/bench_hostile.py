@@ -85,6 +85,11 @@ TOKENS: dict[str, str] = {
     "array": "x=(",
     "arith": "$[",
     "newline": "\n",
+    # the readers of stop 38: aliases in force from the next line, calls reading a body
+    # again with their arguments, eval texts given the line's variables
+    "alias": "alias a='a a'\na ",
+    "call": 'f() { f "$@"; }; f x ',
+    "eval-variable": "A=1; eval '$A'; ",
 }
 # Shaped lines: a prefix, a repeated middle, a suffix (the shapes that made an anchored
 # per-line pattern quadratic: a pipe-less delimiter row, a front-matter value, a title).

@@ -31,6 +31,13 @@ def scripts(ledger_repo: Path) -> Path:
     write(ledger_repo, "ci.sh", "#!/bin/sh\nset -e\nmake\nrm -rf build\n")
     (ledger_repo / "ci.sh").chmod(0o755)
     write(ledger_repo, "ok.sh", "echo ok\n")
+    dev = 'case "$1" in\n  clean) rm -rf build ;;\n  lint) echo lint ;;\nesac\n'
+    write(ledger_repo, "dev.sh", dev)  # a project's dispatcher: a branch per subcommand
+    write(ledger_repo, "and.sh", "make && rm -rf build\n")
+    write(ledger_repo, "or.sh", "make || rm -rf build\n")
+    write(
+        ledger_repo, "nested.sh", 'bash -c \'if [ "$1" = clean ]; then rm -rf build; fi\' _ "$@"\n'
+    )
     write(ledger_repo, "py.sh", '#!/usr/bin/env python3\nprint("rm -rf build")\n')
     (ledger_repo / "py.sh").chmod(0o755)
     write(ledger_repo, "sub/t.sh", "rm -rf build\n")
@@ -53,6 +60,8 @@ REFUSED = [
     "F=s.sh; bash $F",
     "sudo -u root bash s.sh arg",
     'run() { "$@"; }; run bash s.sh',
+    "bash and.sh",  # after `&&`, as in a line
+    "cat > t2.sh <<'EOF'\nif make; then rm -rf build; fi\nEOF\nbash t2.sh",  # the line's own
 ]
 ALLOWED = [
     "bash ok.sh",
@@ -68,6 +77,12 @@ ALLOWED = [
     "echo 'echo hi' > s.sh; bash s.sh",  # the line's own text is what runs
     "echo 'echo hi' > \"$TARGET\"; bash s.sh",  # a write to a file not known: maybe s.sh
     "bash s.sh.bak",
+    # a script on disk is checked for what it runs for certain, not its branches: which
+    # one runs is a matter of its arguments (a miss for `bash dev.sh clean`, never a
+    # wrong refusal of `lint`)
+    "bash dev.sh lint",
+    "bash or.sh",
+    "bash nested.sh lint",  # ... nor the branches of a shell it starts
 ]
 
 

@@ -724,6 +724,12 @@ class _Variables:
         return True
 
     @property
+    def may_not_run(self) -> bool:
+        """Whether the command read now is in a part that may not run (a branch, a loop,
+        a function's body, after ``||``)."""
+        return self._unknown > 0
+
+    @property
     def exported(self) -> frozenset[str]:
         """The exported assignments (``NAME=value``), as a command's environment."""
         if self._frozen is None:
@@ -1124,6 +1130,14 @@ def _file_reader(
 SCRIPT_LIMIT = 256 * 1024  # bytes of a script file read where it lies (`bash ci.sh`)
 
 
+class _FromDisk(str):
+    """A script read where it lies (``_on_disk``): only what it runs for certain is
+    checked, not its branches. A project's ``./dev.sh lint`` with a ``clean)`` case
+    that runs a failed command does not run it; which branch runs is a matter of the
+    arguments, which the check does not match against the script's tests. A script the
+    line itself wrote is the agent's text, read as the line is."""
+
+
 def _on_disk(path: str, word: str, line: str) -> str | None:
     """The script at ``path`` (from where the check runs) as a shell would read it now:
     a regular file of at most ``SCRIPT_LIMIT`` bytes, holding no NUL (a shell refuses a
@@ -1139,7 +1153,7 @@ def _on_disk(path: str, word: str, line: str) -> str | None:
         text = read_text_file(path, SCRIPT_LIMIT)
     except (OSError, RehydrateError, ValueError):  # missing, unreadable, too large, a FIFO
         return None
-    return None if "\x00" in text else text
+    return None if "\x00" in text else _FromDisk(text)
 
 
 class Reading(NamedTuple):
@@ -1195,10 +1209,12 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
     problems: list[str] = []
     # each text or word list with the environment and directory it runs in (what handed
     # it on ran with: `cd /tmp && bash -c '...'`, `CGO_ENABLED=0 sh -c '...'`)
-    pending: list[tuple[str | tuple[str, ...], int, frozenset[str], dict[str, str]]]
-    pending = [(text, 0, frozenset(), {})]
+    # ... and whether it is read as a script file that lies in the work tree is (`certain`)
+    pending: list[tuple[str | tuple[str, ...], int, frozenset[str], dict[str, str], bool]]
+    pending = [(text, 0, frozenset(), {}, False)]
     while pending:
-        item, depth, outer, files = pending.pop()
+        item, depth, outer, files, certain = pending.pop()
+        certain = certain or isinstance(item, _FromDisk)
         if isinstance(item, str):  # past the nesting bound, read by the word lexer alone
             parsed = (
                 shell.parse(item, budget) if depth <= MAX_DEPTH else shell.by_words(item, budget)
@@ -1213,9 +1229,15 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
         # shell reads as its variables (`export X='go test'; sh <<< '$X'`)
         known = _Variables(base, files, outer)
         for simple in simples:
-            # a function's arguments are its call's words as they run (`f rm -rf $D`)
+            # a function's arguments are its call's words as they run (`f rm -rf $D`); in a
+            # script on disk, a part that may not run is not read (its tests are on the
+            # script's arguments, which are not matched here)
             given = known.resolve(simple) if simple.words[:1] == (shell.PARAMETERS,) else ()
-            if known.scope(simple) or known.record(given or simple.words):
+            if (
+                known.scope(simple)
+                or known.record(given or simple.words)
+                or (certain and known.may_not_run)
+            ):
                 continue
             written = simple
             simple = simple._replace(words=known.resolve(simple), stdin=known.fed(simple))
@@ -1253,7 +1275,7 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
             handed = command.env | _login(command)
             texts = [n for n in nested if isinstance(n, str)] if command.program == "eval" else None
             inherited = known.inherited(texts)
-            pending.extend((n, depth + 1, handed, inherited) for n in reversed(nested))
+            pending.extend((n, depth + 1, handed, inherited, certain) for n in reversed(nested))
     return Reading(tuple(seen.values()), tuple(dict.fromkeys(problems)))
 
 
