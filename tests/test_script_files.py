@@ -35,6 +35,7 @@ def scripts(ledger_repo: Path) -> Path:
     write(ledger_repo, "dev.sh", dev)  # a project's dispatcher: a branch per subcommand
     write(ledger_repo, "and.sh", "make && rm -rf build\n")
     write(ledger_repo, "or.sh", "make || rm -rf build\n")
+    write(ledger_repo, "broken.sh", "rm -rf build\nif [ -d x ]; then\n")  # no `fi`
     write(
         ledger_repo, "nested.sh", 'bash -c \'if [ "$1" = clean ]; then rm -rf build; fi\' _ "$@"\n'
     )
@@ -72,6 +73,7 @@ ALLOWED = [
     "bash fifo.sh",  # not a regular file: never opened for reading as one (no wait)
     "bash bin.sh",  # a binary file: a shell refuses it
     "bash big.sh",  # over the size read
+    "bash broken.sh",  # not shell the grammar reads whole: its parts would not be known
     "bash missing.sh",
     "cp ok.sh s.sh; bash s.sh",  # the line may have changed it: not read as it lies
     "echo 'echo hi' > s.sh; bash s.sh",  # the line's own text is what runs

@@ -1127,7 +1127,7 @@ def _file_reader(
     return script
 
 
-SCRIPT_LIMIT = 256 * 1024  # bytes of a script file read where it lies (`bash ci.sh`)
+SCRIPT_LIMIT = shell.MAX_GRAMMAR_BYTES  # a script file read where it lies (`bash ci.sh`)
 
 
 class _FromDisk(str):
@@ -1198,6 +1198,26 @@ def _directory_change(
     return None
 
 
+def _simples(
+    item: str | tuple[str, ...],
+    depth: int,
+    certain: bool,
+    budget: shell.Budget,
+    problems: list[str],
+) -> list[shell.Simple]:
+    """The simple commands of a text (past the nesting bound, as the word lexer reads
+    them), or of a word list; none of a script file read where it lies that cannot be
+    read whole (its words would have no parts that may not run)."""
+    if not isinstance(item, str):
+        return [shell.Simple(item)]
+    parsed = shell.parse(item, budget) if depth <= MAX_DEPTH else shell.by_words(item, budget)
+    if certain and (parsed.problems or depth > MAX_DEPTH):
+        problems.append("a script file that could not be read whole was not checked")
+        return []
+    problems.extend(parsed.problems)
+    return list(parsed.commands)
+
+
 def read(text: str, budget: shell.Budget | None = None) -> Reading:
     """Every simple command ``text`` would run, however deeply it is wrapped."""
     budget = (
@@ -1209,20 +1229,14 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
     problems: list[str] = []
     # each text or word list with the environment and directory it runs in (what handed
     # it on ran with: `cd /tmp && bash -c '...'`, `CGO_ENABLED=0 sh -c '...'`)
-    # ... and whether it is read as a script file that lies in the work tree is (`certain`)
+    # ... and whether it comes from a script file read where it lies (`certain`: only what
+    # runs for certain is read; a text the grammar cannot read whole, not at all)
     pending: list[tuple[str | tuple[str, ...], int, frozenset[str], dict[str, str], bool]]
     pending = [(text, 0, frozenset(), {}, False)]
     while pending:
         item, depth, outer, files, certain = pending.pop()
         certain = certain or isinstance(item, _FromDisk)
-        if isinstance(item, str):  # past the nesting bound, read by the word lexer alone
-            parsed = (
-                shell.parse(item, budget) if depth <= MAX_DEPTH else shell.by_words(item, budget)
-            )
-            problems.extend(parsed.problems)
-            simples: list[shell.Simple] = list(parsed.commands)
-        else:
-            simples = [shell.Simple(item)]
+        simples = _simples(item, depth, certain, budget, problems)
         base, outer = _split_chdir(outer)
         # what earlier commands of this text set, in order, the files written before it
         # ran (`echo … > s.sh; sudo sh s.sh`), and the environment it was given, which a
