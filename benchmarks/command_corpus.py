@@ -1289,6 +1289,9 @@ HOLDOUT_2: list[tuple[str, list[tuple[str, str, str]]]] = [
             ("D=build; bash -c \"$(cat <<'EOF'\nrm -rf $D\nEOF\n)\"", A, N),
             ('D=build; bash -c "$(cat <<EOF\nrm -rf $D\nEOF\n)"', R, S),
             ("git commit -m \"$(cat <<'EOF'\nrm -rf build\nEOF\n)\"", A, N),
+            # two substitutions are no one script: each is what it prints, in place
+            ('bash -c "$(echo rm -rf) $(echo build)"', R, S),
+            ('bash -c "$(echo echo) rm -rf build $(echo x)"', A, N),
             ("rm -rf buil?", A, N),
             ("rm -rf build*", A, N),
             ('rm -rf "build "', A, N),

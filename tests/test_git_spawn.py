@@ -138,3 +138,21 @@ def test_a_relative_path_entry_is_never_searched(
             spawn.run(["tool"], {"PATH": path})
     done = spawn.run(["tool"], {"PATH": f"bin:{tmp_path / 'bin'}"})
     assert done.stdout == b"planted\n"  # the absolute entry: found
+
+
+def test_the_streamed_git_is_looked_up_the_same_way(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``git._start`` (a streamed ``git log``) finds git as ``spawn.run`` does: a ``git``
+    the agent wrote in the work tree, on a relative PATH entry, never runs; the real one
+    on the absolute entries after it does."""
+    from rehydrate.git import _start
+
+    planted = repo / "git"
+    planted.write_text('#!/bin/sh\necho planted > "$0.ran"\n')
+    planted.chmod(0o755)
+    monkeypatch.setenv("PATH", "." + os.pathsep + os.environ["PATH"])
+    proc = _start(repo, "version")
+    out, _ = proc.communicate()
+    assert proc.returncode == 0 and out.startswith(b"git version")
+    assert not (repo / "git.ran").exists()

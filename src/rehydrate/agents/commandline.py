@@ -1459,8 +1459,10 @@ def _runner_script(program: str, args: Sequence[str]) -> Iterator[str]:
 def _substituted_script(text: str) -> Iterator[str]:
     """What ``<( )`` prints (a script a shell then reads), when every command in it only
     prints: ``echo``/``printf``, or ``cat``/``tee``/``base64 -d`` passing on their input
-    (``bash <(cat <<'E' … E)``); nothing when another command may change it (``grep``)."""
-    simples = [s for s in shell.parse(text).commands if s.words and s.words[0][:1] != "\x00"]
-    if all(s.words[0] in _PRINTERS for s in simples):
+    (``bash <(cat <<'E' … E)``); nothing when another command may change it (``grep``),
+    or when the text is not shell read whole (``echo a) … $(echo b`` is two of them)."""
+    parsed = shell.parse(text)
+    simples = [s for s in parsed.commands if s.words and s.words[0][:1] != "\x00"]
+    if not parsed.problems and all(s.words[0] in _PRINTERS for s in simples):
         for simple in simples:
             yield from shell.passed_on(simple)

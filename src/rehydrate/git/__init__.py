@@ -146,15 +146,16 @@ def _start(cwd: Path | str, *args: str) -> subprocess.Popen[bytes]:
     ``subprocess`` is imported here: no hook streams git's output."""
     import subprocess
 
+    env = _environment(None)
     try:
         return subprocess.Popen(
-            ["git", *NO_REPO_PROGRAMS, *args],
+            [spawn.found("git", env), *NO_REPO_PROGRAMS, *args],  # as `_git` finds it
             cwd=cwd,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=_environment(None),
+            env=env,
         )
-    except (FileNotFoundError, NotADirectoryError):
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
         raise _missing(cwd) from None
 
 

@@ -66,17 +66,18 @@ def _spawn(argv: Sequence[str], env: Mapping[str, str], fds: tuple[int, int, int
     """The child's pid: ``argv[0]`` found on the PATH first (a failed start costs a process
     each, a look costs a ``stat``), then started."""
     program = argv[0]
-    path = program if "/" in program else _found(program, env)
+    path = program if "/" in program else found(program, env)
     actions = [(os.POSIX_SPAWN_DUP2, fd, target) for target, fd in enumerate(fds)]
     return os.posix_spawn(path, list(argv), env, file_actions=actions, setsigdef=_RESET)
 
 
-def _found(program: str, env: Mapping[str, str]) -> str:
+def found(program: str, env: Mapping[str, str]) -> str:
     """The first file named ``program`` in an absolute directory of ``env``'s PATH that may
     be run; else the first that exists (starting it raises ``PermissionError``, as
     subprocess does); else ``FileNotFoundError``. A relative entry (``.``, ``bin``, an
     empty one) names a place in the repository the hook guards, where the agent can write
-    a ``git`` of its own: it is skipped (hooks run only our code)."""
+    a ``git`` of its own: it is skipped (hooks run only our code). ``git._start`` starts
+    its streamed git with this program too: one lookup for both doors."""
     there = None
     for directory in os.get_exec_path(env):
         if not os.path.isabs(directory):
