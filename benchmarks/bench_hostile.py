@@ -90,6 +90,15 @@ TOKENS: dict[str, str] = {
     "alias": "alias a='a a'\na ",
     "call": 'f() { f "$@"; }; f x ',
     "eval-variable": "A=1; eval '$A'; ",
+    # ... and of stop 39: prefixes before a group (each pass a whole parse), aliases whose
+    # values end in a blank (the next word read as one), shift, slices, read and printf -v
+    "time-group": "time { ",
+    "negated-group": "! { ",
+    "alias-blank": "alias a='a ' b='a '\na b ",
+    "shift": 'f() { shift; f "$@"; }; f x ',
+    "slice": 'set -- a b; "${@:1}" ',
+    "read": "read -r a b <<< 'a b'; $a ",
+    "printf-v": "printf -v a '%s %s' a b; $a ",
 }
 # Shaped lines: a prefix, a repeated middle, a suffix (the shapes that made an anchored
 # per-line pattern quadratic: a pipe-less delimiter row, a front-matter value, a title).

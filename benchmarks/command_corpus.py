@@ -2026,6 +2026,88 @@ ABBREVIATIONS: list[tuple[str, list[tuple[str, str, str]]]] = [
 ]
 CORPUS += ABBREVIATIONS
 
+# Issue 28 item 1, stop 39: the shell's own state (`shift`, slices of "$@" and arrays,
+# `read`/`printf -v` from text written out, aliases ending in a blank, after `time` and
+# in `eval`'s text, `time`/`!` before a compound command). Each label is what real bash
+# runs, checked by tests/test_shell_state.py with an `rm` that records its arguments.
+ALIASES = "shopt -s expand_aliases\n"
+SHELL_STATE: list[tuple[str, list[tuple[str, str, str]]]] = [
+    (
+        "`rm -rf build`",
+        [
+            ('f() { shift; "$@"; }; f x rm -rf build', R, S),
+            ('f() { shift; "$@"; }; f rm -rf build', A, N),
+            (
+                'retry() { local n=$1; shift; for i in $(seq $n); do "$@" && break; done; }; '
+                "retry 3 rm -rf build",
+                R,
+                S,
+            ),
+            ('x() { shift 2; "$@"; }; x a b rm -rf build', R, S),
+            ('x() { shift 2; "$@"; }; x a rm -rf build', A, N),
+            ('set -- x rm -rf build; shift; "$@"', R, S),
+            ('set -- x rm -rf build; if false; then shift; fi; "$@"', A, N),
+            ('n=1; set -- x rm -rf build; shift $n; "$@"', R, S),
+            ('f() { local a=$1; shift; "$a" "$@"; }; f rm -rf build', R, S),
+            ('f() { ( shift; "$@" ); }; f x rm -rf build', R, S),
+            ('f() { "$@"; }; g() { shift; f "$@"; }; g x rm -rf build', R, S),
+            ("f() { c=rm; $c -rf build; }; f", R, S),
+            ("f() { c=rm; }; g() { $c -rf build; }; g", A, N),
+            ('g() { "${@:2}"; }; g x rm -rf build', R, S),
+            ('g() { "${@:3}"; }; g x rm -rf build', A, N),
+            ('a=(x rm -rf build); "${a[@]:1}"', R, S),
+            ('a=(x rm -rf build); "${a[@]:2}"', A, N),
+            ('a=(rm -rf build x); "${a[@]:0:3}"', R, S),
+            ('a=(rm -rf build x); "${a[@]:0:4}"', A, N),
+            (ALIASES + "alias s='nice '\nalias r='rm -rf'\ns r build", R, S),
+            (ALIASES + "alias s='nice'\nalias r='rm -rf'\ns r build", A, N),
+            (ALIASES + "alias s='nice ' n='nice '\nalias r='rm -rf'\ns n r build", R, S),
+            (ALIASES + "alias t='time '\nalias d='rm -rf'\nt d build", R, S),
+            (ALIASES + "alias r='rm -rf'\ntime r build", R, S),
+            (ALIASES + "alias r='rm -rf'\ntime 'r' build", A, N),
+            (ALIASES + "alias r='rm -rf'\neval r build", R, S),
+            (ALIASES + "alias r='rm -rf'\neval 'echo x; r build'", R, S),
+            (ALIASES + "alias r='rm -rf'\neval 'echo r build'", A, N),
+            (ALIASES + "alias w=r r='rm -rf'\nw build", R, S),
+            (ALIASES + "alias x='true; r build' r='rm -rf'\nx", R, S),
+            (ALIASES + "alias r='rm -rf'; r build", A, N),
+            ("time { rm -rf build; }", R, S),
+            ("time -p { rm -rf build; }", R, S),
+            ("! { rm -rf build; }", R, S),
+            ("time if true; then rm -rf build; fi", R, S),
+            ('time for d in build; do rm -rf "$d"; done', R, S),
+            ("true | time { rm -rf build; }", A, N),
+            ("time true | { rm -rf build; }", R, S),
+            ("time { time { rm -rf build; }; }", R, S),
+            ("time { rm -rf build.old; }", A, N),
+            ("echo time { rm -rf build; }", A, N),
+            ("read -r c <<< 'rm -rf build'; $c", R, S),
+            ("read -r p a <<< 'rm -rf build'; $p $a", R, S),
+            ("read -r p a <<< 'rm -rf build'; $p $p", A, N),
+            ("read <<< 'rm -rf build'; $REPLY", R, S),
+            ("read -r c <<'EOF'\nrm -rf build\nEOF\n$c", R, S),
+            ("read -r c <<< 'rm -rf build.old'; $c", A, N),
+            ("( read -r c <<< 'rm -rf build' ); $c", A, N),
+            ("printf -v c '%s -rf %s' rm build; $c", R, S),
+            ("printf -v c '%s %s' rm -rf build; $c", A, N),
+            ("D=build; printf -v c 'rm -rf %s' \"$D\"; $c", R, S),
+            ("printf -v c 'rm -rf %s' build; echo $c", A, N),
+            ("printf -v c 'rm -rf build\\n'; $c", R, S),
+            ("c=$(printf 'rm -rf %s' build); $c", R, S),
+            ("c=$(echo rm -rf build); $c", R, S),
+            ('c="$(echo rm -rf build)"; $c', R, S),
+            ("c=`echo rm -rf build`; $c", R, S),
+            ("c=$(echo -n rm -rf build); $c", R, S),
+            ("D=build; c=$(echo rm -rf $D); $c", R, S),
+            ("c=$(echo rm -rf build.old); $c", A, N),
+            ("c=$(echo rm -rf build; echo x); $c", A, N),
+            ("c=$(printf '%s %s' rm -rf build); $c", A, N),
+            ("c=$(echo rm -rf build); echo $c", A, N),
+        ],
+    ),
+]
+CORPUS += SHELL_STATE
+
 # Commands from agent transcripts that share no failed attempt above: all allowed.
 UNRELATED = [
     "ls -la",

@@ -177,3 +177,31 @@ def ledger_repo(repo: Path) -> Path:
     scaffold(repo)
     commit(repo, "init ledgers")
     return repo
+
+
+def only_row(repo: Path, row: str) -> None:
+    """Make ``row`` the only row of the example failures ledger, committed."""
+    failures = repo / "docs" / "Failed_Attempts.md"
+    head, sep, rest = failures.read_text(encoding="utf-8").partition("|---|---|---|---|\n")
+    assert sep, "the example ledger's failures table moved"
+    kept = "".join(line + "\n" for line in rest.split("\n") if not line.startswith("| F-"))
+    failures.write_text(head + sep + row + kept.lstrip("\n"), encoding="utf-8")
+    commit(repo, "the row these tests use")
+
+
+def pre_tool_answers(repo: Path, commands: list[str]) -> dict[str, dict[str, object]]:
+    """What the real Claude Code pre-tool hook answers for each Bash command, started by
+    the launch line the installers write, the event on stdin, from ``repo``."""
+    import json
+
+    argv = [sys.executable, "-I", "-m", "rehydrate", "hook", "claude", "pre-tool-use"]
+    answers = {}
+    for command in commands:
+        event = {"session_id": "s", "cwd": str(repo), "tool_name": "Bash"}
+        event["tool_input"] = {"command": command}
+        proc = subprocess.run(
+            argv, cwd=repo, input=json.dumps(event), capture_output=True, text=True, timeout=60
+        )
+        assert proc.returncode == 0, proc.stderr
+        answers[command] = json.loads(proc.stdout) if proc.stdout.strip() else {}
+    return answers

@@ -74,3 +74,13 @@ def test_the_published_figures_are_the_corpus_figures() -> None:
         found.true_refusals,
         found.advised,
     )
+
+
+def test_the_shell_state_cases_are_in_the_corpus() -> None:
+    """Stop 39: each case labelled by what real bash runs (tests/test_shell_state.py)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_shell_state import CASES, ROW
+
+    labelled = {(p.tried, p.command): p.label for p in command_corpus.pairs()}
+    for line, runs in CASES:
+        assert labelled.get((ROW, line)) == ("R" if runs else "A"), line

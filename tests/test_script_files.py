@@ -7,26 +7,18 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import commit, run, write
+from conftest import only_row, pre_tool_answers, run, write
 
 ROW = "| F-001 | `rm -rf build` | wiped the cache | make clean |\n"
 
 
 @pytest.fixture
 def scripts(ledger_repo: Path) -> Path:
-    failures = ledger_repo / "docs" / "Failed_Attempts.md"
-    text = failures.read_text(encoding="utf-8")
-    head, sep, rest = text.partition("|---|---|---|---|\n")
-    assert sep, "the example ledger's failures table moved"
-    rows = "".join(line + "\n" for line in rest.split("\n") if not line.startswith("| F-"))
-    failures.write_text(head + sep + ROW + rows.lstrip("\n"), encoding="utf-8")
-    commit(ledger_repo, "the row these tests use")
+    only_row(ledger_repo, ROW)
     write(ledger_repo, "s.sh", "rm -rf build\n")
     write(ledger_repo, "ci.sh", "#!/bin/sh\nset -e\nmake\nrm -rf build\n")
     (ledger_repo / "ci.sh").chmod(0o755)
@@ -42,6 +34,11 @@ def scripts(ledger_repo: Path) -> Path:
     write(ledger_repo, "py.sh", '#!/usr/bin/env python3\nprint("rm -rf build")\n')
     (ledger_repo / "py.sh").chmod(0o755)
     write(ledger_repo, "sub/t.sh", "rm -rf build\n")
+    write(ledger_repo, "fn.sh", "clean() {\n  rm -rf build\n}\nclean\n")  # called: it runs
+    main = 'main() {\n  case "$1" in\n    clean) rm -rf build ;;\n    *) echo ok ;;\n  esac\n}\n'
+    write(ledger_repo, "main.sh", main + 'main "$@"\n')  # called, a branch per argument
+    write(ledger_repo, "uncalled.sh", "clean() { rm -rf build; }\necho hi\n")
+    write(ledger_repo, "maybe.sh", 'f() { rm -rf build; }\nif [ "$1" = x ]; then f; fi\n')
     (ledger_repo / "bin.sh").write_bytes(b"rm -rf build\n\x00\x01\n")
     (ledger_repo / "big.sh").write_text("rm -rf build\n" + "#" * (300 * 1024) + "\n")
     (ledger_repo / "link.sh").symlink_to("s.sh")
@@ -62,6 +59,7 @@ REFUSED = [
     "sudo -u root bash s.sh arg",
     'run() { "$@"; }; run bash s.sh',
     "bash and.sh",  # after `&&`, as in a line
+    "bash fn.sh",  # a function called at the script's top level runs its body
     "cat > t2.sh <<'EOF'\nif make; then rm -rf build; fi\nEOF\nbash t2.sh",  # the line's own
 ]
 ALLOWED = [
@@ -83,6 +81,9 @@ ALLOWED = [
     # one runs is a matter of its arguments (a miss for `bash dev.sh clean`, never a
     # wrong refusal of `lint`)
     "bash dev.sh lint",
+    "bash main.sh lint",  # ... in a function called with the script's arguments too
+    "bash uncalled.sh",  # a function never called runs nothing
+    "bash maybe.sh",  # ... nor one called in a branch
     "bash or.sh",
     "bash nested.sh lint",  # ... nor the branches of a shell it starts
 ]
@@ -104,17 +105,8 @@ def test_its_twin_is_allowed(scripts: Path, command: str) -> None:
 
 def test_the_real_hook_refuses_the_script_and_lets_its_twin_run(scripts: Path) -> None:
     """Through the launch line the installers write: the event on stdin, from the repo."""
-    argv = [sys.executable, "-I", "-m", "rehydrate", "hook", "claude", "pre-tool-use"]
-    answers = {}
-    for command in ("bash s.sh", "bash ok.sh"):
-        event = {"session_id": "s", "cwd": str(scripts), "tool_name": "Bash"}
-        event["tool_input"] = {"command": command}
-        proc = subprocess.run(
-            argv, cwd=scripts, input=json.dumps(event), capture_output=True, text=True, timeout=60
-        )
-        assert proc.returncode == 0, proc.stderr
-        answers[command] = json.loads(proc.stdout) if proc.stdout.strip() else {}
+    answers = pre_tool_answers(scripts, ["bash s.sh", "bash ok.sh"])
     denied = answers["bash s.sh"]["hookSpecificOutput"]
-    assert denied["permissionDecision"] == "deny"
+    assert isinstance(denied, dict) and denied["permissionDecision"] == "deny"
     assert "F-001" in denied["permissionDecisionReason"]
     assert answers["bash ok.sh"] == {}

@@ -85,6 +85,26 @@ CASES: list[tuple[str, Callable[[], object]]] = [
     ("alias-uses", lambda: read("alias a='a a'\n" + "a;" * (G // 2))),
     ("alias-definitions", lambda: read("".join(f"alias a{i}=b\n" for i in range(G // 12)))),
     ("function-calls", lambda: read('f() { "$@"; }; ' + "f f f f; " * (G // 9))),
+    # stop 39: a long alias value used again and again (each use copies it: a budget),
+    # values ending in a blank, prefixes before groups (a parse per pass), shifts, slices
+    ("long-alias-uses", lambda: read(f"alias a='{'x' * (G // 2)}'\n" + "a;" * (G // 4))),
+    ("alias-blank-chain", lambda: read("alias a='b ' b='a '\n" + "a " * (G // 2))),
+    (
+        "alias-first-words",
+        lambda: read("alias " + " ".join(f"a{i}=a{i + 1}" for i in range(G // 12)) + "\na0"),
+    ),
+    ("eval-with-aliases", lambda: read("alias " + "x" * (G // 4) + "=y\n" + "eval a;" * (G // 8))),
+    ("time-groups", lambda: read("time { " * (G // 7) + "a" + "; }" * (G // 7))),
+    ("negated-groups", lambda: read("! { " * (G // 4) + "a")),
+    ("shifts", lambda: read('f() { shift; f "$@"; }; f ' + "x " * (G // 2))),
+    ("slices", lambda: read("set -- a b; " + '"${@:1}" ' * (G // 10))),
+    ("reads", lambda: read("read -r a b <<< 'a b'; " * (G // 23))),
+    (
+        "printf-long-format",
+        lambda: read("printf '" + "x" * (G // 2) + "%s' " + "a " * (G // 4) + "| sh"),
+    ),
+    ("printed-values", lambda: read("c=$(printf '%s' a); " * (G // 20) + "$c")),
+    ("printf-v", lambda: read("printf -v a '%s %s' " + "a " * (G // 2))),
     ("recursive-function", lambda: read('f() { f "$@"; f "$@"; }; f ' + "x " * (G // 2))),
     (
         "evals-and-variables",

@@ -503,7 +503,12 @@ _VARIABLE = r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*+)\}|([A-Za-z_][A-Za-z0-9_]*+))"
 _ELEMENT = (
     r"\$\{([A-Za-z_][A-Za-z0-9_]*+)\[([@*]|[0-9]++)\]\}|\$\{([1-9][0-9]*+|[@*])\}|\$([1-9@*])"
 )
-_WHOLE_LIST = r"\$\{([A-Za-z_][A-Za-z0-9_]*+)\[@\]\}|\$@|\$\{@\}"  # as its items
+# a whole list, as its items: `${x[@]}`, `$@`, `${@}`, and a slice of one (`${x[@]:1}`,
+# `"${@:2}"`, `${@:2:1}`: from an offset, so many items; literal numbers only)
+_WHOLE_LIST = (
+    r"\$\{([A-Za-z_][A-Za-z0-9_]*+)\[@\](?::([0-9]++)(?::([0-9]++))?+)?+\}"
+    r"|\$@|\$\{@(?::([0-9]++)(?::([0-9]++))?+)?+\}"
+)
 _PARAMETERS = "@"  # the positional parameters' entry in `_Variables.values`
 # a variable a text names (`$T`, `${T}`, `${x[@]}`, `$1`, `"$@"`): the name
 _NAMED = r"\$\{?+([A-Za-z_][A-Za-z0-9_]*+|[0-9@*#])"
@@ -518,7 +523,10 @@ _PWD_PRINTED = r"\$\([ \t]*+pwd[ \t]*+\)|`[ \t]*+pwd[ \t]*+`"
 # Builtins that set the variables they name to what they read or compute.
 _SETTERS = frozenset({"read", "mapfile", "readarray", "getopts", "printf", "let", "select"})
 _NAME = r"^[A-Za-z_][A-Za-z0-9_]*+$"
-_OPENERS = frozenset({shell.SCOPE_OPEN.words, shell.MAYBE_OPEN.words, shell.UNKNOWN_OPEN.words})
+_OPENERS = frozenset(
+    {shell.SCOPE_OPEN.words, shell.MAYBE_OPEN.words, shell.UNKNOWN_OPEN.words}
+    | {shell.CALL_OPEN.words}
+)
 
 
 _CD = frozenset({"cd", "pushd", "popd"})
@@ -568,6 +576,38 @@ def _xargs(words: tuple[str, ...], stdin: tuple[str, ...]) -> tuple[str, ...]:
 
 _IFS = " \t\n"
 _NOT_SPLIT = ("$", "`", "*", "?", "[")  # not known, or a pattern matched against files
+
+
+def _printed_value(value: str) -> str:
+    """An assignment's value that is one ``$( … )`` (or backticks) of one ``echo`` or
+    ``printf`` of words written out: what it prints, less its trailing newlines, as a
+    substitution gives it (``c=$(printf 'rm -rf %s' build)``, ``c=$(echo rm -rf build)``);
+    else the value as it is (not known, when it holds an expansion). At most ``shell.SMALL``
+    bytes inside, parsed here; ``echo -e`` with a backslash is not read."""
+    if value.startswith("$(") and value.endswith(")") and not value.startswith("$(("):
+        inner = value[2:-1]
+    elif len(value) > 1 and value[0] == value[-1] == "`":
+        inner = value[1:-1]
+    else:
+        return value
+    if len(inner) > shell.SMALL or "$" in inner or "`" in inner or "\x00" in inner:
+        return value
+    parsed = shell.parse(inner)
+    simples = [c for c in parsed.commands if c.words and c.words[0][:1] != "\x00"]
+    if parsed.problems or len(simples) != 1 or simples[0] != shell.Simple(simples[0].words):
+        return value  # several commands, input, a redirection: not read
+    words = simples[0].words
+    if words[0] == "echo":
+        options = [w for w in words[1:] if re.match(r"^-[neE]++$", w)]
+        if any("e" in w for w in options) and "\\" in " ".join(words):
+            return value
+        printed: str | None = shell.printed(words)[0]
+    elif words[0] == "printf" and len(words) > 1:
+        at = 2 if words[1] == "--" and len(words) > 2 else 1
+        printed = shell.formatted(words[at], words[at + 1 :])
+    else:
+        return value
+    return printed.rstrip("\n") if printed is not None else value
 
 
 def _fields(value: str, ifs: str) -> list[str]:
@@ -680,6 +720,7 @@ class _Variables:
         # each open scope: its marker, where its changes start, the names it set itself
         self._opened: list[tuple[tuple[str, ...], int, list[str]]] = []
         self._unknown = 0  # open scopes whose assignments may not run
+        self._params_level = -1  # `_unknown` where the positional parameters were set
 
     def scope(self, simple: shell.Simple) -> bool:
         """Take in a scope's marker (``shell.SCOPE_OPEN`` and the others): leaving a
@@ -752,15 +793,13 @@ class _Variables:
         }
         return frozenset(e for e in exported if e.partition("=")[0] not in named)
 
-    def record(self, words: tuple[str, ...]) -> bool:
-        """Take in ``words`` when they only set, export or unset variables."""
+    def record(self, words: tuple[str, ...], simple: shell.Simple | None = None) -> bool:
+        """Take in ``words`` (of ``simple``) when they only set, export or unset variables."""
         if not words:
             return False
         head = words[0]
         if head in _SETTERS:  # `read T`, `printf -v T …`: a value not known before it runs
-            for word in words[1:]:
-                if compiled(_NAME).match(word):
-                    self._drop(word)
+            self._computed(words, simple)
             return False
         if head in ("export", "unset", "declare", "typeset", "readonly", "local"):
             for word in words[1:]:
@@ -775,7 +814,7 @@ class _Variables:
             self._parameters(words[1:], head == shell.PARAMETERS)
             return True
         if head == "shift":
-            self._drop(_PARAMETERS)
+            self._shift(words[1:])
             return False
         if all(compiled(_ASSIGNS).match(w) for w in words):
             for word in words:
@@ -788,7 +827,7 @@ class _Variables:
         (an item of a list: the list is no longer known)."""
         found = compiled(_ASSIGNS).match(word)
         assert found is not None
-        name, value = found[1], self.expand((word[found.end() :],))[0]
+        name, value = found[1], _printed_value(self.expand((word[found.end() :],))[0])
         old = self.values.get(name) if found[3] else value
         if found[2] or old is None:
             self._drop(name)
@@ -820,6 +859,73 @@ class _Variables:
         self._drop(_PARAMETERS)
         if _listable(given):
             self._set(_PARAMETERS, shell.LIST + shell.ITEM.join(given), False, given=call)
+
+    def _computed(self, words: tuple[str, ...], simple: shell.Simple | None) -> None:
+        """A builtin's names (``read T``, ``printf -v T``) are not known after it, unless it
+        reads text written out, or prints words written out (``_read``, ``_printed``)."""
+        for word in words[1:]:
+            if compiled(_NAME).match(word):
+                self._drop(word)
+        found = self._read(words, self.fed(simple)) if simple and words[0] == "read" else None
+        if simple and words[0] == "printf":
+            found = self._printed(self.expand(simple.words, simple.literal))
+        for name, value in (found or {}).items():
+            self._set(name, value, False)
+
+    def _read(self, words: tuple[str, ...], fed: tuple[str, ...]) -> dict[str, str] | None:
+        """What ``read [-r] [NAME…]`` sets from the one input it is fed, when that is
+        known (``read -r c <<< 'rm -rf build'``): the first line split into fields by
+        IFS's blanks, the last name taking the rest; REPLY, the line, for no name. None
+        for another option, text not known, a backslash without ``-r``, another IFS."""
+        index, raw = 1, False
+        while index < len(words) and words[index] in ("-r", "--"):
+            raw, index = raw or words[index] == "-r", index + 1
+            if words[index - 1] == "--":
+                break
+        names = words[index:]
+        ifs = self.values.get("IFS", _IFS if not self._ifs_set else None)
+        if len(fed) != 1 or ifs is None or ifs.strip(_IFS) or not ifs:
+            return None
+        if not all(compiled(_NAME).match(n) for n in names) or any(m in fed[0] for m in _DYNAMIC):
+            return None
+        line = fed[0].partition("\n")[0]
+        if not raw and "\\" in line:
+            return None
+        if not names:
+            return {"REPLY": line}
+        values: dict[str, str] = {}
+        rest = line.strip(ifs)
+        for name in names[:-1]:
+            field = re.match(f"[^{re.escape(ifs)}]*+", rest)
+            assert field is not None
+            values[name], rest = field[0], rest[field.end() :].lstrip(ifs)
+        values[names[-1]] = rest
+        return values
+
+    def _printed(self, words: tuple[str, ...]) -> dict[str, str] | None:
+        """What ``printf -v NAME FORMAT [ARG…]`` sets, for arguments written out and a
+        format ``shell.formatted`` reads. None for anything else."""
+        if words[1:2] != ("-v",) or len(words) < 4 or not compiled(_NAME).match(words[2]):
+            return None
+        at = 4 if words[3] == "--" else 3
+        if at >= len(words) or any(m in w for w in words[at:] for m in _DYNAMIC):
+            return None
+        value = shell.formatted(words[at], words[at + 1 :])
+        return {words[2]: value} if value is not None else None
+
+    def _shift(self, args: tuple[str, ...]) -> None:
+        """``shift [N]``: the positional parameters without their first N, when they are
+        known and the shift runs wherever they were set (``f() { shift; "$@"; }``, not in
+        a branch of its own); else they are not known (N past their count: bash shifts
+        nothing, and says so)."""
+        items = self.items(_PARAMETERS)
+        count = self.expand(args)[0] if len(args) == 1 else "1" if not args else ""
+        level, self._params_level = self._params_level, -1
+        self._drop(_PARAMETERS)
+        if items is None or self._unknown != level or not count.isascii():
+            return
+        if count.isdigit() and int(count) <= len(items):
+            self._set(_PARAMETERS, shell.LIST + shell.ITEM.join(items[int(count) :]), False, True)
 
     def items(self, name: str) -> list[str] | None:
         """The items of the list ``name`` (an array, ``@``), when it is known."""
@@ -908,6 +1014,8 @@ class _Variables:
         if (self._unknown and not given) or any(mark in value for mark in _DYNAMIC):
             return  # not known before it runs
         self.lists |= value.startswith(shell.LIST)
+        if name == _PARAMETERS:  # the part the positional parameters were set in
+            self._params_level = self._unknown
         if self._opened:
             self._opened[-1][2].append(name)
         self.values[name] = value
@@ -1006,6 +1114,18 @@ class _Variables:
             out[i] = compiled(_VARIABLE).sub(value, word)
         return tuple(out)
 
+    def _slice(self, whole: re.Match[str]) -> list[str] | None:
+        """The items a whole list or a slice of it (``_WHOLE_LIST``) stands for, when
+        known: ``${@:N}`` counts from ``$0``, which is not known, so N is at least 1."""
+        items = self.items(whole[1] or _PARAMETERS)
+        start, count = (whole[2], whole[3]) if whole[1] else (whole[4], whole[5])
+        if items is None or start is None:
+            return items
+        first = int(start) - (not whole[1])  # `${@:1}` is `$1` on: the first item
+        if first < 0:
+            return None
+        return items[first : first + int(count)] if count is not None else items[first:]
+
     def spread(self, simple: shell.Simple) -> shell.Simple:
         """``simple`` with each word that is a whole known list (``"${x[@]}"``, ``"$@"``)
         as its items, one word each (unquoted: each split into fields later)."""
@@ -1014,7 +1134,7 @@ class _Variables:
         split: set[int] = set()
         for index, word in enumerate(simple.words):
             whole = compiled(_WHOLE_LIST).fullmatch(word) if index not in simple.literal else None
-            items = self.items(whole[1] or _PARAMETERS) if whole else None
+            items = self._slice(whole) if whole else None
             for item in [word] if items is None else items:
                 if index in simple.literal:
                     literal.add(len(words))
@@ -1192,7 +1312,12 @@ def _directory_change(
         index += 1
     if depth >= MAX_DEPTH:  # nested deeper than the reader reads: nothing there runs checked
         return None
-    inner = shell.parse(" ".join(words[index:]), budget).commands
+    text = " ".join(words[index:])
+    if not any(name in text for name in _CD):
+        return None  # no `cd` in it: read no further (the text is read once, as `eval`'s)
+    if budget.text <= 0:  # past what one check reads: where it leaves the shell, not known
+        return ("cd", _NOT_KNOWN_HERE)
+    inner = shell.parse(text, budget).commands
     if any(_directory_change(s.words, budget, depth + 1) for s in inner):
         return ("cd", _NOT_KNOWN_HERE)  # `eval 'cd sub'`: followed inside, not here
     return None
@@ -1249,7 +1374,7 @@ def read(text: str, budget: shell.Budget | None = None) -> Reading:
             given = known.resolve(simple) if simple.words[:1] == (shell.PARAMETERS,) else ()
             if (
                 known.scope(simple)
-                or known.record(given or simple.words)
+                or known.record(given or simple.words, simple)
                 or (certain and known.may_not_run)
             ):
                 continue

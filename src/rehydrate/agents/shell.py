@@ -91,10 +91,13 @@ class Simple(NamedTuple):
 # variables a later command sees (``commandline.read``): a subshell's (``( … )``, ``$( …
 # )``, ``<( … )``, a pipeline stage) are forgotten after it; what may not run (a loop or
 # branch body, a function's, what follows ``||``) is not known in it nor after it; what
-# follows ``&&`` is known to the rest of that chain only. SCOPE_CLOSE ends each one.
+# follows ``&&`` is known to the rest of that chain only; a function's body where it is
+# called runs as the call does, its variables known in it but not after it (CALL_OPEN).
+# SCOPE_CLOSE ends each one.
 SCOPE_OPEN = Simple(("\x00(",))
 MAYBE_OPEN = Simple(("\x00?(",))
 UNKNOWN_OPEN = Simple(("\x00!(",))
+CALL_OPEN = Simple(("\x00f(",))
 SCOPE_CLOSE = Simple(("\x00)",))
 # A word that is a list of words (an array's value, the positional parameters): LIST, then
 # the items joined by ITEM (an array with either character in an item is not one)
@@ -129,7 +132,8 @@ class Budget:
         self.text = text
 
 
-Parsed = tuple[list[Simple], tuple[int, int] | None]  # commands, first error (row, column)
+# commands, and the first error (row, column) or why a part was not read (`_Walk.unread`)
+Parsed = tuple[list[Simple], tuple[int, int] | str | None]
 
 
 class Plain:
@@ -249,7 +253,7 @@ def parse(text: str, budget: Budget | None = None) -> Script:
     text = join_continuations(text)
     # within the grammar's limits (longer text is read word by word, as the grammar's is)
     plain = plain_tree(text) if budget.text >= 0 and len(text) <= MAX_GRAMMAR_BYTES else None
-    if plain is not None:
+    if plain is not None:  # no quotes, so no alias: nothing the walk leaves unread
         return Script(tuple(_Walk(text.encode("ascii")).run(plain)), ())
     parsed, why = _grammar(text.encode("utf-8", "surrogatepass"), budget)
     if parsed is None:
@@ -257,8 +261,9 @@ def parse(text: str, budget: Budget | None = None) -> Script:
     commands, error = parsed
     if error is None:
         return Script(tuple(commands), ())
-    why = f"not valid shell at line {error[0] + 1}, column {error[1] + 1}"
-    return Script(tuple(commands) + tuple(words_of(text)), (why,))
+    if not isinstance(error, str):
+        error = f"not valid shell at line {error[0] + 1}, column {error[1] + 1}"
+    return Script(tuple(commands) + tuple(words_of(text)), (error,))
 
 
 def by_words(text: str, budget: Budget) -> Script:
@@ -296,6 +301,28 @@ def _parse_here(data: bytes) -> Parsed | None:
         _PARSER.append(tree_sitter.Parser(tree_sitter.Language(_bash())))
     parser = _PARSER[0]
     deadline = time.perf_counter() + CHILD_SECONDS
+    root = _tree(parser, data, deadline)
+    for passes in range(MAX_PREFIX_PASSES + 1):
+        if root is None:
+            return None
+        blanks = _prefixes(root, data) if b"time" in data or b"!" in data else []
+        if not blanks or passes == MAX_PREFIX_PASSES:
+            break
+        data = _blanked(data, blanks)  # read again without them: they change nothing run
+        root = _tree(parser, data, deadline)
+    assert root is not None
+    walk = _Walk(data)
+    commands = list(walk.run(root))
+    if blanks:  # nested deeper than read again: read as the grammar did, and word by word
+        line = data.count(b"\n", 0, blanks[0][0]) + 1
+        return commands, f"`time` or `!` before a compound command nested deeper at line {line}"
+    if walk.unread:
+        return commands, walk.unread
+    return commands, (_first_error(root) if root.has_error else None)
+
+
+def _tree(parser: Parser, data: bytes, deadline: float) -> Syntax | None:
+    """The syntax tree of ``data``, or None when the parse ran past ``deadline``."""
     try:
         tree = parser.parse(
             lambda offset, _point: data[offset : offset + 65536],
@@ -304,8 +331,70 @@ def _parse_here(data: bytes) -> Parsed | None:
     except ValueError:  # cancelled: the parser would resume this parse next time
         parser.reset()
         return None
-    root = tree.root_node
-    return list(_Walk(data).run(root)), (_first_error(root) if root.has_error else None)
+    return tree.root_node
+
+
+# `time [-p] [--]` and `!` before a compound command (`time { rm -rf build; }`, `! if …`):
+# bash reads them as reserved words before a pipeline; tree-sitter-bash only before a
+# simple command or a subshell, and reads `time {`, `! for` as a command named `time` or
+# `{`, its arguments running on past the group. Neither changes what the pipeline runs
+# (`time` reports its time, `!` negates its status), so the text is read again with them
+# blanked out (same length: an error's line and column stay). A run of them is blanked at
+# once (`! ! time -p {`); one nested inside a group another blanking opened is found on
+# the next pass, for at most MAX_PREFIX_PASSES passes (each is a whole parse); one nested
+# deeper is an error where it is (the text is then also read word by word, and says so).
+_PREFIX_WORDS = frozenset({b"time", b"!"})
+_COMPOUND_OPENERS = frozenset({b"{", b"if", b"for", b"while", b"until", b"case", b"select"})
+MAX_PREFIX_PASSES = 3
+
+
+def _prefixes(root: Syntax, data: bytes) -> list[tuple[int, int]]:
+    """The byte ranges of the runs of ``time`` and ``!`` (with ``time``'s ``-p`` and
+    ``--``) the grammar misread before a compound command. Linear: each node once."""
+    found: list[tuple[int, int]] = []
+    stack = [(root, False)]  # a node, and whether it is a pipeline's stage after the first
+    while stack:
+        node, later = stack.pop()
+        words: list[Syntax] = []
+        negated = node.type == "negated_command" and node.named_children
+        inner = node.named_children[0] if negated else None
+        if inner is not None and inner.type == "command" and node.children:
+            words, node = [node.children[0]], inner  # the `!`, then the command it negates
+        elif node.type != "command":
+            pipe = node.type == "pipeline"
+            stack.extend((c, pipe and i > 0) for i, c in enumerate(node.named_children))
+            continue
+        stack.extend((c, False) for c in node.named_children)
+        if later:  # `a | time {`: a prefix only where a pipeline starts (there, a syntax error)
+            continue
+        name = node.child_by_field_name("name")
+        if name is None:
+            continue
+        words += [name, *node.children_by_field_name("argument")]
+        run = _prefix_run([data[w.start_byte : w.end_byte] for w in words])
+        if run:
+            found.append((words[0].start_byte, words[run - 1].end_byte))
+    return found
+
+
+def _prefix_run(words: Sequence[bytes]) -> int:
+    """How many of ``words`` (as written) are a run of prefixes before a compound
+    command's opening word; 0 when they are not."""
+    for index, word in enumerate(words):
+        if word in _COMPOUND_OPENERS:
+            return index
+        after_time = index > 0 and words[index - 1] in (b"time", b"-p", b"--")
+        if word not in _PREFIX_WORDS and not (after_time and word in (b"-p", b"--")):
+            return 0
+    return 0
+
+
+def _blanked(data: bytes, ranges: Sequence[tuple[int, int]]) -> bytes:
+    """``data`` with each range's bytes spaces (its newlines kept)."""
+    out = bytearray(data)
+    for start, end in ranges:
+        out[start:end] = re.sub(rb"[^\n]", b" ", data[start:end])
+    return bytes(out)
 
 
 def _bash() -> object:
@@ -407,6 +496,7 @@ _ESCAPE = r"(?s)\\(.)"
 _WORD_NODES = frozenset({"word", "number"})
 _EXPANSIONS = frozenset({"simple_expansion", "expansion"})
 _ALIAS_NAME = r"[A-Za-z0-9_.:@%+,^-]++"  # a name bash takes for an alias, of plain characters
+_FIRST_WORD = r"([ \t]*+)(" + _ALIAS_NAME + r")(?![^ \t\n;&|])"  # an alias value's first word
 _NAMED_FILE = frozenset({"word", "string", "raw_string", "concatenation"})
 _WRITING = frozenset({">", ">|", ">>", "&>", "&>>", ">&", "<>"})
 _DECLARATIONS = frozenset({"declaration_command", "unset_command", "variable_assignments"})
@@ -436,13 +526,15 @@ class _Walk:
         # aliases the line defined: name -> (value, the byte from which bash reads commands
         # with it: the next line's); the start of the line's statement being read
         self.aliases: dict[str, tuple[str, int]] = {}
+        self.alias_bytes = 0  # alias values put in, at most ALIAS_BUDGET
+        self.unread = ""  # why a part of the text was not read (the text is then not known)
         self.statement_start = 0
         self._line = (0, -1)  # (a byte, the first newline at or after it): `next_line`
 
     def called(self, simple: Simple) -> list[Node | Simple]:
-        """What to read for a call of a function defined earlier: its body, as a part
-        that may not run (its variables are not known after it), with the call's
-        arguments as its positional parameters (``f() { "$@"; }; f rm -rf build``)."""
+        """What to read for a call of a function defined earlier: its body, run as the
+        call is (what it sets is known in it, not after it: ``CALL_OPEN``), with the
+        call's arguments as its positional parameters (``f() { "$@"; }; f rm -rf build``)."""
         name = simple.words[0] if simple.words else ""
         body = self.functions.pop(name, None)
         if body is None:  # called before: read again, with these arguments, while it lasts
@@ -456,7 +548,7 @@ class _Walk:
             self.called_again += 1
         self.again[name] = body
         arguments = simple._replace(words=(PARAMETERS, *simple.words[1:]))  # same indexes
-        return [SCOPE_CLOSE, body, arguments, UNKNOWN_OPEN]
+        return [SCOPE_CLOSE, body, arguments, CALL_OPEN]
 
     def text(self, node: Node) -> str:
         return self.data[node.start_byte : node.end_byte].decode("utf-8", "surrogateescape")
@@ -796,19 +888,87 @@ class _Walk:
         return newline + 1
 
     def aliased(self, simple: Simple, node: Node) -> Simple:
-        """``simple`` as bash reads it when its first word, unquoted, names an alias in
-        force: the alias's value with the rest of the command after it, read again as a
-        text of this shell (as ``eval`` reads one); else ``simple``."""
-        if not self.aliases or not simple.words:
-            return simple
-        found = self.aliases.get(simple.words[0])
+        """``simple`` as bash reads it when its command word (after assignments and
+        redirections, and after ``time [-p]``), unquoted, names an alias in force: the
+        alias's value in its place, read again as a text of this shell (as ``eval`` reads
+        one); else ``simple``. A value ending in a blank has the next word read as an
+        alias too (``alias s='sudo '``: ``s r build``); a value's own first word is one in
+        turn (never the same alias twice). At most ALIAS_BUDGET bytes put in per text:
+        past them the text is not known (``unread``)."""
         name = node.child_by_field_name("name")
-        if found is None or name is None or found[1] > self.statement_start:
+        if not self.aliases or not simple.words or name is None:
             return simple
-        if self.text(name) != simple.words[0]:
-            return simple  # quoted or escaped (`'r'`, `\r`): no alias
-        rest = self.data[name.end_byte : node.end_byte].decode("utf-8", "surrogateescape")
-        return Simple(("eval", found[0] + rest), literal=frozenset({1}))  # read there
+        if self.alias_bytes > ALIAS_BUDGET:  # each value is read whole: bounded work
+            self.unread = f"aliases put in for more than {ALIAS_BUDGET} bytes were not read"
+            return simple
+        words = [name, *node.children_by_field_name("argument")]
+        at = 0
+        if self.text(name) == "time":  # a reserved word: bash reads a command word after it
+            at = 1
+            while at < len(words) - 1 and self.text(words[at]) in ("-p", "--"):
+                at += 1
+        if simple.words[0] == "eval" and self.text(name) == "eval":  # aliases are in force there
+            return self._in_force(simple, 1)
+        value, end = "", at
+        while end < len(words) and self.alias_bytes <= ALIAS_BUDGET:
+            found = self._alias(self.text(words[end]))
+            if found is None:
+                break
+            value, end = value + found[0], end + 1
+            if not found[1]:  # its value does not end in a blank: the next word is its own
+                break
+        if end == at:
+            return simple
+        if self.alias_bytes > ALIAS_BUDGET:
+            self.unread = f"aliases put in for more than {ALIAS_BUDGET} bytes were not read"
+            return simple
+        head = self.data[node.start_byte : words[at].start_byte].decode("utf-8", "surrogateescape")
+        rest = self.data[words[end - 1].end_byte : node.end_byte]
+        text = head + value + rest.decode("utf-8", "surrogateescape")
+        return self._in_force(Simple(("eval", text), literal=frozenset({1})), 0)  # read there
+
+    def _in_force(self, simple: Simple, given: int) -> Simple:
+        """``eval``'s ``simple`` with the aliases in force defined before its text (as its
+        first line: in force from the next), for the text read again with them: the
+        words after the first ``given`` kept as they are, quoted for the definition."""
+        defined = [
+            f"{name}='" + value.replace("'", "'\\''") + "'"
+            for name, (value, at) in self.aliases.items()
+            if at <= self.statement_start
+        ]
+        if not defined:
+            return simple
+        text = "alias " + " ".join(defined) + "\n"
+        self.alias_bytes += len(text)
+        if self.alias_bytes > ALIAS_BUDGET:
+            self.unread = f"aliases put in for more than {ALIAS_BUDGET} bytes were not read"
+            return simple
+        if not given:
+            return simple._replace(words=("eval", text + simple.words[1]))
+        shifted = (i + (i >= given) for i in simple.literal)  # a word put in after `eval`
+        split = frozenset(i + (i >= given) for i in simple.split)
+        words = (*simple.words[:given], text, *simple.words[given:])
+        return simple._replace(words=words, literal=frozenset({given, *shifted}), split=split)
+
+    def _alias(self, word: str) -> tuple[str, bool] | None:
+        """What ``word`` as written stands for, when it is an alias in force (quoted or
+        escaped it is not one: ``'r'``, ``\\r``): its value, with the value's first word
+        put in too where that is another alias, and whether the value ends in a blank."""
+        found = self.aliases.get(word)
+        if found is None or found[1] > self.statement_start:
+            return None
+        value, seen = found[0], {word}
+        self.alias_bytes += len(value)  # what is put in, and each value read once
+        first = re.match(_FIRST_WORD, value)
+        while first and first[2] in self.aliases and first[2] not in seen:
+            inner = self.aliases[first[2]]
+            if inner[1] > self.statement_start or self.alias_bytes > ALIAS_BUDGET:
+                break
+            seen.add(first[2])
+            self.alias_bytes += len(inner[0])
+            value = first[1] + inner[0] + value[first.end() :]
+            first = re.match(_FIRST_WORD, inner[0])
+        return value, found[0][-1:] in (" ", "\t")
 
     def status(self, node: Node) -> int | None:
         """The exit status of a part whose status is known before it runs: ``true``,
@@ -922,6 +1082,7 @@ _KNOWN_STATUS: dict[tuple[str, ...], int] = {("true",): 0, (":",): 0, ("false",)
 MAX_CALLED_AGAIN = 16  # later calls whose bodies are read again, each with its arguments
 MAX_UNROLLED = 16  # more words in a `for` loop: its body read once, its variable not known
 UNROLL_BUDGET = 16384  # bytes of loop bodies read again per text (nested loops multiply)
+ALIAS_BUDGET = 65536  # bytes of alias values put in per text (each use copies its value)
 _PLAIN = r"[A-Za-z0-9_./:@%+=,-]++"  # a word that is itself: no expansion, pattern, quote
 _LEAVES = rb"\b(?:break|continue|exit|return)\b"  # a loop body that may stop early
 # What can call a function without its name written out: an expansion, an escape, or
@@ -1087,10 +1248,42 @@ def printed(words: tuple[str, ...]) -> tuple[str, ...]:
         if start >= len(words):
             return ()
         form = words[start]
+        exact = formatted(form, words[start + 1 :])
+        if exact is not None:
+            return (exact,)
         if "%" not in form:
             return (form.replace("\\n", "\n"),)
-        return ("\n".join(words[start + 1 :]),)
+        return ("\n".join(words[start + 1 :]),)  # another format: each argument, a line
     return ()
+
+
+_FORMAT_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
+
+
+def formatted(form: str, args: Sequence[str]) -> str | None:
+    """What ``printf FORM ARGS…`` prints, for a format of plain text, ``%s``, ``%%`` and
+    the escapes ``\\n``, ``\\t``, ``\\\\``: the format again for each ``%s``'s worth of
+    arguments, as printf reuses it (``printf '%s %s' rm -rf build`` prints ``rm -rfbuild
+    ``). None for any other directive or escape, and for more than MAX_GRAMMAR_BYTES of
+    output (a long format reused for many arguments would be quadratic). Linear."""
+    pieces = re.split(r"(%%|%s|\\.?|%)", form)
+    if any(p in ("%", "\\") or (p[:1] == "\\" and p[1:] not in _FORMAT_ESCAPES) for p in pieces):
+        return None
+    slots = pieces.count("%s")
+    count = max(len(args), 1)
+    if len(form) * (-(-count // slots) if slots else 1) + sum(map(len, args)) > MAX_GRAMMAR_BYTES:
+        return None
+    out: list[str] = []
+    for at in range(0, count, slots or count):  # once when it takes no argument
+        given = iter(args[at : at + slots])
+        for piece in pieces:
+            if piece == "%s":
+                out.append(next(given, ""))
+            elif piece == "%%":
+                out.append("%")
+            else:
+                out.append(_FORMAT_ESCAPES[piece[1]] if piece[:1] == "\\" else piece)
+    return "".join(out)
 
 
 def join_continuations(text: str) -> str:
